@@ -1,0 +1,122 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The process environment, parsed once at start-up by the web server, the worker and the scripts.
+ * Every variable has a working local default so `npm run dev` needs no `.env`; production refuses the
+ * development secrets (see `.env.example` for the full list with explanations).
+ */
+
+const DEV_API_SECRET = "local-dev-api-secret";
+const DEV_SERVICE_SECRET = "local-dev-service-secret-change-me-0123456789";
+
+const booleanish = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    SHOPIFY_APP_URL: z.url({ protocol: /^https?$/ }).optional(),
+    DATABASE_URL: z
+      .string()
+      .default("file:./.data/wishlist.db")
+      .refine((url) => /^(file:|postgres(ql)?:\/\/)/.test(url), {
+        message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
+      }),
+    REDIS_URL: z
+      .string()
+      .default("redis://127.0.0.1:6379")
+      .refine((url) => /^rediss?:\/\//.test(url), { message: "must be a redis:// or rediss:// URL" }),
+    REDIS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _ . : - only (max 64)")
+      .default("wishlist"),
+    SHOPIFY_API_KEY: z.string().min(1).default("local-dev-api-key"),
+    SHOPIFY_API_SECRET: z.string().min(1).default(DEV_API_SECRET),
+    SCOPES: z.string().min(1).default("read_products,read_customers,read_themes"),
+    SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").default(DEV_SERVICE_SECRET),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    DEMO_SHOP: booleanish.default(false),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== "production") return;
+    if (env.SHOPIFY_API_SECRET === DEV_API_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_SECRET"], message: "must be set in production" });
+    }
+    if (env.SERVICE_SECRET === DEV_SERVICE_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["SERVICE_SECRET"], message: "must be set in production" });
+    }
+    if (!env.SHOPIFY_APP_URL) {
+      ctx.addIssue({ code: "custom", path: ["SHOPIFY_APP_URL"], message: "must be set in production" });
+    }
+  })
+  .transform((env) => ({
+    ...env,
+    SHOPIFY_APP_URL: (env.SHOPIFY_APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
+    DATABASE_URL: resolveDatabaseUrl(env.DATABASE_URL),
+    DATABASE_ENGINE: env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgres" as const),
+  }));
+
+export type Env = z.output<typeof envSchema>;
+
+export class EnvError extends Error {
+  constructor(readonly issues: string[]) {
+    super(
+      `Invalid environment configuration:\n${issues.map((issue) => `  - ${issue}`).join("\n")}\n` +
+        "See .env.example for every variable and its default.",
+    );
+    this.name = "EnvError";
+  }
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // Empty strings mean "unset", as in most dotenv tooling.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new EnvError(
+      result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+/**
+ * SQLite paths are resolved against the project root so the Prisma CLI (which resolves relative to
+ * the schema file) and the runtime adapter (relative to cwd) always open the same file.
+ */
+export function resolveDatabaseUrl(url: string, root = process.cwd()): string {
+  if (!url.startsWith("file:")) return url;
+  const [filePath = "", query] = url.slice("file:".length).split("?");
+  const absolute = path.isAbsolute(filePath) ? filePath : path.resolve(root, filePath);
+  return `file:${absolute}${query ? `?${query}` : ""}`;
+}
+
+export function sqliteFilePath(url: string): string {
+  return url.slice("file:".length).split("?")[0] ?? "";
+}
+
+let cached: Env | undefined;
+
+/** The validated environment of this process; throws `EnvError` with every problem listed. */
+export function getEnv(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** For tests that change process.env between cases. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}
+
+/** Loads `.env` from the working directory when present (Node's own parser, no dependency). */
+export function loadDotEnv(file = ".env"): void {
+  try {
+    process.loadEnvFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The catalogue of problem types (RFC 9457). Each `type` URL is `<app url>/problems/<slug>` and the app
+ * serves a page for it from this table, so the slug and status of an entry never change within v1;
+ * clients branch on `type`, never on `title` or `detail`.
+ */
+export const PROBLEM_TYPES = {
+  "bad-request": {
+    status: 400,
+    title: "Bad request",
+    description: "The request could not be understood. The detail member says what was wrong.",
+  },
+  "malformed-json": {
+    status: 400,
+    title: "Malformed JSON body",
+    description:
+      "The body is not valid JSON. Send a UTF-8 JSON document with `Content-Type: application/json`.",
+  },
+  "invalid-parameter": {
+    status: 400,
+    title: "Invalid query, path or header parameter",
+    description:
+      "A query, path or header parameter is missing or has the wrong shape. The `errors` member lists each " +
+      "offending `parameter` with a `detail`.",
+  },
+  "invalid-id": {
+    status: 400,
+    title: "Invalid id",
+    description:
+      "Service ids carry a type prefix (`lst_`, `itm_`, `evt_`, ...). An id with the wrong prefix, or that is " +
+      "not a service id at all, is refused with 400 rather than 404.",
+  },
+  "invalid-cursor": {
+    status: 400,
+    title: "Invalid cursor",
+    description:
+      "The `cursor` parameter must be a `pageInfo.nextCursor` value returned by the same endpoint, unchanged. " +
+      "Cursors are opaque and signed; edited or foreign cursors are refused.",
+  },
+  unauthorized: {
+    status: 401,
+    title: "Authentication required",
+    description:
+      "The request carries no valid credential: a missing, unknown or revoked key, or an app proxy request " +
+      "whose signature does not verify.",
+  },
+  forbidden: {
+    status: 403,
+    title: "Forbidden",
+    description: "The credential is valid but does not allow this operation (for example a public key on a private path).",
+  },
+  "not-found": {
+    status: 404,
+    title: "Not found",
+    description: "No such resource exists for this shop, or the path is not part of the API.",
+  },
+  "method-not-allowed": {
+    status: 405,
+    title: "Method not allowed",
+    description: "The path exists but not with this HTTP method. The `Allow` response header lists the methods it accepts.",
+  },
+  conflict: {
+    status: 409,
+    title: "Conflict",
+    description: "The request conflicts with the current state of the resource.",
+  },
+  "unsupported-media-type": {
+    status: 415,
+    title: "Unsupported media type",
+    description: "Request bodies must be JSON, sent with `Content-Type: application/json`.",
+  },
+  "validation-error": {
+    status: 422,
+    title: "Validation failed",
+    description:
+      "The JSON body is well-formed but its content is invalid. The `errors` member lists each problem with a " +
+      "JSON Pointer (`pointer`, RFC 6901 in URI fragment form) to the offending member and a `detail`.",
+  },
+  "rate-limited": {
+    status: 429,
+    title: "Too many requests",
+    description:
+      "A rate limit was exceeded. Wait for the number of seconds in the `Retry-After` header before retrying.",
+  },
+  "internal-error": {
+    status: 500,
+    title: "Internal server error",
+    description:
+      "Something went wrong on our side. The response carries an `X-Request-Id` header; quote it when you " +
+      "contact support. Retrying later is safe for idempotent requests.",
+  },
+  "service-unavailable": {
+    status: 503,
+    title: "Service unavailable",
+    description: "A dependency of the service (database or Redis) is not reachable. Retry later.",
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export function isProblemSlug(value: string): value is ProblemSlug {
+  return Object.hasOwn(PROBLEM_TYPES, value);
+}
+
+/** One entry of the `errors` extension member: where (`pointer` for bodies, `parameter` otherwise) and what. */
+export interface ProblemFieldError {
+  pointer?: string;
+  parameter?: string;
+  detail: string;
+}
+
+export interface ProblemOptions {
+  detail?: string;
+  errors?: ProblemFieldError[];
+  /** Response headers that belong to this problem, e.g. `Allow` or `Retry-After`. */
+  headers?: Record<string, string>;
+  /** Further extension members (RFC 9457 section 3.2). */
+  extensions?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/**
+ * The typed application error that services and handlers throw. One mapper turns it into a problem
+ * document; nothing else builds error responses.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly detail: string | undefined;
+  readonly errors: ProblemFieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(
+    readonly slug: ProblemSlug,
+    options: ProblemOptions = {},
+  ) {
+    super(options.detail ?? PROBLEM_TYPES[slug].title, { cause: options.cause });
+    this.name = "AppError";
+    this.status = PROBLEM_TYPES[slug].status;
+    this.detail = options.detail;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+}
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance?: string;
+  errors?: ProblemFieldError[];
+  [extension: string]: unknown;
+}
+
+export function problemTypeUrl(baseUrl: string, slug: ProblemSlug): string {
+  return `${baseUrl}/problems/${slug}`;
+}
+
+export function toProblemDocument(error: AppError, baseUrl: string, instance?: string): ProblemDocument {
+  const { title, status } = PROBLEM_TYPES[error.slug];
+  return {
+    ...error.extensions,
+    type: problemTypeUrl(baseUrl, error.slug),
+    title,
+    status,
+    ...(error.detail ? { detail: error.detail } : {}),
+    ...(instance ? { instance } : {}),
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}

@@ -1,0 +1,21 @@
+import { hkdfSync } from "node:crypto";
+import { getEnv } from "~/env.server";
+
+/**
+ * Purpose-bound keys derived from SERVICE_SECRET (HKDF-SHA256), so one configured secret never signs
+ * two different kinds of things with the same key.
+ */
+export type KeyPurpose = "cursor" | "signed-url" | "webhook-secret-encryption" | "demo";
+
+const cache = new Map<string, Buffer>();
+
+export function deriveKey(purpose: KeyPurpose): Buffer {
+  const secret = getEnv().SERVICE_SECRET;
+  const cacheKey = `${purpose}\0${secret}`;
+  let key = cache.get(cacheKey);
+  if (!key) {
+    key = Buffer.from(hkdfSync("sha256", secret, "wishlist-service", purpose, 32));
+    cache.set(cacheKey, key);
+  }
+  return key;
+}

@@ -1,0 +1,6 @@
+/** Timestamps on the wire: ISO-8601 in UTC with milliseconds and a Z suffix (spec 1). */
+export function toTimestamp(date: Date): string;
+export function toTimestamp(date: Date | null | undefined): string | null;
+export function toTimestamp(date: Date | null | undefined): string | null {
+  return date ? date.toISOString() : null;
+}

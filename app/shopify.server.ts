@@ -1,0 +1,37 @@
+import "@shopify/shopify-app-remix/adapters/node";
+import { AppDistribution, shopifyApp } from "@shopify/shopify-app-remix/server";
+import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
+import { prisma } from "./db.server";
+import { getEnv } from "./env.server";
+import { SHOPIFY_API_VERSION } from "./shopify-api-version";
+import { ensureShop } from "./services/shops/shops.server";
+
+const env = getEnv();
+
+// The only shopifyApp(...) of the codebase.
+const shopify = shopifyApp({
+  apiKey: env.SHOPIFY_API_KEY,
+  apiSecretKey: env.SHOPIFY_API_SECRET,
+  apiVersion: SHOPIFY_API_VERSION,
+  scopes: env.SCOPES.split(",").map((scope) => scope.trim()),
+  appUrl: env.SHOPIFY_APP_URL,
+  authPathPrefix: "/auth",
+  // The session storage library types its client loosely; ours is the engine-neutral client.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  sessionStorage: new PrismaSessionStorage(prisma as any),
+  distribution: AppDistribution.AppStore,
+  isEmbeddedApp: true,
+  future: { unstable_newEmbeddedAuthStrategy: true },
+  hooks: {
+    afterAuth: async ({ session }) => {
+      await ensureShop({ domain: session.shop });
+    },
+  },
+});
+
+export default shopify;
+export const addDocumentResponseHeaders = shopify.addDocumentResponseHeaders;
+export const authenticate = shopify.authenticate;
+export const unauthenticated = shopify.unauthenticated;
+export const login = shopify.login;
+export const sessionStorage = shopify.sessionStorage;

@@ -1,0 +1,74 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { getRequestListener } from "@hono/node-server";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import { Hono } from "hono";
+import { createHttpApp, type RemixHandler } from "../app/api/http-app.server";
+import { disconnectDatabase, prepareDatabase } from "../app/db.server";
+import { getEnv } from "../app/env.server";
+import { logger } from "../app/logger.server";
+import { closeRequestRedis } from "../app/redis.server";
+
+type ViteDevServer = Awaited<ReturnType<typeof import("vite")["createServer"]>>;
+
+/** Remix in production serves the built bundle; in development it runs inside Vite (HMR). */
+async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServer }> {
+  if (getEnv().NODE_ENV === "development") {
+    const { createServer: createViteServer } = await import("vite");
+    const vite = await createViteServer({ server: { middlewareMode: true } });
+    const handle = createRequestHandler(
+      () => vite.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>,
+      "development",
+    );
+    return { handle: (request) => handle(request), vite };
+  }
+  const buildPath = path.resolve("build/server/index.js");
+  const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
+  const handle = createRequestHandler(build, "production");
+  return { handle: (request) => handle(request) };
+}
+
+export async function startWebServer() {
+  const env = getEnv();
+  await prepareDatabase();
+  const remix = await createRemix();
+
+  const root = new Hono();
+  if (!remix.vite) {
+    // Fingerprinted build assets are immutable; other public files get a short cache.
+    root.use("/assets/*", serveStatic({ root: "./build/client", onFound: (_path, c) => {
+      c.header("Cache-Control", "public, max-age=31536000, immutable");
+    } }));
+    root.use("*", serveStatic({ root: "./build/client" }));
+  }
+  root.route("/", createHttpApp({ remix: remix.handle }));
+
+  const listener = getRequestListener(root.fetch);
+  const vite = remix.vite;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (vite) vite.middlewares(req, res, () => void listener(req, res));
+    else void listener(req, res);
+  });
+
+  await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  logger.info({ port, mode: env.NODE_ENV, database: env.DATABASE_ENGINE }, `web server listening on ${env.SHOPIFY_APP_URL}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "web server stopping");
+    server.closeIdleConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await vite?.close();
+    await Promise.allSettled([disconnectDatabase(), closeRequestRedis()]);
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
+  return server;
+}

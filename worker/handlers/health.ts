@@ -1,0 +1,9 @@
+import type { Job } from "bullmq";
+import { healthJob } from "../../app/jobs/definitions";
+import { logger } from "../../app/logger.server";
+
+export async function handleHealthJob(job: Job) {
+  const payload = healthJob.payload.parse(job.data);
+  logger.info({ jobId: job.id, requestedAt: payload.requestedAt }, "health job consumed");
+  return { ok: true, requestedAt: payload.requestedAt, consumedAt: new Date().toISOString() };
+}

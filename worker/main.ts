@@ -1,0 +1,38 @@
+import { Worker } from "bullmq";
+import { disconnectDatabase, prepareDatabase } from "../app/db.server";
+import { HEALTH_QUEUE } from "../app/jobs/definitions";
+import { queuePrefix } from "../app/jobs/queues.server";
+import { logger } from "../app/logger.server";
+import { createRedis } from "../app/redis.server";
+import { handleHealthJob } from "./handlers/health";
+
+/** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
+export async function startWorker() {
+  await prepareDatabase();
+  const connection = createRedis("worker");
+  connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+
+  const workers = [
+    new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
+  ];
+  for (const worker of workers) {
+    worker.on("failed", (job, error) => logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed"));
+  }
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  logger.info({ queues: workers.map((worker) => worker.name) }, "worker ready");
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "worker stopping: finishing active jobs");
+    // close() waits for active jobs to finish and takes no new ones.
+    await Promise.all(workers.map((worker) => worker.close()));
+    await connection.quit().catch(() => connection.disconnect());
+    await disconnectDatabase();
+    logger.info("worker stopped");
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
+}
