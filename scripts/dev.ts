@@ -1,0 +1,120 @@
+/**
+ * `npm run dev`: the whole app on the embedded defaults in one command.
+ *  1. validates the environment;
+ *  2. makes sure Redis answers (starts a local `redis-server` child when none does and the binary exists);
+ *  3. applies the migrations of the selected engine and seeds the demo shop;
+ *  4. runs the web server (Vite dev middleware, HMR) and the worker until Ctrl-C.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { EnvError, getEnv, loadDotEnv } from "../app/env.server";
+
+const root = path.resolve(import.meta.dirname, "..");
+const children: ChildProcess[] = [];
+let shuttingDown = false;
+
+function say(message: string) {
+  process.stdout.write(`[dev] ${message}\n`);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`[dev] ${message}\n`);
+  stopAll(1);
+  process.exit(1);
+}
+
+function stopAll(code: number) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  if (running.length === 0) process.exit(code);
+  let left = running.length;
+  for (const child of running) {
+    child.once("exit", () => {
+      if (--left === 0) process.exit(code);
+    });
+    child.kill("SIGTERM");
+  }
+  // A child that ignores SIGTERM must not keep the terminal hostage.
+  setTimeout(() => process.exit(code), 10_000).unref();
+}
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const redis = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+    return (await redis.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function ensureRedis(url: string) {
+  if (await redisAnswers(url)) return say(`Redis answers at ${url}`);
+  const { hostname, port } = new URL(url);
+  const local = ["127.0.0.1", "localhost", "::1", "[::1]"].includes(hostname);
+  const hasBinary = !spawnSync("redis-server", ["--version"]).error;
+  if (!local || !hasBinary) {
+    fail(
+      `Redis is not reachable at ${url}.\n` +
+        (local
+          ? "Install Redis so this command can start it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis), or start one yourself.\n"
+          : "Start that Redis server, or unset REDIS_URL to use a local one.\n") +
+        "Then run `npm run dev` again.",
+    );
+  }
+  say(`no Redis at ${url}: starting a local redis-server child on port ${port || 6379}`);
+  const redis = spawn(
+    "redis-server",
+    ["--port", port || "6379", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
+  children.push(redis);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await redisAnswers(url)) return say("local redis-server is up");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  fail("the local redis-server did not come up within 5 s");
+}
+
+function runStep(label: string, script: string, args: string[] = []) {
+  say(label);
+  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(root, script), ...args], {
+    stdio: "inherit",
+    cwd: root,
+  });
+  if (result.status !== 0) fail(`${label} failed (exit ${result.status})`);
+}
+
+function startChild(name: string, script: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, script)], { stdio: "inherit", cwd: root });
+  children.push(child);
+  child.on("exit", (code, signal) => {
+    if (shuttingDown) return;
+    say(`${name} exited (${signal ?? code}); stopping`);
+    stopAll(code ?? 1);
+  });
+}
+
+loadDotEnv();
+let env;
+try {
+  env = getEnv();
+} catch (error) {
+  if (!(error instanceof EnvError)) throw error;
+  fail(error.message);
+}
+
+process.on("SIGINT", () => stopAll(0));
+process.on("SIGTERM", () => stopAll(0));
+
+await ensureRedis(env.REDIS_URL);
+runStep(`applying ${env.DATABASE_ENGINE} migrations`, "scripts/prisma.ts", ["migrate", "deploy"]);
+runStep("seeding the demo shop", "scripts/seed-demo.ts");
+startChild("web", "server/index.ts");
+startChild("worker", "worker/index.ts");
+say(`web on ${env.SHOPIFY_APP_URL} (port ${env.PORT}); worker consuming from ${env.REDIS_URL}. Ctrl-C stops both.`);

@@ -1,0 +1,35 @@
+/** Seeds the demo shop and prints its keys (run by `npm run dev`; also `npm run seed`). */
+import path from "node:path";
+import { EnvError, getEnv, loadDotEnv } from "../app/env.server";
+
+loadDotEnv();
+let env;
+try {
+  env = getEnv();
+} catch (error) {
+  if (!(error instanceof EnvError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+const { disconnectDatabase, prepareDatabase } = await import("../app/db.server");
+const { seedDemoShop } = await import("../app/services/demo/demo-shop.server");
+
+await prepareDatabase();
+const file = path.resolve(".data/demo-shop.json");
+const demo = await seedDemoShop({ appUrl: env.SHOPIFY_APP_URL, file });
+await disconnectDatabase();
+
+// Deliberately printed (not logged): the demo key exists so a developer can call the API at once.
+process.stdout.write(
+  [
+    "",
+    `Demo shop    ${demo.shopDomain}`,
+    `API base     ${demo.apiBaseUrl}`,
+    `Private key  ${demo.privateKey}`,
+    `Public key   ${demo.publicKey}`,
+    `Written to   ${path.relative(process.cwd(), file)}`,
+    "",
+    "",
+  ].join("\n"),
+);
