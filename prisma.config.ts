@@ -1,7 +1,7 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { defineConfig } from "prisma/config";
 import { getEnv, loadDotEnv } from "./app/env.server";
+import { createMigrationPgAdapter } from "./prisma/support/migration-pg-adapter";
 
 // The Prisma CLI works offline in its Rust-free mode: migrations run through the bundled WebAssembly
 // schema engine over the same driver adapters the app uses. DATABASE_URL picks the engine, its schema
@@ -17,6 +17,6 @@ export default defineConfig({
   migrations: { path: postgres ? "prisma/postgres/migrations" : "prisma/migrations" },
   adapter: async () =>
     postgres
-      ? new PrismaPg({ connectionString: env.DATABASE_URL })
+      ? createMigrationPgAdapter(env.DATABASE_URL)
       : new PrismaBetterSQLite3({ url: env.DATABASE_URL }),
 });

@@ -1,0 +1,20 @@
+import tsconfigPaths from "vite-tsconfig-paths";
+import { defineConfig } from "vitest/config";
+
+// The whole suite runs once per database engine; each test file gets its own database (cloned from a
+// migrated template) and its own Redis key prefix (tests/setup).
+export default defineConfig({
+  plugins: [tsconfigPaths()],
+  test: {
+    include: ["tests/**/*.test.ts"],
+    globalSetup: ["tests/setup/global-setup.ts"],
+    setupFiles: ["tests/setup/per-file.ts"],
+    pool: "forks",
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: "sqlite", env: { TEST_DATABASE: "sqlite" } } },
+      { extends: true, test: { name: "postgres", env: { TEST_DATABASE: "postgres" } } },
+    ],
+  },
+});
