@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
 import type { TestProject } from "vitest/node";
-import { migrate, postgresUrlFor, TEST_DATA_DIR, withAdminClient, type Engine } from "./engines";
+import { migrate, postgresUrlFor, TEST_DATA_DIR, withAdminClient, type Engine } from "../../scripts/lib/databases";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -3,7 +3,7 @@ import { copyFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, inject } from "vitest";
-import { postgresUrlFor, TEST_DATA_DIR, withAdminClient } from "./engines";
+import { postgresUrlFor, TEST_DATA_DIR, withAdminClient } from "../../scripts/lib/databases";
 
 /**
  * Before each test file: a database of its own (a copy of the migrated template) and a Redis key

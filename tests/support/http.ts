@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { createHttpApp } from "~/api/http-app.server";
 import { prepareDatabase } from "~/db.server";
-import { ROOT } from "../setup/engines";
+import { ROOT } from "../../scripts/lib/databases";
 
 /**
  * The web process's HTTP application in-process, with the production Remix build (`npm test` builds

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { ROOT } from "../setup/engines";
+import { ROOT } from "../../scripts/lib/databases";
 
 export interface RunningProcess {
   child: ChildProcess;
