@@ -14,7 +14,8 @@ import { PrismaClient as SqliteClient } from "./generated/prisma-sqlite/client";
 export type Db = SqliteClient;
 export type { Prisma } from "./generated/prisma-sqlite/client";
 
-function createClient(): Db {
+/** A new client with its own connection(s); the app uses the shared `prisma` below. */
+export function createDatabaseClient(): Db {
   const env = getEnv();
   if (env.DATABASE_ENGINE === "postgres") {
     const adapter = new PrismaPg({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
@@ -29,7 +30,7 @@ function createClient(): Db {
 const globalForDb = globalThis as unknown as { prisma?: Db };
 
 /** The process-wide client (a global so Vite's dev reloads and the Remix bundle share one pool). */
-export const prisma: Db = (globalForDb.prisma ??= createClient());
+export const prisma: Db = (globalForDb.prisma ??= createDatabaseClient());
 
 /**
  * Per-connection settings. SQLite: WAL (readers never block the writer; persistent in the file),

@@ -10,10 +10,6 @@ import { z } from "zod";
 const DEV_API_SECRET = "local-dev-api-secret";
 const DEV_SERVICE_SECRET = "local-dev-service-secret-change-me-0123456789";
 
-const booleanish = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((value) => value === "true" || value === "1" || value === "yes");
-
 export const envSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -39,7 +35,6 @@ export const envSchema = z
     SCOPES: z.string().min(1).default("read_products,read_customers,read_themes"),
     SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").default(DEV_SERVICE_SECRET),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    DEMO_SHOP: booleanish.default(false),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;

@@ -1,0 +1,57 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { prisma } from "~/db.server";
+import { ROOT } from "../scripts/lib/databases";
+
+const engine = inject("engine");
+const folder = engine === "sqlite" ? "prisma/migrations" : "prisma/postgres/migrations";
+
+describe(`migrations on ${engine}`, () => {
+  it("applied every migration of the engine's folder, each finished", async () => {
+    const expected = readdirSync(path.join(ROOT, folder), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    const applied = await prisma.$queryRawUnsafe<Array<{ migration_name: string; finished_at: unknown }>>(
+      `SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name`,
+    );
+    expect(applied.map((row) => row.migration_name)).toEqual(expected);
+    expect(applied.every((row) => row.finished_at !== null)).toBe(true);
+  });
+
+  it("created every table of the data model", async () => {
+    const sql =
+      engine === "sqlite"
+        ? `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`
+        : `SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`;
+    const tables = (await prisma.$queryRawUnsafe<Array<{ name: string }>>(sql)).map((row) => row.name).sort();
+    expect(tables).toEqual([
+      "ApiKey",
+      "Event",
+      "IdempotencyRecord",
+      "Item",
+      "List",
+      "Session",
+      "Shop",
+      "TransferJob",
+      "Upload",
+      "WebhookDelivery",
+      "WebhookEndpoint",
+    ]);
+  });
+
+  it("enforces foreign keys (and SQLite runs in WAL mode)", async () => {
+    const { prepareDatabase } = await import("~/db.server");
+    await prepareDatabase();
+    await expect(
+      prisma.item.create({
+        data: { id: "itm_orphan", listId: "lst_missing", shopId: "shop_missing", productId: "1", handle: "x" },
+      }),
+    ).rejects.toThrow();
+    if (engine === "sqlite") {
+      const [journal] = await prisma.$queryRawUnsafe<Array<{ journal_mode: string }>>("PRAGMA journal_mode");
+      expect(journal?.journal_mode).toBe("wal");
+    }
+  });
+});
