@@ -16,7 +16,5 @@ export default defineConfig({
   schema: postgres ? "prisma/postgres/schema.prisma" : "prisma/schema.prisma",
   migrations: { path: postgres ? "prisma/postgres/migrations" : "prisma/migrations" },
   adapter: async () =>
-    postgres
-      ? createMigrationPgAdapter(env.DATABASE_URL)
-      : new PrismaBetterSQLite3({ url: env.DATABASE_URL }),
+    postgres ? createMigrationPgAdapter(env.DATABASE_URL) : new PrismaBetterSQLite3({ url: env.DATABASE_URL }),
 });

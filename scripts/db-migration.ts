@@ -29,7 +29,13 @@ for (const engine of ["sqlite", "postgres"] as const) {
     const current = path.join(ROOT, `.data/scratch/${engine}-current.prisma`);
     writeFileSync(current, introspect(scratch.url));
     const sql = prisma(scratch.url, [
-      "migrate", "diff", "--from-schema-datamodel", current, "--to-schema-datamodel", targets[engine].schema, "--script",
+      "migrate",
+      "diff",
+      "--from-schema-datamodel",
+      current,
+      "--to-schema-datamodel",
+      targets[engine].schema,
+      "--script",
     ]);
     if (!/\S/.test(sql.replace(/^--.*$/gm, ""))) {
       process.stdout.write(`${engine}: no changes\n`);

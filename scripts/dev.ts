@@ -41,7 +41,12 @@ function stopAll(code: number) {
 }
 
 async function redisAnswers(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+  });
   redis.on("error", () => {});
   try {
     await redis.connect();

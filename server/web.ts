@@ -11,7 +11,7 @@ import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { closeRequestRedis } from "../app/redis.server";
 
-type ViteDevServer = Awaited<ReturnType<typeof import("vite")["createServer"]>>;
+type ViteDevServer = Awaited<ReturnType<(typeof import("vite"))["createServer"]>>;
 
 /** Remix in production serves the built bundle; in development it runs inside Vite (HMR). */
 async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServer }> {
@@ -38,9 +38,15 @@ export async function startWebServer() {
   const root = new Hono();
   if (!remix.vite) {
     // Fingerprinted build assets are immutable; other public files get a short cache.
-    root.use("/assets/*", serveStatic({ root: "./build/client", onFound: (_path, c) => {
-      c.header("Cache-Control", "public, max-age=31536000, immutable");
-    } }));
+    root.use(
+      "/assets/*",
+      serveStatic({
+        root: "./build/client",
+        onFound: (_path, c) => {
+          c.header("Cache-Control", "public, max-age=31536000, immutable");
+        },
+      }),
+    );
     root.use("*", serveStatic({ root: "./build/client" }));
   }
   root.route("/", createHttpApp({ remix: remix.handle }));
@@ -55,7 +61,10 @@ export async function startWebServer() {
   await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
-  logger.info({ port, mode: env.NODE_ENV, database: env.DATABASE_ENGINE }, `web server listening on ${env.SHOPIFY_APP_URL}`);
+  logger.info(
+    { port, mode: env.NODE_ENV, database: env.DATABASE_ENGINE },
+    `web server listening on ${env.SHOPIFY_APP_URL}`,
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

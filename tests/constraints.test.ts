@@ -39,7 +39,9 @@ describe("database constraints under concurrent inserts", () => {
     const shop = await createShop();
     const list = await createList(shop.id);
     const { fulfilled } = await race(8, (client) =>
-      client.item.create({ data: { id: newId("item"), listId: list.id, shopId: shop.id, productId: "5", handle: "x" } }),
+      client.item.create({
+        data: { id: newId("item"), listId: list.id, shopId: shop.id, productId: "5", handle: "x" },
+      }),
     );
     expect(fulfilled).toBe(1);
     // The same product with a variant is a different item.
@@ -94,7 +96,9 @@ describe("database constraints under concurrent inserts", () => {
   it("removes a shop's data with the shop (cascade)", async () => {
     const shop = await createShop();
     const list = await createList(shop.id);
-    await prisma.item.create({ data: { id: newId("item"), listId: list.id, shopId: shop.id, productId: "1", handle: "a" } });
+    await prisma.item.create({
+      data: { id: newId("item"), listId: list.id, shopId: shop.id, productId: "1", handle: "a" },
+    });
     await prisma.shop.delete({ where: { id: shop.id } });
     expect(await prisma.list.count({ where: { shopId: shop.id } })).toBe(0);
     expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);

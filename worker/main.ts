@@ -12,9 +12,7 @@ export async function startWorker() {
   const connection = createRedis("worker");
   connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
-  const workers = [
-    new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
-  ];
+  const workers = [new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 })];
   for (const worker of workers) {
     worker.on("failed", (job, error) => logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed"));
   }

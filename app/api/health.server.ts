@@ -12,7 +12,13 @@ async function withTimeout(check: Promise<unknown>): Promise<CheckResult> {
     timer = setTimeout(() => resolve("unreachable"), CHECK_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([check.then((): CheckResult => "ok", (): CheckResult => "unreachable"), timeout]);
+    return await Promise.race([
+      check.then(
+        (): CheckResult => "ok",
+        (): CheckResult => "unreachable",
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -12,8 +12,7 @@ export const PROBLEM_TYPES = {
   "malformed-json": {
     status: 400,
     title: "Malformed JSON body",
-    description:
-      "The body is not valid JSON. Send a UTF-8 JSON document with `Content-Type: application/json`.",
+    description: "The body is not valid JSON. Send a UTF-8 JSON document with `Content-Type: application/json`.",
   },
   "invalid-parameter": {
     status: 400,
@@ -46,7 +45,8 @@ export const PROBLEM_TYPES = {
   forbidden: {
     status: 403,
     title: "Forbidden",
-    description: "The credential is valid but does not allow this operation (for example a public key on a private path).",
+    description:
+      "The credential is valid but does not allow this operation (for example a public key on a private path).",
   },
   "not-found": {
     status: 404,
@@ -56,7 +56,8 @@ export const PROBLEM_TYPES = {
   "method-not-allowed": {
     status: 405,
     title: "Method not allowed",
-    description: "The path exists but not with this HTTP method. The `Allow` response header lists the methods it accepts.",
+    description:
+      "The path exists but not with this HTTP method. The `Allow` response header lists the methods it accepts.",
   },
   conflict: {
     status: 409,

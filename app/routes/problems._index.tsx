@@ -9,8 +9,8 @@ export default function ProblemTypes() {
     <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: 720, margin: "3rem auto", lineHeight: 1.5 }}>
       <h1>Problem types</h1>
       <p>
-        Errors of the API are <code>application/problem+json</code> documents (RFC 9457). Branch on the <code>type</code>{" "}
-        URL, never on the message text.
+        Errors of the API are <code>application/problem+json</code> documents (RFC 9457). Branch on the{" "}
+        <code>type</code> URL, never on the message text.
       </p>
       <table>
         <thead>

@@ -48,7 +48,10 @@ export function migrate(databaseUrl: string): void {
 }
 
 /** A throwaway database per engine, migrated by `migrate deploy`; `drop` removes it. */
-export async function scratchDatabase(engine: Engine, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function scratchDatabase(
+  engine: Engine,
+  name: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   if (engine === "sqlite") {
     const dir = path.join(ROOT, ".data/scratch");
     mkdirSync(dir, { recursive: true });
@@ -57,7 +60,8 @@ export async function scratchDatabase(engine: Engine, name: string): Promise<{ u
     return { url: `file:${file}`, drop: async () => rmSync(file, { force: true }) };
   }
   const database = `wishlist_scratch_${name}_${process.pid}`;
-  const drop = () => withAdminClient(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)));
+  const drop = () =>
+    withAdminClient(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)));
   await drop();
   await withAdminClient((client) => client.query(`CREATE DATABASE ${database}`));
   return { url: postgresUrlFor(database), drop };

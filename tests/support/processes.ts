@@ -15,7 +15,9 @@ export async function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -53,8 +55,10 @@ export function startProcess(script: string, env: Record<string, string | undefi
     waitForOutput: async (pattern, timeoutMs = 20_000) => {
       const started = Date.now();
       while (!pattern.test(output)) {
-        if (child.exitCode !== null) throw new Error(`${script} exited (${child.exitCode}) before ${pattern}:\n${output}`);
-        if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${pattern} from ${script}:\n${output}`);
+        if (child.exitCode !== null)
+          throw new Error(`${script} exited (${child.exitCode}) before ${pattern}:\n${output}`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`timed out waiting for ${pattern} from ${script}:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },

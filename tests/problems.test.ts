@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { createHttpApp } from "~/api/http-app.server";
+import { problemResponse } from "~/lib/problem-response.server";
+import { AppError, PROBLEM_TYPES, type ProblemSlug } from "~/lib/problems";
+import { BASE_URL, createTestApp } from "./support/http";
+
+const app = await createTestApp();
+const slugs = Object.keys(PROBLEM_TYPES) as ProblemSlug[];
+
+describe("the problem model (RFC 9457)", () => {
+  it("turns an AppError into application/problem+json with type, title, status, detail, instance and errors", async () => {
+    const response = problemResponse(
+      new AppError("validation-error", {
+        detail: "The request body has 1 invalid member.",
+        errors: [{ pointer: "#/label", detail: "Required" }],
+      }),
+      "/v1/keys",
+    );
+    expect(response.status).toBe(422);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toEqual({
+      type: "http://localhost:3000/problems/validation-error",
+      title: "Validation failed",
+      status: 422,
+      detail: "The request body has 1 invalid member.",
+      instance: "/v1/keys",
+      errors: [{ pointer: "#/label", detail: "Required" }],
+    });
+  });
+
+  it("carries the problem's own headers (e.g. Allow on 405)", () => {
+    const response = problemResponse(new AppError("method-not-allowed", { headers: { Allow: "GET, POST" } }));
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, POST");
+  });
+
+  it("answers an unexpected error with a generic 500 that reveals nothing, plus the request id", async () => {
+    const failing = createHttpApp({
+      remix: async () => {
+        throw new Error("connection string postgres://admin:hunter2@db/prod");
+      },
+    });
+    const response = await failing.request(`${BASE_URL}/anything`, { headers: { "X-Request-Id": "trace-me" } });
+    expect(response.status).toBe(500);
+    expect(response.headers.get("x-request-id")).toBe("trace-me");
+    const body = await response.text();
+    expect(body).not.toMatch(/hunter2|postgres|Error|at /);
+    expect(JSON.parse(body)).toEqual({
+      type: "http://localhost:3000/problems/internal-error",
+      title: "Internal server error",
+      status: 500,
+      instance: "/anything",
+    });
+  });
+
+  it.each(slugs)("type %s resolves to a human-readable page served by the app", async (slug) => {
+    const response = await app.request(`${BASE_URL}/problems/${slug}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain(`<h1>${PROBLEM_TYPES[slug].title}</h1>`);
+    expect(html).toContain(`<strong>${PROBLEM_TYPES[slug].status}</strong>`);
+  });
+
+  it("lists every type on the catalogue page and answers 404 for an unknown one", async () => {
+    const index = await (await app.request(`${BASE_URL}/problems`)).text();
+    for (const slug of slugs) expect(index).toContain(`href="/problems/${slug}"`);
+    expect((await app.request(`${BASE_URL}/problems/no-such-problem`)).status).toBe(404);
+  });
+
+  it("keeps each status consistent with its HTTP class", () => {
+    for (const slug of slugs) {
+      const { status } = PROBLEM_TYPES[slug];
+      expect(status >= 400 && status < 600, slug).toBe(true);
+    }
+  });
+});

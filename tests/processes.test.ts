@@ -1,0 +1,48 @@
+import { QueueEvents } from "bullmq";
+import { describe, expect, it } from "vitest";
+import { HEALTH_QUEUE, healthJob } from "~/jobs/definitions";
+import { createHealthQueue, queuePrefix } from "~/jobs/queues.server";
+import { createRedis } from "~/redis.server";
+import { freePort, startProcess } from "./support/processes";
+
+// The real entry points as separate processes, on this file's database and Redis prefix.
+describe("web process", () => {
+  it("starts on the built app, answers /readyz 200, and exits 0 on SIGTERM", async () => {
+    const port = await freePort();
+    const web = startProcess("server/index.ts", { NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" });
+    try {
+      await web.waitForOutput(/web server listening/);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", redis: "ok" } });
+      const page = await fetch(`http://127.0.0.1:${port}/problems/not-found`);
+      expect(page.status).toBe(200);
+    } finally {
+      expect(await web.stop()).toBe(0);
+    }
+    expect(web.output()).toContain("web server stopping");
+  });
+});
+
+describe("worker process", () => {
+  it("connects, consumes a health job, and shuts down cleanly on SIGTERM", async () => {
+    const worker = startProcess("worker/index.ts", {});
+    const connection = createRedis("worker");
+    const queue = createHealthQueue(connection);
+    const events = new QueueEvents(HEALTH_QUEUE, { connection: createRedis("worker"), prefix: queuePrefix() });
+    try {
+      await worker.waitForOutput(/worker ready/);
+      await events.waitUntilReady();
+      const requestedAt = new Date().toISOString();
+      const job = await queue.add(healthJob.name, { requestedAt }, healthJob.options);
+      const result = await job.waitUntilFinished(events, 10_000);
+      expect(result).toMatchObject({ ok: true, requestedAt });
+    } finally {
+      await events.close();
+      await queue.close();
+      await connection.quit();
+    }
+    expect(await worker.stop()).toBe(0);
+    expect(worker.output()).toContain("worker stopped");
+  });
+});
