@@ -13,6 +13,8 @@ export function postgresSchemaFrom(sqliteSchema: string): string {
   const replacements: Array<[RegExp, string]> = [
     [/provider\s*=\s*"sqlite"/, 'provider = "postgresql"'],
     [/output\s*=\s*"\.\.\/app\/generated\/prisma-sqlite"/, 'output       = "../../app/generated/prisma-postgres"'],
+    // The classic client is generated once, from the canonical schema.
+    [/\n\/\/ The classic client[^]*?generator sessionStorageCompat \{[^}]*\}\n/, ""],
   ];
   let schema = sqliteSchema;
   for (const [pattern, replacement] of replacements) {
