@@ -35,6 +35,8 @@ export const envSchema = z
     SCOPES: z.string().min(1).default("read_products,read_customers,read_themes"),
     SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").default(DEV_SERVICE_SECRET),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
+    DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;

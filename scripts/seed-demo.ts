@@ -16,7 +16,7 @@ const { disconnectDatabase, prepareDatabase } = await import("../app/db.server")
 const { seedDemoShop } = await import("../app/services/demo/demo-shop.server");
 
 await prepareDatabase();
-const file = path.resolve(".data/demo-shop.json");
+const file = path.resolve(env.DEMO_SHOP_FILE);
 const demo = await seedDemoShop({ appUrl: env.SHOPIFY_APP_URL, file });
 await disconnectDatabase();
 
