@@ -58,7 +58,19 @@ export async function startWebServer() {
     else void listener(req, res);
   });
 
-  await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
+  await new Promise<void>((resolve) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
+      logger.fatal(
+        { port: env.PORT, host: env.HOST },
+        error.code === "EADDRINUSE"
+          ? `port ${env.PORT} is already in use: stop the other process or set PORT`
+          : `no permission to listen on port ${env.PORT}: choose another PORT`,
+      );
+      process.exit(1);
+    });
+    server.listen(env.PORT, env.HOST, resolve);
+  });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
   logger.info(

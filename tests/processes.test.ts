@@ -46,3 +46,20 @@ describe("worker process", () => {
     expect(worker.output()).toContain("worker stopped");
   });
 });
+
+describe("web process on a busy port", () => {
+  it("exits 1 with a clear message instead of a stack trace", async () => {
+    const port = await freePort();
+    const first = startProcess("server/index.ts", { NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" });
+    try {
+      await first.waitForOutput(/web server listening/);
+      const second = startProcess("server/index.ts", { NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" });
+      const code = await new Promise<number | null>((resolve) => second.child.once("exit", resolve));
+      expect(code).toBe(1);
+      expect(second.output()).toContain(`port ${port} is already in use: stop the other process or set PORT`);
+      expect(second.output()).not.toContain("    at ");
+    } finally {
+      await first.stop();
+    }
+  });
+});
