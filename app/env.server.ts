@@ -33,6 +33,12 @@ export const envSchema = z
     SHOPIFY_API_KEY: z.string().min(1).default("local-dev-api-key"),
     SHOPIFY_API_SECRET: z.string().min(1).default(DEV_API_SECRET),
     SCOPES: z.string().min(1).default("read_products,read_customers,read_themes"),
+    /**
+     * Where Admin API calls go. Unset: https://<shop domain>, as in production. Tests and local stand-ins
+     * point it at a server speaking the platform's GraphQL protocol.
+     */
+    SHOPIFY_ADMIN_API_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
+    SHOPIFY_ADMIN_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").default(DEV_SERVICE_SECRET),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */

@@ -1,8 +1,9 @@
 import "@shopify/shopify-app-remix/adapters/node";
-import { AppDistribution, shopifyApp } from "@shopify/shopify-app-remix/server";
+import { AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { prisma } from "./db.server";
 import { getEnv } from "./env.server";
+import { logger } from "./logger.server";
 import { SHOPIFY_API_VERSION } from "./shopify-api-version";
 import { ensureShop } from "./services/shops/shops.server";
 
@@ -21,6 +22,14 @@ const shopify = shopifyApp({
   sessionStorage: new PrismaSessionStorage(prisma as any),
   distribution: AppDistribution.AppStore,
   isEmbeddedApp: true,
+  // The library logs every app proxy call at info level; keep warnings and errors, in our logger.
+  logger: {
+    level: LogSeverity.Warning,
+    log: (severity, message) => {
+      if (severity <= LogSeverity.Error) logger.error({ source: "shopify" }, message);
+      else logger.warn({ source: "shopify" }, message);
+    },
+  },
   future: { unstable_newEmbeddedAuthStrategy: true },
   hooks: {
     afterAuth: async ({ session }) => {

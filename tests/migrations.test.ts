@@ -29,6 +29,7 @@ describe(`migrations on ${engine}`, () => {
     expect(tables).toEqual([
       "ApiKey",
       "Event",
+      "HeadlessOrigin",
       "IdempotencyRecord",
       "Item",
       "List",

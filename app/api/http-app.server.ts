@@ -1,8 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { Hono } from "hono";
-import { logger } from "~/logger.server";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { Hono, type Context } from "hono";
+import { getEnv } from "~/env.server";
 import { problemResponse } from "~/lib/problem-response.server";
+import { logger } from "~/logger.server";
 import { checkReadiness } from "./health.server";
+import { createV1App } from "./v1/app.server";
+import { buildOpenApiDocument } from "./v1/openapi.server";
 
 export type RemixHandler = (request: Request) => Promise<Response>;
 
@@ -12,10 +17,33 @@ export interface HttpAppEnv {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The single mapper from a thrown error to a response, with logging of the unexpected ones. */
+function handleError(error: unknown, c: Context): Response {
+  const requestId = c.get("requestId") as string | undefined;
+  const response = problemResponse(error, c.req.path);
+  if (response.status >= 500 && response.status !== 503 && response.status !== 502) {
+    logger.error({ err: error, requestId, path: c.req.path }, "unhandled error");
+  }
+  return response;
+}
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Wishlist service API reference</title>
+  </head>
+  <body>
+    <redoc spec-url="/openapi.json" hide-download-button="false"></redoc>
+    <script src="/docs/redoc.standalone.js"></script>
+  </body>
+</html>`;
+
 /**
- * The one HTTP application of the web process. Light, Fetch-native routes (health now, the /v1 API
- * and the app proxy later) are matched here before anything reaches Remix, which serves the pages
- * (docs/decisions/002-http-server.md).
+ * The one HTTP application of the web process. The Fetch-native routes (health, the /v1 API, the app
+ * proxy, the API document and reference) are matched here before anything reaches Remix, which serves
+ * the pages (docs/decisions/002-http-server.md).
  */
 export function createHttpApp({ remix }: { remix: RemixHandler }) {
   const app = new Hono<HttpAppEnv>();
@@ -43,16 +71,26 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => c.json(await checkReadiness()));
 
-  app.all("*", (c) => remix(c.req.raw));
+  const v1 = createV1App(handleError);
+  let document: unknown;
+  const openApi = (c: Context) => c.json((document ??= buildOpenApiDocument(v1, getEnv().SHOPIFY_APP_URL)));
+  app.get("/openapi.json", openApi);
+  app.get("/v1/openapi.json", openApi);
 
-  app.onError((error, c) => {
-    const requestId = c.get("requestId");
-    const response = problemResponse(error, c.req.path);
-    if (response.status >= 500 && response.status !== 503) {
-      logger.error({ err: error, requestId, path: c.req.path }, "unhandled error");
-    }
-    return response;
+  let redoc: Promise<Buffer> | undefined;
+  app.get("/docs", (c) => c.html(DOCS_HTML));
+  app.get("/docs/redoc.standalone.js", async (c) => {
+    redoc ??= readFile(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js"));
+    return c.body(new Uint8Array(await redoc), 200, {
+      "Content-Type": "application/javascript; charset=utf-8",
+      "Cache-Control": "public, max-age=3600",
+    });
   });
 
+  app.route("/v1", v1);
+  app.route("/proxy/v1", v1);
+
+  app.all("*", (c) => remix(c.req.raw));
+  app.onError(handleError);
   return app;
 }

@@ -64,6 +64,20 @@ export const PROBLEM_TYPES = {
     title: "Conflict",
     description: "The request conflicts with the current state of the resource.",
   },
+  "idempotency-key-in-use": {
+    status: 409,
+    title: "Idempotency key in use",
+    description:
+      "Another request with the same `Idempotency-Key` is still being processed. Wait for it to finish, then " +
+      "retry: the retry returns its result.",
+  },
+  "platform-not-connected": {
+    status: 409,
+    title: "Shop not connected to the platform",
+    description:
+      "The operation needs the shop's platform access token, and there is none (the app was never opened from " +
+      "the shop's admin, or the token was revoked). Open the app from the shop's admin, then retry.",
+  },
   "unsupported-media-type": {
     status: 415,
     title: "Unsupported media type",
@@ -75,6 +89,13 @@ export const PROBLEM_TYPES = {
     description:
       "The JSON body is well-formed but its content is invalid. The `errors` member lists each problem with a " +
       "JSON Pointer (`pointer`, RFC 6901 in URI fragment form) to the offending member and a `detail`.",
+  },
+  "idempotency-key-reused": {
+    status: 422,
+    title: "Idempotency key reused with a different request",
+    description:
+      "An `Idempotency-Key` was sent again within 24 hours with a different method, path or body. Use a new " +
+      "key for a new request.",
   },
   "rate-limited": {
     status: 429,
@@ -88,6 +109,13 @@ export const PROBLEM_TYPES = {
     description:
       "Something went wrong on our side. The response carries an `X-Request-Id` header; quote it when you " +
       "contact support. Retrying later is safe for idempotent requests.",
+  },
+  "platform-unavailable": {
+    status: 502,
+    title: "Platform unavailable",
+    description:
+      "The commerce platform's API did not answer in time or answered with an error. Nothing was changed; retry " +
+      "later.",
   },
   "service-unavailable": {
     status: 503,

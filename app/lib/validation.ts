@@ -1,4 +1,5 @@
-import { z } from "zod";
+// Imported through @hono/zod-openapi so these schemas carry .openapi() (zod 4 adds methods per instance).
+import { z } from "@hono/zod-openapi";
 import { AppError, type ProblemFieldError } from "./problems";
 
 /** JSON Pointer (RFC 6901) in URI fragment form for a zod issue path. */
@@ -7,32 +8,40 @@ export function toJsonPointer(path: ReadonlyArray<PropertyKey>): string {
   return `#/${escaped.join("/")}`;
 }
 
-/** Body validation: 422 with one `{pointer, detail}` per issue. */
-export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const errors: ProblemFieldError[] = result.error.issues.map((issue) => ({
+/** Body issues: 422 with one `{pointer, detail}` per issue. */
+export function bodyProblem(issues: ReadonlyArray<z.core.$ZodIssue>): AppError {
+  const errors: ProblemFieldError[] = issues.map((issue) => ({
     pointer: issue.path.length ? toJsonPointer(issue.path) : "#",
     detail: issue.message,
   }));
-  throw new AppError("validation-error", {
+  return new AppError("validation-error", {
     detail: `The request body has ${errors.length} invalid member${errors.length === 1 ? "" : "s"}.`,
     errors,
   });
 }
 
-/** Query, path or header validation: 400 with one `{parameter, detail}` per issue. */
-export function parseParameters<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const errors: ProblemFieldError[] = result.error.issues.map((issue) => ({
+/** Query, path or header issues: 400 with one `{parameter, detail}` per issue. */
+export function parameterProblem(issues: ReadonlyArray<z.core.$ZodIssue>): AppError {
+  const errors: ProblemFieldError[] = issues.map((issue) => ({
     parameter: issue.path.map(String).join(".") || "(request)",
     detail: issue.message,
   }));
-  throw new AppError("invalid-parameter", {
+  return new AppError("invalid-parameter", {
     detail: errors.map((error) => `${error.parameter}: ${error.detail}`).join("; "),
     errors,
   });
+}
+
+export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw bodyProblem(result.error.issues);
+}
+
+export function parseParameters<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw parameterProblem(result.error.issues);
 }
 
 /** 64-bit platform ids travel as decimal strings; integers up to 2^53-1 are accepted and normalised. */

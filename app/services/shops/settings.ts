@@ -1,20 +1,60 @@
-import { z } from "zod";
+// Imported through @hono/zod-openapi so these schemas carry .openapi() (zod 4 adds methods per instance).
+import { z } from "@hono/zod-openapi";
 
 /**
  * The shop settings document (spec 2, Shop overview). Stored as JSON on the shop row; every read goes
  * through this schema so documents written by older versions gain new fields with their defaults.
  */
+
+/** A browser origin: scheme, host and optional port, nothing else (what the Origin header carries). */
+export const originSchema = z
+  .string()
+  .max(255)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+    } catch {
+      return false;
+    }
+  }, "must be an origin such as https://shop.example.com (scheme, host and optional port; no path or trailing slash)");
+
+/** Storefront strings by locale: `{ "en": { "add": "Add to wishlist" }, "fr": { ... } }`. */
+export const stringsSchema = z.record(
+  z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "keys must be locale codes such as en or pt-BR"),
+  z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().max(500)),
+);
+
 export const shopSettingsSchema = z.object({
   guestEnabled: z.boolean().default(true),
   shareEnabled: z.boolean().default(true),
   sharePath: z.string().default("/pages/wishlist"),
   metafieldSyncEnabled: z.boolean().default(false),
   integrationConfigured: z.boolean().default(false),
-  strings: z.record(z.string(), z.record(z.string(), z.string())).default({}),
-  headlessOrigins: z.array(z.string()).default([]),
+  strings: stringsSchema.default({}),
+  headlessOrigins: z.array(originSchema).default([]),
 });
 
 export type ShopSettings = z.output<typeof shopSettingsSchema>;
+
+/** PATCH body: any subset of the settings; unknown members are refused. */
+export const shopSettingsPatchSchema = z
+  .object({
+    guestEnabled: z.boolean(),
+    shareEnabled: z.boolean(),
+    sharePath: z
+      .string()
+      .max(255)
+      .regex(/^\/[^\s?#]*$/, "must be a site path starting with / (no query or fragment)"),
+    metafieldSyncEnabled: z.boolean(),
+    integrationConfigured: z.boolean(),
+    strings: stringsSchema,
+    headlessOrigins: z.array(originSchema).max(50),
+  })
+  .partial()
+  .strict();
+
+export type ShopSettingsPatch = z.output<typeof shopSettingsPatchSchema>;
 
 export const DEFAULT_SHOP_SETTINGS: ShopSettings = shopSettingsSchema.parse({});
 

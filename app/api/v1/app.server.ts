@@ -1,0 +1,94 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { AppError } from "~/lib/problems";
+import { bodyProblem, parameterProblem } from "~/lib/validation";
+import { isDeclaredHeadlessOrigin } from "~/services/shops/shops.server";
+import type { V1Env } from "./context";
+import { allowedMethods } from "./route.server";
+import { registerKeyRoutes } from "./routes/keys.server";
+import { registerListRoutes } from "./routes/lists.server";
+import { registerShopRoutes } from "./routes/shop.server";
+import { WEBHOOK_EVENTS } from "./schemas";
+
+const CORS_ALLOW_HEADERS = "Content-Type, X-Service-Shop, X-Service-Public-Key, Idempotency-Key, X-Request-Id";
+const CORS_EXPOSE_HEADERS = [
+  "X-Request-Id",
+  "Retry-After",
+  "Idempotent-Replayed",
+  "RateLimit",
+  "RateLimit-Policy",
+  "X-RateLimit-Limit-Shopper",
+  "X-RateLimit-Remaining-Shopper",
+  "X-RateLimit-Reset-Shopper",
+  "Deprecation",
+  "Sunset",
+].join(", ");
+
+/** The /v1 API; mounted at /v1 and, for the platform's app proxy, at /proxy/v1. */
+export function createV1App(onError: (error: unknown, c: Context) => Response) {
+  const app = new OpenAPIHono<V1Env>({
+    // zod failures become our problems: body -> 422 with pointers, parameters -> 400.
+    defaultHook: (result) => {
+      if (result.success) return;
+      throw result.target === "json" ? bodyProblem(result.error.issues) : parameterProblem(result.error.issues);
+    },
+  });
+
+  // CORS preflight: it names no shop, so it is granted to an origin that some shop declared; the request
+  // itself is then checked against its own shop's origins (auth.server.ts).
+  app.options("*", async (c) => {
+    const origin = c.req.header("origin");
+    const headers = new Headers({ Vary: "Origin" });
+    if (origin && c.req.header("access-control-request-method") && (await isDeclaredHeadlessOrigin(origin))) {
+      headers.set("Access-Control-Allow-Origin", origin);
+      headers.set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+      headers.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+      headers.set("Access-Control-Max-Age", "600");
+    }
+    return new Response(null, { status: 204, headers });
+  });
+
+  // Grants the response to a public-key caller's declared origin (errors included, so browsers can read them).
+  app.use("*", async (c, next) => {
+    await next();
+    const origin = c.req.header("origin");
+    const caller = c.get("caller");
+    if (origin && caller?.mode === "public" && caller.settings?.headlessOrigins.includes(origin)) {
+      c.res.headers.set("Access-Control-Allow-Origin", origin);
+      c.res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    }
+    if (origin) c.res.headers.append("Vary", "Origin");
+  });
+
+  registerShopRoutes(app);
+  registerKeyRoutes(app);
+  registerListRoutes(app);
+
+  for (const [type, schema] of Object.entries(WEBHOOK_EVENTS)) {
+    app.openAPIRegistry.registerWebhook({
+      method: "post",
+      path: type,
+      summary: `${type} event`,
+      description:
+        "POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature " +
+        '(`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).',
+      request: { body: { content: { "application/json": { schema } } } },
+      responses: { 200: { description: "Any 2xx acknowledges the delivery." } },
+    });
+  }
+
+  // Anything else under /v1: 405 with Allow when the path exists with other methods, else 404.
+  app.all("*", (c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length > 0) {
+      throw new AppError("method-not-allowed", {
+        detail: `${c.req.method} is not supported here. Allowed: ${allowed.join(", ")}.`,
+        headers: { Allow: [...allowed, "OPTIONS"].join(", ") },
+      });
+    }
+    throw new AppError("not-found", { detail: `No endpoint ${c.req.method} ${c.req.path}.` });
+  });
+
+  app.onError((error, c) => onError(error, c));
+  return app;
+}

@@ -1,0 +1,149 @@
+import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { MiddlewareHandler } from "hono";
+import { AppError, PROBLEM_TYPES, type ProblemSlug } from "~/lib/problems";
+import { resolveCaller } from "./auth.server";
+import type { CallerMode, V1Env } from "./context";
+import { idempotency } from "./idempotency.server";
+import { rateLimit } from "./rate-limit.server";
+import { ProblemSchema } from "./schemas";
+
+/**
+ * One place that turns a route definition into a handler chain and an OpenAPI operation:
+ * authenticate -> mode check -> JSON body rules -> rate limit -> idempotency (POST) -> deprecation
+ * headers -> zod validation -> handler. Routes only declare what differs.
+ */
+export interface Deprecation {
+  /** When the route was deprecated (`Deprecation` header, RFC 9745). */
+  since: Date;
+  /** When it stops working (`Sunset` header, RFC 8594). */
+  sunset?: Date;
+  /** Changelog entry (`Link: <...>; rel="deprecation"`). */
+  link?: string;
+}
+
+export interface ApiRoute extends RouteConfig {
+  /** Calling modes allowed (spec 5); storefront routes allow all three, the rest private only. */
+  modes: readonly CallerMode[];
+  deprecation?: Deprecation;
+}
+
+function pathPattern(openApiPath: string): RegExp {
+  const source = openApiPath.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+");
+  return new RegExp(`^${source}/?$`);
+}
+
+const requireMode =
+  (modes: readonly CallerMode[]): MiddlewareHandler<V1Env> =>
+  async (c, next) => {
+    const caller = await resolveCaller(c);
+    c.set("caller", caller);
+    if (!modes.includes(caller.mode)) {
+      throw new AppError("forbidden", {
+        detail:
+          caller.mode === "public"
+            ? "Public keys may only call /v1/storefront/* endpoints. Use a private key from your server."
+            : "App proxy calls may only reach storefront endpoints.",
+      });
+    }
+    await next();
+  };
+
+/** Bodies are JSON: another media type is 415, text that is not JSON is 400. No body is left to zod. */
+const requireJsonBody: MiddlewareHandler<V1Env> = async (c, next) => {
+  if (c.req.raw.body !== null) {
+    const text = await c.req.text();
+    if (text.length > 0) {
+      const type = c.req.header("content-type") ?? "";
+      if (!/^application\/([a-z0-9.-]+\+)?json\s*(;|$)/i.test(type)) {
+        throw new AppError("unsupported-media-type", {
+          detail: `Content-Type ${type || "(none)"} is not accepted: send application/json.`,
+          headers: { "Accept-Post": "application/json", "Accept-Patch": "application/json" },
+        });
+      }
+      try {
+        JSON.parse(text);
+      } catch (error) {
+        throw new AppError("malformed-json", { detail: `The body is not valid JSON: ${(error as Error).message}` });
+      }
+    }
+  }
+  await next();
+};
+
+const httpDate = (date: Date) => date.toUTCString();
+
+function deprecationHeaders(deprecation: Deprecation): MiddlewareHandler<V1Env> {
+  return async (c, next) => {
+    await next();
+    c.res.headers.set("Deprecation", `@${Math.floor(deprecation.since.getTime() / 1000)}`);
+    if (deprecation.sunset) c.res.headers.set("Sunset", httpDate(deprecation.sunset));
+    if (deprecation.link) c.res.headers.append("Link", `<${deprecation.link}>; rel="deprecation"`);
+  };
+}
+
+function clientAddress(c: Parameters<MiddlewareHandler<V1Env>>[0]): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined; // in-process requests have no socket
+  }
+}
+
+const problem = (slug: ProblemSlug, extra = "") => ({
+  description: `${PROBLEM_TYPES[slug].title}${extra}`,
+  content: { "application/problem+json": { schema: ProblemSchema } },
+});
+
+/** The error responses every operation can give, derived from what it declares. */
+function errorResponses(route: ApiRoute) {
+  const request = route.request ?? {};
+  const hasParameters = Boolean(request.params || request.query || request.headers);
+  const hasBody = Boolean(request.body);
+  return {
+    ...(hasParameters || route.method === "post"
+      ? { 400: problem("bad-request", ", invalid parameter, wrong id prefix or malformed JSON") }
+      : {}),
+    401: problem("unauthorized"),
+    403: problem("forbidden"),
+    ...(request.params ? { 404: problem("not-found") } : {}),
+    ...(route.method === "post" ? { 409: problem("idempotency-key-in-use") } : {}),
+    ...(hasBody ? { 415: problem("unsupported-media-type") } : {}),
+    ...(hasBody || route.method === "post" ? { 422: problem("validation-error", " (or Idempotency-Key reused)") } : {}),
+    429: problem("rate-limited"),
+    500: problem("internal-error"),
+  };
+}
+
+const SECURITY: Record<CallerMode, string> = { private: "privateKey", public: "publicKey", proxy: "appProxy" };
+
+/** Builds the route: its middleware chain, security, and derived error responses. */
+export function apiRoute<R extends ApiRoute>(definition: R) {
+  const { modes, deprecation, ...config } = definition;
+  const storefront = modes.includes("public");
+  const middleware: MiddlewareHandler<V1Env>[] = [
+    requireMode(modes),
+    requireJsonBody,
+    rateLimit(storefront ? "shopper" : "shop", clientAddress),
+    ...(config.method === "post" ? [idempotency] : []),
+    ...(deprecation ? [deprecationHeaders(deprecation)] : []),
+  ];
+  return createRoute({
+    ...config,
+    middleware,
+    ...(deprecation ? { deprecated: true } : {}),
+    security: modes.map((mode) => ({ [SECURITY[mode]]: [] })),
+    responses: { ...errorResponses(definition), ...config.responses },
+  });
+}
+
+/** Methods the app serves for a path under /v1 or /proxy/v1 (for 405 and its Allow header). */
+export function allowedMethods(app: OpenAPIHono<V1Env>, path: string): string[] {
+  const relative = path.replace(/^\/proxy/, "").replace(/^\/v1/, "") || "/";
+  const methods = app.openAPIRegistry.definitions.flatMap((definition) =>
+    definition.type === "route" && pathPattern(definition.route.path).test(relative)
+      ? [definition.route.method.toUpperCase()]
+      : [],
+  );
+  return [...new Set(methods)];
+}

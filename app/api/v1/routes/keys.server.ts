@@ -1,0 +1,72 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { parseId } from "~/lib/ids";
+import { createApiKey, listApiKeys, revokeApiKey } from "~/services/keys/keys.server";
+import type { V1Env } from "../context";
+import { apiRoute } from "../route.server";
+import { ApiKeyCreatedSchema, ApiKeySchema } from "../schemas";
+import { serializeApiKey } from "../serializers";
+
+const PRIVATE = ["private"] as const;
+const KeyIdParams = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+});
+
+const listKeys = apiRoute({
+  method: "get",
+  path: "/keys",
+  tags: ["API keys"],
+  summary: "List API keys",
+  description: "Every key of the shop, newest first, revoked ones included. Secrets are never shown again.",
+  modes: PRIVATE,
+  responses: { 200: { description: "Keys", content: { "application/json": { schema: z.array(ApiKeySchema) } } } },
+});
+
+const createKey = apiRoute({
+  method: "post",
+  path: "/keys",
+  tags: ["API keys"],
+  summary: "Create a private key",
+  description: "The response carries `secret` once. Store it; only a hash is kept.",
+  modes: PRIVATE,
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ label: z.string().trim().min(1).max(100) }).strict() } },
+    },
+  },
+  responses: {
+    201: {
+      description: "The new key, with its secret",
+      content: { "application/json": { schema: ApiKeyCreatedSchema } },
+    },
+  },
+});
+
+const revokeKey = apiRoute({
+  method: "delete",
+  path: "/keys/{id}",
+  tags: ["API keys"],
+  summary: "Revoke a key",
+  description: "The key stops working at once (401). Revoking a revoked key also answers 204.",
+  modes: PRIVATE,
+  request: { params: KeyIdParams },
+  responses: { 204: { description: "Revoked" } },
+});
+
+export function registerKeyRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(listKeys, async (c) => {
+    const keys = await listApiKeys({ shopId: c.get("caller").shopId });
+    return c.json(keys.map(serializeApiKey), 200);
+  });
+
+  app.openapi(createKey, async (c) => {
+    const { key, secret } = await createApiKey({ shopId: c.get("caller").shopId, label: c.req.valid("json").label });
+    return c.json({ ...serializeApiKey(key), secret }, 201);
+  });
+
+  app.openapi(revokeKey, async (c) => {
+    const keyId = parseId("apiKey", c.req.valid("param").id);
+    await revokeApiKey({ shopId: c.get("caller").shopId, keyId });
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,75 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { parseId } from "~/lib/ids";
+import { readCursor, toPage } from "~/lib/pagination.server";
+import { pageParamsSchema, platformIdSchema } from "~/lib/validation";
+import { browseLists, getListWithItems } from "~/services/lists/lists.server";
+import type { V1Env } from "../context";
+import { apiRoute } from "../route.server";
+import { ListSchema, ListSummarySchema, pageOf } from "../schemas";
+import { serializeList, serializeListSummary } from "../serializers";
+
+const PRIVATE = ["private"] as const;
+
+const BrowseQuery = z.object({
+  cursor: pageParamsSchema.shape.cursor.openapi({ description: "`pageInfo.nextCursor` of the previous page." }),
+  limit: pageParamsSchema.shape.limit.openapi({ description: "Page size, 1-100.", example: 50 }),
+  customerId: z
+    .union([
+      z.string().regex(/^\d{1,20}$/, "must be a string of decimal digits"),
+      z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    ])
+    .pipe(platformIdSchema)
+    .optional()
+    .openapi({ description: "Only this customer's lists (digits, or an integer up to 2^53-1)." }),
+});
+
+const browse = apiRoute({
+  method: "get",
+  path: "/lists",
+  tags: ["Lists"],
+  summary: "Browse lists",
+  description:
+    "Summaries (no items) in a stable order (creation), cursor-paged. Guest lists merged at login are not shown.",
+  modes: PRIVATE,
+  request: { query: BrowseQuery },
+  responses: {
+    200: {
+      description: "A page of lists",
+      content: { "application/json": { schema: pageOf(ListSummarySchema, "ListSummaryPage") } },
+    },
+  },
+});
+
+const getOne = apiRoute({
+  method: "get",
+  path: "/lists/{id}",
+  tags: ["Lists"],
+  summary: "Get a list with its items",
+  modes: PRIVATE,
+  request: {
+    params: z.object({
+      id: z.string().openapi({ param: { name: "id", in: "path" }, example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+    }),
+  },
+  responses: { 200: { description: "The list", content: { "application/json": { schema: ListSchema } } } },
+});
+
+export function registerListRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(browse, async (c) => {
+    const { shopId } = c.get("caller");
+    const query = c.req.valid("query");
+    const scope = `lists:${shopId}:${query.customerId ?? ""}`;
+    const lists = await browseLists({
+      shopId,
+      customerId: query.customerId,
+      after: readCursor(scope, query),
+      limit: query.limit,
+    });
+    return c.json(toPage(scope, lists, query.limit, serializeListSummary), 200);
+  });
+
+  app.openapi(getOne, async (c) => {
+    const listId = parseId("list", c.req.valid("param").id);
+    return c.json(serializeList(await getListWithItems({ shopId: c.get("caller").shopId, listId })), 200);
+  });
+}

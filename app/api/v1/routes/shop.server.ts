@@ -1,0 +1,89 @@
+import { type OpenAPIHono } from "@hono/zod-openapi";
+import { toTimestamp } from "~/lib/time";
+import { getEmbedStatus } from "~/services/shops/embed-status.server";
+import { shopSettingsPatchSchema } from "~/services/shops/settings";
+import { getShopOverview, updateShopSettings } from "~/services/shops/shops.server";
+import type { V1Env } from "../context";
+import { apiRoute } from "../route.server";
+import { EmbedStatusSchema, ProblemSchema, SettingsSchema, ShopOverviewSchema } from "../schemas";
+
+const PRIVATE = ["private"] as const;
+
+const getShop = apiRoute({
+  method: "get",
+  path: "/shop",
+  tags: ["Shop"],
+  summary: "Shop overview",
+  description: "The shop, its settings, its public key, and usage counted from the shop's lists and items.",
+  modes: PRIVATE,
+  responses: { 200: { description: "The shop", content: { "application/json": { schema: ShopOverviewSchema } } } },
+});
+
+const getEmbed = apiRoute({
+  method: "get",
+  path: "/shop/embed-status",
+  tags: ["Shop"],
+  summary: "Whether the theme app embed is enabled",
+  description:
+    "Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on. " +
+    "Answers 409 `platform-not-connected` when the shop has no platform token and 502 `platform-unavailable` when " +
+    "the platform does not answer within 5 seconds.",
+  modes: PRIVATE,
+  responses: {
+    200: { description: "Embed status", content: { "application/json": { schema: EmbedStatusSchema } } },
+    409: {
+      description: "No platform token for the shop",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
+    502: {
+      description: "The platform did not answer",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
+  },
+});
+
+const patchSettings = apiRoute({
+  method: "patch",
+  path: "/shop/settings",
+  tags: ["Shop"],
+  summary: "Update settings",
+  description: "Partial update: send only the members to change. Unknown members are refused (422).",
+  modes: PRIVATE,
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: shopSettingsPatchSchema.openapi("SettingsPatch") } },
+    },
+  },
+  responses: {
+    200: { description: "The settings after the update", content: { "application/json": { schema: SettingsSchema } } },
+  },
+});
+
+export function registerShopRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(getShop, async (c) => {
+    const { shop, settings, usage } = await getShopOverview({ shopId: c.get("caller").shopId });
+    return c.json(
+      {
+        domain: shop.domain,
+        plan: shop.plan,
+        planUpdatedAt: toTimestamp(shop.planUpdatedAt),
+        installedAt: toTimestamp(shop.installedAt),
+        settings,
+        publicKey: shop.publicKey,
+        usage,
+      },
+      200,
+    );
+  });
+
+  app.openapi(getEmbed, async (c) => {
+    const status = await getEmbedStatus({ shopDomain: c.get("caller").shopDomain });
+    return c.json({ ...status, checkedAt: toTimestamp(status.checkedAt) }, 200);
+  });
+
+  app.openapi(patchSettings, async (c) => {
+    const settings = await updateShopSettings({ shopId: c.get("caller").shopId, patch: c.req.valid("json") });
+    return c.json(settings, 200);
+  });
+}

@@ -1,0 +1,198 @@
+import { z } from "@hono/zod-openapi";
+import { shopSettingsSchema } from "~/services/shops/settings";
+
+/**
+ * Response and shared schemas of /v1. The same objects validate requests and generate /openapi.json
+ * (docs/decisions/007-api-layer.md). Field sets follow spec 2 exactly; additions are marked in their
+ * descriptions and are additive only.
+ */
+
+export const Timestamp = z.string().openapi({
+  format: "date-time",
+  description: "ISO-8601 in UTC with milliseconds and Z.",
+  example: "2026-11-22T14:30:00.000Z",
+});
+
+export const PlatformId = z.string().regex(/^\d+$/).openapi({
+  description: "A 64-bit platform id as a string of decimal digits.",
+  example: "7234567890123",
+});
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().openapi({ description: "Stable URL of the problem type; it resolves to an explanation." }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    instance: z.string().optional().openapi({ description: "The request path." }),
+    errors: z
+      .array(
+        z.object({
+          pointer: z.string().optional().openapi({ description: "JSON Pointer (URI fragment form) into the body." }),
+          parameter: z.string().optional().openapi({ description: "Name of the query, path or header parameter." }),
+          detail: z.string(),
+        }),
+      )
+      .optional(),
+  })
+  .catchall(z.unknown())
+  .openapi("Problem", { description: "RFC 9457 problem document. Branch on `type`, never on text." });
+
+export const ItemSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^itm_[A-Za-z0-9]+$/)
+      .openapi({ example: "itm_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+    productId: PlatformId,
+    variantId: PlatformId.nullable().openapi({ description: "null when the item is the product without a variant." }),
+    handle: z.string(),
+    titleSnapshot: z.string().openapi({ description: "Product title at save time (empty when none was given)." }),
+    addedAt: Timestamp,
+  })
+  .openapi("Item");
+
+export const OwnerSchema = z
+  .object({
+    type: z.enum(["customer", "anonymous"]),
+    customerId: PlatformId.nullable().openapi({
+      description: "The customer's id; null for an anonymous (guest) owner, whose anonymous id is never shown.",
+    }),
+  })
+  .openapi("Owner");
+
+export const ShareSchema = z
+  .object({
+    enabled: z.boolean(),
+    token: z.string().nullable().openapi({ description: "null until a share link has been created." }),
+  })
+  .openapi("Share");
+
+const listFields = {
+  id: z
+    .string()
+    .regex(/^lst_[A-Za-z0-9]+$/)
+    .openapi({ example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+  owner: OwnerSchema,
+  name: z.string(),
+  default: z.boolean(),
+  count: z.number().int().min(0).openapi({ description: "Number of items." }),
+  share: ShareSchema,
+  updatedAt: Timestamp,
+};
+
+export const ListSummarySchema = z.object(listFields).openapi("ListSummary");
+export const ListSchema = z.object({ ...listFields, items: z.array(ItemSchema) }).openapi("List");
+
+export function pageOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      data: z.array(item),
+      pageInfo: z.object({
+        nextCursor: z
+          .string()
+          .nullable()
+          .openapi({ description: "Pass as `cursor` for the next page; null at the end." }),
+      }),
+    })
+    .openapi(name);
+}
+
+export const SettingsSchema = shopSettingsSchema
+  .extend({
+    strings: shopSettingsSchema.shape.strings.openapi({
+      description:
+        "Storefront strings by locale code, each a map of string key to text, e.g. " +
+        '`{"en": {"add": "Add to wishlist"}}`. The storefront configuration picks the best locale.',
+    }),
+    headlessOrigins: shopSettingsSchema.shape.headlessOrigins.openapi({
+      description:
+        "Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted " +
+        "to an origin that some shop declares; the request itself only to its own shop's origins.",
+    }),
+  })
+  .openapi("Settings");
+
+export const ShopOverviewSchema = z
+  .object({
+    domain: z.string(),
+    plan: z.string().openapi({ description: "Billing plan. `FREE` today; further values may be added." }),
+    planUpdatedAt: Timestamp,
+    installedAt: Timestamp,
+    settings: SettingsSchema,
+    publicKey: z.string().openapi({ description: "The shop's browser-safe public key (svc_pk_...)." }),
+    usage: z.object({ lists: z.number().int(), items: z.number().int() }),
+  })
+  .openapi("ShopOverview");
+
+export const EmbedStatusSchema = z
+  .object({
+    enabled: z.boolean().openapi({ description: "true when the app embed is on in the published theme." }),
+    state: z.enum(["enabled", "disabled", "not_added", "no_main_theme"]).openapi({
+      description:
+        "`enabled`; `disabled` (added, switched off); `not_added` (never activated in the theme editor); " +
+        "`no_main_theme` (the shop has no published theme).",
+    }),
+    theme: z.object({ id: z.string(), name: z.string() }).nullable(),
+    editorUrl: z.string().openapi({ description: "Theme editor deep link that activates the embed." }),
+    checkedAt: Timestamp,
+  })
+  .openapi("EmbedStatus");
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string().regex(/^key_[A-Za-z0-9]+$/),
+    label: z.string(),
+    kind: z.string().openapi({ description: "`private` today; further kinds may be added." }),
+    hint: z.string().openapi({ description: "Additive: the last 4 characters of the secret, to tell keys apart." }),
+    lastUsedAt: Timestamp.nullable().openapi({ description: "Roughly current (updated at most once a minute)." }),
+    revokedAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+  })
+  .openapi("ApiKey");
+
+export const ApiKeyCreatedSchema = ApiKeySchema.extend({
+  secret: z.string().openapi({ description: "The key (svc_sk_...). Shown in this response only, never again." }),
+}).openapi("ApiKeyCreated");
+
+// Webhook event payloads (spec 6). Delivered to endpoints registered with POST /v1/webhooks.
+const envelope = <T extends z.ZodType>(type: string, data: T, name: string) =>
+  z
+    .object({
+      id: z.string().regex(/^evt_[A-Za-z0-9]+$/),
+      type: z.literal(type),
+      shopDomain: z.string(),
+      createdAt: Timestamp,
+      data,
+    })
+    .openapi(name);
+
+const itemEventData = z.object({
+  listId: z.string(),
+  customerId: PlatformId.nullable(),
+  anonymousId: z.string().nullable(),
+  item: ItemSchema,
+  count: z.number().int().openapi({ description: "Number of items in the list after the change." }),
+});
+
+export const WEBHOOK_EVENTS = {
+  "item.added": envelope("item.added", itemEventData, "ItemAddedEvent"),
+  "item.removed": envelope("item.removed", itemEventData, "ItemRemovedEvent"),
+  "list.merged": envelope(
+    "list.merged",
+    z.object({ listId: z.string(), customerId: PlatformId, mergedCount: z.number().int() }),
+    "ListMergedEvent",
+  ),
+  "list.shared": envelope(
+    "list.shared",
+    z.object({ listId: z.string(), shareToken: z.string(), url: z.string() }),
+    "ListSharedEvent",
+  ),
+  ping: envelope(
+    "ping",
+    z
+      .object({ endpointId: z.string(), message: z.string() })
+      .openapi({ description: "Additive: sent by POST /v1/webhooks/{id}/test." }),
+    "PingEvent",
+  ),
+} as const;

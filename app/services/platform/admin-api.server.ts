@@ -1,0 +1,66 @@
+import { request } from "undici";
+import { prisma } from "~/db.server";
+import { getEnv } from "~/env.server";
+import { AppError } from "~/lib/problems";
+import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
+
+/**
+ * Minimal Admin GraphQL client for server-side jobs and API calls that act for a shop outside an admin
+ * session: the shop's offline token, our API version, a hard timeout, and platform failures mapped to
+ * problems (never a hang, never a raw upstream error).
+ */
+export async function adminGraphql<T>({
+  shopDomain,
+  query,
+  variables,
+}: {
+  shopDomain: string;
+  query: string;
+  variables?: Record<string, unknown>;
+}): Promise<T> {
+  const session = await prisma.session.findFirst({
+    where: { shop: shopDomain, isOnline: false },
+    select: { accessToken: true },
+  });
+  if (!session?.accessToken) {
+    throw new AppError("platform-not-connected", {
+      detail: `No platform access token for ${shopDomain}: open the app from the shop's admin to connect it.`,
+    });
+  }
+  const env = getEnv();
+  const origin = env.SHOPIFY_ADMIN_API_ORIGIN ?? `https://${shopDomain}`;
+  const url = `${origin}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`;
+  const unavailable = (detail: string, cause?: unknown) => new AppError("platform-unavailable", { detail, cause });
+
+  let response;
+  try {
+    response = await request(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-shopify-access-token": session.accessToken },
+      body: JSON.stringify({ query, variables }),
+      headersTimeout: env.SHOPIFY_ADMIN_API_TIMEOUT_MS,
+      bodyTimeout: env.SHOPIFY_ADMIN_API_TIMEOUT_MS,
+      signal: AbortSignal.timeout(env.SHOPIFY_ADMIN_API_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw unavailable(`The platform's Admin API could not be reached for ${shopDomain}.`, error);
+  }
+  if (response.statusCode === 401 || response.statusCode === 403) {
+    await response.body.dump();
+    throw new AppError("platform-not-connected", {
+      detail: `The platform refused the shop's access token (HTTP ${response.statusCode}): open the app from the shop's admin to reconnect it.`,
+    });
+  }
+  if (response.statusCode !== 200) {
+    await response.body.dump();
+    throw unavailable(`The platform's Admin API answered HTTP ${response.statusCode}.`);
+  }
+  let payload: { data?: T; errors?: unknown };
+  try {
+    payload = (await response.body.json()) as { data?: T; errors?: unknown };
+  } catch (error) {
+    throw unavailable("The platform's Admin API answered with a body that is not JSON.", error);
+  }
+  if (!payload.data) throw unavailable("The platform's Admin API answered with errors and no data.");
+  return payload.data;
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { createApiKey, revokeApiKey } from "~/services/keys/keys.server";
+import { createList, createShopWithKey } from "../factories";
+import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
+import { createTestApp } from "../support/http";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const { shop, secret } = await createShopWithKey();
+const revoked = await createApiKey({ shopId: shop.id, label: "revoked" });
+await revokeApiKey({ shopId: shop.id, keyId: revoked.key.id });
+
+interface Endpoint {
+  name: string;
+  method: string;
+  /** Builds the path (fresh ids per call, so a DELETE never meets an already deleted key). */
+  path: () => Promise<string>;
+  body?: unknown;
+  /** Status with a valid private key. */
+  ok: number;
+}
+
+const endpoints: Endpoint[] = [
+  { name: "GET /shop", method: "GET", path: async () => "/shop", ok: 200 },
+  // No platform session for this shop: the private key passes auth and meets 409 platform-not-connected.
+  { name: "GET /shop/embed-status", method: "GET", path: async () => "/shop/embed-status", ok: 409 },
+  {
+    name: "PATCH /shop/settings",
+    method: "PATCH",
+    path: async () => "/shop/settings",
+    body: { shareEnabled: true },
+    ok: 200,
+  },
+  { name: "GET /keys", method: "GET", path: async () => "/keys", ok: 200 },
+  { name: "POST /keys", method: "POST", path: async () => "/keys", body: { label: "matrix" }, ok: 201 },
+  {
+    name: "DELETE /keys/{id}",
+    method: "DELETE",
+    path: async () => `/keys/${(await createApiKey({ shopId: shop.id, label: "to revoke" })).key.id}`,
+    ok: 204,
+  },
+  { name: "GET /lists", method: "GET", path: async () => "/lists", ok: 200 },
+  { name: "GET /lists/{id}", method: "GET", path: async () => `/lists/${(await createList(shop.id)).id}`, ok: 200 },
+];
+
+type Mode = "none" | "private" | "revoked" | "public" | "proxy signed" | "proxy tampered";
+
+function request(mode: Mode, endpoint: Endpoint, path: string) {
+  const headers: Record<string, string> = endpoint.body ? { "Content-Type": "application/json" } : {};
+  const init = { method: endpoint.method, headers, body: endpoint.body ? JSON.stringify(endpoint.body) : undefined };
+  switch (mode) {
+    case "none":
+      return rawCall(app, validator, `/v1${path}`, init);
+    case "private":
+      return rawCall(app, validator, `/v1${path}`, {
+        ...init,
+        headers: { ...headers, Authorization: `Bearer ${secret}` },
+      });
+    case "revoked":
+      return rawCall(app, validator, `/v1${path}`, {
+        ...init,
+        headers: { ...headers, Authorization: `Bearer ${revoked.secret}` },
+      });
+    case "public":
+      return rawCall(app, validator, `/v1${path}`, {
+        ...init,
+        headers: { ...headers, "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
+      });
+    case "proxy signed":
+      return rawCall(
+        app,
+        validator,
+        signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: "42" }),
+        init,
+      );
+    case "proxy tampered": {
+      const signed = signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: "42" });
+      return rawCall(app, validator, signed.replace("logged_in_customer_id=42", "logged_in_customer_id=43"), init);
+    }
+  }
+}
+
+const expected: Record<Mode, (endpoint: Endpoint) => number> = {
+  none: () => 401,
+  private: (endpoint) => endpoint.ok,
+  revoked: () => 401,
+  public: () => 403, // public keys reach storefront endpoints only
+  "proxy signed": () => 403, // the app proxy reaches storefront endpoints only
+  "proxy tampered": () => 401,
+};
+
+const cases = endpoints.flatMap((endpoint) =>
+  (Object.keys(expected) as Mode[]).map((mode) => ({ endpoint, mode, status: expected[mode](endpoint) })),
+);
+
+describe("calling modes x endpoints", () => {
+  it.each(cases)("$endpoint.name with $mode -> $status", async ({ endpoint, mode, status }) => {
+    const response = await request(mode, endpoint, await endpoint.path());
+    expect(response.status).toBe(status);
+    if (status >= 400) {
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      const problem = await response.json();
+      expect(problem.type).toBe(
+        `http://localhost:3000/problems/${{ 401: "unauthorized", 403: "forbidden", 409: "platform-not-connected" }[status]}`,
+      );
+    }
+  });
+
+  it("keeps private keys hashed and counts the matrix's key creations", async () => {
+    const keys = await prisma.apiKey.findMany({ where: { shopId: shop.id } });
+    expect(keys.every((key) => /^[0-9a-f]{64}$/.test(key.hash))).toBe(true);
+    expect(keys.some((key) => key.label === "matrix")).toBe(true);
+  });
+});
