@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { updateShopSettings } from "~/services/shops/shops.server";
+import { createShopWithKey } from "../factories";
+import { BASE_URL, createTestApp } from "../support/http";
+
+const app = await createTestApp();
+const { shop } = await createShopWithKey();
+await updateShopSettings({ shopId: shop.id, patch: { headlessOrigins: ["https://headless.example"] } });
+const other = await createShopWithKey();
+await updateShopSettings({ shopId: other.shop.id, patch: { headlessOrigins: ["https://other.example"] } });
+
+const preflight = (origin: string) =>
+  app.request(`${BASE_URL}/v1/storefront/wishlist/toggle`, {
+    method: "OPTIONS",
+    headers: {
+      Origin: origin,
+      "Access-Control-Request-Method": "POST",
+      "Access-Control-Request-Headers": "content-type, x-service-shop",
+    },
+  });
+
+const publicCall = (origin: string, shopDomain = shop.domain, publicKey = shop.publicKey) =>
+  app.request(`${BASE_URL}/v1/shop`, {
+    headers: { Origin: origin, "X-Service-Shop": shopDomain, "X-Service-Public-Key": publicKey },
+  });
+
+describe("CORS for public-key calls", () => {
+  it("grants a preflight to a declared headless origin, listing our headers", async () => {
+    const response = await preflight("https://headless.example");
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://headless.example");
+    expect(response.headers.get("access-control-allow-headers")).toContain("X-Service-Public-Key");
+    expect(response.headers.get("vary")).toContain("Origin");
+  });
+
+  it("gives no grant to an undeclared origin", async () => {
+    const response = await preflight("https://evil.example");
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("grants the response to the shop's own origin (errors included, so the browser can read them)", async () => {
+    const response = await publicCall("https://headless.example");
+    expect(response.status).toBe(403); // a private path, but readable by the allowed origin
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://headless.example");
+    expect(response.headers.get("access-control-expose-headers")).toContain("X-RateLimit-Remaining-Shopper");
+  });
+
+  it("refuses another shop's origin with 403 and no grant", async () => {
+    const response = await publicCall("https://other.example");
+    expect(response.status).toBe(403);
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+    expect((await response.json()).detail).toContain("not among this shop's headless origins");
+  });
+
+  it("follows settings changes: an origin removed from the list loses its grant", async () => {
+    await updateShopSettings({ shopId: other.shop.id, patch: { headlessOrigins: [] } });
+    expect((await preflight("https://other.example")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("refuses a public key that is not the shop's with 401", async () => {
+    const response = await publicCall("https://headless.example", shop.domain, other.shop.publicKey);
+    expect(response.status).toBe(401);
+  });
+});

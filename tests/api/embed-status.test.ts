@@ -1,0 +1,95 @@
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { startFakeAdminApi, themeWithBlocks } from "../support/fake-admin-api";
+
+// The platform stand-in, at the network boundary; set before app modules read the environment.
+const platform = await startFakeAdminApi();
+process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
+process.env.SHOPIFY_ADMIN_API_TIMEOUT_MS = "400";
+afterAll(() => platform.close());
+
+const { prisma } = await import("~/db.server");
+const { SHOPIFY_API_VERSION } = await import("~/shopify-api-version");
+const { createShopWithKey } = await import("../factories");
+const { OpenApiValidator, apiClient } = await import("../support/api");
+const { createTestApp } = await import("../support/http");
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const { shop, secret } = await createShopWithKey();
+await prisma.session.create({
+  data: {
+    id: `offline_${shop.domain}`,
+    shop: shop.domain,
+    state: "",
+    isOnline: false,
+    accessToken: "shpat_offline_token",
+  },
+});
+const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+const EMBED = "shopify://apps/wishlist-service/blocks/app-embed/0b7c7c4e-1111-4222-8333-944455556666";
+
+beforeEach(() => {
+  platform.calls.length = 0;
+});
+
+describe("GET /v1/shop/embed-status", () => {
+  it("reports enabled when the published theme has the app embed on (settings_data with its comment header)", async () => {
+    platform.answer(() => ({ status: 200, body: themeWithBlocks({ "123": { type: EMBED, disabled: false } }) }));
+    const { data, response } = await api.GET("/shop/embed-status");
+    expect(response.status).toBe(200);
+    expect(data).toMatchObject({
+      enabled: true,
+      state: "enabled",
+      theme: { id: "gid://shopify/OnlineStoreTheme/1", name: "Dawn" },
+    });
+    expect(data!.editorUrl).toBe(
+      `https://${shop.domain}/admin/themes/current/editor?context=apps&activateAppId=local-dev-api-key%2Fapp-embed`,
+    );
+    expect(platform.calls).toHaveLength(1);
+    expect(platform.calls[0]).toMatchObject({
+      path: `/admin/api/${SHOPIFY_API_VERSION}/graphql.json`,
+      accessToken: "shpat_offline_token",
+    });
+    expect(platform.calls[0]!.query).toContain("roles: [MAIN]");
+  });
+
+  it.each([
+    ["disabled", { "1": { type: EMBED, disabled: true } }],
+    ["not_added", { "1": { type: "shopify://apps/other-app/blocks/star/abc" } }],
+  ] as const)("reports %s", async (state, blocks) => {
+    platform.answer(() => ({ status: 200, body: themeWithBlocks(blocks, false) }));
+    const { data } = await api.GET("/shop/embed-status");
+    expect(data).toMatchObject({ enabled: false, state });
+  });
+
+  it("reports no_main_theme when the shop has no published theme", async () => {
+    platform.answer(() => ({ status: 200, body: { data: { themes: { nodes: [] } } } }));
+    expect((await api.GET("/shop/embed-status")).data).toMatchObject({
+      enabled: false,
+      state: "no_main_theme",
+      theme: null,
+    });
+  });
+
+  it("answers 502 platform-unavailable when the platform errors", async () => {
+    platform.answer(() => ({ status: 500, body: { errors: "boom" } }));
+    const { response, error } = await api.GET("/shop/embed-status");
+    expect(response.status).toBe(502);
+    expect(error).toMatchObject({ type: "http://localhost:3000/problems/platform-unavailable" });
+  });
+
+  it("answers 502 within the timeout when the platform hangs, instead of hanging", async () => {
+    platform.answer(() => "hang");
+    const started = Date.now();
+    const { response } = await api.GET("/shop/embed-status");
+    expect(response.status).toBe(502);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("answers 409 platform-not-connected when the platform refuses the token", async () => {
+    platform.answer(() => ({ status: 401, body: { errors: "Invalid API key or access token" } }));
+    const { response, error } = await api.GET("/shop/embed-status");
+    expect(response.status).toBe(409);
+    expect(error).toMatchObject({ type: "http://localhost:3000/problems/platform-not-connected" });
+  });
+});

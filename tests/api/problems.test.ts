@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { createShopWithKey } from "../factories";
+import { OpenApiValidator, rawCall } from "../support/api";
+import { createTestApp } from "../support/http";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const { secret } = await createShopWithKey();
+const auth = { Authorization: `Bearer ${secret}` };
+const json = { ...auth, "Content-Type": "application/json" };
+
+async function problem(path: string, init: RequestInit = {}) {
+  const response = await rawCall(app, validator, path, init);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+const type = (slug: string) => `http://localhost:3000/problems/${slug}`;
+
+describe("problems on every error path of /v1", () => {
+  it("unknown route: 404 not-found", async () => {
+    const { status, body } = await problem("/v1/nothing/here", { headers: auth });
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ type: type("not-found"), instance: "/v1/nothing/here" });
+  });
+
+  it("wrong method: 405 with Allow", async () => {
+    const { status, headers, body } = await problem("/v1/keys", { method: "PUT", headers: auth });
+    expect(status).toBe(405);
+    expect(headers.get("allow")).toBe("GET, POST, OPTIONS");
+    expect(body.type).toBe(type("method-not-allowed"));
+    expect((await problem("/v1/keys/key_1", { method: "GET", headers: auth })).headers.get("allow")).toBe(
+      "DELETE, OPTIONS",
+    );
+  });
+
+  it("wrong content type: 415", async () => {
+    const { status, body } = await problem("/v1/keys", {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "text/plain" },
+      body: "label=x",
+    });
+    expect(status).toBe(415);
+    expect(body.type).toBe(type("unsupported-media-type"));
+  });
+
+  it("malformed JSON: 400", async () => {
+    const { status, body } = await problem("/v1/keys", { method: "POST", headers: json, body: '{"label": ' });
+    expect(status).toBe(400);
+    expect(body.type).toBe(type("malformed-json"));
+  });
+
+  it("validation: 422 with JSON pointers, for missing, wrong and unknown members", async () => {
+    const missing = await problem("/v1/keys", { method: "POST", headers: json, body: "{}" });
+    expect(missing.status).toBe(422);
+    expect(missing.body).toMatchObject({ type: type("validation-error"), errors: [{ pointer: "#/label" }] });
+
+    const noBody = await problem("/v1/keys", { method: "POST", headers: auth });
+    expect(noBody.status).toBe(422);
+    expect(noBody.body.errors).toEqual([expect.objectContaining({ pointer: "#/label" })]);
+
+    const settings = await problem("/v1/shop/settings", {
+      method: "PATCH",
+      headers: json,
+      body: JSON.stringify({
+        guestEnabled: "yes",
+        headlessOrigins: ["https://ok.example", "https://bad.example/path"],
+        colour: "red",
+      }),
+    });
+    expect(settings.status).toBe(422);
+    expect(settings.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "#",
+      "#/guestEnabled",
+      "#/headlessOrigins/1",
+    ]);
+  });
+
+  it("invalid query parameters: 400 naming the parameter", async () => {
+    for (const query of ["limit=0", "limit=101", "limit=abc", "cursor=", "customerId=12a", "customerId=-1"]) {
+      const { status, body } = await problem(`/v1/lists?${query}`, { headers: auth });
+      expect(status, query).toBe(400);
+      expect(body.type).toBe(type("invalid-parameter"));
+      expect(body.errors[0].parameter).toBe(query.split("=")[0]);
+    }
+  });
+
+  it("tampered cursor: 400 invalid-cursor", async () => {
+    const { status, body } = await problem("/v1/lists?cursor=eyJhZnRlciI6ImxzdF8xIn0.AAAA", { headers: auth });
+    expect(status).toBe(400);
+    expect(body.type).toBe(type("invalid-cursor"));
+  });
+
+  it("wrong id prefix: 400 invalid-id, not 404", async () => {
+    const list = await problem("/v1/lists/itm_01jabc", { headers: auth });
+    expect(list.status).toBe(400);
+    expect(list.body.type).toBe(type("invalid-id"));
+    const key = await problem("/v1/keys/lst_01jabc", { method: "DELETE", headers: auth });
+    expect(key.status).toBe(400);
+  });
+
+  it("well-formed unknown id: 404", async () => {
+    expect((await problem("/v1/lists/lst_01jabcdefghjkmnpqrstvwxyz0", { headers: auth })).status).toBe(404);
+    expect((await problem("/v1/keys/key_01jabcdefghjkmnpqrstvwxyz0", { method: "DELETE", headers: auth })).status).toBe(
+      404,
+    );
+  });
+
+  it("bad credentials: 401 with a Bearer challenge; a public key on a private path: 403", async () => {
+    const unknown = await problem("/v1/shop", { headers: { Authorization: "Bearer svc_sk_unknown" } });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get("www-authenticate")).toBe('Bearer realm="wishlist-service"');
+    const notBearer = await problem("/v1/shop", { headers: { Authorization: "Basic dXNlcjpwYXNz" } });
+    expect(notBearer.status).toBe(401);
+    const publicAsPrivate = await problem("/v1/shop", { headers: { Authorization: "Bearer svc_pk_abc" } });
+    expect(publicAsPrivate.status).toBe(401);
+  });
+});

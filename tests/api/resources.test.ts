@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { newId } from "~/lib/ids";
+import { createList, createShopWithKey } from "../factories";
+import { OpenApiValidator, apiClient } from "../support/api";
+import { createTestApp } from "../support/http";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+
+async function shopClient() {
+  const { shop, key, secret } = await createShopWithKey();
+  return { shop, key, secret, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+}
+
+describe("GET /v1/shop", () => {
+  it("gives the overview with settings defaults, the public key, and usage counts", async () => {
+    const { shop, api } = await shopClient();
+    const list = await createList(shop.id, { customerId: "5" });
+    for (const productId of ["1", "2", "3"]) {
+      await prisma.item.create({
+        data: { id: newId("item"), listId: list.id, shopId: shop.id, productId, handle: `p${productId}` },
+      });
+    }
+    await createList(shop.id);
+    const { data, response } = await api.GET("/shop");
+    expect(response.status).toBe(200);
+    expect(data).toEqual({
+      domain: shop.domain,
+      plan: "FREE",
+      planUpdatedAt: shop.planUpdatedAt.toISOString(),
+      installedAt: shop.installedAt.toISOString(),
+      settings: {
+        guestEnabled: true,
+        shareEnabled: true,
+        sharePath: "/pages/wishlist",
+        metafieldSyncEnabled: false,
+        integrationConfigured: false,
+        strings: {},
+        headlessOrigins: [],
+      },
+      publicKey: shop.publicKey,
+      usage: { lists: 2, items: 3 },
+    });
+  });
+});
+
+describe("PATCH /v1/shop/settings", () => {
+  it("changes only the members sent and returns the whole settings object", async () => {
+    const { api } = await shopClient();
+    const { data } = await api.PATCH("/shop/settings", {
+      body: {
+        shareEnabled: false,
+        strings: { en: { add: "Save" } },
+        headlessOrigins: ["https://a.example", "https://a.example"],
+      },
+    });
+    expect(data).toMatchObject({
+      guestEnabled: true,
+      shareEnabled: false,
+      strings: { en: { add: "Save" } },
+      headlessOrigins: ["https://a.example"],
+    });
+    const again = await api.GET("/shop");
+    expect(again.data?.settings.shareEnabled).toBe(false);
+    expect(again.data?.settings.headlessOrigins).toEqual(["https://a.example"]);
+  });
+});
+
+describe("/v1/keys", () => {
+  it("creates a key whose secret is shown once and works; lists without secrets; revokes it", async () => {
+    const { key: firstKey, api } = await shopClient();
+    const created = await api.POST("/keys", { body: { label: "  Server  " } });
+    expect(created.response.status).toBe(201);
+    expect(created.data).toMatchObject({ label: "Server", kind: "private", revokedAt: null, lastUsedAt: null });
+    const secret = created.data!.secret;
+    expect(secret).toMatch(/^svc_sk_[A-Za-z0-9]{32}$/);
+    expect(created.data!.hint).toBe(secret.slice(-4));
+
+    const listed = await api.GET("/keys");
+    expect(listed.data?.map((key) => key.id)).toEqual([created.data!.id, firstKey.id]);
+    expect(JSON.stringify(listed.data)).not.toContain(secret);
+
+    const withNewKey = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    expect((await withNewKey.GET("/shop")).response.status).toBe(200);
+
+    expect((await api.DELETE("/keys/{id}", { params: { path: { id: created.data!.id } } })).response.status).toBe(204);
+    expect((await api.DELETE("/keys/{id}", { params: { path: { id: created.data!.id } } })).response.status).toBe(204);
+    expect((await withNewKey.GET("/shop")).response.status).toBe(401);
+    const after = await api.GET("/keys");
+    expect(after.data?.find((key) => key.id === created.data!.id)?.revokedAt).toEqual(expect.any(String));
+  });
+
+  it("records lastUsedAt on use, at most once a minute per process", async () => {
+    const { key, api } = await shopClient();
+    await api.GET("/shop");
+    await expect
+      .poll(async () => (await prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt)
+      .not.toBeNull();
+    const first = (await prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt;
+    await api.GET("/shop");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt).toEqual(first);
+  });
+});
+
+describe("/v1/lists", () => {
+  it("pages through summaries in a stable order with cursors, filtered by customerId in either form", async () => {
+    const { shop, api } = await shopClient();
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const owner = { customerId: String(100 + (index % 2)) };
+      ids.push((await createList(shop.id, owner, { isDefault: index < 2 ? true : null })).id);
+    }
+    const retired = await createList(shop.id);
+    await prisma.list.update({ where: { id: retired.id }, data: { retiredAt: new Date() } });
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const { data } = await api.GET("/lists", { params: { query: { limit: 2, ...(cursor ? { cursor } : {}) } } });
+      expect(data!.data.length).toBeLessThanOrEqual(2);
+      for (const list of data!.data) {
+        expect(list).not.toHaveProperty("items");
+        seen.push(list.id);
+      }
+      cursor = data!.pageInfo.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(ids);
+
+    const byString = await api.GET("/lists", { params: { query: { customerId: "101" } } });
+    expect(byString.data?.data.map((list) => list.owner)).toEqual([
+      { type: "customer", customerId: "101" },
+      { type: "customer", customerId: "101" },
+    ]);
+    const byInteger = await api.GET("/lists", { params: { query: { customerId: 101 } } });
+    expect(byInteger.data?.data.map((list) => list.id)).toEqual(byString.data?.data.map((list) => list.id));
+  });
+
+  it("returns a full list with its items, newest first", async () => {
+    const { shop, api } = await shopClient();
+    const list = await createList(shop.id, { anonymousId: "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11" });
+    await prisma.item.create({
+      data: {
+        id: newId("item"),
+        listId: list.id,
+        shopId: shop.id,
+        productId: "9",
+        handle: "old",
+        addedAt: new Date("2026-01-01T00:00:00Z"),
+      },
+    });
+    await prisma.item.create({
+      data: {
+        id: newId("item"),
+        listId: list.id,
+        shopId: shop.id,
+        productId: "9",
+        variantId: "3",
+        handle: "new",
+        titleSnapshot: "Hat",
+      },
+    });
+    const { data } = await api.GET("/lists/{id}", { params: { path: { id: list.id } } });
+    expect(data).toMatchObject({
+      id: list.id,
+      owner: { type: "anonymous", customerId: null },
+      default: true,
+      count: 2,
+      share: { enabled: false, token: null },
+    });
+    expect(data!.items.map((item) => [item.handle, item.variantId])).toEqual([
+      ["new", "3"],
+      ["old", null],
+    ]);
+  });
+});

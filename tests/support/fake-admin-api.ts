@@ -1,0 +1,70 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+
+export interface RecordedCall {
+  path: string;
+  accessToken: string | undefined;
+  query: string;
+}
+
+/**
+ * A stand-in for the platform's Admin GraphQL API on loopback: it checks the access token and the API
+ * path, records each call, and answers with whatever the test sets (a body, a status, or a hang).
+ */
+export async function startFakeAdminApi() {
+  const calls: RecordedCall[] = [];
+  let reply: (call: RecordedCall) => { status: number; body: unknown } | "hang" = () => ({
+    status: 200,
+    body: { data: {} },
+  });
+  const server: Server = createServer(async (request: IncomingMessage, response) => {
+    let raw = "";
+    for await (const chunk of request) raw += chunk;
+    const call = {
+      path: request.url ?? "",
+      accessToken: request.headers["x-shopify-access-token"] as string | undefined,
+      query: (JSON.parse(raw || "{}") as { query?: string }).query ?? "",
+    };
+    calls.push(call);
+    const answer = reply(call);
+    if (answer === "hang") return; // never answers: the client must time out
+    response.writeHead(answer.status, { "content-type": "application/json" });
+    response.end(JSON.stringify(answer.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const origin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return {
+    origin,
+    calls,
+    answer(handler: typeof reply) {
+      reply = handler;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The `themes` answer for a published theme whose settings_data.json has these app embed blocks. */
+export function themeWithBlocks(blocks: Record<string, { type: string; disabled?: boolean }>, comment = true) {
+  const settings = JSON.stringify({ current: { blocks }, presets: {} });
+  return {
+    data: {
+      themes: {
+        nodes: [
+          {
+            id: "gid://shopify/OnlineStoreTheme/1",
+            name: "Dawn",
+            files: {
+              nodes: [
+                { body: { content: `${comment ? "/*\n * written by the theme editor\n */\n" : ""}${settings}` } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  };
+}
