@@ -9,7 +9,7 @@ import { createHttpApp, type RemixHandler } from "../app/api/http-app.server";
 import { disconnectDatabase, prepareDatabase } from "../app/db.server";
 import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
-import { closeRequestRedis } from "../app/redis.server";
+import { closeRequestRedis, getRequestRedis, whenRedisReady } from "../app/redis.server";
 
 type ViteDevServer = Awaited<ReturnType<(typeof import("vite"))["createServer"]>>;
 
@@ -33,6 +33,11 @@ async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServ
 export async function startWebServer() {
   const env = getEnv();
   await prepareDatabase();
+  // Connect to Redis before taking traffic (rate limits count there); a Redis that is down is reported
+  // by /readyz rather than stopping the server.
+  await whenRedisReady(getRequestRedis(), 5_000).catch((error: unknown) =>
+    logger.warn({ err: error }, "Redis is not reachable yet; rate limits count in memory until it is"),
+  );
   const remix = await createRemix();
 
   const root = new Hono();

@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limite
 import { getEnv } from "~/env.server";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
-import { getRequestRedis } from "~/redis.server";
+import { getRequestRedis, whenRedisReady } from "~/redis.server";
 import type { Caller, V1Env } from "./context";
 
 /**
@@ -70,6 +70,10 @@ export function rateLimit(
         : `${caller.shopId}:${shopperKey(caller, new URL(c.req.url), await readJsonBody(c), clientAddress(c))}`;
     let result: RateLimiterRes;
     try {
+      // A connection still being established refuses commands (fail-fast mode), which would silently
+      // move counting to process memory; wait for it briefly. One that already failed falls through at
+      // once to the in-memory insurance limiter.
+      await whenRedisReady(getRequestRedis(), 1_000).catch(() => undefined);
       result = await limiterFor(bucket).consume(key);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) {
