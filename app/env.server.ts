@@ -41,6 +41,9 @@ export const envSchema = z
     SHOPIFY_ADMIN_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").default(DEV_SERVICE_SECRET),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** Rate limits per minute (spec 8); raised only by load tests, which must still pay for the limiter. */
+    RATE_LIMIT_PRIVATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+    RATE_LIMIT_STOREFRONT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })

@@ -52,7 +52,9 @@ export async function startWebServer() {
         },
       }),
     );
-    root.use("*", serveStatic({ root: "./build/client" }));
+    // Other public files (favicon.svg, ...) sit at the top level; only such paths touch the disk, so API
+    // requests never pay for a file-system lookup.
+    root.get("/:file{[^/]+\\.[A-Za-z0-9]+}", serveStatic({ root: "./build/client" }));
   }
   root.route("/", createHttpApp({ remix: remix.handle }));
 

@@ -34,6 +34,17 @@ describe("the dev command", () => {
         publicKey: expect.stringMatching(/^svc_pk_/),
       });
       expect(dev.output()).toContain(`Private key  ${demo.privateKey}`);
+
+      // The demo keys work against the freshly started app.
+      const overview = await fetch(`http://127.0.0.1:${port}/v1/shop`, {
+        headers: { Authorization: `Bearer ${demo.privateKey}` },
+      });
+      expect(overview.status).toBe(200);
+      expect(await overview.json()).toMatchObject({ domain: "demo-shop.myshopify.com", publicKey: demo.publicKey });
+      const withPublicKey = await fetch(`http://127.0.0.1:${port}/v1/shop`, {
+        headers: { "X-Service-Shop": demo.shopDomain, "X-Service-Public-Key": demo.publicKey },
+      });
+      expect(withPublicKey.status).toBe(403); // a public key passes authentication, but not on a private path
     } finally {
       expect(await dev.stop(20_000)).toBe(0);
     }

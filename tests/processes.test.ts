@@ -1,7 +1,7 @@
 import { QueueEvents } from "bullmq";
 import { describe, expect, it } from "vitest";
-import { HEALTH_QUEUE, healthJob } from "~/jobs/definitions";
-import { createHealthQueue, queuePrefix } from "~/jobs/queues.server";
+import { HEALTH_QUEUE, MAINTENANCE_QUEUE, healthJob, purgeIdempotencyJob } from "~/jobs/definitions";
+import { createHealthQueue, createQueue, queuePrefix } from "~/jobs/queues.server";
 import { createRedis } from "~/redis.server";
 import { freePort, startProcess } from "./support/processes";
 
@@ -37,6 +37,14 @@ describe("worker process", () => {
       const job = await queue.add(healthJob.name, { requestedAt }, healthJob.options);
       const result = await job.waitUntilFinished(events, 10_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
+
+      // The hourly purge of expired idempotency keys is scheduled.
+      const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
+      const schedulers = await maintenance.getJobSchedulers();
+      expect(schedulers).toEqual([
+        expect.objectContaining({ key: purgeIdempotencyJob.schedulerId, every: purgeIdempotencyJob.everyMs }),
+      ]);
+      await maintenance.close();
     } finally {
       await events.close();
       await queue.close();

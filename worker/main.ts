@@ -1,10 +1,11 @@
-import { Worker } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { disconnectDatabase, prepareDatabase } from "../app/db.server";
-import { HEALTH_QUEUE } from "../app/jobs/definitions";
+import { HEALTH_QUEUE, MAINTENANCE_QUEUE, purgeIdempotencyJob } from "../app/jobs/definitions";
 import { queuePrefix } from "../app/jobs/queues.server";
 import { logger } from "../app/logger.server";
 import { createRedis } from "../app/redis.server";
 import { handleHealthJob } from "./handlers/health";
+import { handleMaintenanceJob } from "./handlers/maintenance";
 
 /** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
 export async function startWorker() {
@@ -12,7 +13,17 @@ export async function startWorker() {
   const connection = createRedis("worker");
   connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
-  const workers = [new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 })];
+  const workers = [
+    new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
+    new Worker(MAINTENANCE_QUEUE, handleMaintenanceJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
+  ];
+  // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
+  const maintenance = new Queue(MAINTENANCE_QUEUE, { connection, prefix: queuePrefix() });
+  await maintenance.upsertJobScheduler(
+    purgeIdempotencyJob.schedulerId,
+    { every: purgeIdempotencyJob.everyMs },
+    { name: purgeIdempotencyJob.name, opts: purgeIdempotencyJob.options },
+  );
   for (const worker of workers) {
     worker.on("failed", (job, error) => logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed"));
   }
@@ -26,6 +37,7 @@ export async function startWorker() {
     logger.info({ signal }, "worker stopping: finishing active jobs");
     // close() waits for active jobs to finish and takes no new ones.
     await Promise.all(workers.map((worker) => worker.close()));
+    await maintenance.close();
     await connection.quit().catch(() => connection.disconnect());
     await disconnectDatabase();
     logger.info("worker stopped");

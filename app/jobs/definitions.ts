@@ -13,3 +13,13 @@ export const healthJob = {
 } as const;
 
 export type HealthJobPayload = z.infer<typeof healthJob.payload>;
+
+/** Housekeeping on a schedule (BullMQ job schedulers: one schedule however many workers run). */
+export const MAINTENANCE_QUEUE = "maintenance";
+
+export const purgeIdempotencyJob = {
+  name: "idempotency.purge",
+  schedulerId: "idempotency-purge-hourly",
+  everyMs: 60 * 60 * 1000,
+  options: { attempts: 3, removeOnComplete: 10, removeOnFail: 50 },
+} as const;

@@ -109,3 +109,19 @@ describe("Idempotency-Key on POST", () => {
     expect(response.status).toBe(400);
   });
 });
+
+describe("purging expired idempotency records", () => {
+  it("deletes only records past their 24 hours", async () => {
+    const { purgeExpiredIdempotencyKeys } = await import("~/services/idempotency/idempotency.server");
+    const { shop, post } = await setup();
+    await post("keep", "fresh");
+    await post("drop", "stale");
+    await prisma.idempotencyRecord.updateMany({
+      where: { shopId: shop.id, key: "stale" },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
+    expect(await purgeExpiredIdempotencyKeys()).toBeGreaterThanOrEqual(1);
+    const keys = (await prisma.idempotencyRecord.findMany({ where: { shopId: shop.id } })).map((record) => record.key);
+    expect(keys).toEqual(["fresh"]);
+  });
+});

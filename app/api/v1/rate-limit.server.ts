@@ -15,18 +15,21 @@ import type { Caller, V1Env } from "./context";
  * Headers name the bucket: X-RateLimit-{Limit,Remaining,Reset}-{Shop|Shopper}, plus the IETF
  * RateLimit-Policy / RateLimit fields.
  */
-export const RATE_LIMITS = {
-  shop: { points: 600, duration: 60, header: "Shop" },
-  shopper: { points: 60, duration: 60, header: "Shopper" },
-} as const;
-export type Bucket = keyof typeof RATE_LIMITS;
+export type Bucket = "shop" | "shopper";
+
+function limitOf(bucket: Bucket) {
+  const env = getEnv();
+  return bucket === "shop"
+    ? { points: env.RATE_LIMIT_PRIVATE_PER_MINUTE, duration: 60, header: "Shop" }
+    : { points: env.RATE_LIMIT_STOREFRONT_PER_MINUTE, duration: 60, header: "Shopper" };
+}
 
 const limiters = new Map<Bucket, RateLimiterRedis>();
 
 function limiterFor(bucket: Bucket): RateLimiterRedis {
   let limiter = limiters.get(bucket);
   if (!limiter) {
-    const { points, duration } = RATE_LIMITS[bucket];
+    const { points, duration } = limitOf(bucket);
     limiter = new RateLimiterRedis({
       storeClient: getRequestRedis(),
       keyPrefix: `${getEnv().REDIS_PREFIX}:rl:${bucket}`,
@@ -50,7 +53,7 @@ function shopperKey(caller: Caller, url: URL, body: unknown, clientAddress: stri
 }
 
 function setHeaders(headers: Headers, bucket: Bucket, remaining: number, resetSeconds: number) {
-  const { points, duration, header } = RATE_LIMITS[bucket];
+  const { points, duration, header } = limitOf(bucket);
   headers.set(`X-RateLimit-Limit-${header}`, String(points));
   headers.set(`X-RateLimit-Remaining-${header}`, String(remaining));
   headers.set(`X-RateLimit-Reset-${header}`, String(resetSeconds));
@@ -84,7 +87,7 @@ export function rateLimit(
       const headers = new Headers({ "Retry-After": String(retryAfter) });
       setHeaders(headers, bucket, 0, retryAfter);
       throw new AppError("rate-limited", {
-        detail: `More than ${RATE_LIMITS[bucket].points} requests a minute (${bucket} bucket). Retry in ${retryAfter} s.`,
+        detail: `More than ${limitOf(bucket).points} requests a minute (${bucket} bucket). Retry in ${retryAfter} s.`,
         extensions: { bucket },
         headers: Object.fromEntries(headers),
       });

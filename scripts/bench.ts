@@ -1,0 +1,24 @@
+/**
+ * `npm run bench -- <name> [options]`: the benchmark scripts of the hot paths. Each measures the real
+ * server next to a baseline in the same run and prints throughput, latency percentiles, peak memory
+ * and ratios. Figures are recorded in docs/benchmarks.md. Needs `npm run build` first.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+const benchmarks: Record<string, string> = {
+  api: "./bench/api.ts",
+};
+const name = process.argv[2];
+if (!name || !(name in benchmarks)) {
+  process.stderr.write(
+    `usage: npm run bench -- <${Object.keys(benchmarks).join("|")}> [--engine sqlite|postgres] [--duration 10]\n`,
+  );
+  process.exit(2);
+}
+if (!existsSync(path.resolve(import.meta.dirname, "../build/server/index.js"))) {
+  process.stderr.write("run `npm run build` first: the benchmarks measure the production build\n");
+  process.exit(2);
+}
+process.argv.splice(2, 1);
+await import(benchmarks[name]!);

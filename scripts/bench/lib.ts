@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import autocannon from "autocannon";
+
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+
+export interface Measurement {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  peakRssMb: number;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** Starts a TypeScript entry point as a child process and waits until `readyUrl` answers. */
+export async function startChild(script: string, args: string[], env: Record<string, string>, readyUrl: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if ((await fetch(readyUrl).catch(() => null))?.ok) return child;
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`${script} did not answer ${readyUrl}`);
+}
+
+export async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  if (child.exitCode === null) child.kill("SIGKILL");
+}
+
+/** Peak resident set size of a process so far (VmHWM), in MB. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+export async function load(
+  name: string,
+  url: string,
+  options: { headers?: Record<string, string>; duration: number; connections: number; pid: number },
+): Promise<Measurement> {
+  // Warm-up (JIT, connection pools, SQLite page cache), not measured.
+  await autocannon({ url, headers: options.headers, connections: options.connections, duration: 2 });
+  const result = await autocannon({
+    url,
+    headers: options.headers,
+    connections: options.connections,
+    duration: options.duration,
+  });
+  return {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    peakRssMb: peakRssMb(options.pid),
+  };
+}
+
+export function table(rows: Array<{ subject: Measurement; baseline: Measurement }>): string {
+  const lines = [
+    "| Endpoint | req/s | p50 ms | p99 ms | peak RSS MB | baseline req/s | baseline p50 | baseline p99 | throughput ratio | p99 ratio |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const { subject, baseline } of rows) {
+    lines.push(
+      `| ${subject.name} | ${subject.requestsPerSecond} | ${subject.p50} | ${subject.p99} | ${subject.peakRssMb} | ` +
+        `${baseline.requestsPerSecond} | ${baseline.p50} | ${baseline.p99} | ` +
+        `${(subject.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x | ` +
+        `${(subject.p99 / Math.max(baseline.p99, 1)).toFixed(2)}x |`,
+    );
+  }
+  return lines.join("\n");
+}
