@@ -124,3 +124,18 @@ export function loadDotEnv(file = ".env"): void {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
+
+/**
+ * Entry points (web, worker, scripts) start with this: `.env` loaded, the environment validated, and on
+ * failure every problem printed and the process ended with exit code 1, before anything else loads.
+ */
+export function loadEnvOrExit(): Env {
+  loadDotEnv();
+  try {
+    return getEnv();
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}

@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { EnvError, getEnv, loadDotEnv } from "../app/env.server";
+import { loadEnvOrExit } from "../app/env.server";
 
 const root = path.resolve(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
@@ -105,14 +105,7 @@ function startChild(name: string, script: string) {
   });
 }
 
-loadDotEnv();
-let env;
-try {
-  env = getEnv();
-} catch (error) {
-  if (!(error instanceof EnvError)) throw error;
-  fail(error.message);
-}
+const env = loadEnvOrExit();
 
 process.on("SIGINT", () => stopAll(0));
 process.on("SIGTERM", () => stopAll(0));

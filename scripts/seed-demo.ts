@@ -1,16 +1,8 @@
 /** Seeds the demo shop and prints its keys (run by `npm run dev`; also `npm run seed`). */
 import path from "node:path";
-import { EnvError, getEnv, loadDotEnv } from "../app/env.server";
+import { loadEnvOrExit } from "../app/env.server";
 
-loadDotEnv();
-let env;
-try {
-  env = getEnv();
-} catch (error) {
-  if (!(error instanceof EnvError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
-}
+const env = loadEnvOrExit();
 
 const { disconnectDatabase, prepareDatabase } = await import("../app/db.server");
 const { seedDemoShop } = await import("../app/services/demo/demo-shop.server");

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import autocannon from "autocannon";
+
+export { freePort } from "../lib/net";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -13,18 +14,6 @@ export interface Measurement {
   p99: number;
   non2xx: number;
   peakRssMb: number;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 /** Starts a TypeScript entry point as a child process and waits until `readyUrl` answers. */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { ROOT } from "../../scripts/lib/databases";
+
+export { freePort } from "../../scripts/lib/net";
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -8,18 +9,6 @@ export interface RunningProcess {
   /** Resolves with the exit code after SIGTERM (or the timeout rejects). */
   stop: (timeoutMs?: number) => Promise<number | null>;
   waitForOutput: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 /** Starts one of our entry points (server/index.ts, worker/index.ts) as a real process. */
