@@ -48,6 +48,13 @@ export const PROBLEM_TYPES = {
     description:
       "The credential is valid but does not allow this operation (for example a public key on a private path).",
   },
+  "guest-wishlists-disabled": {
+    status: 403,
+    title: "Guest wishlists are disabled",
+    description:
+      "This shop does not keep wishlists for shoppers who are not logged in (settings.guestEnabled is false). " +
+      "Ask the shopper to log in; reads still answer.",
+  },
   "not-found": {
     status: 404,
     title: "Not found",

@@ -14,6 +14,8 @@ await revokeApiKey({ shopId: shop.id, keyId: revoked.key.id });
 interface Endpoint {
   name: string;
   method: string;
+  /** Storefront endpoints accept every mode; the rest are private only. */
+  storefront?: boolean;
   /** Builds the path (fresh ids per call, so a DELETE never meets an already deleted key). */
   path: () => Promise<string>;
   body?: unknown;
@@ -42,13 +44,59 @@ const endpoints: Endpoint[] = [
   },
   { name: "GET /lists", method: "GET", path: async () => "/lists", ok: 200 },
   { name: "GET /lists/{id}", method: "GET", path: async () => `/lists/${(await createList(shop.id)).id}`, ok: 200 },
+  // Storefront: the owner is named per mode (private: customerId; public: anonymous id; proxy: signed customer).
+  {
+    name: "GET /storefront/wishlist",
+    method: "GET",
+    storefront: true,
+    path: async () => "/storefront/wishlist",
+    ok: 200,
+  },
+  {
+    name: "POST /storefront/wishlist/toggle",
+    method: "POST",
+    storefront: true,
+    path: async () => "/storefront/wishlist/toggle",
+    body: { productId: "1", handle: "one" },
+    ok: 200,
+  },
+  {
+    name: "POST /storefront/wishlist/items",
+    method: "POST",
+    storefront: true,
+    path: async () => "/storefront/wishlist/items",
+    body: { productId: "2", handle: "two" },
+    ok: 201,
+  },
+  {
+    name: "DELETE /storefront/wishlist/items",
+    method: "DELETE",
+    storefront: true,
+    path: async () => "/storefront/wishlist/items",
+    body: { productId: "2" },
+    ok: 204,
+  },
 ];
+
+const GUEST = "6f1c2c1e-3a5b-4c7d-8e9f-0a1b2c3d4e5f";
+
+/** Adds the owner a storefront call needs in each mode; other endpoints are left as they are. */
+function withOwner(mode: Mode, endpoint: Endpoint, path: string) {
+  if (!endpoint.storefront) return { path, body: endpoint.body };
+  const owner =
+    mode === "private" || mode === "revoked" ? { customerId: "31" } : mode === "public" ? { anonymousId: GUEST } : {};
+  if (endpoint.method === "POST") return { path, body: { ...(endpoint.body as object), ...owner } };
+  const query =
+    "customerId" in owner ? `customerId=${owner.customerId}` : "anonymousId" in owner ? `aid=${owner.anonymousId}` : "";
+  return { path: query ? `${path}?${query}` : path, body: endpoint.body };
+}
 
 type Mode = "none" | "private" | "revoked" | "public" | "proxy signed" | "proxy tampered";
 
-function request(mode: Mode, endpoint: Endpoint, path: string) {
-  const headers: Record<string, string> = endpoint.body ? { "Content-Type": "application/json" } : {};
-  const init = { method: endpoint.method, headers, body: endpoint.body ? JSON.stringify(endpoint.body) : undefined };
+function request(mode: Mode, endpoint: Endpoint, basePath: string) {
+  const { path, body } = withOwner(mode, endpoint, basePath);
+  const headers: Record<string, string> = body ? { "Content-Type": "application/json" } : {};
+  const init = { method: endpoint.method, headers, body: body ? JSON.stringify(body) : undefined };
   switch (mode) {
     case "none":
       return rawCall(app, validator, `/v1${path}`, init);
@@ -68,25 +116,28 @@ function request(mode: Mode, endpoint: Endpoint, path: string) {
         headers: { ...headers, "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
       });
     case "proxy signed":
-      return rawCall(
-        app,
-        validator,
-        signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: "42" }),
-        init,
-      );
+      return rawCall(app, validator, proxyPath(path), init);
     case "proxy tampered": {
-      const signed = signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: "42" });
+      const signed = proxyPath(path);
       return rawCall(app, validator, signed.replace("logged_in_customer_id=42", "logged_in_customer_id=43"), init);
     }
   }
+}
+
+/** The signed proxy URL: the path's own query (if any) goes into the signed parameters. */
+function proxyPath(path: string) {
+  const [pathname, query = ""] = path.split("?");
+  const params = Object.fromEntries(new URLSearchParams(query));
+  return signedProxyPath(`/proxy/v1${pathname}`, { shop: shop.domain, logged_in_customer_id: "42", ...params });
 }
 
 const expected: Record<Mode, (endpoint: Endpoint) => number> = {
   none: () => 401,
   private: (endpoint) => endpoint.ok,
   revoked: () => 401,
-  public: () => 403, // public keys reach storefront endpoints only
-  "proxy signed": () => 403, // the app proxy reaches storefront endpoints only
+  // Public keys and the app proxy reach storefront endpoints only.
+  public: (endpoint) => (endpoint.storefront ? endpoint.ok : 403),
+  "proxy signed": (endpoint) => (endpoint.storefront ? endpoint.ok : 403),
   "proxy tampered": () => 401,
 };
 

@@ -28,6 +28,10 @@ describe("the OpenAPI description", () => {
         "DELETE /keys/{id}",
         "GET /lists",
         "GET /lists/{id}",
+        "GET /storefront/wishlist",
+        "POST /storefront/wishlist/toggle",
+        "POST /storefront/wishlist/items",
+        "DELETE /storefront/wishlist/items",
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);

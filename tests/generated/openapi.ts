@@ -717,6 +717,473 @@ export interface paths {
         };
         trace?: never;
     };
+    "/storefront/wishlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shopper's wishlist
+         * @description The owner's default list with its items, newest first. A shopper with no list yet gets an empty list whose `id` and `updatedAt` are null: reading never creates anything.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Anonymous id (ignored for a logged-in customer). */
+                    aid?: string;
+                    /** @description Private-key calls only. */
+                    customerId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The wishlist */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Wishlist"];
+                    };
+                };
+                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storefront/wishlist/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a product
+         * @description 201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; nothing changes and no event is emitted.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                         */
+                        anonymousId?: string;
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        customerId?: string;
+                        handle: string;
+                        /** @example 7234567890123 */
+                        productId: string;
+                        /** @description Optional: product title, kept as `titleSnapshot`. */
+                        title?: string;
+                        /** @description Optional: save a specific variant. Digits or a GID. */
+                        variantId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Already saved */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Item"];
+                    };
+                };
+                /** @description Saved */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Item"];
+                    };
+                };
+                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency key in use */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed (or Idempotency-Key reused) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Unsave a product
+         * @description Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. The JSON body is required; `{}` with `itemId` is the shape shown in the spec. Removing what is not there also answers 204.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Anonymous id (ignored for a logged-in customer). */
+                    aid?: string;
+                    /** @description Private-key calls only. */
+                    customerId?: string;
+                    itemId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                         */
+                        anonymousId?: string;
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        customerId?: string;
+                        /** @example 7234567890123 */
+                        productId?: string;
+                        /** @description Optional: save a specific variant. Digits or a GID. */
+                        variantId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Removed (or was not there) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed (or Idempotency-Key reused) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storefront/wishlist/toggle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save or unsave a product
+         * @description Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                         */
+                        anonymousId?: string;
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        customerId?: string;
+                        handle: string;
+                        /** @example 7234567890123 */
+                        productId: string;
+                        /** @description Optional: product title, kept as `titleSnapshot`. */
+                        title?: string;
+                        /** @description Optional: save a specific variant. Digits or a GID. */
+                        variantId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description What changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ToggleResult"];
+                    };
+                };
+                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Idempotency key in use */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed (or Idempotency-Key reused) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "item.added": {
@@ -1239,6 +1706,29 @@ export interface components {
                 items: number;
                 lists: number;
             };
+        };
+        ToggleResult: {
+            added: boolean;
+            /** @description Items in the list after the change. */
+            count: number;
+            /** @description The item saved, or the item removed. */
+            itemId: string;
+        };
+        Wishlist: {
+            count: number;
+            default: boolean;
+            /** @description null until the first item is saved: reads never create lists. */
+            id: string | null;
+            items: components["schemas"]["Item"][];
+            name: string;
+            owner: components["schemas"]["Owner"];
+            share: components["schemas"]["Share"];
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            updatedAt: string | null;
         };
     };
     responses: never;

@@ -8,6 +8,7 @@ import { allowedMethods } from "./route.server";
 import { registerKeyRoutes } from "./routes/keys.server";
 import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
+import { registerStorefrontRoutes } from "./routes/storefront.server";
 import { WEBHOOK_EVENTS } from "./schemas";
 
 const CORS_ALLOW_HEADERS = "Content-Type, X-Service-Shop, X-Service-Public-Key, Idempotency-Key, X-Request-Id";
@@ -60,6 +61,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
     if (origin) c.res.headers.append("Vary", "Origin");
   });
 
+  registerStorefrontRoutes(app);
   registerShopRoutes(app);
   registerKeyRoutes(app);
   registerListRoutes(app);

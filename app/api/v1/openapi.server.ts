@@ -71,6 +71,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
     },
     servers: [{ url: `${baseUrl}/v1`, description: "This deployment" }],
     tags: [
+      { name: "Storefront", description: "Shopper endpoints: all three calling modes" },
       { name: "Shop", description: "Shop overview and settings" },
       { name: "API keys", description: "Private keys: shown once, revocable" },
       { name: "Lists", description: "Browse the shop's wishlists" },

@@ -45,11 +45,19 @@ function limiterFor(bucket: Bucket): RateLimiterRedis {
 
 function shopperKey(caller: Caller, url: URL, body: unknown, clientAddress: string | undefined): string {
   if (caller.customerId) return `c:${caller.customerId}`;
-  const aid =
-    url.searchParams.get("aid") ??
-    (typeof body === "object" && body !== null && "anonymousId" in body ? String(body.anonymousId) : null);
+  // Private keys act for many shoppers and name each one.
+  const named =
+    caller.mode === "private" ? (url.searchParams.get("customerId") ?? bodyField(body, "customerId")) : null;
+  if (named) return `c:${named}`;
+  const aid = url.searchParams.get("aid") ?? bodyField(body, "anonymousId");
   if (aid && /^[0-9a-fA-F-]{36}$/.test(aid)) return `a:${aid.toLowerCase()}`;
   return `ip:${clientAddress ?? "unknown"}`;
+}
+
+function bodyField(body: unknown, name: string): string | null {
+  return typeof body === "object" && body !== null && name in body
+    ? String((body as Record<string, unknown>)[name])
+    : null;
 }
 
 function setHeaders(headers: Headers, bucket: Bucket, remaining: number, resetSeconds: number) {

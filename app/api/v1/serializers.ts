@@ -1,18 +1,11 @@
 import type { ApiKey, Item, List } from "~/generated/prisma-sqlite/client";
 import { toTimestamp } from "~/lib/time";
 
-/** Database rows to the API shapes of spec 2. */
-export function serializeItem(item: Item) {
-  return {
-    id: item.id,
-    productId: item.productId,
-    variantId: item.variantId === "" ? null : item.variantId,
-    handle: item.handle,
-    titleSnapshot: item.titleSnapshot,
-    addedAt: toTimestamp(item.addedAt),
-  };
-}
+import { serializeItem } from "~/services/wishlists/serialize";
 
+export { serializeItem };
+
+/** Database rows to the API shapes of spec 2. */
 export function serializeListSummary(list: List & { count: number }) {
   return {
     id: list.id,

@@ -1,0 +1,270 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { parseId } from "~/lib/ids";
+import { AppError } from "~/lib/problems";
+import { toTimestamp } from "~/lib/time";
+import { getShopSettings } from "~/services/shops/shops.server";
+import { anonymousIdSchema, type Owner } from "~/services/wishlists/owner";
+import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
+import type { Caller, V1Env } from "../context";
+import { apiRoute } from "../route.server";
+import { ItemSchema, OwnerSchema, ShareSchema, Timestamp } from "../schemas";
+import { serializeItem } from "../serializers";
+
+const ALL_MODES = ["private", "public", "proxy"] as const;
+
+/** Platform ids as digits, or as GIDs (`gid://shopify/Product/123`), which themes often hold. */
+const gidOrDigits = (resource: string) =>
+  z.union([z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]).transform((value, ctx) => {
+    const text = String(value);
+    const match = new RegExp(`^(?:gid://shopify/${resource}/)?(\\d{1,20})$`).exec(text);
+    if (!match) {
+      ctx.addIssue({ code: "custom", message: `must be decimal digits or gid://shopify/${resource}/<digits>` });
+      return z.NEVER;
+    }
+    return match[1]!;
+  });
+
+const ItemInput = {
+  productId: gidOrDigits("Product").openapi({ type: "string", example: "7234567890123" }),
+  handle: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[^\s/?#]+$/, "must be a product handle (no spaces or slashes)"),
+  variantId: gidOrDigits("ProductVariant")
+    .nullable()
+    .optional()
+    .openapi({ type: "string", description: "Optional: save a specific variant. Digits or a GID." }),
+  title: z.string().max(255).optional().openapi({ description: "Optional: product title, kept as `titleSnapshot`." }),
+};
+
+const OwnerInput = {
+  anonymousId: anonymousIdSchema.optional().openapi({
+    description: "The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).",
+  }),
+  customerId: gidOrDigits("Customer").optional().openapi({
+    type: "string",
+    description: "Private-key calls only: the customer whose list to change (or send anonymousId).",
+  }),
+};
+
+const OwnerQuery = z.object({
+  aid: anonymousIdSchema.optional().openapi({ description: "Anonymous id (ignored for a logged-in customer)." }),
+  customerId: gidOrDigits("Customer").optional().openapi({ type: "string", description: "Private-key calls only." }),
+});
+
+const StorefrontListSchema = z
+  .object({
+    id: z.string().nullable().openapi({ description: "null until the first item is saved: reads never create lists." }),
+    owner: OwnerSchema,
+    name: z.string(),
+    default: z.boolean(),
+    count: z.number().int(),
+    items: z.array(ItemSchema),
+    share: ShareSchema,
+    updatedAt: Timestamp.nullable(),
+  })
+  .openapi("Wishlist");
+
+const ToggleResultSchema = z
+  .object({
+    added: z.boolean(),
+    count: z.number().int().openapi({ description: "Items in the list after the change." }),
+    itemId: z.string().openapi({ description: "The item saved, or the item removed." }),
+  })
+  .openapi("ToggleResult");
+
+/**
+ * Who owns the list this call is about (decision 010): a logged-in customer (app proxy, signed), else the
+ * anonymous id; public keys are anonymous only; private keys name the owner (customerId or anonymousId).
+ */
+function resolveOwner(
+  caller: Caller,
+  given: { anonymousId?: string; customerId?: string },
+  source: "query" | "body",
+): Owner {
+  const anonymousField = source === "query" ? "aid" : "anonymousId";
+  const missing = (detail: string) =>
+    source === "query"
+      ? new AppError("invalid-parameter", { detail, errors: [{ parameter: anonymousField, detail }] })
+      : new AppError("validation-error", { detail, errors: [{ pointer: `#/${anonymousField}`, detail }] });
+
+  if (caller.mode === "proxy") {
+    if (caller.customerId) return { kind: "customer", customerId: caller.customerId };
+  } else if (caller.mode === "public") {
+    if (given.customerId) {
+      throw new AppError("forbidden", {
+        detail: "Public keys act for anonymous shoppers only; customerId is refused.",
+      });
+    }
+  } else {
+    if (given.customerId && given.anonymousId) throw missing("Send customerId or an anonymous id, not both.");
+    if (given.customerId) return { kind: "customer", customerId: given.customerId };
+  }
+  if (!given.anonymousId) throw missing(`${anonymousField} is required for a shopper who is not logged in.`);
+  return { kind: "anonymous", anonymousId: given.anonymousId };
+}
+
+/** settings.guestEnabled false refuses anonymous writes (reads still answer). */
+async function assertGuestWritesAllowed(caller: Caller, owner: Owner) {
+  if (owner.kind !== "anonymous") return;
+  const settings = caller.settings ?? (await getShopSettings({ shopId: caller.shopId }));
+  if (!settings.guestEnabled) {
+    throw new AppError("guest-wishlists-disabled", {
+      detail: "This shop keeps wishlists for logged-in customers only.",
+    });
+  }
+}
+
+function ownerView(owner: Owner) {
+  return owner.kind === "customer"
+    ? { type: "customer" as const, customerId: owner.customerId }
+    : { type: "anonymous" as const, customerId: null };
+}
+
+const readRoute = apiRoute({
+  method: "get",
+  path: "/storefront/wishlist",
+  tags: ["Storefront"],
+  summary: "The shopper's wishlist",
+  description:
+    "The owner's default list with its items, newest first. A shopper with no list yet gets an empty list whose " +
+    "`id` and `updatedAt` are null: reading never creates anything.",
+  modes: ALL_MODES,
+  request: { query: OwnerQuery },
+  responses: {
+    200: { description: "The wishlist", content: { "application/json": { schema: StorefrontListSchema } } },
+  },
+});
+
+const toggleRoute = apiRoute({
+  method: "post",
+  path: "/storefront/wishlist/toggle",
+  tags: ["Storefront"],
+  summary: "Save or unsave a product",
+  description:
+    "Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed.",
+  modes: ALL_MODES,
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).strict() } },
+    },
+  },
+  responses: { 200: { description: "What changed", content: { "application/json": { schema: ToggleResultSchema } } } },
+});
+
+const addRoute = apiRoute({
+  method: "post",
+  path: "/storefront/wishlist/items",
+  tags: ["Storefront"],
+  summary: "Save a product",
+  description:
+    "201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; " +
+    "nothing changes and no event is emitted.",
+  modes: ALL_MODES,
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).strict() } },
+    },
+  },
+  responses: {
+    201: { description: "Saved", content: { "application/json": { schema: ItemSchema } } },
+    200: { description: "Already saved", content: { "application/json": { schema: ItemSchema } } },
+  },
+});
+
+const removeRoute = apiRoute({
+  method: "delete",
+  path: "/storefront/wishlist/items",
+  tags: ["Storefront"],
+  summary: "Unsave a product",
+  description:
+    "Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. The JSON body is " +
+    "required; `{}` with `itemId` is the shape shown in the spec. Removing what is not there also answers 204.",
+  modes: ALL_MODES,
+  request: {
+    query: OwnerQuery.extend({
+      itemId: z
+        .string()
+        .regex(/^itm_[A-Za-z0-9]+$/, "must be an item id (itm_...)")
+        .optional(),
+    }),
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z
+            .object({ productId: ItemInput.productId.optional(), variantId: ItemInput.variantId, ...OwnerInput })
+            .strict(),
+        },
+      },
+    },
+  },
+  responses: { 204: { description: "Removed (or was not there)" } },
+});
+
+export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(readRoute, async (c) => {
+    const caller = c.get("caller");
+    const query = c.req.valid("query");
+    const owner = resolveOwner(caller, { anonymousId: query.aid, customerId: query.customerId }, "query");
+    const list = await readWishlist({ shopId: caller.shopId, owner });
+    return c.json(
+      {
+        id: list?.id ?? null,
+        owner: ownerView(owner),
+        name: list?.name ?? "Wishlist",
+        default: true,
+        count: list?.count ?? 0,
+        items: (list?.items ?? []).map(serializeItem),
+        share: { enabled: list?.shareEnabled ?? false, token: list?.shareToken ?? null },
+        updatedAt: toTimestamp(list?.updatedAt),
+      },
+      200,
+    );
+  });
+
+  app.openapi(toggleRoute, async (c) => {
+    const caller = c.get("caller");
+    const { anonymousId, customerId, ...item } = c.req.valid("json");
+    const owner = resolveOwner(caller, { anonymousId, customerId }, "body");
+    await assertGuestWritesAllowed(caller, owner);
+    return c.json(await toggleItem({ shopId: caller.shopId, owner, item }), 200);
+  });
+
+  app.openapi(addRoute, async (c) => {
+    const caller = c.get("caller");
+    const { anonymousId, customerId, ...item } = c.req.valid("json");
+    const owner = resolveOwner(caller, { anonymousId, customerId }, "body");
+    await assertGuestWritesAllowed(caller, owner);
+    const result = await addItem({ shopId: caller.shopId, owner, item });
+    return c.json(serializeItem(result.item), result.created ? 201 : 200);
+  });
+
+  app.openapi(removeRoute, async (c) => {
+    const caller = c.get("caller");
+    const query = c.req.valid("query");
+    const body = c.req.valid("json");
+    const owner = resolveOwner(
+      caller,
+      { anonymousId: query.aid ?? body.anonymousId, customerId: query.customerId ?? body.customerId },
+      "query",
+    );
+    await assertGuestWritesAllowed(caller, owner);
+    const target = query.itemId
+      ? { itemId: parseId("item", query.itemId, "itemId") }
+      : body.productId
+        ? { productId: body.productId, variantId: body.variantId ?? null }
+        : null;
+    if (!target) {
+      throw new AppError("validation-error", {
+        detail: "Name the item: itemId in the query, or productId (and variantId) in the body.",
+        errors: [{ pointer: "#/productId", detail: "required when itemId is not given" }],
+      });
+    }
+    await removeItem({ shopId: caller.shopId, owner, target });
+    return c.body(null, 204);
+  });
+}

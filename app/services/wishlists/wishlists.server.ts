@@ -1,0 +1,160 @@
+import { prisma, type Prisma } from "~/db.server";
+import { getEnv } from "~/env.server";
+import type { Item, List } from "~/generated/prisma-sqlite/client";
+import { newId } from "~/lib/ids";
+import { writeEvent } from "~/services/events/outbox.server";
+import { ownerEventFields, ownerWhere, type Owner } from "./owner";
+import { serializeItem } from "./serialize";
+
+/**
+ * Storefront wishlist operations on an owner's default list. Every change runs in one transaction that
+ * (1) finds or creates the list, (2) locks it, (3) changes the item, (4) counts, (5) writes the event;
+ * so parallel requests for one owner apply one after another, `count` is the true count at commit, and
+ * each change has exactly one event (docs/decisions/010-storefront-writes.md).
+ */
+export interface ItemRef {
+  productId: string;
+  /** null or absent: the product itself, without a variant. */
+  variantId?: string | null;
+}
+
+export interface NewItem extends ItemRef {
+  handle: string;
+  title?: string;
+}
+
+type Tx = Prisma.TransactionClient;
+
+const MAX_ATTEMPTS = 5;
+
+/** Unique violations (two requests creating the same list or item) and write conflicts are retried. */
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === "P2002" || code === "P2034";
+}
+
+async function inTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await prisma.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
+    } catch (error) {
+      if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+    }
+  }
+}
+
+function defaultListWhere(shopId: string, owner: Owner) {
+  return { shopId, ...ownerWhere(owner), isDefault: true, retiredAt: null };
+}
+
+/**
+ * The owner's default list, locked for this transaction (PostgreSQL: row lock; SQLite: writers are
+ * serialised by the database). Created when `create` is set and there is none.
+ */
+async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, create: boolean): Promise<List | null> {
+  const list = await tx.list.findFirst({ where: defaultListWhere(shopId, owner) });
+  if (list) {
+    if (getEnv().DATABASE_ENGINE === "postgres") {
+      await tx.$executeRawUnsafe(`SELECT 1 FROM "List" WHERE "id" = $1 FOR UPDATE`, list.id);
+    }
+    return list;
+  }
+  if (!create) return null;
+  // A concurrent creator makes this insert fail on the unique (shop, owner, isDefault) index: retried.
+  return tx.list.create({ data: { id: newId("list"), shopId, ...ownerWhere(owner), isDefault: true } });
+}
+
+async function finishChange(
+  tx: Tx,
+  shopId: string,
+  owner: Owner,
+  list: List,
+  item: Item,
+  type: "item.added" | "item.removed",
+) {
+  const count = await tx.item.count({ where: { listId: list.id } });
+  await tx.list.update({ where: { id: list.id }, data: { updatedAt: new Date() } });
+  await writeEvent(tx, {
+    shopId,
+    type,
+    data: { listId: list.id, ...ownerEventFields(owner), item: serializeItem(item), count },
+  });
+  return count;
+}
+
+function itemKey(listId: string, ref: ItemRef) {
+  return { listId_productId_variantId: { listId, productId: ref.productId, variantId: ref.variantId ?? "" } };
+}
+
+/** The owner's default list with its items (newest first), or null: reading never creates a list. */
+export async function readWishlist({ shopId, owner }: { shopId: string; owner: Owner }) {
+  const list = await prisma.list.findFirst({
+    where: defaultListWhere(shopId, owner),
+    include: { items: { orderBy: [{ addedAt: "desc" }, { id: "desc" }] } },
+  });
+  return list ? { ...list, count: list.items.length } : null;
+}
+
+/** Saves the item if it is not in the list, removes it if it is. */
+export async function toggleItem({ shopId, owner, item }: { shopId: string; owner: Owner; item: NewItem }) {
+  return inTransaction(async (tx) => {
+    const list = (await lockDefaultList(tx, shopId, owner, true))!;
+    const existing = await tx.item.findUnique({ where: itemKey(list.id, item) });
+    if (existing) {
+      await tx.item.delete({ where: { id: existing.id } });
+      const count = await finishChange(tx, shopId, owner, list, existing, "item.removed");
+      return { added: false, count, itemId: existing.id };
+    }
+    const created = await tx.item.create({ data: newItemData(shopId, list.id, item) });
+    const count = await finishChange(tx, shopId, owner, list, created, "item.added");
+    return { added: true, count, itemId: created.id };
+  });
+}
+
+/** Saves the item; an item already saved is returned as it is (its addedAt kept, no event). */
+export async function addItem({ shopId, owner, item }: { shopId: string; owner: Owner; item: NewItem }) {
+  return inTransaction(async (tx) => {
+    const list = (await lockDefaultList(tx, shopId, owner, true))!;
+    const existing = await tx.item.findUnique({ where: itemKey(list.id, item) });
+    if (existing) return { item: existing, created: false };
+    const created = await tx.item.create({ data: newItemData(shopId, list.id, item) });
+    await finishChange(tx, shopId, owner, list, created, "item.added");
+    return { item: created, created: true };
+  });
+}
+
+/** Removes one item, by id or by product+variant. Removing what is not there changes nothing. */
+export async function removeItem({
+  shopId,
+  owner,
+  target,
+}: {
+  shopId: string;
+  owner: Owner;
+  target: { itemId: string } | ItemRef;
+}) {
+  return inTransaction(async (tx) => {
+    const list = await lockDefaultList(tx, shopId, owner, false);
+    if (!list) return { removed: false };
+    const existing =
+      "itemId" in target
+        ? await tx.item.findFirst({ where: { id: target.itemId, listId: list.id } })
+        : await tx.item.findUnique({ where: itemKey(list.id, target) });
+    if (!existing) return { removed: false };
+    await tx.item.delete({ where: { id: existing.id } });
+    await finishChange(tx, shopId, owner, list, existing, "item.removed");
+    return { removed: true };
+  });
+}
+
+function newItemData(shopId: string, listId: string, item: NewItem) {
+  return {
+    id: newId("item"),
+    listId,
+    shopId,
+    productId: item.productId,
+    variantId: item.variantId ?? "",
+    handle: item.handle,
+    titleSnapshot: item.title ?? "",
+  };
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { addItem, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
+import { createShopWithKey } from "../factories";
+import { BASE_URL, createTestApp } from "../support/http";
+
+const app = await createTestApp();
+
+async function setup() {
+  const { shop } = await createShopWithKey();
+  const aid = randomUUID();
+  const toggle = async (productId: string): Promise<Response> =>
+    app.request(`${BASE_URL}/v1/storefront/wishlist/toggle`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "X-Service-Shop": shop.domain,
+        "X-Service-Public-Key": shop.publicKey,
+      },
+      body: JSON.stringify({ productId, handle: `p${productId}`, anonymousId: aid }),
+    });
+  const eventLog = async () =>
+    (await prisma.event.findMany({ where: { shopId: shop.id }, orderBy: { id: "asc" } })).map((event) => ({
+      type: event.type,
+      ...(JSON.parse(event.data) as { count: number; item: { productId: string } }),
+    }));
+  return { shop, aid, toggle, eventLog };
+}
+
+describe("concurrent storefront writes on one owner (real parallel requests)", () => {
+  it("20 parallel toggles of one product: no duplicate, one event each, counts alternate 1/0", async () => {
+    const { shop, toggle, eventLog } = await setup();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => toggle("1")));
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+    const results = await Promise.all(responses.map((response) => response.json()));
+
+    expect(results.filter((result) => result.added)).toHaveLength(10);
+    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0); // an even number of toggles
+    expect(await prisma.list.count({ where: { shopId: shop.id } })).toBe(1);
+    const log = await eventLog();
+    expect(log).toHaveLength(20);
+    expect(log.map((event) => event.count)).toEqual(
+      Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? 1 : 0)),
+    );
+    expect(log.map((event) => event.type)).toEqual(
+      Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? "item.added" : "item.removed")),
+    );
+  });
+
+  it("parallel toggles of 15 different products: every count is the true count at its commit", async () => {
+    const { shop, toggle, eventLog } = await setup();
+    const products = Array.from({ length: 15 }, (_, index) => String(100 + index));
+    const results = await Promise.all(
+      products.map((productId) => toggle(productId).then((response) => response.json())),
+    );
+    expect(results.every((result) => result.added)).toBe(true);
+    expect(results.map((result) => result.count).sort((a, b) => a - b)).toEqual(products.map((_, index) => index + 1));
+    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(15);
+    expect((await eventLog()).map((event) => event.count)).toEqual(products.map((_, index) => index + 1));
+  });
+
+  it("parallel adds and removes through the service keep items and events in step", async () => {
+    const { shop, aid } = await setup();
+    const owner = { kind: "anonymous" as const, anonymousId: aid };
+    const item = { productId: "7", variantId: null, handle: "seven" };
+    const adds = await Promise.all(Array.from({ length: 10 }, () => addItem({ shopId: shop.id, owner, item })));
+    expect(adds.filter((result) => result.created)).toHaveLength(1);
+    expect(new Set(adds.map((result) => result.item.id)).size).toBe(1);
+
+    const removes = await Promise.all(
+      Array.from({ length: 10 }, () => removeItem({ shopId: shop.id, owner, target: { productId: "7" } })),
+    );
+    expect(removes.filter((result) => result.removed)).toHaveLength(1);
+    const mixed = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        index % 3 === 0
+          ? removeItem({ shopId: shop.id, owner, target: { productId: "8" } })
+          : index % 3 === 1
+            ? addItem({ shopId: shop.id, owner, item: { ...item, productId: "8" } })
+            : toggleItem({ shopId: shop.id, owner, item: { ...item, productId: "8" } }),
+      ),
+    );
+    expect(mixed).toHaveLength(12);
+
+    // Invariant: events replayed in order give exactly the final state.
+    const log = await prisma.event.findMany({ where: { shopId: shop.id }, orderBy: { id: "asc" } });
+    let count = 0;
+    for (const event of log) {
+      count += event.type === "item.added" ? 1 : -1;
+      expect(JSON.parse(event.data).count).toBe(count);
+    }
+    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(count);
+    expect(count).toBeLessThanOrEqual(1);
+  });
+});
