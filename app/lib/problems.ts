@@ -55,6 +55,13 @@ export const PROBLEM_TYPES = {
       "This shop does not keep wishlists for shoppers who are not logged in (settings.guestEnabled is false). " +
       "Ask the shopper to log in; reads still answer.",
   },
+  "sharing-disabled": {
+    status: 403,
+    title: "Sharing is disabled",
+    description:
+      "This shop does not allow wishlist share links (settings.shareEnabled is false): links cannot be created and " +
+      "shared lists are not shown.",
+  },
   "not-found": {
     status: 404,
     title: "Not found",

@@ -21,6 +21,8 @@ interface Endpoint {
   body?: unknown;
   /** Status with a valid private key. */
   ok: number;
+  /** Status with the public key when it differs from `ok` (identify: customers only). */
+  publicStatus?: number;
 }
 
 const endpoints: Endpoint[] = [
@@ -76,16 +78,48 @@ const endpoints: Endpoint[] = [
     body: { productId: "2" },
     ok: 204,
   },
+  {
+    name: "POST /storefront/wishlist/share",
+    method: "POST",
+    storefront: true,
+    path: async () => "/storefront/wishlist/share",
+    ok: 200,
+  },
+  {
+    name: "GET /storefront/lists/{shareToken}",
+    method: "GET",
+    storefront: true,
+    path: async () => {
+      const list = await createList(shop.id);
+      const token = `tok${list.id.slice(4)}`;
+      await prisma.list.update({ where: { id: list.id }, data: { shareToken: token, shareEnabled: true } });
+      return `/storefront/lists/${token}`;
+    },
+    ok: 200,
+  },
+  {
+    name: "POST /storefront/identify",
+    method: "POST",
+    storefront: true,
+    path: async () => "/storefront/identify",
+    body: { anonymousId: "0b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11" },
+    ok: 200,
+    publicStatus: 403,
+  },
 ];
 
 const GUEST = "6f1c2c1e-3a5b-4c7d-8e9f-0a1b2c3d4e5f";
 
 /** Adds the owner a storefront call needs in each mode; other endpoints are left as they are. */
 function withOwner(mode: Mode, endpoint: Endpoint, path: string) {
-  if (!endpoint.storefront) return { path, body: endpoint.body };
+  if (!endpoint.storefront || path.startsWith("/storefront/lists/")) return { path, body: endpoint.body };
   const owner =
     mode === "private" || mode === "revoked" ? { customerId: "31" } : mode === "public" ? { anonymousId: GUEST } : {};
-  if (endpoint.method === "POST") return { path, body: { ...(endpoint.body as object), ...owner } };
+  if (endpoint.method === "POST" && endpoint.body !== undefined) {
+    // identify carries the guest's anonymousId already; the owner is the customer.
+    const named = path.endsWith("/identify") && "anonymousId" in owner ? {} : owner;
+    return { path, body: { ...(endpoint.body as object), ...named } };
+  }
   const query =
     "customerId" in owner ? `customerId=${owner.customerId}` : "anonymousId" in owner ? `aid=${owner.anonymousId}` : "";
   return { path: query ? `${path}?${query}` : path, body: endpoint.body };
@@ -136,7 +170,7 @@ const expected: Record<Mode, (endpoint: Endpoint) => number> = {
   private: (endpoint) => endpoint.ok,
   revoked: () => 401,
   // Public keys and the app proxy reach storefront endpoints only.
-  public: (endpoint) => (endpoint.storefront ? endpoint.ok : 403),
+  public: (endpoint) => (endpoint.storefront ? (endpoint.publicStatus ?? endpoint.ok) : 403),
   "proxy signed": (endpoint) => (endpoint.storefront ? endpoint.ok : 403),
   "proxy tampered": () => 401,
 };

@@ -32,6 +32,9 @@ describe("the OpenAPI description", () => {
         "POST /storefront/wishlist/toggle",
         "POST /storefront/wishlist/items",
         "DELETE /storefront/wishlist/items",
+        "POST /storefront/wishlist/share",
+        "GET /storefront/lists/{shareToken}",
+        "POST /storefront/identify",
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);

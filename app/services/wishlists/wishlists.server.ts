@@ -33,7 +33,7 @@ function isRetryable(error: unknown): boolean {
   return code === "P2002" || code === "P2034";
 }
 
-async function inTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await prisma.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
@@ -51,7 +51,7 @@ function defaultListWhere(shopId: string, owner: Owner) {
  * The owner's default list, locked for this transaction (PostgreSQL: row lock; SQLite: writers are
  * serialised by the database). Created when `create` is set and there is none.
  */
-async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, create: boolean): Promise<List | null> {
+export async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, create: boolean): Promise<List | null> {
   const list = await tx.list.findFirst({ where: defaultListWhere(shopId, owner) });
   if (list) {
     if (getEnv().DATABASE_ENGINE === "postgres") {

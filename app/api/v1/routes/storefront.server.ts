@@ -4,6 +4,8 @@ import { AppError } from "~/lib/problems";
 import { toTimestamp } from "~/lib/time";
 import { getShopSettings } from "~/services/shops/shops.server";
 import { anonymousIdSchema, type Owner } from "~/services/wishlists/owner";
+import { mergeGuestList } from "~/services/wishlists/merge.server";
+import { readSharedList, shareWishlist } from "~/services/wishlists/sharing.server";
 import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import type { Caller, V1Env } from "../context";
 import { apiRoute } from "../route.server";
@@ -205,7 +207,145 @@ const removeRoute = apiRoute({
   responses: { 204: { description: "Removed (or was not there)" } },
 });
 
+const ShareResultSchema = z
+  .object({
+    listId: z.string(),
+    token: z
+      .string()
+      .openapi({ description: "The share token (opens the list through GET /storefront/lists/{shareToken})." }),
+    url: z.string().openapi({ description: "Link to the shop's share page: https://<shop><sharePath>?share=<token>." }),
+    enabled: z.literal(true),
+  })
+  .openapi("ShareResult");
+
+const SharedListSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    default: z.boolean(),
+    count: z.number().int(),
+    items: z.array(ItemSchema),
+    updatedAt: Timestamp,
+  })
+  .openapi("SharedList", { description: "A list opened by its share token: no owner, no share details." });
+
+const shareRoute = apiRoute({
+  method: "post",
+  path: "/storefront/wishlist/share",
+  tags: ["Storefront"],
+  summary: "Create the share link",
+  description:
+    "Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the " +
+    "same link without an event. No body. 403 `sharing-disabled` when the shop does not allow sharing. The owner " +
+    "is named as for the other storefront calls (`aid` query for guests, `customerId` query for private keys).",
+  modes: ALL_MODES,
+  request: { query: OwnerQuery },
+  responses: { 200: { description: "The share link", content: { "application/json": { schema: ShareResultSchema } } } },
+});
+
+const sharedRoute = apiRoute({
+  method: "get",
+  path: "/storefront/lists/{shareToken}",
+  tags: ["Storefront"],
+  summary: "Open a shared list",
+  description: "404 for an unknown token; 403 `sharing-disabled` when the shop does not allow sharing.",
+  modes: ALL_MODES,
+  request: {
+    params: z.object({
+      shareToken: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: "shareToken", in: "path" } }),
+    }),
+  },
+  responses: { 200: { description: "The shared list", content: { "application/json": { schema: SharedListSchema } } } },
+});
+
+const identifyRoute = apiRoute({
+  method: "post",
+  path: "/storefront/identify",
+  tags: ["Storefront"],
+  summary: "Merge the guest list into the customer's at login",
+  description:
+    "For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); " +
+    "public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier " +
+    "`addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and " +
+    "returns the customer's full list. Repeating it merges nothing and still answers 200.",
+  modes: ALL_MODES,
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).strict(),
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: "The customer's list after the merge",
+      content: { "application/json": { schema: StorefrontListSchema } },
+    },
+  },
+});
+
 export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(identifyRoute, async (c) => {
+    const caller = c.get("caller");
+    const body = c.req.valid("json");
+    const customerId = caller.mode === "proxy" ? caller.customerId : caller.mode === "private" ? body.customerId : null;
+    if (!customerId) {
+      throw new AppError("forbidden", {
+        detail:
+          caller.mode === "private"
+            ? "Name the logged-in customer with customerId."
+            : "Only a logged-in customer can merge a guest list (public keys never act as a customer).",
+      });
+    }
+    await mergeGuestList({ shopId: caller.shopId, customerId, anonymousId: body.anonymousId });
+    const owner: Owner = { kind: "customer", customerId };
+    const list = (await readWishlist({ shopId: caller.shopId, owner }))!;
+    return c.json(
+      {
+        id: list.id,
+        owner: ownerView(owner),
+        name: list.name,
+        default: true,
+        count: list.count,
+        items: list.items.map(serializeItem),
+        share: { enabled: list.shareEnabled, token: list.shareToken },
+        updatedAt: toTimestamp(list.updatedAt),
+      },
+      200,
+    );
+  });
+
+  app.openapi(shareRoute, async (c) => {
+    const caller = c.get("caller");
+    const query = c.req.valid("query");
+    const owner = resolveOwner(caller, { anonymousId: query.aid, customerId: query.customerId }, "query");
+    await assertGuestWritesAllowed(caller, owner);
+    const { listId, token, url } = await shareWishlist({ shopId: caller.shopId, owner });
+    return c.json({ listId, token, url, enabled: true as const }, 200);
+  });
+
+  app.openapi(sharedRoute, async (c) => {
+    const list = await readSharedList({ shopId: c.get("caller").shopId, token: c.req.valid("param").shareToken });
+    return c.json(
+      {
+        id: list.id,
+        name: list.name,
+        default: list.isDefault === true,
+        count: list.count,
+        items: list.items.map(serializeItem),
+        updatedAt: toTimestamp(list.updatedAt),
+      },
+      200,
+    );
+  });
+
   app.openapi(readRoute, async (c) => {
     const caller = c.get("caller");
     const query = c.req.valid("query");

@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { createShopWithKey } from "../factories";
+import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
+import { createTestApp } from "../support/http";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+
+async function shopper() {
+  const { shop, secret } = await createShopWithKey();
+  const aid = randomUUID();
+  const proxy = (path: string, customer: string | null, body?: unknown, query: Record<string, string> = {}) =>
+    rawCall(
+      app,
+      validator,
+      signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: customer ?? "", ...query }),
+      {
+        method: body === undefined ? "GET" : "POST",
+        headers: body === undefined ? {} : { "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+    );
+  const save = (customer: string | null, productId: string, variantId?: string) =>
+    proxy("/storefront/wishlist/items", customer, {
+      productId,
+      handle: `p${productId}`,
+      anonymousId: aid,
+      ...(variantId ? { variantId } : {}),
+    });
+  return { shop, secret, aid, proxy, save };
+}
+
+const mergedEvents = (shopId: string) =>
+  prisma.event
+    .findMany({ where: { shopId, type: "list.merged" } })
+    .then((rows) => rows.map((row) => JSON.parse(row.data)));
+
+describe("POST /storefront/identify (guest merge)", () => {
+  it("unions by product+variant, keeps the earliest addedAt, counts only moved items, retires the guest list", async () => {
+    const { shop, aid, proxy, save } = await shopper();
+    await save(null, "1"); // guest only -> moves
+    await save(null, "2", "20"); // guest, variant 20 -> moves (customer has variant 21)
+    const guestOverlap = await (await save(null, "3")).json(); // guest first...
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const customerOverlap = await (await save("500", "3")).json(); // ...customer later: guest's date wins
+    await save("500", "2", "21");
+    const customerOnly = await (await save("500", "4")).json();
+
+    const response = await proxy("/storefront/identify", "500", { anonymousId: aid });
+    expect(response.status).toBe(200);
+    const list = await response.json();
+    expect(list.owner).toEqual({ type: "customer", customerId: "500" });
+    expect(list.count).toBe(5);
+    const byKey = Object.fromEntries(
+      list.items.map((item: { productId: string; variantId: string | null }) => [
+        `${item.productId}/${item.variantId}`,
+        item,
+      ]),
+    );
+    expect(Object.keys(byKey).sort()).toEqual(["1/null", "2/20", "2/21", "3/null", "4/null"]);
+    expect(byKey["3/null"]).toMatchObject({ id: customerOverlap.id, addedAt: guestOverlap.addedAt });
+    expect(byKey["4/null"]).toEqual(customerOnly);
+
+    expect(await mergedEvents(shop.id)).toEqual([{ listId: list.id, customerId: "500", mergedCount: 2 }]);
+    // The anonymous id now reads an empty list and can never reach the customer's.
+    const guestView = await (await proxy("/storefront/wishlist", null, undefined, { aid })).json();
+    expect(guestView).toMatchObject({ id: null, count: 0 });
+  });
+
+  it("is repeatable: a second call merges nothing, emits nothing, and still answers the list", async () => {
+    const { shop, aid, proxy, save } = await shopper();
+    await save(null, "1");
+    await proxy("/storefront/identify", "600", { anonymousId: aid });
+    const again = await proxy("/storefront/identify", "600", { anonymousId: aid });
+    expect(again.status).toBe(200);
+    expect((await again.json()).count).toBe(1);
+    expect(await mergedEvents(shop.id)).toHaveLength(1);
+  });
+
+  it("with an empty (or absent) guest list answers the customer's list", async () => {
+    const { shop, proxy } = await shopper();
+    const response = await proxy("/storefront/identify", "700", { anonymousId: randomUUID() });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      count: 0,
+      items: [],
+      owner: { type: "customer", customerId: "700" },
+    });
+    expect(await mergedEvents(shop.id)).toHaveLength(0);
+  });
+
+  it("lets a guest start a new list with the same anonymous id after the merge", async () => {
+    const { aid, proxy, save } = await shopper();
+    await save(null, "1");
+    await proxy("/storefront/identify", "800", { anonymousId: aid });
+    expect((await save(null, "9")).status).toBe(201);
+    const guest = await (await proxy("/storefront/wishlist", null, undefined, { aid })).json();
+    expect(guest.items.map((item: { productId: string }) => item.productId)).toEqual(["9"]);
+  });
+
+  it("is refused to public keys (403) and to proxy guests (403); a bad anonymousId is 422", async () => {
+    const { shop, aid, proxy } = await shopper();
+    const publicCall = await rawCall(app, validator, "/v1/storefront/identify", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "X-Service-Shop": shop.domain,
+        "X-Service-Public-Key": shop.publicKey,
+      },
+      body: JSON.stringify({ anonymousId: aid }),
+    });
+    expect(publicCall.status).toBe(403);
+    expect((await proxy("/storefront/identify", null, { anonymousId: aid })).status).toBe(403);
+    expect((await proxy("/storefront/identify", "1", { anonymousId: "nope" })).status).toBe(422);
+  });
+
+  it("works for a private key naming the customer", async () => {
+    const { secret, aid, save } = await shopper();
+    await save(null, "1");
+    const response = await rawCall(app, validator, "/v1/storefront/identify", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ anonymousId: aid, customerId: "900" }),
+    });
+    expect(response.status).toBe(200);
+    expect((await response.json()).count).toBe(1);
+  });
+});
