@@ -23,6 +23,7 @@ interface Endpoint {
   ok: number;
   /** Status with the public key when it differs from `ok` (identify: customers only). */
   publicStatus?: number;
+  headers?: Record<string, string>;
 }
 
 const endpoints: Endpoint[] = [
@@ -46,6 +47,14 @@ const endpoints: Endpoint[] = [
   },
   { name: "GET /lists", method: "GET", path: async () => "/lists", ok: 200 },
   { name: "GET /lists/{id}", method: "GET", path: async () => `/lists/${(await createList(shop.id)).id}`, ok: 200 },
+  {
+    name: "GET /storefront/config",
+    method: "GET",
+    storefront: true,
+    path: async () => "/storefront/config",
+    headers: { "Accept-Language": "en" },
+    ok: 200,
+  },
   // Storefront: the owner is named per mode (private: customerId; public: anonymous id; proxy: signed customer).
   {
     name: "GET /storefront/wishlist",
@@ -112,7 +121,9 @@ const GUEST = "6f1c2c1e-3a5b-4c7d-8e9f-0a1b2c3d4e5f";
 
 /** Adds the owner a storefront call needs in each mode; other endpoints are left as they are. */
 function withOwner(mode: Mode, endpoint: Endpoint, path: string) {
-  if (!endpoint.storefront || path.startsWith("/storefront/lists/")) return { path, body: endpoint.body };
+  if (!endpoint.storefront || path.startsWith("/storefront/lists/") || path === "/storefront/config") {
+    return { path, body: endpoint.body };
+  }
   const owner =
     mode === "private" || mode === "revoked" ? { customerId: "31" } : mode === "public" ? { anonymousId: GUEST } : {};
   if (endpoint.method === "POST" && endpoint.body !== undefined) {
@@ -129,7 +140,10 @@ type Mode = "none" | "private" | "revoked" | "public" | "proxy signed" | "proxy 
 
 function request(mode: Mode, endpoint: Endpoint, basePath: string) {
   const { path, body } = withOwner(mode, endpoint, basePath);
-  const headers: Record<string, string> = body ? { "Content-Type": "application/json" } : {};
+  const headers: Record<string, string> = {
+    ...endpoint.headers,
+    ...(body ? { "Content-Type": "application/json" } : {}),
+  };
   const init = { method: endpoint.method, headers, body: body ? JSON.stringify(body) : undefined };
   switch (mode) {
     case "none":

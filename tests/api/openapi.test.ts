@@ -35,6 +35,7 @@ describe("the OpenAPI description", () => {
         "POST /storefront/wishlist/share",
         "GET /storefront/lists/{shareToken}",
         "POST /storefront/identify",
+        "GET /storefront/config",
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);

@@ -717,6 +717,92 @@ export interface paths {
         };
         trace?: never;
     };
+    "/storefront/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Storefront configuration
+         * @description Texts in the shopper's best locale and the shop's storefront rules. `Accept-Language` is required.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header: {
+                    "accept-language": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The configuration */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StorefrontConfig"];
+                    };
+                };
+                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/storefront/identify": {
         parameters: {
             query?: never;
@@ -2053,6 +2139,25 @@ export interface components {
             usage: {
                 items: number;
                 lists: number;
+            };
+        };
+        StorefrontConfig: {
+            /** @enum {string} */
+            apiVersion: "v1";
+            /** @description true when the app proxy signed a logged-in customer. */
+            customerLoggedIn: boolean;
+            /** @description false: show the heart to logged-in customers only. */
+            guestEnabled: boolean;
+            /** @description The locale chosen from Accept-Language (best fit), `en` by default. */
+            locale: string;
+            /** @description Where theme code calls the API on the shop's domain. */
+            proxyPath: string;
+            shareEnabled: boolean;
+            /** @description The shop's page that shows a shared list (?share=<token>). */
+            sharePath: string;
+            /** @description Texts for that locale: built-in defaults (keys add, remove, saved, removed, empty, title, share, linkCopied, sharedTitle, loginToSave) overridden by the shop's settings.strings. */
+            strings: {
+                [key: string]: string;
             };
         };
         ToggleResult: {

@@ -4,6 +4,7 @@ import { AppError } from "~/lib/problems";
 import { toTimestamp } from "~/lib/time";
 import { getShopSettings } from "~/services/shops/shops.server";
 import { anonymousIdSchema, type Owner } from "~/services/wishlists/owner";
+import { getStorefrontConfig } from "~/services/storefront/config.server";
 import { mergeGuestList } from "~/services/wishlists/merge.server";
 import { readSharedList, shareWishlist } from "~/services/wishlists/sharing.server";
 import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
@@ -291,7 +292,51 @@ const identifyRoute = apiRoute({
   },
 });
 
+const StorefrontConfigSchema = z
+  .object({
+    locale: z.string().openapi({ description: "The locale chosen from Accept-Language (best fit), `en` by default." }),
+    strings: z.record(z.string(), z.string()).openapi({
+      description:
+        "Texts for that locale: built-in defaults (keys add, remove, saved, removed, empty, title, share, linkCopied, " +
+        "sharedTitle, loginToSave) overridden by the shop's settings.strings.",
+    }),
+    guestEnabled: z.boolean().openapi({ description: "false: show the heart to logged-in customers only." }),
+    shareEnabled: z.boolean(),
+    sharePath: z.string().openapi({ description: "The shop's page that shows a shared list (?share=<token>)." }),
+    customerLoggedIn: z.boolean().openapi({ description: "true when the app proxy signed a logged-in customer." }),
+    proxyPath: z.string().openapi({ description: "Where theme code calls the API on the shop's domain." }),
+    apiVersion: z.literal("v1"),
+  })
+  .openapi("StorefrontConfig");
+
+const configRoute = apiRoute({
+  method: "get",
+  path: "/storefront/config",
+  tags: ["Storefront"],
+  summary: "Storefront configuration",
+  description: "Texts in the shopper's best locale and the shop's storefront rules. `Accept-Language` is required.",
+  modes: ALL_MODES,
+  request: {
+    headers: z.object({
+      "accept-language": z.string().min(1).max(500).openapi({ example: "fr-CA,fr;q=0.9,en;q=0.8" }),
+    }),
+  },
+  responses: {
+    200: { description: "The configuration", content: { "application/json": { schema: StorefrontConfigSchema } } },
+  },
+});
+
 export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(configRoute, async (c) => {
+    const caller = c.get("caller");
+    const config = await getStorefrontConfig({
+      shopId: caller.shopId,
+      acceptLanguage: c.req.valid("header")["accept-language"],
+      customerLoggedIn: caller.customerId !== null,
+    });
+    return c.json(config, 200, { "Content-Language": config.locale, Vary: "Accept-Language" });
+  });
+
   app.openapi(identifyRoute, async (c) => {
     const caller = c.get("caller");
     const body = c.req.valid("json");

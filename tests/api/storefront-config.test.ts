@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { updateShopSettings } from "~/services/shops/shops.server";
+import { DEFAULT_STRINGS, negotiateLocale } from "~/services/storefront/config.server";
+import { createShopWithKey } from "../factories";
+import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
+import { createTestApp } from "../support/http";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const { shop } = await createShopWithKey();
+await updateShopSettings({
+  shopId: shop.id,
+  patch: { strings: { "pt-BR": { add: "Adicionar aos favoritos" }, fr: { add: "J'adore" } }, guestEnabled: false },
+});
+const publicHeaders = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };
+const config = (acceptLanguage?: string) =>
+  rawCall(app, validator, "/v1/storefront/config", {
+    headers: { ...publicHeaders, ...(acceptLanguage !== undefined ? { "Accept-Language": acceptLanguage } : {}) },
+  });
+
+describe("GET /storefront/config", () => {
+  it("answers the best-matching locale with built-in texts overridden by the shop's, and the shop's rules", async () => {
+    const response = await config("fr-CA,fr;q=0.9,en;q=0.8");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-language")).toBe("fr");
+    expect(response.headers.get("vary")).toContain("Accept-Language");
+    expect(await response.json()).toEqual({
+      locale: "fr",
+      strings: { ...DEFAULT_STRINGS.fr, add: "J'adore" },
+      guestEnabled: false,
+      shareEnabled: true,
+      sharePath: "/pages/wishlist",
+      customerLoggedIn: false,
+      proxyPath: "/apps/service",
+      apiVersion: "v1",
+    });
+  });
+
+  it("offers a locale only the shop has strings for, over its language fallback", async () => {
+    const body = await (await config("pt-BR")).json();
+    expect(body.locale).toBe("pt-BR");
+    expect(body.strings.add).toBe("Adicionar aos favoritos");
+    expect(body.strings.remove).toBe(DEFAULT_STRINGS.en!.remove); // untranslated keys fall back to English
+  });
+
+  it.each([
+    ["de-AT", "de"],
+    ["ja, es;q=0.5", "es"],
+    ["en;q=0.1, de;q=0.9", "de"],
+    ["xx-YY", "en"],
+    ["*", "en"],
+    ["not a language tag!!", "en"],
+  ])("Accept-Language %j -> %s", (header, locale) => {
+    expect(negotiateLocale(header, [...Object.keys(DEFAULT_STRINGS), "pt-BR"])).toBe(locale);
+  });
+
+  it("requires Accept-Language (400 naming the header)", async () => {
+    const response = await config();
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].parameter).toBe("accept-language");
+  });
+
+  it("tells the theme when the app proxy signed a logged-in customer", async () => {
+    const response = await rawCall(
+      app,
+      validator,
+      signedProxyPath("/proxy/v1/storefront/config", { shop: shop.domain, logged_in_customer_id: "12" }),
+      { headers: { "Accept-Language": "en" } },
+    );
+    expect((await response.json()).customerLoggedIn).toBe(true);
+  });
+});
