@@ -28,6 +28,9 @@ describe(`migrations on ${engine}`, () => {
     const tables = (await prisma.$queryRawUnsafe<Array<{ name: string }>>(sql)).map((row) => row.name).sort();
     expect(tables).toEqual([
       "ApiKey",
+      "DailyActiveOwner",
+      "DailyProductStat",
+      "DailyShopStat",
       "Event",
       "HeadlessOrigin",
       "IdempotencyRecord",

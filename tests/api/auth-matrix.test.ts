@@ -47,6 +47,8 @@ const endpoints: Endpoint[] = [
   },
   { name: "GET /lists", method: "GET", path: async () => "/lists", ok: 200 },
   { name: "GET /lists/{id}", method: "GET", path: async () => `/lists/${(await createList(shop.id)).id}`, ok: 200 },
+  { name: "GET /analytics/top-products", method: "GET", path: async () => "/analytics/top-products?range=7d", ok: 200 },
+  { name: "GET /analytics/activity", method: "GET", path: async () => "/analytics/activity", ok: 200 },
   {
     name: "GET /storefront/config",
     method: "GET",

@@ -36,6 +36,8 @@ describe("the OpenAPI description", () => {
         "GET /storefront/lists/{shareToken}",
         "POST /storefront/identify",
         "GET /storefront/config",
+        "GET /analytics/top-products",
+        "GET /analytics/activity",
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);

@@ -5,6 +5,7 @@ import { bodyProblem, parameterProblem } from "~/lib/validation";
 import { isDeclaredHeadlessOrigin } from "~/services/shops/shops.server";
 import type { V1Env } from "./context";
 import { allowedMethods } from "./route.server";
+import { registerAnalyticsRoutes } from "./routes/analytics.server";
 import { registerKeyRoutes } from "./routes/keys.server";
 import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
@@ -65,6 +66,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   registerShopRoutes(app);
   registerKeyRoutes(app);
   registerListRoutes(app);
+  registerAnalyticsRoutes(app);
 
   for (const [type, schema] of Object.entries(WEBHOOK_EVENTS)) {
     app.openAPIRegistry.registerWebhook({

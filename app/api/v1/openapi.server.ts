@@ -75,6 +75,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
       { name: "Shop", description: "Shop overview and settings" },
       { name: "API keys", description: "Private keys: shown once, revocable" },
       { name: "Lists", description: "Browse the shop's wishlists" },
+      { name: "Analytics", description: "Top products and daily activity" },
     ],
   });
 }

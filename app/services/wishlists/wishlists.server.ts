@@ -2,6 +2,7 @@ import { prisma, type Prisma } from "~/db.server";
 import { getEnv } from "~/env.server";
 import type { Item, List } from "~/generated/prisma-sqlite/client";
 import { newId } from "~/lib/ids";
+import { recordItemChange } from "~/services/analytics/rollups.server";
 import { writeEvent } from "~/services/events/outbox.server";
 import { ownerEventFields, ownerWhere, type Owner } from "./owner";
 import { serializeItem } from "./serialize";
@@ -66,19 +67,24 @@ export async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, crea
 
 async function finishChange(
   tx: Tx,
-  shopId: string,
-  owner: Owner,
-  list: List,
-  item: Item,
-  type: "item.added" | "item.removed",
+  {
+    shopId,
+    owner,
+    list,
+    item,
+    type,
+    at,
+  }: { shopId: string; owner: Owner; list: List; item: Item; type: "item.added" | "item.removed"; at: Date },
 ) {
   const count = await tx.item.count({ where: { listId: list.id } });
-  await tx.list.update({ where: { id: list.id }, data: { updatedAt: new Date() } });
+  await tx.list.update({ where: { id: list.id }, data: { updatedAt: at } });
   await writeEvent(tx, {
     shopId,
     type,
+    createdAt: at,
     data: { listId: list.id, ...ownerEventFields(owner), item: serializeItem(item), count },
   });
+  await recordItemChange(tx, { shopId, owner, productId: item.productId, type, at });
   return count;
 }
 
@@ -96,29 +102,36 @@ export async function readWishlist({ shopId, owner }: { shopId: string; owner: O
 }
 
 /** Saves the item if it is not in the list, removes it if it is. */
-export async function toggleItem({ shopId, owner, item }: { shopId: string; owner: Owner; item: NewItem }) {
+/** `at` (default now) dates the change: the item, its event and the rollups; tests set it. */
+interface ChangeInput {
+  shopId: string;
+  owner: Owner;
+  at?: Date;
+}
+
+export async function toggleItem({ shopId, owner, item, at = new Date() }: ChangeInput & { item: NewItem }) {
   return inTransaction(async (tx) => {
     const list = (await lockDefaultList(tx, shopId, owner, true))!;
     const existing = await tx.item.findUnique({ where: itemKey(list.id, item) });
     if (existing) {
       await tx.item.delete({ where: { id: existing.id } });
-      const count = await finishChange(tx, shopId, owner, list, existing, "item.removed");
+      const count = await finishChange(tx, { shopId, owner, list, item: existing, type: "item.removed", at });
       return { added: false, count, itemId: existing.id };
     }
-    const created = await tx.item.create({ data: newItemData(shopId, list.id, item) });
-    const count = await finishChange(tx, shopId, owner, list, created, "item.added");
+    const created = await tx.item.create({ data: newItemData(shopId, list.id, item, at) });
+    const count = await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
     return { added: true, count, itemId: created.id };
   });
 }
 
 /** Saves the item; an item already saved is returned as it is (its addedAt kept, no event). */
-export async function addItem({ shopId, owner, item }: { shopId: string; owner: Owner; item: NewItem }) {
+export async function addItem({ shopId, owner, item, at = new Date() }: ChangeInput & { item: NewItem }) {
   return inTransaction(async (tx) => {
     const list = (await lockDefaultList(tx, shopId, owner, true))!;
     const existing = await tx.item.findUnique({ where: itemKey(list.id, item) });
     if (existing) return { item: existing, created: false };
-    const created = await tx.item.create({ data: newItemData(shopId, list.id, item) });
-    await finishChange(tx, shopId, owner, list, created, "item.added");
+    const created = await tx.item.create({ data: newItemData(shopId, list.id, item, at) });
+    await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
     return { item: created, created: true };
   });
 }
@@ -128,11 +141,8 @@ export async function removeItem({
   shopId,
   owner,
   target,
-}: {
-  shopId: string;
-  owner: Owner;
-  target: { itemId: string } | ItemRef;
-}) {
+  at = new Date(),
+}: ChangeInput & { target: { itemId: string } | ItemRef }) {
   return inTransaction(async (tx) => {
     const list = await lockDefaultList(tx, shopId, owner, false);
     if (!list) return { removed: false };
@@ -142,12 +152,12 @@ export async function removeItem({
         : await tx.item.findUnique({ where: itemKey(list.id, target) });
     if (!existing) return { removed: false };
     await tx.item.delete({ where: { id: existing.id } });
-    await finishChange(tx, shopId, owner, list, existing, "item.removed");
+    await finishChange(tx, { shopId, owner, list, item: existing, type: "item.removed", at });
     return { removed: true };
   });
 }
 
-function newItemData(shopId: string, listId: string, item: NewItem) {
+function newItemData(shopId: string, listId: string, item: NewItem, addedAt: Date) {
   return {
     id: newId("item"),
     listId,
@@ -156,5 +166,6 @@ function newItemData(shopId: string, listId: string, item: NewItem) {
     variantId: item.variantId ?? "",
     handle: item.handle,
     titleSnapshot: item.title ?? "",
+    addedAt,
   };
 }
