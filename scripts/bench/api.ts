@@ -4,11 +4,10 @@
  * on, real database), next to a bare node:http server answering the same bytes, measured in the same run.
  * GET /healthz shows what the HTTP stack alone costs.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { migrate, postgresUrlFor, withAdminClient } from "../lib/databases";
-import { freePort, load, ROOT, startChild, stopChild, table, type Measurement } from "./lib";
+import { benchDatabase, freePort, load, startAppServer, startChild, stopChild, table, type Measurement } from "./lib";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -22,21 +21,11 @@ const { values } = parseArgs({
 const engine = values.engine === "postgres" ? "postgres" : "sqlite";
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-const workDir = path.join(ROOT, ".data/bench");
-mkdirSync(workDir, { recursive: true });
 
 // A scratch database with a shop of 200 lists x 5 items.
-let databaseUrl: string;
-const pgDatabase = `wishlist_bench_${process.pid}`;
-if (engine === "sqlite") {
-  const file = path.join(workDir, "api.db");
-  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
-  databaseUrl = `file:${file}`;
-} else {
-  await withAdminClient((client) => client.query(`CREATE DATABASE ${pgDatabase}`));
-  databaseUrl = postgresUrlFor(pgDatabase);
-}
-migrate(databaseUrl);
+const database = await benchDatabase(engine, "api");
+const databaseUrl = database.url;
+const workDir = database.workDir;
 const env = {
   DATABASE_URL: databaseUrl,
   REDIS_PREFIX: `bench:${process.pid}`,
@@ -68,14 +57,9 @@ for (let index = 0; index < 200; index++) {
 }
 await prisma.$disconnect();
 
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const server = await startChild(
-  "server/index.ts",
-  [],
-  { ...env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" },
-  `${base}/healthz`,
-);
+const app = await startAppServer(env);
+const server = app.child;
+const base = app.base;
 const headers = { Authorization: `Bearer ${secret}` };
 
 // The baseline answers with exactly the bytes our server gives.
@@ -106,8 +90,7 @@ try {
 } finally {
   await stopChild(server);
   await stopChild(reference);
-  if (engine === "postgres")
-    await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${pgDatabase} WITH (FORCE)`));
+  await database.drop();
 }
 
 const failures = rows.filter((row) => row.subject.non2xx > 0);

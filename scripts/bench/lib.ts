@@ -3,7 +3,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
 
-export { freePort } from "../lib/net";
+import { freePort } from "../lib/net";
+
+export { freePort };
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -50,16 +52,19 @@ export function peakRssMb(pid: number): number {
 export async function load(
   name: string,
   url: string,
-  options: { headers?: Record<string, string>; duration: number; connections: number; pid: number },
+  options: {
+    headers?: Record<string, string>;
+    duration: number;
+    connections: number;
+    pid: number;
+    /** Varies each request (method, path, body), e.g. a random shopper and product. */
+    requests?: autocannon.Request[];
+  },
 ): Promise<Measurement> {
+  const common = { url, headers: options.headers, connections: options.connections, requests: options.requests };
   // Warm-up (JIT, connection pools, SQLite page cache), not measured.
-  await autocannon({ url, headers: options.headers, connections: options.connections, duration: 2 });
-  const result = await autocannon({
-    url,
-    headers: options.headers,
-    connections: options.connections,
-    duration: options.duration,
-  });
+  await autocannon({ ...common, duration: 2 });
+  const result = await autocannon({ ...common, duration: options.duration });
   return {
     name,
     requestsPerSecond: Math.round(result.requests.average),
@@ -84,4 +89,45 @@ export function table(rows: Array<{ subject: Measurement; baseline: Measurement 
     );
   }
   return lines.join("\n");
+}
+
+/** A migrated scratch database for one benchmark run; `drop` removes it. */
+export async function benchDatabase(engine: "sqlite" | "postgres", name: string) {
+  const { migrate, postgresUrlFor, withAdminClient } = await import("../lib/databases");
+  const { mkdirSync, rmSync } = await import("node:fs");
+  const workDir = path.join(ROOT, ".data/bench");
+  mkdirSync(workDir, { recursive: true });
+  if (engine === "sqlite") {
+    const file = path.join(workDir, `${name}.db`);
+    const remove = () => {
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
+    };
+    remove();
+    const url = `file:${file}`;
+    migrate(url);
+    return { url, workDir, drop: async () => remove() };
+  }
+  const database = `wishlist_bench_${name}_${process.pid}`;
+  await withAdminClient((client) => client.query(`CREATE DATABASE ${database}`));
+  const url = postgresUrlFor(database);
+  migrate(url);
+  return {
+    url,
+    workDir,
+    drop: () =>
+      withAdminClient(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))),
+  };
+}
+
+/** The real web server (production build) on a free port, with the given environment. */
+export async function startAppServer(env: Record<string, string>) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = await startChild(
+    "server/index.ts",
+    [],
+    { ...env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" },
+    `${base}/healthz`,
+  );
+  return { child, base };
 }

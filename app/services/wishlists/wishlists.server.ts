@@ -28,18 +28,27 @@ type Tx = Prisma.TransactionClient;
 
 const MAX_ATTEMPTS = 5;
 
-/** Unique violations (two requests creating the same list or item) and write conflicts are retried. */
+/**
+ * Retried: unique violations (two requests creating the same list or item), write conflicts, and SQLite's
+ * busy errors (a deferred transaction that read, then found another connection had written: it may not
+ * upgrade to a writer and must start again).
+ */
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
-  return code === "P2002" || code === "P2034";
+  return code === "P2002" || code === "P2034" || code === "SQLITE_BUSY" || code === "SQLITE_BUSY_SNAPSHOT";
 }
 
+/**
+ * In one process the SQLite driver adapter already runs transactions one at a time; another process
+ * writing the same file (the worker) can still make a transaction fail busy, hence the retry with jitter.
+ */
 export async function inTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await prisma.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt * Math.random()));
     }
   }
 }
