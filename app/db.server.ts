@@ -2,9 +2,11 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type pg from "pg";
 import { getEnv, sqliteFilePath } from "./env.server";
 import { PrismaClient as PostgresClient } from "./generated/prisma-postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/prisma-sqlite/client";
+import { createPostgresPool, createSqlDatabase, endPool, type SqlDatabase } from "./sql.server";
 
 /**
  * One data model, two engines (docs/decisions/001-two-database-engines.md). DATABASE_URL selects the
@@ -14,11 +16,14 @@ import { PrismaClient as SqliteClient } from "./generated/prisma-sqlite/client";
 export type Db = SqliteClient;
 export type { Prisma } from "./generated/prisma-sqlite/client";
 
-/** A new client with its own connection(s); the app uses the shared `prisma` below. */
-export function createDatabaseClient(): Db {
+/**
+ * A new client with its own connection(s); the app uses the shared `prisma` below. On PostgreSQL it may
+ * be given the pool to use (the shared client shares its pool with the direct-SQL layer).
+ */
+export function createDatabaseClient(pool?: pg.Pool): Db {
   const env = getEnv();
   if (env.DATABASE_ENGINE === "postgres") {
-    const adapter = new PrismaPg({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+    const adapter = new PrismaPg(pool ?? createPostgresPool());
     return new PostgresClient({ adapter }) as unknown as Db;
   }
   mkdirSync(path.dirname(sqliteFilePath(env.DATABASE_URL)), { recursive: true });
@@ -27,10 +32,22 @@ export function createDatabaseClient(): Db {
   return new SqliteClient({ adapter });
 }
 
-const globalForDb = globalThis as unknown as { prisma?: Db };
+const globalForDb = globalThis as unknown as { prisma?: Db; sql?: SqlDatabase; pgPool?: pg.Pool | null };
+
+function sharedPool(): pg.Pool | undefined {
+  if (globalForDb.pgPool === undefined) {
+    globalForDb.pgPool = getEnv().DATABASE_ENGINE === "postgres" ? createPostgresPool() : null;
+  }
+  return globalForDb.pgPool ?? undefined;
+}
 
 /** The process-wide client (a global so Vite's dev reloads and the Remix bundle share one pool). */
-export const prisma: Db = (globalForDb.prisma ??= createDatabaseClient());
+export const prisma: Db = (globalForDb.prisma ??= createDatabaseClient(sharedPool()));
+
+/** Direct SQL for the hot paths (decision 012), on the same PostgreSQL pool; opened on first use. */
+export function sql(): SqlDatabase {
+  return (globalForDb.sql ??= createSqlDatabase(sharedPool()));
+}
 
 /**
  * Per-connection settings. SQLite: WAL (readers never block the writer; persistent in the file),
@@ -45,4 +62,9 @@ export async function prepareDatabase(): Promise<void> {
 
 export async function disconnectDatabase(): Promise<void> {
   await prisma.$disconnect();
+  const direct = globalForDb.sql;
+  globalForDb.sql = undefined;
+  if (direct) await direct.close();
+  else if (globalForDb.pgPool) await endPool(globalForDb.pgPool);
+  globalForDb.pgPool = undefined;
 }

@@ -22,6 +22,8 @@ export const envSchema = z
       .refine((url) => /^(file:|postgres(ql)?:\/\/)/.test(url), {
         message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
       }),
+    /** PostgreSQL connections per process, shared by Prisma and the direct-SQL hot paths. */
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     REDIS_URL: z
       .string()
       .default("redis://127.0.0.1:6379")
@@ -44,6 +46,8 @@ export const envSchema = z
     /** Rate limits per minute (spec 8); raised only by load tests, which must still pay for the limiter. */
     RATE_LIMIT_PRIVATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_STOREFRONT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /** How long the worker's outbox relay pauses when the outbox is drained (webhooks, analytics). */
+    OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })

@@ -2,10 +2,12 @@ import { Queue, Worker } from "bullmq";
 import { disconnectDatabase, prepareDatabase } from "../app/db.server";
 import { HEALTH_QUEUE, MAINTENANCE_QUEUE, purgeIdempotencyJob } from "../app/jobs/definitions";
 import { queuePrefix } from "../app/jobs/queues.server";
+import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { createRedis } from "../app/redis.server";
 import { handleHealthJob } from "./handlers/health";
 import { handleMaintenanceJob } from "./handlers/maintenance";
+import { startOutboxRelay } from "./relay";
 
 /** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
 export async function startWorker() {
@@ -28,6 +30,7 @@ export async function startWorker() {
     worker.on("failed", (job, error) => logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed"));
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  const relay = startOutboxRelay({ intervalMs: getEnv().OUTBOX_RELAY_INTERVAL_MS });
   logger.info({ queues: workers.map((worker) => worker.name) }, "worker ready");
 
   let stopping = false;
@@ -36,7 +39,7 @@ export async function startWorker() {
     stopping = true;
     logger.info({ signal }, "worker stopping: finishing active jobs");
     // close() waits for active jobs to finish and takes no new ones.
-    await Promise.all(workers.map((worker) => worker.close()));
+    await Promise.all([relay.stop(), ...workers.map((worker) => worker.close())]);
     await maintenance.close();
     await connection.quit().catch(() => connection.disconnect());
     await disconnectDatabase();

@@ -34,6 +34,25 @@ export async function startChild(script: string, args: string[], env: Record<str
   throw new Error(`${script} did not answer ${readyUrl}`);
 }
 
+/** The real worker process (outbox relay, queues), started like `npm start` does; resolves once it is ready. */
+export async function startWorker(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "worker/index.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, NODE_ENV: "test", LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("worker ready")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  return child;
+}
+
 export async function stopChild(child: ChildProcess) {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -2,7 +2,8 @@
  * The storefront baseline (issue 4): a bare node:http server doing the same toggle and wishlist read in
  * one transaction on the same database, with no framework, ORM, auth, rate limit, events or rollups.
  * SQLite through better-sqlite3 (prepared statements), PostgreSQL through pg.
- * Usage: storefront-reference.ts <database url> <port> <shop id>
+ * Usage: storefront-reference.ts <database url> <port> <shop id>; creates the shop row when missing (the
+ * reference runs on a database of its own, migrated like ours, so neither run inherits the other's rows).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
@@ -20,6 +21,9 @@ function sqliteStore(): Store {
   const db = new Database(url.slice("file:".length));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
+  db.prepare(
+    `INSERT INTO "Shop" (id, domain, "publicKey", "updatedAt") VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  ).run(shopId, `${shopId}.example`, `pk_${shopId}`, new Date().toISOString());
   const findList = db.prepare(`SELECT id FROM "List" WHERE "shopId" = ? AND "anonymousId" = ? AND "isDefault" = 1`);
   const insertList = db.prepare(
     `INSERT INTO "List" (id, "shopId", "anonymousId", "isDefault", name, "shareEnabled", "createdAt", "updatedAt") VALUES (?, ?, ?, 1, 'Wishlist', 0, ?, ?)`,
@@ -60,26 +64,31 @@ function sqliteStore(): Store {
   };
 }
 
-function postgresStore(): Store {
+async function postgresStore(): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  await pool.query(
+    `INSERT INTO "Shop" (id, domain, "publicKey", "updatedAt") VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+    [shopId, `${shopId}.example`, `pk_${shopId}`, new Date()],
+  );
   return {
     toggle: async (anonymousId, productId) => {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
         const now = new Date();
-        let list = (
-          await client.query(
-            `SELECT id FROM "List" WHERE "shopId" = $1 AND "anonymousId" = $2 AND "isDefault" FOR UPDATE`,
-            [shopId, anonymousId],
-          )
-        ).rows[0];
+        const findList = () =>
+          client.query(`SELECT id FROM "List" WHERE "shopId" = $1 AND "anonymousId" = $2 AND "isDefault" FOR UPDATE`, [
+            shopId,
+            anonymousId,
+          ]);
+        let list = (await findList()).rows[0];
         if (!list) {
-          list = { id: `lst_${randomUUID().replaceAll("-", "")}` };
+          // A parallel first save for the same shopper makes this insert do nothing; the re-read finds its list.
           await client.query(
-            `INSERT INTO "List" (id, "shopId", "anonymousId", "isDefault", name, "shareEnabled", "createdAt", "updatedAt") VALUES ($1, $2, $3, true, 'Wishlist', false, $4, $4)`,
-            [list.id, shopId, anonymousId, now],
+            `INSERT INTO "List" (id, "shopId", "anonymousId", "isDefault", name, "shareEnabled", "createdAt", "updatedAt") VALUES ($1, $2, $3, true, 'Wishlist', false, $4, $4) ON CONFLICT DO NOTHING`,
+            [`lst_${randomUUID().replaceAll("-", "")}`, shopId, anonymousId, now],
           );
+          list = (await findList()).rows[0];
         }
         const item = (
           await client.query(`SELECT id FROM "Item" WHERE "listId" = $1 AND "productId" = $2 AND "variantId" = ''`, [
@@ -125,7 +134,7 @@ function postgresStore(): Store {
   };
 }
 
-const store = url.startsWith("file:") ? sqliteStore() : postgresStore();
+const store = url.startsWith("file:") ? sqliteStore() : await postgresStore();
 
 async function readBody(request: IncomingMessage): Promise<string> {
   let body = "";

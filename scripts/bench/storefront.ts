@@ -8,7 +8,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { benchDatabase, freePort, load, startAppServer, startChild, stopChild, table, type Measurement } from "./lib";
+import {
+  benchDatabase,
+  freePort,
+  load,
+  startAppServer,
+  startChild,
+  startWorker,
+  stopChild,
+  table,
+  type Measurement,
+} from "./lib";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -23,7 +33,9 @@ const engine = values.engine === "postgres" ? "postgres" : "sqlite";
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
+// Each server gets a freshly migrated database of its own: neither run reads or checkpoints the other's rows.
 const database = await benchDatabase(engine, "storefront");
+const referenceDatabase = await benchDatabase(engine, "storefront_reference");
 const env = {
   DATABASE_URL: database.url,
   REDIS_PREFIX: `bench:${process.pid}`,
@@ -65,19 +77,25 @@ const readRequests = (path: string) => [
 // One server at a time: two processes writing one SQLite file would measure lock contention instead.
 const rows: Array<{ subject: Measurement; baseline: Measurement }> = [];
 const subjects: Measurement[] = [];
+// Ours runs as deployed: web server plus worker (whose outbox relay folds the events into the analytics).
 const server = await startAppServer(env);
+const worker = process.env.BENCH_WITHOUT_WORKER ? null : await startWorker(env);
 try {
   const ours = (name: string, requests: unknown[]) =>
     load(name, server.base, { headers, duration, connections, pid: server.child.pid!, requests: requests as never });
   subjects.push(await ours("toggle", toggleRequests("/v1/storefront/wishlist/toggle")));
   subjects.push(await ours("wishlist read", readRequests("/v1/storefront/wishlist")));
 } finally {
-  await stopChild(server.child);
+  await Promise.all([stopChild(server.child), worker && stopChild(worker)]);
 }
+// Every change wrote its event; the worker relayed them while the load ran (what is left was written last).
+const events = await prisma.event.count();
+const pending = await prisma.event.count({ where: { dispatchedAt: null } });
+await prisma.$disconnect();
 const referencePort = await freePort();
 const reference = await startChild(
   "scripts/bench/storefront-reference.ts",
-  [database.url, String(referencePort), shop.id],
+  [referenceDatabase.url, String(referencePort), shop.id],
   {},
   `http://127.0.0.1:${referencePort}/healthz`,
 );
@@ -94,13 +112,14 @@ try {
   rows.push({ subject: subjects[1]!, baseline: await theirs("wishlist read", readRequests("/wishlist")) });
 } finally {
   await stopChild(reference);
-  await database.drop();
+  await Promise.all([database.drop(), referenceDatabase.drop()]);
 }
 
 process.stdout.write(
   `\nStorefront benchmark, ${engine}, autocannon -c ${connections} -d ${duration}s, 1,000 shoppers x 20 products, ` +
     `Node ${process.version}. Baseline: bare node:http + ${engine === "sqlite" ? "better-sqlite3" : "pg"}, same ` +
-    `transaction, same database.\n\n${table(rows)}\n`,
+    `transaction, same database.\n\n${table(rows)}\n\nOutbox: ${events} events written, ${events - pending} relayed ` +
+    `by the worker during the run, ${pending} pending when it stopped.\n`,
 );
 const failures = rows.filter((row) => row.subject.non2xx > 0 || row.baseline.non2xx > 0);
 if (failures.length) {

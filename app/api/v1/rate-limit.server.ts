@@ -4,6 +4,7 @@ import { getEnv } from "~/env.server";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { getRequestRedis, whenRedisReady } from "~/redis.server";
+import { mayHaveBody } from "./body.server";
 import type { Caller, V1Env } from "./context";
 
 /**
@@ -107,7 +108,7 @@ export function rateLimit(
 
 /** The parsed JSON body when there is one (already validated as JSON by `requireJsonBody`). */
 export async function readJsonBody(c: Parameters<MiddlewareHandler<V1Env>>[0]): Promise<unknown> {
-  if (c.req.raw.body === null) return undefined;
+  if (!mayHaveBody(c)) return undefined;
   const text = await c.req.text();
   return text ? JSON.parse(text) : undefined;
 }

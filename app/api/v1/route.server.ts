@@ -3,6 +3,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { MiddlewareHandler } from "hono";
 import { AppError, PROBLEM_TYPES, type ProblemSlug } from "~/lib/problems";
 import { resolveCaller } from "./auth.server";
+import { mayHaveBody } from "./body.server";
 import type { CallerMode, V1Env } from "./context";
 import { idempotency } from "./idempotency.server";
 import { rateLimit } from "./rate-limit.server";
@@ -51,7 +52,7 @@ const requireMode =
 
 /** Bodies are JSON: another media type is 415, text that is not JSON is 400. No body is left to zod. */
 const requireJsonBody: MiddlewareHandler<V1Env> = async (c, next) => {
-  if (c.req.raw.body !== null) {
+  if (mayHaveBody(c)) {
     const text = await c.req.text();
     if (text.length > 0) {
       const type = c.req.header("content-type") ?? "";

@@ -1,4 +1,4 @@
-import type { Prisma } from "~/db.server";
+import type { SqlRunner } from "~/sql.server";
 import type { Owner } from "~/services/wishlists/owner";
 
 /** UTC calendar day, YYYY-MM-DD: the rollups' key. */
@@ -6,35 +6,68 @@ export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
+export function ownerKey(owner: Owner): string {
+  return owner.kind === "customer" ? `c:${owner.customerId}` : `a:${owner.anonymousId}`;
+}
+
+/** An item.added / item.removed event as the rollups need it. */
+export interface ItemChange {
+  shopId: string;
+  type: "item.added" | "item.removed";
+  at: Date;
+  productId: string;
+  owner: Owner;
+}
+
+const PRODUCT_STAT = `INSERT INTO "DailyProductStat" ("shopId", "day", "productId", "adds", "removes") VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT ("shopId", "day", "productId") DO UPDATE SET
+    "adds" = "DailyProductStat"."adds" + excluded."adds", "removes" = "DailyProductStat"."removes" + excluded."removes"`;
+const ACTIVE_OWNER = `INSERT INTO "DailyActiveOwner" ("shopId", "day", "ownerKey") VALUES (?, ?, ?) ON CONFLICT DO NOTHING`;
+const SHOP_STAT = `INSERT INTO "DailyShopStat" ("shopId", "day", "adds", "removes", "activeShoppers") VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT ("shopId", "day") DO UPDATE SET
+    "adds" = "DailyShopStat"."adds" + excluded."adds", "removes" = "DailyShopStat"."removes" + excluded."removes",
+    "activeShoppers" = "DailyShopStat"."activeShoppers" + excluded."activeShoppers"`;
+
+interface Counts {
+  adds: number;
+  removes: number;
+}
+
+function bump(map: Map<string, Counts>, key: string, change: ItemChange) {
+  const counts = map.get(key) ?? { adds: 0, removes: 0 };
+  if (change.type === "item.added") counts.adds++;
+  else counts.removes++;
+  map.set(key, counts);
+}
+
 /**
- * Keeps the daily rollups in step with item.added / item.removed, inside the change's transaction
- * (decision 011). The active-owner row is inserted with ON CONFLICT DO NOTHING (same SQL on SQLite and
- * PostgreSQL); its row count says whether this owner is new today.
+ * Folds a batch of item changes into the daily rollups (decision 011), in the caller's transaction: the
+ * outbox relay calls it in the same transaction that marks those events relayed, so each event is counted
+ * exactly once. Changes are summed per row first, so a busy shop's day row is written once per batch.
+ * An owner counts once a day: its DailyActiveOwner insert does nothing when it was already active.
  */
-export async function recordItemChange(
-  tx: Prisma.TransactionClient,
-  {
-    shopId,
-    owner,
-    productId,
-    type,
-    at,
-  }: { shopId: string; owner: Owner; productId: string; type: "item.added" | "item.removed"; at: Date },
-) {
-  const day = utcDay(at);
-  const adds = type === "item.added" ? 1 : 0;
-  const removes = 1 - adds;
-  await tx.dailyProductStat.upsert({
-    where: { shopId_day_productId: { shopId, day, productId } },
-    create: { shopId, day, productId, adds, removes },
-    update: { adds: { increment: adds }, removes: { increment: removes } },
-  });
-  const ownerKey = owner.kind === "customer" ? `c:${owner.customerId}` : `a:${owner.anonymousId}`;
-  const newToday =
-    await tx.$executeRaw`INSERT INTO "DailyActiveOwner" ("shopId", "day", "ownerKey") VALUES (${shopId}, ${day}, ${ownerKey}) ON CONFLICT DO NOTHING`;
-  await tx.dailyShopStat.upsert({
-    where: { shopId_day: { shopId, day } },
-    create: { shopId, day, adds, removes, activeShoppers: newToday },
-    update: { adds: { increment: adds }, removes: { increment: removes }, activeShoppers: { increment: newToday } },
-  });
+export async function applyItemChanges(tx: SqlRunner, changes: ItemChange[]): Promise<void> {
+  const products = new Map<string, Counts>();
+  const shops = new Map<string, Counts & { newOwners: number }>();
+  const owners = new Set<string>();
+  for (const change of changes) {
+    const day = utcDay(change.at);
+    bump(products, JSON.stringify([change.shopId, day, change.productId]), change);
+    const shopKey = JSON.stringify([change.shopId, day]);
+    if (!shops.has(shopKey)) shops.set(shopKey, { adds: 0, removes: 0, newOwners: 0 });
+    bump(shops, shopKey, change);
+    owners.add(JSON.stringify([change.shopId, day, ownerKey(change.owner)]));
+  }
+  for (const key of owners) {
+    const [shopId, day, owner] = JSON.parse(key) as [string, string, string];
+    if ((await tx.run(ACTIVE_OWNER, [shopId, day, owner])) > 0) shops.get(JSON.stringify([shopId, day]))!.newOwners++;
+  }
+  for (const [key, { adds, removes }] of products) {
+    const [shopId, day, productId] = JSON.parse(key) as [string, string, string];
+    await tx.run(PRODUCT_STAT, [shopId, day, productId, adds, removes]);
+  }
+  for (const [key, { adds, removes, newOwners }] of shops) {
+    const [shopId, day] = JSON.parse(key) as [string, string];
+    await tx.run(SHOP_STAT, [shopId, day, adds, removes, newOwners]);
+  }
 }

@@ -58,6 +58,28 @@ export type ShopSettingsPatch = z.output<typeof shopSettingsPatchSchema>;
 
 export const DEFAULT_SHOP_SETTINGS: ShopSettings = shopSettingsSchema.parse({});
 
-export function readShopSettings(json: string): ShopSettings {
-  return shopSettingsSchema.parse(JSON.parse(json));
+const parsed = new Map<string, Readonly<ShopSettings>>();
+const PARSED_LIMIT = 1_000;
+
+/**
+ * The stored settings document, parsed and validated. Every storefront request reads its shop's settings,
+ * so results are kept per document text (the text is the key: a changed document is parsed afresh) and
+ * frozen, since callers share them.
+ */
+export function readShopSettings(json: string): Readonly<ShopSettings> {
+  let settings = parsed.get(json);
+  if (!settings) {
+    settings = deepFreeze(shopSettingsSchema.parse(JSON.parse(json)));
+    if (parsed.size >= PARSED_LIMIT) parsed.clear();
+    parsed.set(json, settings);
+  }
+  return settings;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
 }

@@ -1,6 +1,6 @@
-import { getEnv } from "~/env.server";
-import { writeEvent } from "~/services/events/outbox.server";
-import { inTransaction, lockDefaultList } from "./wishlists.server";
+import { insertEvent } from "~/services/events/outbox.server";
+import { listFromRow } from "./rows";
+import { listItems, lockDefaultList, transaction } from "./wishlists.server";
 
 /**
  * Guest merge at login (spec 3, `identify`): the guest list's items join the customer's default list.
@@ -21,35 +21,38 @@ export async function mergeGuestList({
   customerId: string;
   anonymousId: string;
 }) {
-  return inTransaction(async (tx) => {
-    const guest = await tx.list.findFirst({
-      where: { shopId, anonymousId, customerId: null, isDefault: true, retiredAt: null },
-    });
+  return transaction(async (tx) => {
     const customerList = (await lockDefaultList(tx, shopId, { kind: "customer", customerId }, true))!;
-    if (!guest) return { listId: customerList.id, mergedCount: 0, merged: false };
+    // Locked after the customer's list, in the same order as every other merge (no deadlock).
+    const guestRow = await tx.get<Record<string, unknown>>(
+      `SELECT * FROM "List" WHERE "shopId" = ? AND "anonymousId" = ? AND "customerId" IS NULL ` +
+        `AND "isDefault" = TRUE AND "retiredAt" IS NULL${tx.engine === "postgres" ? " FOR UPDATE" : ""}`,
+      [shopId, anonymousId],
+    );
+    if (!guestRow) return { listId: customerList.id, mergedCount: 0, merged: false };
+    const guest = listFromRow(guestRow);
 
-    if (getEnv().DATABASE_ENGINE === "postgres") {
-      await tx.$executeRawUnsafe(`SELECT 1 FROM "List" WHERE "id" = $1 FOR UPDATE`, guest.id);
-    }
-    const [guestItems, customerItems] = await Promise.all([
-      tx.item.findMany({ where: { listId: guest.id } }),
-      tx.item.findMany({ where: { listId: customerList.id } }),
-    ]);
+    const [guestItems, customerItems] = [await listItems(tx, guest.id), await listItems(tx, customerList.id)];
     const owned = new Map(customerItems.map((item) => [`${item.productId}:${item.variantId}`, item]));
     let mergedCount = 0;
     for (const item of guestItems) {
       const existing = owned.get(`${item.productId}:${item.variantId}`);
       if (!existing) {
-        await tx.item.update({ where: { id: item.id }, data: { listId: customerList.id } });
+        await tx.run(`UPDATE "Item" SET "listId" = ? WHERE "id" = ?`, [customerList.id, item.id]);
         mergedCount++;
       } else if (item.addedAt < existing.addedAt) {
-        await tx.item.update({ where: { id: existing.id }, data: { addedAt: item.addedAt } });
+        await tx.run(`UPDATE "Item" SET "addedAt" = ? WHERE "id" = ?`, [item.addedAt, existing.id]);
       }
     }
-    await tx.item.deleteMany({ where: { listId: guest.id } });
-    await tx.list.update({ where: { id: guest.id }, data: { retiredAt: new Date(), isDefault: null } });
-    await tx.list.update({ where: { id: customerList.id }, data: { updatedAt: new Date() } });
-    await writeEvent(tx, { shopId, type: "list.merged", data: { listId: customerList.id, customerId, mergedCount } });
+    const now = new Date();
+    await tx.run(`DELETE FROM "Item" WHERE "listId" = ?`, [guest.id]);
+    await tx.run(`UPDATE "List" SET "retiredAt" = ?, "isDefault" = NULL, "updatedAt" = ? WHERE "id" = ?`, [
+      now,
+      now,
+      guest.id,
+    ]);
+    await tx.run(`UPDATE "List" SET "updatedAt" = ? WHERE "id" = ?`, [now, customerList.id]);
+    await insertEvent(tx, { shopId, type: "list.merged", data: { listId: customerList.id, customerId, mergedCount } });
     return { listId: customerList.id, mergedCount, merged: true };
   });
 }

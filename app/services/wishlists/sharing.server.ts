@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { prisma } from "~/db.server";
+import { prisma, sql } from "~/db.server";
 import { AppError } from "~/lib/problems";
-import { writeEvent } from "~/services/events/outbox.server";
+import { insertEvent } from "~/services/events/outbox.server";
 import { readShopSettings } from "~/services/shops/settings";
 import type { Owner } from "./owner";
-import { inTransaction, lockDefaultList } from "./wishlists.server";
+import { listFromRow } from "./rows";
+import { listItems, lockDefaultList, transaction } from "./wishlists.server";
 
 /** Share tokens: 128 random bits, URL-safe; unguessable, since the token alone opens the list. */
 function newShareToken(): string {
@@ -31,7 +32,7 @@ export function shareUrl(domain: string, sharePath: string, token: string): stri
  */
 export async function shareWishlist({ shopId, owner }: { shopId: string; owner: Owner }) {
   const { domain, sharePath } = await sharingSettings(shopId);
-  return inTransaction(async (tx) => {
+  return transaction(async (tx) => {
     const list = (await lockDefaultList(tx, shopId, owner, true))!;
     if (list.shareToken && list.shareEnabled) {
       return {
@@ -42,10 +43,14 @@ export async function shareWishlist({ shopId, owner }: { shopId: string; owner: 
       };
     }
     const token = list.shareToken ?? newShareToken();
-    await tx.list.update({ where: { id: list.id }, data: { shareToken: token, shareEnabled: true } });
+    await tx.run(`UPDATE "List" SET "shareToken" = ?, "shareEnabled" = TRUE, "updatedAt" = ? WHERE "id" = ?`, [
+      token,
+      new Date(),
+      list.id,
+    ]);
     const url = shareUrl(domain, sharePath, token);
     if (!list.shareToken) {
-      await writeEvent(tx, { shopId, type: "list.shared", data: { listId: list.id, shareToken: token, url } });
+      await insertEvent(tx, { shopId, type: "list.shared", data: { listId: list.id, shareToken: token, url } });
     }
     return { listId: list.id, token, url, created: true };
   });
@@ -54,10 +59,12 @@ export async function shareWishlist({ shopId, owner }: { shopId: string; owner: 
 /** The list behind a share token, in this shop, when the shop and the list both allow sharing. */
 export async function readSharedList({ shopId, token }: { shopId: string; token: string }) {
   await sharingSettings(shopId);
-  const list = await prisma.list.findFirst({
-    where: { shopId, shareToken: token, shareEnabled: true, retiredAt: null },
-    include: { items: { orderBy: [{ addedAt: "desc" }, { id: "desc" }] } },
-  });
-  if (!list) throw new AppError("not-found", { detail: "No shared list with this token." });
-  return { ...list, count: list.items.length };
+  const db = sql();
+  const row = await db.get<Record<string, unknown>>(
+    `SELECT * FROM "List" WHERE "shopId" = ? AND "shareToken" = ? AND "shareEnabled" = TRUE AND "retiredAt" IS NULL`,
+    [shopId, token],
+  );
+  if (!row) throw new AppError("not-found", { detail: "No shared list with this token." });
+  const items = await listItems(db, row.id as string);
+  return { ...listFromRow(row), items, count: items.length };
 }

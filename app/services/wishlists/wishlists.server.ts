@@ -1,17 +1,20 @@
-import { prisma, type Prisma } from "~/db.server";
-import { getEnv } from "~/env.server";
+import { sql } from "~/db.server";
 import type { Item, List } from "~/generated/prisma-sqlite/client";
 import { newId } from "~/lib/ids";
-import { recordItemChange } from "~/services/analytics/rollups.server";
-import { writeEvent } from "~/services/events/outbox.server";
-import { ownerEventFields, ownerWhere, type Owner } from "./owner";
+import type { SqlRunner } from "~/sql.server";
+import { insertEvent } from "~/services/events/outbox.server";
+import { ownerEventFields, type Owner } from "./owner";
+import { itemFromRow, listFromRow } from "./rows";
 import { serializeItem } from "./serialize";
 
 /**
- * Storefront wishlist operations on an owner's default list. Every change runs in one transaction that
- * (1) finds or creates the list, (2) locks it, (3) changes the item, (4) counts, (5) writes the event;
- * so parallel requests for one owner apply one after another, `count` is the true count at commit, and
- * each change has exactly one event (docs/decisions/010-storefront-writes.md).
+ * Storefront wishlist operations on an owner's default list, in direct SQL (decision 012). Every change
+ * runs in one transaction that (1) finds or creates the list, (2) locks it, (3) changes the item,
+ * (4) counts, (5) writes the event; so parallel requests for one owner apply one after another, `count`
+ * is the true count at commit, and each change has exactly one event (decision 010). SQLite transactions
+ * take the write lock at BEGIN; PostgreSQL locks the list row. The analytics rollups are folded in from
+ * the events by the outbox relay (services/events/relay.server.ts), not here: a shop's daily row would
+ * otherwise be a lock every concurrent change of the shop waits for.
  */
 export interface ItemRef {
   productId: string;
@@ -24,58 +27,79 @@ export interface NewItem extends ItemRef {
   title?: string;
 }
 
-type Tx = Prisma.TransactionClient;
+type Row = Record<string, unknown>;
 
-const MAX_ATTEMPTS = 5;
-
-/**
- * Retried: unique violations (two requests creating the same list or item), write conflicts, and SQLite's
- * busy errors (a deferred transaction that read, then found another connection had written: it may not
- * upgrade to a writer and must start again).
- */
-function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return code === "P2002" || code === "P2034" || code === "SQLITE_BUSY" || code === "SQLITE_BUSY_SNAPSHOT";
+/** `at` (default now) dates the change: the item, its event and the rollups; tests set it. */
+interface ChangeInput {
+  shopId: string;
+  owner: Owner;
+  at?: Date;
 }
 
-/**
- * In one process the SQLite driver adapter already runs transactions one at a time; another process
- * writing the same file (the worker) can still make a transaction fail busy, hence the retry with jitter.
- */
-export async function inTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await prisma.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
-    } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt * Math.random()));
-    }
-  }
+export function transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  return sql().transaction(work);
 }
 
-function defaultListWhere(shopId: string, owner: Owner) {
-  return { shopId, ...ownerWhere(owner), isDefault: true, retiredAt: null };
+function ownerColumns(owner: Owner) {
+  return owner.kind === "customer"
+    ? { column: `"customerId"`, other: `"anonymousId"`, value: owner.customerId }
+    : { column: `"anonymousId"`, other: `"customerId"`, value: owner.anonymousId };
 }
 
+const selectDefaultList = (owner: Owner, lock: boolean) => {
+  const { column, other } = ownerColumns(owner);
+  return (
+    `SELECT * FROM "List" WHERE "shopId" = ? AND ${column} = ? AND ${other} IS NULL ` +
+    `AND "isDefault" = TRUE AND "retiredAt" IS NULL${lock ? " FOR UPDATE" : ""}`
+  );
+};
+
 /**
- * The owner's default list, locked for this transaction (PostgreSQL: row lock; SQLite: writers are
- * serialised by the database). Created when `create` is set and there is none.
+ * The owner's default list, locked for this transaction (PostgreSQL: row lock; SQLite: the transaction
+ * already holds the write lock). Created when `create` is set and there is none; a concurrent creator
+ * makes the insert do nothing (unique (shop, owner, isDefault) index), and the re-read finds its list.
  */
-export async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, create: boolean): Promise<List | null> {
-  const list = await tx.list.findFirst({ where: defaultListWhere(shopId, owner) });
-  if (list) {
-    if (getEnv().DATABASE_ENGINE === "postgres") {
-      await tx.$executeRawUnsafe(`SELECT 1 FROM "List" WHERE "id" = $1 FOR UPDATE`, list.id);
-    }
-    return list;
-  }
+export async function lockDefaultList(
+  tx: SqlRunner,
+  shopId: string,
+  owner: Owner,
+  create: boolean,
+  at = new Date(),
+): Promise<List | null> {
+  const select = selectDefaultList(owner, tx.engine === "postgres");
+  const { column, value } = ownerColumns(owner);
+  const found = await tx.get<Row>(select, [shopId, value]);
+  if (found) return listFromRow(found);
   if (!create) return null;
-  // A concurrent creator makes this insert fail on the unique (shop, owner, isDefault) index: retried.
-  return tx.list.create({ data: { id: newId("list"), shopId, ...ownerWhere(owner), isDefault: true } });
+  await tx.run(
+    `INSERT INTO "List" ("id", "shopId", ${column}, "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
+      `VALUES (?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?) ON CONFLICT DO NOTHING`,
+    [newId("list"), shopId, value, at, at],
+  );
+  const created = await tx.get<Row>(select, [shopId, value]);
+  if (!created) throw new Error("The default list was neither found nor created.");
+  return listFromRow(created);
+}
+
+/** Items of a list, newest first. */
+export async function listItems(runner: SqlRunner, listId: string): Promise<Item[]> {
+  const rows = await runner.all<Row>(`SELECT * FROM "Item" WHERE "listId" = ? ORDER BY "addedAt" DESC, "id" DESC`, [
+    listId,
+  ]);
+  return rows.map(itemFromRow);
+}
+
+/** Touches the list and returns the true item count, in one statement. */
+async function touchAndCount(tx: SqlRunner, listId: string, at: Date): Promise<number> {
+  const row = await tx.get<{ n: number | string }>(
+    `UPDATE "List" SET "updatedAt" = ? WHERE "id" = ? RETURNING (SELECT COUNT(*) FROM "Item" WHERE "listId" = ?) AS "n"`,
+    [at, listId, listId],
+  );
+  return Number(row?.n ?? 0);
 }
 
 async function finishChange(
-  tx: Tx,
+  tx: SqlRunner,
   {
     shopId,
     owner,
@@ -85,49 +109,48 @@ async function finishChange(
     at,
   }: { shopId: string; owner: Owner; list: List; item: Item; type: "item.added" | "item.removed"; at: Date },
 ) {
-  const count = await tx.item.count({ where: { listId: list.id } });
-  await tx.list.update({ where: { id: list.id }, data: { updatedAt: at } });
-  await writeEvent(tx, {
+  const count = await touchAndCount(tx, list.id, at);
+  await insertEvent(tx, {
     shopId,
     type,
     createdAt: at,
     data: { listId: list.id, ...ownerEventFields(owner), item: serializeItem(item), count },
   });
-  await recordItemChange(tx, { shopId, owner, productId: item.productId, type, at });
   return count;
 }
 
-function itemKey(listId: string, ref: ItemRef) {
-  return { listId_productId_variantId: { listId, productId: ref.productId, variantId: ref.variantId ?? "" } };
+const DELETE_BY_REF = `DELETE FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ? RETURNING *`;
+
+async function insertItem(tx: SqlRunner, shopId: string, listId: string, item: NewItem, addedAt: Date) {
+  const row = await tx.get<Row>(
+    `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
+      `VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
+    [newId("item"), listId, shopId, item.productId, item.variantId ?? "", item.handle, item.title ?? "", addedAt],
+  );
+  return row ? itemFromRow(row) : null;
 }
 
 /** The owner's default list with its items (newest first), or null: reading never creates a list. */
 export async function readWishlist({ shopId, owner }: { shopId: string; owner: Owner }) {
-  const list = await prisma.list.findFirst({
-    where: defaultListWhere(shopId, owner),
-    include: { items: { orderBy: [{ addedAt: "desc" }, { id: "desc" }] } },
-  });
-  return list ? { ...list, count: list.items.length } : null;
+  const db = sql();
+  const row = await db.get<Row>(selectDefaultList(owner, false), [shopId, ownerColumns(owner).value]);
+  if (!row) return null;
+  const items = await listItems(db, row.id as string);
+  return { ...listFromRow(row), items, count: items.length };
 }
 
 /** Saves the item if it is not in the list, removes it if it is. */
-/** `at` (default now) dates the change: the item, its event and the rollups; tests set it. */
-interface ChangeInput {
-  shopId: string;
-  owner: Owner;
-  at?: Date;
-}
-
 export async function toggleItem({ shopId, owner, item, at = new Date() }: ChangeInput & { item: NewItem }) {
-  return inTransaction(async (tx) => {
-    const list = (await lockDefaultList(tx, shopId, owner, true))!;
-    const existing = await tx.item.findUnique({ where: itemKey(list.id, item) });
-    if (existing) {
-      await tx.item.delete({ where: { id: existing.id } });
+  return transaction(async (tx) => {
+    const list = (await lockDefaultList(tx, shopId, owner, true, at))!;
+    const removed = await tx.get<Row>(DELETE_BY_REF, [list.id, item.productId, item.variantId ?? ""]);
+    if (removed) {
+      const existing = itemFromRow(removed);
       const count = await finishChange(tx, { shopId, owner, list, item: existing, type: "item.removed", at });
       return { added: false, count, itemId: existing.id };
     }
-    const created = await tx.item.create({ data: newItemData(shopId, list.id, item, at) });
+    // The list is locked, so nobody else can have saved this product since the delete found nothing.
+    const created = (await insertItem(tx, shopId, list.id, item, at))!;
     const count = await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
     return { added: true, count, itemId: created.id };
   });
@@ -135,11 +158,16 @@ export async function toggleItem({ shopId, owner, item, at = new Date() }: Chang
 
 /** Saves the item; an item already saved is returned as it is (its addedAt kept, no event). */
 export async function addItem({ shopId, owner, item, at = new Date() }: ChangeInput & { item: NewItem }) {
-  return inTransaction(async (tx) => {
-    const list = (await lockDefaultList(tx, shopId, owner, true))!;
-    const existing = await tx.item.findUnique({ where: itemKey(list.id, item) });
-    if (existing) return { item: existing, created: false };
-    const created = await tx.item.create({ data: newItemData(shopId, list.id, item, at) });
+  return transaction(async (tx) => {
+    const list = (await lockDefaultList(tx, shopId, owner, true, at))!;
+    const created = await insertItem(tx, shopId, list.id, item, at);
+    if (!created) {
+      const existing = await tx.get<Row>(
+        `SELECT * FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ?`,
+        [list.id, item.productId, item.variantId ?? ""],
+      );
+      return { item: itemFromRow(existing!), created: false };
+    }
     await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
     return { item: created, created: true };
   });
@@ -152,29 +180,15 @@ export async function removeItem({
   target,
   at = new Date(),
 }: ChangeInput & { target: { itemId: string } | ItemRef }) {
-  return inTransaction(async (tx) => {
-    const list = await lockDefaultList(tx, shopId, owner, false);
+  return transaction(async (tx) => {
+    const list = await lockDefaultList(tx, shopId, owner, false, at);
     if (!list) return { removed: false };
-    const existing =
+    const removed =
       "itemId" in target
-        ? await tx.item.findFirst({ where: { id: target.itemId, listId: list.id } })
-        : await tx.item.findUnique({ where: itemKey(list.id, target) });
-    if (!existing) return { removed: false };
-    await tx.item.delete({ where: { id: existing.id } });
-    await finishChange(tx, { shopId, owner, list, item: existing, type: "item.removed", at });
+        ? await tx.get<Row>(`DELETE FROM "Item" WHERE "id" = ? AND "listId" = ? RETURNING *`, [target.itemId, list.id])
+        : await tx.get<Row>(DELETE_BY_REF, [list.id, target.productId, target.variantId ?? ""]);
+    if (!removed) return { removed: false };
+    await finishChange(tx, { shopId, owner, list, item: itemFromRow(removed), type: "item.removed", at });
     return { removed: true };
   });
-}
-
-function newItemData(shopId: string, listId: string, item: NewItem, addedAt: Date) {
-  return {
-    id: newId("item"),
-    listId,
-    shopId,
-    productId: item.productId,
-    variantId: item.variantId ?? "",
-    handle: item.handle,
-    titleSnapshot: item.title ?? "",
-    addedAt,
-  };
 }

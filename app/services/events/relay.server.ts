@@ -1,0 +1,78 @@
+import { sql } from "~/db.server";
+import { parseTimestamp } from "~/sql.server";
+import { applyItemChanges, type ItemChange } from "~/services/analytics/rollups.server";
+import type { Owner } from "~/services/wishlists/owner";
+import type { EventType } from "./outbox.server";
+
+/**
+ * The outbox relay (decisions 010 and 012), run by the worker: it takes pending events (dispatchedAt
+ * NULL) in id order, hands them to `fanOut` (which must be idempotent: it may see an event twice), then
+ * in one transaction marks them relayed and folds the item events into the analytics rollups. Only the
+ * events this run actually marks are counted, so two relays running at once never count one twice.
+ */
+export interface StoredEvent {
+  id: string;
+  shopId: string;
+  type: EventType;
+  /** The envelope's `data`, as stored (JSON text). */
+  data: string;
+  createdAt: Date;
+}
+
+export interface RelayOptions {
+  batchSize?: number;
+  fanOut?: (events: StoredEvent[]) => Promise<void>;
+}
+
+interface ItemEventData {
+  customerId: string | null;
+  anonymousId: string | null;
+  item: { productId: string };
+}
+
+function itemChange(event: StoredEvent): ItemChange | null {
+  if (event.type !== "item.added" && event.type !== "item.removed") return null;
+  const data = JSON.parse(event.data) as ItemEventData;
+  const owner: Owner = data.customerId
+    ? { kind: "customer", customerId: data.customerId }
+    : { kind: "anonymous", anonymousId: data.anonymousId ?? "" };
+  return { shopId: event.shopId, type: event.type, at: event.createdAt, productId: data.item.productId, owner };
+}
+
+/** Relays one batch; returns how many events it took (less than the batch size: the outbox is drained). */
+export async function relayOutbox({ batchSize = 500, fanOut }: RelayOptions = {}): Promise<number> {
+  const db = sql();
+  const rows = await db.all<Record<string, unknown>>(
+    `SELECT "id", "shopId", "type", "data", "createdAt" FROM "Event" WHERE "dispatchedAt" IS NULL ORDER BY "id" LIMIT ?`,
+    [batchSize],
+  );
+  if (rows.length === 0) return 0;
+  const events: StoredEvent[] = rows.map((row) => ({
+    id: row.id as string,
+    shopId: row.shopId as string,
+    type: row.type as EventType,
+    data: row.data as string,
+    createdAt: parseTimestamp(row.createdAt),
+  }));
+  await fanOut?.(events);
+  await db.transaction(async (tx) => {
+    const claimed = await tx.all<{ id: string }>(
+      `UPDATE "Event" SET "dispatchedAt" = ? WHERE "dispatchedAt" IS NULL AND "id" IN (${events.map(() => "?").join(", ")}) RETURNING "id"`,
+      [new Date(), ...events.map((event) => event.id)],
+    );
+    const mine = new Set(claimed.map((row) => row.id));
+    const changes = events.filter((event) => mine.has(event.id)).flatMap((event) => itemChange(event) ?? []);
+    await applyItemChanges(tx, changes);
+  });
+  return events.length;
+}
+
+/** Relays until the outbox is empty (tests, and the worker after a pause). */
+export async function drainOutbox(options: RelayOptions = {}): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const taken = await relayOutbox(options);
+    total += taken;
+    if (taken < (options.batchSize ?? 500)) return total;
+  }
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { drainOutbox, relayOutbox, type StoredEvent } from "~/services/events/relay.server";
+import type { Owner } from "~/services/wishlists/owner";
+import { toggleItem } from "~/services/wishlists/wishlists.server";
+import { createShop } from "./factories";
+import { startProcess } from "./support/processes";
+
+const anonymous = (): Owner => ({ kind: "anonymous", anonymousId: randomUUID() });
+const item = (productId: string) => ({ productId, handle: `p-${productId}` });
+
+async function shopTotals(shopId: string) {
+  const rows = await prisma.dailyShopStat.findMany({ where: { shopId } });
+  return {
+    adds: rows.reduce((sum, row) => sum + row.adds, 0),
+    removes: rows.reduce((sum, row) => sum + row.removes, 0),
+    activeShoppers: rows.reduce((sum, row) => sum + row.activeShoppers, 0),
+  };
+}
+
+describe("outbox relay", () => {
+  it("counts nothing before it runs, then every pending event once, and marks them relayed", async () => {
+    const shop = await createShop();
+    const owner = anonymous();
+    await toggleItem({ shopId: shop.id, owner, item: item("1") });
+    await toggleItem({ shopId: shop.id, owner, item: item("2") });
+    await toggleItem({ shopId: shop.id, owner, item: item("1") });
+    expect(await shopTotals(shop.id)).toEqual({ adds: 0, removes: 0, activeShoppers: 0 });
+
+    const seen: StoredEvent[] = [];
+    await drainOutbox({ fanOut: async (events) => void seen.push(...events) });
+    expect(seen.filter((event) => event.shopId === shop.id).map((event) => event.type)).toEqual([
+      "item.added",
+      "item.added",
+      "item.removed",
+    ]);
+    expect(await shopTotals(shop.id)).toEqual({ adds: 2, removes: 1, activeShoppers: 1 });
+    expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(0);
+    expect(await relayOutbox()).toBe(0);
+    expect(await shopTotals(shop.id)).toEqual({ adds: 2, removes: 1, activeShoppers: 1 });
+  });
+
+  it("leaves the events pending when fan-out fails, and counts them once when it is retried", async () => {
+    const shop = await createShop();
+    await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("9") });
+    const failing = async () => {
+      throw new Error("queue unavailable");
+    };
+    await expect(relayOutbox({ fanOut: failing })).rejects.toThrow("queue unavailable");
+    expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(1);
+    expect(await shopTotals(shop.id)).toEqual({ adds: 0, removes: 0, activeShoppers: 0 });
+    await drainOutbox();
+    expect(await shopTotals(shop.id)).toEqual({ adds: 1, removes: 0, activeShoppers: 1 });
+  });
+
+  it("loses and doubles nothing while changes and three relays run at the same time", async () => {
+    const shop = await createShop();
+    const owners = Array.from({ length: 5 }, anonymous);
+    let writing = true;
+    const relays = Array.from({ length: 3 }, async () => {
+      while (writing) await relayOutbox({ batchSize: 7 });
+    });
+    await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        toggleItem({ shopId: shop.id, owner: owners[index % 5]!, item: item(String(index % 4)) }),
+      ),
+    );
+    writing = false;
+    await Promise.all(relays);
+    await drainOutbox();
+    const events = await prisma.event.findMany({ where: { shopId: shop.id } });
+    expect(events).toHaveLength(60);
+    expect(events.every((event) => event.dispatchedAt !== null)).toBe(true);
+    const adds = events.filter((event) => event.type === "item.added").length;
+    expect(await shopTotals(shop.id)).toEqual({ adds, removes: 60 - adds, activeShoppers: 5 });
+    const products = await prisma.dailyProductStat.findMany({ where: { shopId: shop.id } });
+    expect(products.reduce((sum, row) => sum + row.adds + row.removes, 0)).toBe(60);
+  });
+
+  it("runs in the real worker process: a change is counted in analytics shortly after it is made", async () => {
+    const shop = await createShop();
+    await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("5") });
+    const worker = startProcess("worker/index.ts", { OUTBOX_RELAY_INTERVAL_MS: "50" });
+    try {
+      await worker.waitForOutput(/worker ready/);
+      await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("6") });
+      const started = Date.now();
+      while ((await shopTotals(shop.id)).adds < 2 && Date.now() - started < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await shopTotals(shop.id)).toEqual({ adds: 2, removes: 0, activeShoppers: 2 });
+      expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(0);
+    } finally {
+      expect(await worker.stop()).toBe(0);
+    }
+  });
+});

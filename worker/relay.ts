@@ -1,0 +1,37 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { sql } from "../app/db.server";
+import { logger } from "../app/logger.server";
+import { relayOutbox, type RelayOptions } from "../app/services/events/relay.server";
+
+/**
+ * Runs the outbox relay in a loop (decision 012): a full batch is followed at once by the next, an
+ * empty or partial one by a pause. A failure (database or Redis away) is logged and retried after the
+ * pause; the events stay pending meanwhile, so nothing is lost. Several worker processes may run it:
+ * an event is claimed by exactly one relay.
+ */
+export function startOutboxRelay({ intervalMs, ...options }: RelayOptions & { intervalMs: number }) {
+  const controller = new AbortController();
+  const batchSize = options.batchSize ?? 500;
+  const done = (async () => {
+    while (!controller.signal.aborted) {
+      let taken = 0;
+      try {
+        taken = await relayOutbox({ ...options, batchSize });
+      } catch (error) {
+        logger.error({ err: error }, "outbox relay failed; retrying");
+      }
+      // SQLite: keep the WAL short here, so that the web process's commits rarely checkpoint (decision 012).
+      await sql()
+        .checkpoint()
+        .catch((error: unknown) => logger.warn({ err: error }, "WAL checkpoint failed"));
+      if (taken < batchSize) await sleep(intervalMs, undefined, { signal: controller.signal }).catch(() => undefined);
+    }
+  })();
+  return {
+    /** Stops after the batch in progress. */
+    async stop() {
+      controller.abort();
+      await done;
+    },
+  };
+}
