@@ -48,6 +48,29 @@ export const envSchema = z
     RATE_LIMIT_STOREFRONT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     /** How long the worker's outbox relay pauses when the outbox is drained (webhooks, analytics). */
     OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+    /**
+     * Webhooks (issue 5). Endpoint URLs must be https unless WEBHOOK_ALLOW_HTTP (development); deliveries
+     * connect only to public addresses unless inside WEBHOOK_ALLOWED_NETWORKS (comma-separated CIDRs).
+     * WEBHOOK_RETRY_UNIT_MS is the retry schedule's unit: a minute in production, less in tests and the demo.
+     */
+    WEBHOOK_ALLOW_HTTP: z.stringbool().default(false),
+    WEBHOOK_ALLOWED_NETWORKS: z
+      .string()
+      .default("")
+      .refine(
+        (value) =>
+          value
+            .split(",")
+            .map((entry) => entry.trim())
+            .filter(Boolean)
+            .every((entry) => /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(entry)),
+        { message: "must be comma-separated CIDRs, e.g. 127.0.0.0/8,::1/128" },
+      ),
+    WEBHOOK_RETRY_UNIT_MS: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
+    /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
+    WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })

@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { loadEnvOrExit } from "../app/env.server";
+import { loadDotEnv, loadEnvOrExit } from "../app/env.server";
 
 const root = path.resolve(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
@@ -105,6 +105,12 @@ function startChild(name: string, script: string) {
   });
 }
 
+// The local demo may deliver webhooks to a receiver on this machine over plain http, and retries in
+// seconds rather than minutes; a value set in the environment or .env still wins.
+loadDotEnv();
+process.env.WEBHOOK_ALLOW_HTTP ||= "true";
+process.env.WEBHOOK_ALLOWED_NETWORKS ||= "127.0.0.0/8,::1/128";
+process.env.WEBHOOK_RETRY_UNIT_MS ||= "1000";
 const env = loadEnvOrExit();
 
 process.on("SIGINT", () => stopAll(0));

@@ -1,12 +1,16 @@
 import { Queue, Worker } from "bullmq";
 import { disconnectDatabase, prepareDatabase } from "../app/db.server";
-import { HEALTH_QUEUE, MAINTENANCE_QUEUE, purgeIdempotencyJob } from "../app/jobs/definitions";
+import { HEALTH_QUEUE, MAINTENANCE_QUEUE, purgeIdempotencyJob, WEBHOOK_QUEUE } from "../app/jobs/definitions";
 import { queuePrefix } from "../app/jobs/queues.server";
 import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { createRedis } from "../app/redis.server";
 import { handleHealthJob } from "./handlers/health";
+import { DeliveryFailed } from "../app/services/webhooks/delivery.server";
+import { fanOutEvents } from "../app/services/webhooks/fanout.server";
+import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
+import { createWebhookHandler, webhookBackoff } from "./handlers/webhooks";
 import { startOutboxRelay } from "./relay";
 
 /** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
@@ -15,7 +19,19 @@ export async function startWorker() {
   const connection = createRedis("worker");
   connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
+  const env = getEnv();
+  const agent = createDeliveryAgent(env.WEBHOOK_CONCURRENCY);
   const workers = [
+    new Worker(WEBHOOK_QUEUE, createWebhookHandler(agent), {
+      connection,
+      prefix: queuePrefix(),
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      lockDuration: env.WORKER_LOCK_DURATION_MS,
+      stalledInterval: Math.min(env.WORKER_LOCK_DURATION_MS, 30_000),
+      // A job whose worker died is taken up again; only a job that keeps killing workers is given up.
+      maxStalledCount: 5,
+      settings: { backoffStrategy: webhookBackoff },
+    }),
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
     new Worker(MAINTENANCE_QUEUE, handleMaintenanceJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
   ];
@@ -27,10 +43,19 @@ export async function startWorker() {
     { name: purgeIdempotencyJob.name, opts: purgeIdempotencyJob.options },
   );
   for (const worker of workers) {
-    worker.on("failed", (job, error) => logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed"));
+    worker.on("failed", (job, error) => {
+      // A receiver answering non-2xx is routine (it is retried and logged per delivery), not a worker error.
+      if (error instanceof DeliveryFailed)
+        logger.info({ queue: worker.name, jobId: job?.id, reason: error.message }, "delivery failed");
+      else logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed");
+    });
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  const relay = startOutboxRelay({ intervalMs: getEnv().OUTBOX_RELAY_INTERVAL_MS });
+  const webhooks = new Queue(WEBHOOK_QUEUE, { connection, prefix: queuePrefix() });
+  const relay = startOutboxRelay({
+    intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+    fanOut: async (events) => void (await fanOutEvents(webhooks, events)),
+  });
   logger.info({ queues: workers.map((worker) => worker.name) }, "worker ready");
 
   let stopping = false;
@@ -40,7 +65,8 @@ export async function startWorker() {
     logger.info({ signal }, "worker stopping: finishing active jobs");
     // close() waits for active jobs to finish and takes no new ones.
     await Promise.all([relay.stop(), ...workers.map((worker) => worker.close())]);
-    await maintenance.close();
+    await Promise.all([maintenance.close(), webhooks.close()]);
+    await agent.close();
     await connection.quit().catch(() => connection.disconnect());
     await disconnectDatabase();
     logger.info("worker stopped");

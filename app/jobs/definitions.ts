@@ -23,3 +23,25 @@ export const purgeIdempotencyJob = {
   everyMs: 60 * 60 * 1000,
   options: { attempts: 3, removeOnComplete: 10, removeOnFail: 50 },
 } as const;
+
+/**
+ * Webhook deliveries (issue 5): one job per event and endpoint, id `<event id>-<endpoint id>` so a relay
+ * that runs twice over the same events adds nothing twice. The payload carries the exact envelope bytes,
+ * so every attempt sends the same body. Retries follow the published schedule (services/webhooks/schedule.ts).
+ */
+export const WEBHOOK_QUEUE = "webhooks";
+
+export const deliverWebhookJob = {
+  name: "webhook.deliver",
+  payload: z.object({
+    shopId: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    endpointId: z.string(),
+    body: z.string(),
+  }),
+  /** Completed jobs are kept an hour: long enough for any relay re-run to find their ids and add nothing. */
+  options: { removeOnComplete: { age: 3_600 }, removeOnFail: { age: 7 * 24 * 3_600 } },
+} as const;
+
+export type DeliverWebhookPayload = z.infer<typeof deliverWebhookJob.payload>;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { createApiKey, revokeApiKey } from "~/services/keys/keys.server";
-import { createList, createShopWithKey } from "../factories";
+import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { BASE_URL, createTestApp } from "../support/http";
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
@@ -49,6 +49,48 @@ const endpoints: Endpoint[] = [
   { name: "GET /lists/{id}", method: "GET", path: async () => `/lists/${(await createList(shop.id)).id}`, ok: 200 },
   { name: "GET /analytics/top-products", method: "GET", path: async () => "/analytics/top-products?range=7d", ok: 200 },
   { name: "GET /analytics/activity", method: "GET", path: async () => "/analytics/activity", ok: 200 },
+  { name: "GET /webhooks", method: "GET", path: async () => "/webhooks", ok: 200 },
+  {
+    name: "POST /webhooks",
+    method: "POST",
+    path: async () => "/webhooks",
+    body: { url: "https://receiver.example/matrix", events: ["item.added"] },
+    ok: 201,
+  },
+  {
+    name: "DELETE /webhooks/{id}",
+    method: "DELETE",
+    path: async () => `/webhooks/${(await createWebhookEndpoint(shop.id)).endpoint.id}`,
+    ok: 204,
+  },
+  {
+    name: "POST /webhooks/{id}/test",
+    method: "POST",
+    path: async () => `/webhooks/${(await createWebhookEndpoint(shop.id)).endpoint.id}/test`,
+    ok: 202,
+  },
+  {
+    name: "POST /webhooks/{id}/enable",
+    method: "POST",
+    path: async () => `/webhooks/${(await createWebhookEndpoint(shop.id)).endpoint.id}/enable`,
+    ok: 200,
+  },
+  {
+    name: "GET /webhooks/{id}/deliveries",
+    method: "GET",
+    path: async () => `/webhooks/${(await createWebhookEndpoint(shop.id)).endpoint.id}/deliveries`,
+    ok: 200,
+  },
+  {
+    name: "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
+    method: "POST",
+    path: async () => {
+      const { endpoint } = await createWebhookEndpoint(shop.id);
+      const delivery = await createDelivery(shop.id, endpoint.id);
+      return `/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`;
+    },
+    ok: 202,
+  },
   {
     name: "GET /storefront/config",
     method: "GET",
@@ -206,6 +248,18 @@ describe("calling modes x endpoints", () => {
         `http://localhost:3000/problems/${{ 401: "unauthorized", 403: "forbidden", 409: "platform-not-connected" }[status]}`,
       );
     }
+  });
+
+  it("covers every operation of the OpenAPI document", async () => {
+    const document = (await (await app.request(`${BASE_URL}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations)
+        .filter((method) => ["get", "post", "put", "patch", "delete"].includes(method))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(endpoints.map((endpoint) => endpoint.name).sort()).toEqual(documented.sort());
   });
 
   it("keeps private keys hashed and counts the matrix's key creations", async () => {

@@ -22,3 +22,40 @@ export async function createList(
 ) {
   return prisma.list.create({ data: { id: newId("list"), shopId, ...owner, ...data } });
 }
+
+/** A webhook endpoint row (not through the service, so the per-shop limit does not get in the way). */
+export async function createWebhookEndpoint(shopId: string, url = "https://receiver.example/hooks") {
+  const { encryptSecret, generateWebhookSecret } = await import("~/services/webhooks/secrets.server");
+  const secret = generateWebhookSecret();
+  const endpoint = await prisma.webhookEndpoint.create({
+    data: {
+      id: newId("webhookEndpoint"),
+      shopId,
+      url,
+      events: JSON.stringify(["item.added"]),
+      secretCiphertext: encryptSecret(secret),
+    },
+  });
+  return { endpoint, secret };
+}
+
+/** An event and one logged delivery attempt of it to the endpoint (for the delivery log and redelivery). */
+export async function createDelivery(shopId: string, endpointId: string) {
+  const event = await prisma.event.create({
+    data: { id: newId("event"), shopId, type: "ping", data: JSON.stringify({ endpointId, message: "hi" }) },
+  });
+  return prisma.webhookDelivery.create({
+    data: {
+      id: newId("delivery"),
+      shopId,
+      endpointId,
+      eventId: event.id,
+      attempt: 1,
+      status: "failed",
+      statusCode: 500,
+      durationMs: 12,
+      error: "HTTP 500",
+      finishedAt: new Date(),
+    },
+  });
+}

@@ -10,6 +10,7 @@ import { registerKeyRoutes } from "./routes/keys.server";
 import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
 import { registerStorefrontRoutes } from "./routes/storefront.server";
+import { registerWebhookRoutes } from "./routes/webhooks.server";
 import { WEBHOOK_EVENTS } from "./schemas";
 
 const CORS_ALLOW_HEADERS = "Content-Type, X-Service-Shop, X-Service-Public-Key, Idempotency-Key, X-Request-Id";
@@ -67,6 +68,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   registerKeyRoutes(app);
   registerListRoutes(app);
   registerAnalyticsRoutes(app);
+  registerWebhookRoutes(app);
 
   for (const [type, schema] of Object.entries(WEBHOOK_EVENTS)) {
     app.openAPIRegistry.registerWebhook({

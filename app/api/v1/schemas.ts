@@ -155,6 +155,47 @@ export const ApiKeyCreatedSchema = ApiKeySchema.extend({
   secret: z.string().openapi({ description: "The key (svc_sk_...). Shown in this response only, never again." }),
 }).openapi("ApiKeyCreated");
 
+export const WebhookEndpointSchema = z
+  .object({
+    id: z.string().regex(/^whe_[A-Za-z0-9]+$/),
+    url: z.string().openapi({ format: "uri" }),
+    events: z.array(z.enum(["item.added", "item.removed", "list.merged", "list.shared"])),
+    disabledAt: Timestamp.nullable().openapi({
+      description: "Set after 20 consecutive failed delivery attempts; the endpoint then receives nothing.",
+    }),
+    failCount: z.number().int().openapi({ description: "Consecutive failed attempts; 0 after any 2xx." }),
+    createdAt: Timestamp,
+  })
+  .openapi("WebhookEndpoint");
+
+export const WebhookEndpointCreatedSchema = WebhookEndpointSchema.extend({
+  secret: z.string().openapi({
+    description: "The signing secret (whsec_...). Shown in this response only; stored encrypted.",
+  }),
+}).openapi("WebhookEndpointCreated");
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^dlv_[A-Za-z0-9]+$/)
+      .openapi({ description: "Sent as X-Service-Delivery." }),
+    eventId: z.string().regex(/^evt_[A-Za-z0-9]+$/),
+    eventType: z.string(),
+    attempt: z.number().int().openapi({ description: "1 for the first attempt of this event to this endpoint." }),
+    status: z.enum(["succeeded", "failed"]),
+    statusCode: z.number().int().nullable().openapi({ description: "null when no response came (timeout, refused)." }),
+    durationMs: z.number().int().nullable(),
+    error: z.string().nullable().openapi({ description: "Why the attempt failed: `HTTP 500`, `timeout`, ..." }),
+    responseSnippet: z
+      .string()
+      .nullable()
+      .openapi({ description: "The first 1,024 bytes of the response body (never more is read)." }),
+    nextRetryAt: Timestamp.nullable().openapi({ description: "When the next attempt is due; null if none." }),
+    createdAt: Timestamp,
+  })
+  .openapi("WebhookDelivery");
+
 // Webhook event payloads (spec 6). Delivered to endpoints registered with POST /v1/webhooks.
 const envelope = <T extends z.ZodType>(type: string, data: T, name: string) =>
   z

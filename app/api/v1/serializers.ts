@@ -1,4 +1,4 @@
-import type { ApiKey, Item, List } from "~/generated/prisma-sqlite/client";
+import type { ApiKey, Item, List, WebhookDelivery, WebhookEndpoint } from "~/generated/prisma-sqlite/client";
 import { toTimestamp } from "~/lib/time";
 
 import { serializeItem } from "~/services/wishlists/serialize";
@@ -33,5 +33,32 @@ export function serializeApiKey(key: ApiKey) {
     lastUsedAt: toTimestamp(key.lastUsedAt),
     revokedAt: toTimestamp(key.revokedAt),
     createdAt: toTimestamp(key.createdAt),
+  };
+}
+
+export function serializeWebhookEndpoint(endpoint: WebhookEndpoint) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: JSON.parse(endpoint.events) as Array<"item.added" | "item.removed" | "list.merged" | "list.shared">,
+    disabledAt: toTimestamp(endpoint.disabledAt),
+    failCount: endpoint.failCount,
+    createdAt: toTimestamp(endpoint.createdAt),
+  };
+}
+
+export function serializeWebhookDelivery(delivery: WebhookDelivery & { event: { type: string } }) {
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    eventType: delivery.event.type,
+    attempt: delivery.attempt,
+    status: delivery.status as "succeeded" | "failed",
+    statusCode: delivery.statusCode,
+    durationMs: delivery.durationMs,
+    error: delivery.error,
+    responseSnippet: delivery.responseSnippet,
+    nextRetryAt: toTimestamp(delivery.nextRetryAt),
+    createdAt: toTimestamp(delivery.createdAt),
   };
 }

@@ -1,0 +1,221 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { prisma } from "~/db.server";
+import { createQueue } from "~/jobs/queues.server";
+import { deliverWebhookJob, WEBHOOK_QUEUE } from "~/jobs/definitions";
+import { parseId } from "~/lib/ids";
+import { readCursor, toPage } from "~/lib/pagination.server";
+import { AppError } from "~/lib/problems";
+import { pageParamsSchema } from "~/lib/validation";
+import { getRequestRedis } from "~/redis.server";
+import { parseTimestamp } from "~/sql.server";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  enableEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  sendTestEvent,
+  SUBSCRIBABLE_EVENTS,
+} from "~/services/webhooks/endpoints.server";
+import { envelope } from "~/services/webhooks/fanout.server";
+import type { V1Env } from "../context";
+import { apiRoute } from "../route.server";
+import { pageOf, WebhookDeliverySchema, WebhookEndpointCreatedSchema, WebhookEndpointSchema } from "../schemas";
+import { serializeWebhookDelivery, serializeWebhookEndpoint } from "../serializers";
+
+const PRIVATE = ["private"] as const;
+const TAGS = ["Webhooks"];
+const idParam = (name: string, example: string) => z.string().openapi({ param: { name, in: "path" }, example });
+const EndpointParams = z.object({ id: idParam("id", "whe_01jd2x6c5ef0q8w3d0s8b2n7k4") });
+
+const list = apiRoute({
+  method: "get",
+  path: "/webhooks",
+  tags: TAGS,
+  summary: "List webhook endpoints",
+  description: "Every endpoint of the shop, oldest first. Secrets are never shown again.",
+  modes: PRIVATE,
+  responses: {
+    200: { description: "Endpoints", content: { "application/json": { schema: z.array(WebhookEndpointSchema) } } },
+  },
+});
+
+const create = apiRoute({
+  method: "post",
+  path: "/webhooks",
+  tags: TAGS,
+  summary: "Register a webhook endpoint",
+  description:
+    "`url` must be an absolute https URL (plain http only where the service is configured for development). " +
+    "Deliveries connect only to public addresses, checked after DNS resolution at connect time. The response " +
+    "carries `secret` once: verify every delivery's `X-Service-Signature` with it (see the webhooks guide). " +
+    "At most 20 endpoints per shop (409 beyond).",
+  modes: PRIVATE,
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              url: z.url().max(2_048),
+              events: z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1).max(SUBSCRIBABLE_EVENTS.length),
+            })
+            .strict(),
+        },
+      },
+    },
+  },
+  responses: {
+    201: {
+      description: "The endpoint, with its signing secret",
+      content: { "application/json": { schema: WebhookEndpointCreatedSchema } },
+    },
+  },
+});
+
+const remove = apiRoute({
+  method: "delete",
+  path: "/webhooks/{id}",
+  tags: TAGS,
+  summary: "Delete a webhook endpoint",
+  description: "Pending deliveries to it are not sent. Its delivery log is deleted with it.",
+  modes: PRIVATE,
+  request: { params: EndpointParams },
+  responses: { 204: { description: "Deleted" } },
+});
+
+const test = apiRoute({
+  method: "post",
+  path: "/webhooks/{id}/test",
+  tags: TAGS,
+  summary: "Send a test event",
+  description:
+    "A `ping` event (data: `endpointId`, `message`) goes through the full pipeline to this endpoint only: " +
+    "outbox, relay, signed delivery, retries, delivery log. 409 when the endpoint is disabled.",
+  modes: PRIVATE,
+  request: { params: EndpointParams },
+  responses: { 202: { description: "Queued" } },
+});
+
+const enable = apiRoute({
+  method: "post",
+  path: "/webhooks/{id}/enable",
+  tags: TAGS,
+  summary: "Re-enable an endpoint (additive)",
+  description: "Clears `disabledAt` and resets `failCount` to 0. Events from while it was disabled are not sent.",
+  modes: PRIVATE,
+  request: { params: EndpointParams },
+  responses: {
+    200: { description: "The endpoint", content: { "application/json": { schema: WebhookEndpointSchema } } },
+  },
+});
+
+const deliveries = apiRoute({
+  method: "get",
+  path: "/webhooks/{id}/deliveries",
+  tags: TAGS,
+  summary: "Delivery log of an endpoint (additive)",
+  description:
+    "Every attempt, newest first, cursor-paged: event, attempt number, status code, duration, error, a capped response snippet, next retry.",
+  modes: PRIVATE,
+  request: {
+    params: EndpointParams,
+    query: z.object({
+      cursor: pageParamsSchema.shape.cursor.openapi({ description: "`pageInfo.nextCursor` of the previous page." }),
+      limit: pageParamsSchema.shape.limit.openapi({ description: "Page size, 1-100.", example: 50 }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "A page of delivery attempts",
+      content: { "application/json": { schema: pageOf(WebhookDeliverySchema, "WebhookDeliveryPage") } },
+    },
+  },
+});
+
+const redeliver = apiRoute({
+  method: "post",
+  path: "/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+  tags: TAGS,
+  summary: "Redeliver an event (additive)",
+  description:
+    "Sends the delivery's event to this endpoint once more (one attempt, same body, new delivery id and " +
+    "signature). 409 when the endpoint is disabled.",
+  modes: PRIVATE,
+  request: {
+    params: EndpointParams.extend({ deliveryId: idParam("deliveryId", "dlv_01jd2x6c5ef0q8w3d0s8b2n7k4") }),
+  },
+  responses: { 202: { description: "Queued" } },
+});
+
+let queue: ReturnType<typeof createQueue> | undefined;
+/** On the request connection, so it closes with the server. */
+const webhookQueue = () => (queue ??= createQueue(WEBHOOK_QUEUE, getRequestRedis()));
+
+export function registerWebhookRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(list, async (c) => {
+    const endpoints = await listEndpoints({ shopId: c.get("caller").shopId });
+    return c.json(endpoints.map(serializeWebhookEndpoint), 200);
+  });
+
+  app.openapi(create, async (c) => {
+    const { url, events } = c.req.valid("json");
+    const { endpoint, secret } = await createEndpoint({ shopId: c.get("caller").shopId, url, events });
+    return c.json({ ...serializeWebhookEndpoint(endpoint), secret }, 201);
+  });
+
+  app.openapi(remove, async (c) => {
+    const endpointId = parseId("webhookEndpoint", c.req.valid("param").id);
+    await deleteEndpoint({ shopId: c.get("caller").shopId, endpointId });
+    return c.body(null, 204);
+  });
+
+  app.openapi(test, async (c) => {
+    const endpointId = parseId("webhookEndpoint", c.req.valid("param").id);
+    await sendTestEvent({ shopId: c.get("caller").shopId, endpointId });
+    return c.body(null, 202);
+  });
+
+  app.openapi(enable, async (c) => {
+    const endpointId = parseId("webhookEndpoint", c.req.valid("param").id);
+    return c.json(serializeWebhookEndpoint(await enableEndpoint({ shopId: c.get("caller").shopId, endpointId })), 200);
+  });
+
+  app.openapi(deliveries, async (c) => {
+    const { shopId } = c.get("caller");
+    const endpointId = parseId("webhookEndpoint", c.req.valid("param").id);
+    const query = c.req.valid("query");
+    const scope = `deliveries:${shopId}:${endpointId}`;
+    const rows = await listDeliveries({ shopId, endpointId, after: readCursor(scope, query), limit: query.limit });
+    return c.json(toPage(scope, rows, query.limit, serializeWebhookDelivery), 200);
+  });
+
+  app.openapi(redeliver, async (c) => {
+    const { shopId, shopDomain } = c.get("caller");
+    const params = c.req.valid("param");
+    const endpointId = parseId("webhookEndpoint", params.id);
+    const deliveryId = parseId("delivery", params.deliveryId, "deliveryId");
+    const endpoint = await getEndpoint({ shopId, endpointId });
+    const delivery = await prisma.webhookDelivery.findFirst({
+      where: { id: deliveryId, endpointId, shopId },
+      include: { event: true },
+    });
+    if (!delivery) throw new AppError("not-found", { detail: "No delivery with this id for this endpoint." });
+    if (endpoint.disabledAt) {
+      throw new AppError("conflict", { detail: "The endpoint is disabled. Re-enable it before redelivering." });
+    }
+    const { event } = delivery;
+    const body = envelope(
+      { id: event.id, shopId, type: event.type as never, data: event.data, createdAt: parseTimestamp(event.createdAt) },
+      shopDomain,
+    );
+    await webhookQueue().add(
+      deliverWebhookJob.name,
+      { shopId, eventId: event.id, eventType: event.type, endpointId, body },
+      { ...deliverWebhookJob.options, jobId: `redeliver-${deliveryId}-${Date.now()}`, attempts: 1 },
+    );
+    return c.body(null, 202);
+  });
+}

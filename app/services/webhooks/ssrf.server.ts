@@ -1,0 +1,73 @@
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
+import { Agent } from "undici";
+import { getEnv } from "~/env.server";
+
+/**
+ * Where webhook deliveries may connect (issue 5, SSRF). Only public unicast addresses, unless an address
+ * is inside a network of WEBHOOK_ALLOWED_NETWORKS (tests and the local demo allow loopback). The check
+ * runs at connect time on the addresses DNS returned for that very connection, so a name that resolved
+ * to a public address when the endpoint was created and to a private one now (DNS rebinding) is refused.
+ * IP literals never reach DNS, so they are checked before connecting.
+ */
+export class DestinationRefused extends Error {
+  readonly code = "DESTINATION_REFUSED";
+}
+
+let allowed: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> | undefined;
+
+function allowedNetworks() {
+  allowed ??= getEnv()
+    .WEBHOOK_ALLOWED_NETWORKS.split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((cidr) => ipaddr.parseCIDR(cidr));
+  return allowed;
+}
+
+/** Why an address is refused, or null when a delivery may connect to it. */
+export function refusalReason(address: string): string | null {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(address);
+  } catch {
+    return `${address} is not an IP address`;
+  }
+  for (const [network, bits] of allowedNetworks()) {
+    if (parsed.kind() === network.kind() && parsed.match(network, bits)) return null;
+  }
+  const range = parsed.range();
+  return range === "unicast" ? null : `${address} is a ${range} address`;
+}
+
+const safeLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, "", 0);
+    const refused = addresses.map((entry) => refusalReason(entry.address)).find(Boolean);
+    if (refused || addresses.length === 0) {
+      return callback(new DestinationRefused(`${hostname} resolves to a refused address: ${refused ?? "none"}`), "", 0);
+    }
+    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    return callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+/** Throws DestinationRefused for an IP-literal host that is refused (names are checked at connect time). */
+export function assertLiteralHostAllowed(url: URL): void {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host)) {
+    const reason = refusalReason(host);
+    if (reason) throw new DestinationRefused(reason);
+  }
+}
+
+/** The dispatcher for deliveries: keep-alive connections, every new connection through the check above. */
+export function createDeliveryAgent(connections: number): Agent {
+  return new Agent({ connections, connect: { lookup: safeLookup }, keepAliveTimeout: 10_000 });
+}
+
+/** For tests that change WEBHOOK_ALLOWED_NETWORKS. */
+export function resetAllowedNetworks(): void {
+  allowed = undefined;
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { decryptSecret } from "~/services/webhooks/secrets.server";
+import { createShopWithKey, createWebhookEndpoint } from "../factories";
+import { apiClient, OpenApiValidator, rawCall } from "../support/api";
+import { createTestApp } from "../support/http";
+
+// Production rules: https only (WEBHOOK_ALLOW_HTTP unset).
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const { shop, secret: apiKey } = await createShopWithKey();
+const api = apiClient(app, validator, { Authorization: `Bearer ${apiKey}` });
+const post = (body: unknown) =>
+  rawCall(app, validator, "/v1/webhooks", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+describe("webhook endpoint management", () => {
+  it("creates an endpoint and shows its secret once; the secret is stored encrypted", async () => {
+    const created = await api.POST("/webhooks", {
+      body: { url: "https://receiver.example/hooks", events: ["item.added", "list.shared", "item.added"] },
+    });
+    expect(created.response.status).toBe(201);
+    expect(created.data).toMatchObject({
+      url: "https://receiver.example/hooks",
+      events: ["item.added", "list.shared"],
+      disabledAt: null,
+      failCount: 0,
+    });
+    const { secret, id } = created.data!;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const listed = await api.GET("/webhooks");
+    const entry = listed.data!.find((endpoint) => endpoint.id === id)!;
+    expect(entry).not.toHaveProperty("secret");
+    const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect(row.secretCiphertext).not.toContain(secret.slice(6));
+    expect(decryptSecret(row.secretCiphertext)).toBe(secret);
+  });
+
+  it.each([
+    [{ url: "http://receiver.example/hooks", events: ["item.added"] }, 422, "#/url"],
+    [{ url: "ftp://receiver.example/hooks", events: ["item.added"] }, 422, "#/url"],
+    [{ url: "https://user:pass@receiver.example/hooks", events: ["item.added"] }, 422, "#/url"],
+    [{ url: "receiver.example/hooks", events: ["item.added"] }, 422, "#/url"],
+    [{ url: "https://receiver.example/hooks", events: ["item.updated"] }, 422, "#/events/0"],
+    [{ url: "https://receiver.example/hooks", events: ["ping"] }, 422, "#/events/0"],
+    [{ url: "https://receiver.example/hooks", events: [] }, 422, "#/events"],
+    [{ url: "https://receiver.example/hooks" }, 422, "#/events"],
+    [{ url: "https://receiver.example/hooks", events: ["item.added"], secret: "mine" }, 422, ""],
+  ])("refuses %j with %i", async (body, status, pointer) => {
+    const response = await post(body);
+    expect(response.status).toBe(status);
+    const problem = await response.json();
+    expect(problem.type).toBe("http://localhost:3000/problems/validation-error");
+    if (pointer) expect(problem.errors.map((error: { pointer: string }) => error.pointer)).toContain(pointer);
+  });
+
+  it("refuses a body that is not JSON (400) or not declared as JSON (415)", async () => {
+    const headers = { Authorization: `Bearer ${apiKey}` };
+    const malformed = await rawCall(app, validator, "/v1/webhooks", {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: "{",
+    });
+    expect(malformed.status).toBe(400);
+    const text = await rawCall(app, validator, "/v1/webhooks", {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "text/plain" },
+      body: "{}",
+    });
+    expect(text.status).toBe(415);
+  });
+
+  it("answers 404 for another shop's endpoint and 400 for a wrong id prefix, changing nothing", async () => {
+    const other = await createShopWithKey();
+    const { endpoint } = await createWebhookEndpoint(other.shop.id);
+    const path = { params: { path: { id: endpoint.id } } };
+    expect((await api.DELETE("/webhooks/{id}", path)).response.status).toBe(404);
+    expect((await api.POST("/webhooks/{id}/test", path)).response.status).toBe(404);
+    expect((await api.POST("/webhooks/{id}/enable", path)).response.status).toBe(404);
+    expect((await api.GET("/webhooks/{id}/deliveries", path)).response.status).toBe(404);
+    expect(await prisma.webhookEndpoint.count({ where: { id: endpoint.id } })).toBe(1);
+    expect(await prisma.event.count({ where: { shopId: other.shop.id } })).toBe(0);
+    const wrongPrefix = await api.DELETE("/webhooks/{id}", {
+      params: { path: { id: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" } },
+    });
+    expect(wrongPrefix.response.status).toBe(400);
+    const bad = await api.GET("/webhooks/{id}/deliveries", {
+      params: { path: { id: endpoint.id }, query: { cursor: "not-a-cursor" } },
+    });
+    expect(bad.response.status).toBe(400);
+  });
+
+  it("deletes an endpoint (204), then 404", async () => {
+    const { endpoint } = await createWebhookEndpoint(shop.id);
+    const path = { params: { path: { id: endpoint.id } } };
+    expect((await api.DELETE("/webhooks/{id}", path)).response.status).toBe(204);
+    expect((await api.DELETE("/webhooks/{id}", path)).response.status).toBe(404);
+  });
+
+  it("queues a ping through the outbox for the endpoint tested", async () => {
+    const { endpoint } = await createWebhookEndpoint(shop.id);
+    const response = await api.POST("/webhooks/{id}/test", { params: { path: { id: endpoint.id } } });
+    expect(response.response.status).toBe(202);
+    const events = await prisma.event.findMany({ where: { shopId: shop.id, type: "ping" } });
+    expect(events.map((event) => JSON.parse(event.data))).toContainEqual({
+      endpointId: endpoint.id,
+      message: "Test event from the wishlist service.",
+    });
+  });
+
+  it("pages the delivery log newest first", async () => {
+    const { endpoint } = await createWebhookEndpoint(shop.id);
+    const { createDelivery } = await import("../factories");
+    const made = [];
+    for (let index = 0; index < 3; index++) made.push(await createDelivery(shop.id, endpoint.id));
+    const first = await api.GET("/webhooks/{id}/deliveries", {
+      params: { path: { id: endpoint.id }, query: { limit: 2 } },
+    });
+    expect(first.data!.data.map((delivery) => delivery.id)).toEqual([made[2]!.id, made[1]!.id]);
+    const cursor = first.data!.pageInfo.nextCursor!;
+    const second = await api.GET("/webhooks/{id}/deliveries", {
+      params: { path: { id: endpoint.id }, query: { limit: 2, cursor } },
+    });
+    expect(second.data!.data.map((delivery) => delivery.id)).toEqual([made[0]!.id]);
+    expect(second.data!.pageInfo.nextCursor).toBeNull();
+    expect(second.data!.data[0]).toMatchObject({ eventType: "ping", attempt: 1, status: "failed", statusCode: 500 });
+  });
+
+  it("allows at most 20 endpoints per shop (409)", async () => {
+    const { shop: full, secret } = await createShopWithKey();
+    for (let index = 0; index < 20; index++) await createWebhookEndpoint(full.id, `https://r${index}.example/`);
+    const response = await rawCall(app, validator, "/v1/webhooks", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ url: "https://one-more.example/", events: ["item.added"] }),
+    });
+    expect(response.status).toBe(409);
+    expect(await prisma.webhookEndpoint.count({ where: { shopId: full.id } })).toBe(20);
+  });
+});
