@@ -47,7 +47,7 @@ export const envSchema = z
     RATE_LIMIT_PRIVATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_STOREFRONT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     /** How long the worker's outbox relay pauses when the outbox is drained (webhooks, analytics). */
-    OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+    OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(5).max(60_000).default(25),
     /**
      * Webhooks (issue 5). Endpoint URLs must be https unless WEBHOOK_ALLOW_HTTP (development); deliveries
      * connect only to public addresses unless inside WEBHOOK_ALLOWED_NETWORKS (comma-separated CIDRs).

@@ -20,10 +20,14 @@ export async function startWorker() {
   connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
   const env = getEnv();
+  // Deliveries finish by the hundred per second, each with a BullMQ script call: auto-pipelining sends the
+  // commands issued in one tick in one write.
+  const deliveryConnection = createRedis("worker", { enableAutoPipelining: true });
+  deliveryConnection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
   const agent = createDeliveryAgent(env.WEBHOOK_CONCURRENCY);
   const workers = [
     new Worker(WEBHOOK_QUEUE, createWebhookHandler(agent), {
-      connection,
+      connection: deliveryConnection,
       prefix: queuePrefix(),
       concurrency: env.WEBHOOK_CONCURRENCY,
       lockDuration: env.WORKER_LOCK_DURATION_MS,
@@ -68,6 +72,7 @@ export async function startWorker() {
     await Promise.all([maintenance.close(), webhooks.close()]);
     await agent.close();
     await connection.quit().catch(() => connection.disconnect());
+    await deliveryConnection.quit().catch(() => deliveryConnection.disconnect());
     await disconnectDatabase();
     logger.info("worker stopped");
     process.exit(0);

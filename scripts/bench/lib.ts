@@ -36,7 +36,10 @@ export async function startChild(script: string, args: string[], env: Record<str
 
 /** The real worker process (outbox relay, queues), started like `npm start` does; resolves once it is ready. */
 export async function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/index.ts"], {
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", "worker/index.ts"], {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_ENV: "test", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"],

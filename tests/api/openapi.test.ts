@@ -38,6 +38,13 @@ describe("the OpenAPI description", () => {
         "GET /storefront/config",
         "GET /analytics/top-products",
         "GET /analytics/activity",
+        "GET /webhooks",
+        "POST /webhooks",
+        "DELETE /webhooks/{id}",
+        "POST /webhooks/{id}/test",
+        "POST /webhooks/{id}/enable",
+        "GET /webhooks/{id}/deliveries",
+        "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);

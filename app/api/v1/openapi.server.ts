@@ -76,6 +76,16 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
       { name: "API keys", description: "Private keys: shown once, revocable" },
       { name: "Lists", description: "Browse the shop's wishlists" },
       { name: "Analytics", description: "Top products and daily activity" },
+      {
+        name: "Webhooks",
+        description:
+          "Signed event deliveries to the shop's endpoints. At least once (deduplicate by event `id`), not in " +
+          "order. Each attempt: POST of the envelope, 10 s timeout, any 2xx delivers, redirects not followed. " +
+          "A failed attempt is retried 5 times after 1, 4.36, 18.97, 82.65 and 360 minutes (each +/-10% " +
+          "jitter); 20 consecutive failed attempts disable the endpoint. Signature: `X-Service-Signature: " +
+          't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret; verify ' +
+          "over the raw bytes, in constant time, with a 300 s tolerance (docs/webhooks.md).",
+      },
     ],
   });
 }

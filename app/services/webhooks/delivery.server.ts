@@ -4,9 +4,11 @@ import { request, type Dispatcher } from "undici";
 import { sql } from "~/db.server";
 import { getEnv } from "~/env.server";
 import type { DeliverWebhookPayload } from "~/jobs/definitions";
+import type { SqlRunner } from "~/sql.server";
 import { newId } from "~/lib/ids";
+import { logger } from "~/logger.server";
 import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
-import { decryptSecret } from "./secrets.server";
+import { endpointSecret } from "./secrets.server";
 import { assertLiteralHostAllowed } from "./ssrf.server";
 
 export const USER_AGENT = "WishlistService-Webhooks/1 (+https://wishlist-service.example/docs/webhooks)";
@@ -56,6 +58,179 @@ interface EndpointRow {
   disabledAt: unknown;
 }
 
+interface LogRecord {
+  deliveryId: string;
+  payload: DeliverWebhookPayload;
+  succeeded: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  snippet: string | null;
+  nextRetryAt: Date | null;
+  at: Date;
+}
+
+/** Logs one attempt and keeps the endpoint's consecutive-failure count (disabled at 20). */
+async function applyRecord(tx: SqlRunner, record: LogRecord) {
+  const { payload, at } = record;
+  const gone =
+    (await tx.get(`SELECT 1 AS "x" FROM "WebhookEndpoint" WHERE "id" = ?`, [payload.endpointId])) === undefined;
+  if (gone) return; // deleted while we were sending: its log went with it
+  await tx.run(
+    `INSERT INTO "WebhookDelivery" ("id", "shopId", "endpointId", "eventId", "attempt", "status", "statusCode", ` +
+      `"durationMs", "error", "responseSnippet", "nextRetryAt", "createdAt", "finishedAt") ` +
+      `SELECT ?, ?, ?, ?, COALESCE(MAX("attempt"), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM "WebhookDelivery" ` +
+      `WHERE "eventId" = ? AND "endpointId" = ?`,
+    [
+      record.deliveryId,
+      payload.shopId,
+      payload.endpointId,
+      payload.eventId,
+      record.succeeded ? "succeeded" : "failed",
+      record.statusCode,
+      record.durationMs,
+      record.error,
+      record.snippet,
+      record.nextRetryAt,
+      at,
+      at,
+      payload.eventId,
+      payload.endpointId,
+    ],
+  );
+  if (record.succeeded) {
+    await tx.run(`UPDATE "WebhookEndpoint" SET "failCount" = 0, "updatedAt" = ? WHERE "id" = ? AND "failCount" <> 0`, [
+      at,
+      payload.endpointId,
+    ]);
+  } else {
+    await tx.run(
+      `UPDATE "WebhookEndpoint" SET "failCount" = "failCount" + 1, "updatedAt" = ?, ` +
+        `"disabledAt" = CASE WHEN "disabledAt" IS NULL AND "failCount" + 1 >= ? THEN ? ELSE "disabledAt" END ` +
+        `WHERE "id" = ?`,
+      [at, AUTO_DISABLE_AFTER, at, payload.endpointId],
+    );
+  }
+}
+
+/**
+ * A batch of records in three statements whatever its size: one multi-row insert (attempt numbers from the
+ * log, rows of deleted endpoints dropped), one reset of the failure count for endpoints whose last
+ * attempt succeeded, and one update per endpoint whose batch ends in failures (consecutive failures are
+ * counted in order: a success in the batch resets the count before the failures after it).
+ */
+async function applyBatch(tx: SqlRunner, records: LogRecord[]) {
+  const cast = (type: string) => (tx.engine === "postgres" ? `?::${type}` : "?");
+  const row = `(${[
+    cast("text"),
+    cast("text"),
+    cast("text"),
+    cast("text"),
+    cast("text"),
+    cast("int"),
+    cast("int"),
+    cast("text"),
+    cast("text"),
+    cast("timestamp"),
+    cast("timestamp"),
+  ].join(", ")})`;
+  await tx.run(
+    `INSERT INTO "WebhookDelivery" ("id", "shopId", "endpointId", "eventId", "attempt", "status", "statusCode", ` +
+      `"durationMs", "error", "responseSnippet", "nextRetryAt", "createdAt", "finishedAt") ` +
+      `SELECT v.column1, v.column2, v.column3, v.column4, COALESCE((SELECT MAX(d."attempt") FROM "WebhookDelivery" d ` +
+      `WHERE d."eventId" = v.column4 AND d."endpointId" = v.column3), 0) + 1, v.column5, v.column6, v.column7, ` +
+      `v.column8, v.column9, v.column10, v.column11, v.column11 FROM (VALUES ${records.map(() => row).join(", ")}) AS v ` +
+      `WHERE EXISTS (SELECT 1 FROM "WebhookEndpoint" e WHERE e."id" = v.column3)`,
+    records.flatMap((record) => [
+      record.deliveryId,
+      record.payload.shopId,
+      record.payload.endpointId,
+      record.payload.eventId,
+      record.succeeded ? "succeeded" : "failed",
+      record.statusCode,
+      record.durationMs,
+      record.error,
+      record.snippet,
+      record.nextRetryAt,
+      record.at,
+    ]),
+  );
+  const counters = new Map<string, { reset: boolean; failures: number; at: Date }>();
+  for (const record of records) {
+    const counter = counters.get(record.payload.endpointId) ?? { reset: false, failures: 0, at: record.at };
+    if (record.succeeded) Object.assign(counter, { reset: true, failures: 0 });
+    else counter.failures++;
+    counter.at = record.at;
+    counters.set(record.payload.endpointId, counter);
+  }
+  const resets = [...counters].filter(([, counter]) => counter.failures === 0).map(([id]) => id);
+  if (resets.length > 0) {
+    await tx.run(
+      `UPDATE "WebhookEndpoint" SET "failCount" = 0, "updatedAt" = ? WHERE "failCount" <> 0 AND "id" IN (${resets.map(() => "?").join(", ")})`,
+      [new Date(), ...resets],
+    );
+  }
+  for (const [endpointId, { reset, failures, at }] of counters) {
+    if (failures === 0) continue;
+    const next = reset ? "?" : `"failCount" + ?`;
+    await tx.run(
+      `UPDATE "WebhookEndpoint" SET "failCount" = ${next}, "updatedAt" = ?, ` +
+        `"disabledAt" = CASE WHEN "disabledAt" IS NULL AND ${next} >= ? THEN ? ELSE "disabledAt" END WHERE "id" = ?`,
+      [failures, at, failures, AUTO_DISABLE_AFTER, at, endpointId],
+    );
+  }
+}
+
+/**
+ * Group commit: attempts that finish while a write is in progress are logged together in the next
+ * transaction, and each attempt's job completes only once its record is committed (so a crash never
+ * completes a job without its log entry). A batch that fails is written again one record at a time, so
+ * one bad record (its endpoint deleted on PostgreSQL between check and insert) fails alone.
+ */
+class DeliveryLog {
+  private pending: Array<{ record: LogRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private flushing = false;
+
+  write(record: LogRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ record, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush() {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, 200);
+        try {
+          await sql().transaction((tx) =>
+            applyBatch(
+              tx,
+              batch.map((entry) => entry.record),
+            ),
+          );
+          for (const entry of batch) entry.resolve();
+        } catch (error) {
+          logger.warn(
+            { err: error, records: batch.length },
+            "delivery log batch failed; writing it one record at a time",
+          );
+          for (const entry of batch) {
+            await sql()
+              .transaction((tx) => applyRecord(tx, entry.record))
+              .then(entry.resolve, entry.reject);
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}
+
+const deliveryLog = new DeliveryLog();
+
 export type DeliveryOutcome =
   | { status: "skipped"; reason: "endpoint-deleted" | "endpoint-disabled" }
   | { status: "succeeded" | "failed"; deliveryId: string; statusCode: number | null; retryInMs: number | null };
@@ -100,7 +275,7 @@ export async function deliverOnce(
         "x-service-event": payload.eventType,
         "x-service-delivery": deliveryId,
         "x-service-signature": signatureHeader(
-          decryptSecret(endpoint.secretCiphertext),
+          endpointSecret(endpoint.secretCiphertext),
           payload.body,
           Math.floor(Date.now() / 1000),
         ),
@@ -121,45 +296,16 @@ export async function deliverOnce(
   const retryInMs = retriesLeft ? retryDelayMs(attemptsMade + 1, env.WEBHOOK_RETRY_UNIT_MS) : null;
   const now = new Date();
 
-  await db.transaction(async (tx) => {
-    const gone =
-      (await tx.get(`SELECT 1 AS "x" FROM "WebhookEndpoint" WHERE "id" = ?`, [payload.endpointId])) === undefined;
-    if (gone) return; // deleted while we were sending: its log went with it
-    await tx.run(
-      `INSERT INTO "WebhookDelivery" ("id", "shopId", "endpointId", "eventId", "attempt", "status", "statusCode", ` +
-        `"durationMs", "error", "responseSnippet", "nextRetryAt", "createdAt", "finishedAt") ` +
-        `SELECT ?, ?, ?, ?, COALESCE(MAX("attempt"), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM "WebhookDelivery" ` +
-        `WHERE "eventId" = ? AND "endpointId" = ?`,
-      [
-        deliveryId,
-        payload.shopId,
-        payload.endpointId,
-        payload.eventId,
-        succeeded ? "succeeded" : "failed",
-        statusCode,
-        durationMs,
-        error,
-        snippet,
-        retryInMs === null ? null : new Date(now.getTime() + retryInMs),
-        now,
-        now,
-        payload.eventId,
-        payload.endpointId,
-      ],
-    );
-    if (succeeded) {
-      await tx.run(
-        `UPDATE "WebhookEndpoint" SET "failCount" = 0, "updatedAt" = ? WHERE "id" = ? AND "failCount" <> 0`,
-        [now, payload.endpointId],
-      );
-    } else {
-      await tx.run(
-        `UPDATE "WebhookEndpoint" SET "failCount" = "failCount" + 1, "updatedAt" = ?, ` +
-          `"disabledAt" = CASE WHEN "disabledAt" IS NULL AND "failCount" + 1 >= ? THEN ? ELSE "disabledAt" END ` +
-          `WHERE "id" = ?`,
-        [now, AUTO_DISABLE_AFTER, now, payload.endpointId],
-      );
-    }
+  await deliveryLog.write({
+    deliveryId,
+    payload,
+    succeeded,
+    statusCode,
+    durationMs,
+    error,
+    snippet,
+    nextRetryAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
+    at: now,
   });
   return { status: succeeded ? "succeeded" : "failed", deliveryId, statusCode, retryInMs };
 }

@@ -19,6 +19,22 @@ export function encryptSecret(secret: string): string {
     .join(".");
 }
 
+const decrypted = new Map<string, string>();
+
+/**
+ * The worker signs every delivery with the endpoint's secret: decrypted once per stored value and kept in
+ * this process's memory (never logged, never persisted in clear), bounded in size.
+ */
+export function endpointSecret(stored: string): string {
+  let secret = decrypted.get(stored);
+  if (secret === undefined) {
+    secret = decryptSecret(stored);
+    if (decrypted.size >= 10_000) decrypted.clear();
+    decrypted.set(stored, secret);
+  }
+  return secret;
+}
+
 export function decryptSecret(stored: string): string {
   const [version, iv, tag, ciphertext] = stored.split(".");
   if (version !== "v1" || !iv || !tag || !ciphertext) throw new Error("unreadable webhook secret");

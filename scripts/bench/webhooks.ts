@@ -1,0 +1,190 @@
+/**
+ * `npm run bench -- webhooks [--engine sqlite|postgres] [--events 10000] [--samples 200]` (issue 5)
+ *
+ * 1. Throughput: the real worker (relay, BullMQ, signed deliveries, delivery log) drains N events from the
+ *    outbox to a loopback receiver answering 204; deliveries/s from the first event written to the last
+ *    delivery received. Baseline, same run, same receiver: a bare loop of undici POSTs with the same HMAC
+ *    signing at the same concurrency (WEBHOOK_CONCURRENCY).
+ * 2. Change-to-delivery latency on an idle machine: toggles through the real web server's API, one at a
+ *    time, each timed until the receiver has its event.
+ * Goal: >= 1,000 deliveries/s and >= 0.5x the bare loop; change-to-delivery p50 under 50 ms.
+ */
+import { createHmac, randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+import { Agent, request } from "undici";
+import { benchDatabase, peakRssMb, startAppServer, startWorker, stopChild } from "./lib";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    engine: { type: "string", default: "sqlite" },
+    events: { type: "string", default: "10000" },
+    samples: { type: "string", default: "200" },
+  },
+  allowPositionals: true,
+});
+const engine = values.engine === "postgres" ? "postgres" : "sqlite";
+const total = Number(values.events);
+const samples = Number(values.samples);
+const concurrency = 50;
+
+// The receiver: counts deliveries and notes when each event id arrived.
+const arrivals = new Map<string, number>();
+let received = 0;
+let onReceive: (() => void) | undefined;
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    received++;
+    const id = /"id":"(evt_[A-Za-z0-9]+)"/.exec(Buffer.concat(chunks).toString("utf8"))?.[1];
+    if (id) arrivals.set(id, performance.now());
+    res.writeHead(204).end();
+    onReceive?.();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+const until = (count: number) =>
+  new Promise<void>((resolve) => {
+    if (received >= count) return resolve();
+    onReceive = () => {
+      if (received >= count) {
+        onReceive = undefined;
+        resolve();
+      }
+    };
+  });
+
+const database = await benchDatabase(engine, "webhooks");
+const env = {
+  DATABASE_URL: database.url,
+  REDIS_PREFIX: `bench:${process.pid}`,
+  LOG_LEVEL: "warn",
+  WEBHOOK_ALLOW_HTTP: "true",
+  WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
+  WEBHOOK_CONCURRENCY: String(concurrency),
+  RATE_LIMIT_STOREFRONT_PER_MINUTE: "100000000",
+};
+Object.assign(process.env, env);
+const { prisma, sql } = await import("../../app/db.server");
+const { ensureShop } = await import("../../app/services/shops/shops.server");
+const { createEndpoint } = await import("../../app/services/webhooks/endpoints.server");
+const { insertEvent } = await import("../../app/services/events/outbox.server");
+const shop = await ensureShop({ domain: "bench-shop.myshopify.com" });
+const { secret } = await createEndpoint({ shopId: shop.id, url: receiverUrl, events: ["item.added", "item.removed"] });
+
+function percentile(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+// 1. Throughput through the worker.
+const worker = await startWorker(env);
+let ours: { perSecond: number; seconds: number; rss: number };
+try {
+  const data = JSON.stringify({
+    listId: "lst_bench",
+    customerId: null,
+    anonymousId: randomUUID(),
+    item: { id: "itm_bench", productId: "1", variantId: null, handle: "one", titleSnapshot: "", addedAt: new Date() },
+    count: 1,
+  });
+  const started = performance.now();
+  for (let written = 0; written < total; written += 1_000) {
+    await sql().transaction(async (tx) => {
+      for (let index = written; index < Math.min(total, written + 1_000); index++) {
+        await insertEvent(tx, { shopId: shop.id, type: "item.added", data: JSON.parse(data) });
+      }
+    });
+  }
+  await until(total);
+  const seconds = (performance.now() - started) / 1000;
+  ours = { perSecond: Math.round(total / seconds), seconds, rss: peakRssMb(worker.pid!) };
+} finally {
+  await stopChild(worker);
+}
+const failed = await prisma.webhookDelivery.count({ where: { status: { not: "succeeded" } } });
+
+// Baseline: bare undici POSTs, same signing, same concurrency, same receiver.
+const body = JSON.stringify({
+  id: "evt_x",
+  type: "item.added",
+  shopDomain: shop.domain,
+  createdAt: new Date(),
+  data: {},
+});
+const agent = new Agent({ connections: concurrency });
+received = 0;
+const baselineStarted = performance.now();
+let next = 0;
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < total) {
+      next++;
+      const t = Math.floor(Date.now() / 1000);
+      const signature = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex");
+      const response = await request(receiverUrl, {
+        method: "POST",
+        body,
+        dispatcher: agent,
+        headers: {
+          "content-type": "application/json",
+          "x-service-event": "item.added",
+          "x-service-delivery": randomUUID(),
+          "x-service-signature": `t=${t},v1=${signature}`,
+        },
+      });
+      await response.body.dump();
+    }
+  }),
+);
+const baselineSeconds = (performance.now() - baselineStarted) / 1000;
+const baseline = Math.round(total / baselineSeconds);
+await agent.close();
+
+// 2. Change-to-delivery latency: toggles through the API, one at a time, on an otherwise idle machine.
+const server = await startAppServer(env);
+const latencyWorker = await startWorker(env);
+const latencies: number[] = [];
+try {
+  const headers = {
+    "X-Service-Shop": shop.domain,
+    "X-Service-Public-Key": shop.publicKey,
+    "content-type": "application/json",
+  };
+  const anonymousId = randomUUID();
+  for (let sample = 0; sample < samples; sample++) {
+    const started = performance.now();
+    const response = await fetch(`${server.base}/v1/storefront/wishlist/toggle`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ productId: String(sample % 10), handle: "bench", anonymousId }),
+    });
+    if (!response.ok) throw new Error(`toggle answered ${response.status}`);
+    await response.arrayBuffer();
+    const event = await prisma.event.findFirst({ where: { shopId: shop.id }, orderBy: { id: "desc" } });
+    while (!arrivals.has(event!.id)) await new Promise((resolve) => setTimeout(resolve, 1));
+    latencies.push(arrivals.get(event!.id)! - started);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+} finally {
+  await Promise.all([stopChild(server.child), stopChild(latencyWorker)]);
+  await prisma.$disconnect();
+  receiver.close();
+  await database.drop();
+}
+latencies.sort((a, b) => a - b);
+
+process.stdout.write(
+  `\nWebhook benchmark, ${engine}, ${total} events, concurrency ${concurrency}, Node ${process.version}.\n\n` +
+    `| Measure | ours | baseline (bare undici loop, same signing) | ratio |\n|---|---|---|---|\n` +
+    `| deliveries/s (outbox to receiver, all 2xx) | ${ours.perSecond} | ${baseline} | ${(ours.perSecond / baseline).toFixed(2)}x |\n` +
+    `| time for ${total} deliveries | ${ours.seconds.toFixed(1)} s | ${baselineSeconds.toFixed(1)} s | |\n` +
+    `| worker peak RSS | ${ours.rss} MB | | |\n\n` +
+    `Change-to-delivery (toggle through the API until the receiver has the event), ${samples} samples: ` +
+    `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, ` +
+    `max ${latencies.at(-1)!.toFixed(1)} ms.\nDelivery attempts not 2xx: ${failed}.\n`,
+);
+process.exit(failed > 0 ? 1 : 0);
