@@ -71,6 +71,8 @@ export const envSchema = z
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
     /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
     WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+    /** Relayed events, and the webhook delivery log that hangs off them, are kept this many days. */
+    EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })

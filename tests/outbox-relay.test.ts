@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { drainOutbox, relayOutbox, type StoredEvent } from "~/services/events/relay.server";
+import { purgeRelayedEvents } from "~/services/events/retention.server";
 import type { Owner } from "~/services/wishlists/owner";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { createShop } from "./factories";
+import { createDelivery, createShop, createWebhookEndpoint } from "./factories";
 import { startProcess } from "./support/processes";
 
 const anonymous = (): Owner => ({ kind: "anonymous", anonymousId: randomUUID() });
@@ -94,5 +95,26 @@ describe("outbox relay", () => {
     } finally {
       expect(await worker.stop()).toBe(0);
     }
+  });
+
+  it("purges events relayed before the cutoff with their delivery log, never pending ones", async () => {
+    const shop = await createShop();
+    const { endpoint } = await createWebhookEndpoint(shop.id);
+    const old = await createDelivery(shop.id, endpoint.id); // its event: relayed 40 days ago
+    const recent = await createDelivery(shop.id, endpoint.id); // relayed yesterday
+    const pending = await createDelivery(shop.id, endpoint.id); // never relayed, however old
+    const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+    await prisma.event.update({
+      where: { id: old.eventId },
+      data: { dispatchedAt: daysAgo(40), createdAt: daysAgo(40) },
+    });
+    await prisma.event.update({ where: { id: recent.eventId }, data: { dispatchedAt: daysAgo(1) } });
+    await prisma.event.update({ where: { id: pending.eventId }, data: { dispatchedAt: null, createdAt: daysAgo(90) } });
+
+    expect(await purgeRelayedEvents({ relayedBefore: daysAgo(30) })).toBeGreaterThanOrEqual(1);
+    const left = await prisma.event.findMany({ where: { shopId: shop.id }, select: { id: true } });
+    expect(left.map((event) => event.id).sort()).toEqual([recent.eventId, pending.eventId].sort());
+    const log = await prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, select: { id: true } });
+    expect(log.map((delivery) => delivery.id).sort()).toEqual([recent.id, pending.id].sort());
   });
 });

@@ -1,6 +1,6 @@
 import { QueueEvents } from "bullmq";
 import { describe, expect, it } from "vitest";
-import { HEALTH_QUEUE, MAINTENANCE_QUEUE, healthJob, purgeIdempotencyJob } from "~/jobs/definitions";
+import { HEALTH_QUEUE, MAINTENANCE_QUEUE, healthJob, purgeEventsJob, purgeIdempotencyJob } from "~/jobs/definitions";
 import { createHealthQueue, createQueue, queuePrefix } from "~/jobs/queues.server";
 import { createRedis } from "~/redis.server";
 import { freePort, startProcess } from "./support/processes";
@@ -38,11 +38,14 @@ describe("worker process", () => {
       const result = await job.waitUntilFinished(events, 10_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
 
-      // The hourly purge of expired idempotency keys is scheduled.
+      // The hourly purge of expired idempotency keys and the daily purge of old events are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
-      expect(schedulers).toEqual([
-        expect.objectContaining({ key: purgeIdempotencyJob.schedulerId, every: purgeIdempotencyJob.everyMs }),
+      expect(
+        schedulers.map(({ key, name, every }) => ({ key, name, every })).sort((a, b) => a.key.localeCompare(b.key)),
+      ).toEqual([
+        { key: purgeEventsJob.schedulerId, name: purgeEventsJob.name, every: purgeEventsJob.everyMs },
+        { key: purgeIdempotencyJob.schedulerId, name: purgeIdempotencyJob.name, every: purgeIdempotencyJob.everyMs },
       ]);
       await maintenance.close();
     } finally {

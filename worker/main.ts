@@ -1,6 +1,12 @@
 import { Queue, Worker } from "bullmq";
 import { disconnectDatabase, prepareDatabase } from "../app/db.server";
-import { HEALTH_QUEUE, MAINTENANCE_QUEUE, purgeIdempotencyJob, WEBHOOK_QUEUE } from "../app/jobs/definitions";
+import {
+  HEALTH_QUEUE,
+  MAINTENANCE_QUEUE,
+  purgeEventsJob,
+  purgeIdempotencyJob,
+  WEBHOOK_QUEUE,
+} from "../app/jobs/definitions";
 import { queuePrefix } from "../app/jobs/queues.server";
 import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
@@ -41,11 +47,13 @@ export async function startWorker() {
   ];
   // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
   const maintenance = new Queue(MAINTENANCE_QUEUE, { connection, prefix: queuePrefix() });
-  await maintenance.upsertJobScheduler(
-    purgeIdempotencyJob.schedulerId,
-    { every: purgeIdempotencyJob.everyMs },
-    { name: purgeIdempotencyJob.name, opts: purgeIdempotencyJob.options },
-  );
+  for (const job of [purgeIdempotencyJob, purgeEventsJob]) {
+    await maintenance.upsertJobScheduler(
+      job.schedulerId,
+      { every: job.everyMs },
+      { name: job.name, opts: job.options },
+    );
+  }
   for (const worker of workers) {
     worker.on("failed", (job, error) => {
       // A receiver answering non-2xx is routine (it is retried and logged per delivery), not a worker error.

@@ -25,6 +25,17 @@ export const purgeIdempotencyJob = {
 } as const;
 
 /**
+ * The outbox keeps relayed events (and, through them, the webhook delivery log) for EVENT_RETENTION_DAYS;
+ * older ones are deleted daily, in chunks.
+ */
+export const purgeEventsJob = {
+  name: "events.purge",
+  schedulerId: "events-purge-daily",
+  everyMs: 24 * 60 * 60 * 1000,
+  options: { attempts: 3, removeOnComplete: 10, removeOnFail: 50 },
+} as const;
+
+/**
  * Webhook deliveries (issue 5): one job per event and endpoint, id `<event id>-<endpoint id>` so a relay
  * that runs twice over the same events adds nothing twice. The payload carries the exact envelope bytes,
  * so every attempt sends the same body. Retries follow the published schedule (services/webhooks/schedule.ts).
