@@ -73,10 +73,39 @@ export const envSchema = z
     WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
     /** Relayed events, and the webhook delivery log that hangs off them, are kept this many days. */
     EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+    /**
+     * Import uploads, import reports and export files (issue 6): on local disk under STORAGE_DIR, served
+     * through URLs this app signs, or in an S3-compatible bucket with presigned URLs (STORAGE_DRIVER=s3).
+     * Without S3_ACCESS_KEY_ID the AWS SDK's default credential chain applies (instance roles, env, files).
+     */
+    STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
+    STORAGE_DIR: z.string().min(1).default(".data/files"),
+    S3_BUCKET: z.string().min(1).optional(),
+    S3_REGION: z.string().min(1).default("us-east-1"),
+    S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    S3_PREFIX: z
+      .string()
+      .regex(/^([A-Za-z0-9_.-]+\/)*$/, "empty, or path segments each ending in /")
+      .default(""),
+    /** Import and export jobs run at the same time per worker process. */
+    TRANSFER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })
   .superRefine((env, ctx) => {
+    if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
+      ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "must be set when STORAGE_DRIVER is s3" });
+    }
+    if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["S3_SECRET_ACCESS_KEY"],
+        message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all",
+      });
+    }
     if (env.NODE_ENV !== "production") return;
     if (env.SHOPIFY_API_SECRET === DEV_API_SECRET) {
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_SECRET"], message: "must be set in production" });

@@ -81,6 +81,9 @@ function sqliteDatabase(url: string): SqlDatabase {
   // checkpoints several times a second, off the request path (decision 012). The bound stays for when
   // no worker runs.
   writer.pragma(`wal_autocheckpoint = ${WEB_AUTOCHECKPOINT_PAGES}`);
+  // 16 MB of page cache (default 2 MB): an import batch dirties pages all over the item indexes; with the
+  // default the 50 MB import benchmark's real run took ~40 s, with this ~36 s (docs/benchmarks.md).
+  writer.pragma("cache_size = -16384");
   const reader = new Database(file, { readonly: true, timeout: 0 });
   const runnerOf = (db: Database.Database): SqlRunner => {
     const statements = new Map<string, Database.Statement>();

@@ -5,6 +5,7 @@ import {
   MAINTENANCE_QUEUE,
   purgeEventsJob,
   purgeIdempotencyJob,
+  TRANSFER_QUEUE,
   WEBHOOK_QUEUE,
 } from "../app/jobs/definitions";
 import { queuePrefix } from "../app/jobs/queues.server";
@@ -17,6 +18,7 @@ import { fanOutEvents } from "../app/services/webhooks/fanout.server";
 import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
 import { createWebhookHandler, webhookBackoff } from "./handlers/webhooks";
+import { handleTransferJob } from "./handlers/transfers";
 import { startOutboxRelay } from "./relay";
 
 /** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
@@ -41,6 +43,12 @@ export async function startWorker() {
       // A job whose worker died is taken up again; only a job that keeps killing workers is given up.
       maxStalledCount: 5,
       settings: { backoffStrategy: webhookBackoff },
+    }),
+    new Worker(TRANSFER_QUEUE, handleTransferJob, {
+      connection,
+      prefix: queuePrefix(),
+      concurrency: env.TRANSFER_CONCURRENCY,
+      lockDuration: env.WORKER_LOCK_DURATION_MS,
     }),
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
     new Worker(MAINTENANCE_QUEUE, handleMaintenanceJob, { connection, prefix: queuePrefix(), concurrency: 1 }),

@@ -5,6 +5,7 @@ import { Hono, type Context } from "hono";
 import { getEnv } from "~/env.server";
 import { problemResponse } from "~/lib/problem-response.server";
 import { logger } from "~/logger.server";
+import { registerFileRoutes } from "./files.server";
 import { checkReadiness } from "./health.server";
 import { createV1App } from "./v1/app.server";
 import { buildOpenApiDocument } from "./v1/openapi.server";
@@ -89,6 +90,7 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
 
   app.route("/v1", v1);
   app.route("/proxy/v1", v1);
+  registerFileRoutes(app);
 
   app.all("*", (c) => remix(c.req.raw));
   app.onError(handleError);

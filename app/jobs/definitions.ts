@@ -56,3 +56,22 @@ export const deliverWebhookJob = {
 } as const;
 
 export type DeliverWebhookPayload = z.infer<typeof deliverWebhookJob.payload>;
+
+/**
+ * Imports and exports (issue 6): one BullMQ job per TransferJob row, with the row's id as job id. A job
+ * whose worker dies is run again whole; imports are idempotent and exports rewrite their file.
+ */
+export const TRANSFER_QUEUE = "transfers";
+
+export const transferJob = {
+  names: { import: "transfer.import", export: "transfer.export" },
+  payload: z.object({ shopId: z.string(), jobId: z.string() }),
+  options: {
+    attempts: 3,
+    backoff: { type: "exponential", delay: 5_000 },
+    removeOnComplete: 100,
+    removeOnFail: 500,
+  },
+} as const;
+
+export type TransferJobPayload = z.infer<typeof transferJob.payload>;

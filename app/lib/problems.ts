@@ -92,6 +92,32 @@ export const PROBLEM_TYPES = {
       "The operation needs the shop's platform access token, and there is none (the app was never opened from " +
       "the shop's admin, or the token was revoked). Open the app from the shop's admin, then retry.",
   },
+  "signed-url-invalid": {
+    status: 403,
+    title: "Invalid signed URL",
+    description:
+      "The file URL's signature does not match: it was altered, or it was made for another operation. Use the " +
+      "URL exactly as the API returned it.",
+  },
+  "signed-url-expired": {
+    status: 403,
+    title: "Signed URL expired",
+    description:
+      "The file URL is past its expiry (upload URLs last 15 minutes, download URLs 24 hours). Ask the API for a " +
+      "new one: POST /v1/imports/upload again, or GET the job again for a fresh `resultUrl`.",
+  },
+  "content-type-mismatch": {
+    status: 415,
+    title: "Content-Type differs from the declared one",
+    description:
+      "An upload must be sent with exactly the Content-Type declared when its URL was requested (POST " +
+      "/v1/imports/upload `contentType`).",
+  },
+  "payload-too-large": {
+    status: 413,
+    title: "File too large",
+    description: "Import files may be at most 50 MB (52,428,800 bytes). Split the file and import the parts.",
+  },
   "unsupported-media-type": {
     status: 415,
     title: "Unsupported media type",

@@ -5,7 +5,7 @@ import { getEnv } from "~/env.server";
  * Purpose-bound keys derived from SERVICE_SECRET (HKDF-SHA256), so one configured secret never signs
  * two different kinds of things with the same key.
  */
-export type KeyPurpose = "cursor" | "signed-url" | "webhook-secret-encryption" | "demo";
+export type KeyPurpose = "cursor" | "signed-url" | "webhook-secret-encryption" | "demo" | "export-pseudonym";
 
 const cache = new Map<string, Buffer>();
 

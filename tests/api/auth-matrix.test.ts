@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
+import { Readable } from "node:stream";
 import { createApiKey, revokeApiKey } from "~/services/keys/keys.server";
+import { getStorage } from "~/services/storage/index.server";
+import { createExportJob, createUpload } from "~/services/transfers/jobs.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
@@ -25,6 +28,9 @@ interface Endpoint {
   publicStatus?: number;
   headers?: Record<string, string>;
 }
+
+const uploaded = await createUpload({ shopId: shop.id, baseUrl: BASE_URL, filename: "a.csv", contentType: "text/csv" });
+await getStorage().write(uploaded.upload.storageKey, Readable.from(["customer_id\n"]), "text/csv");
 
 const endpoints: Endpoint[] = [
   { name: "GET /shop", method: "GET", path: async () => "/shop", ok: 200 },
@@ -90,6 +96,51 @@ const endpoints: Endpoint[] = [
       return `/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`;
     },
     ok: 202,
+  },
+  { name: "GET /exports", method: "GET", path: async () => "/exports", ok: 200 },
+  { name: "POST /exports", method: "POST", path: async () => "/exports", body: { format: "csv" }, ok: 202 },
+  {
+    name: "GET /exports/{jobId}",
+    method: "GET",
+    path: async () => `/exports/${(await createExportJob({ shopId: shop.id, format: "csv" })).id}`,
+    ok: 200,
+  },
+  { name: "GET /imports", method: "GET", path: async () => "/imports", ok: 200 },
+  {
+    name: "POST /imports/upload",
+    method: "POST",
+    path: async () => "/imports/upload",
+    body: { filename: "a.csv", contentType: "text/csv" },
+    ok: 201,
+  },
+  {
+    name: "GET /imports/uploads/{uploadId}",
+    method: "GET",
+    path: async () => `/imports/uploads/${uploaded.upload.id}`,
+    ok: 200,
+  },
+  {
+    name: "POST /imports",
+    method: "POST",
+    path: async () => "/imports",
+    body: { source: "csv", fileUrl: uploaded.fileUrl, dryRun: true },
+    ok: 202,
+  },
+  {
+    name: "GET /imports/{jobId}",
+    method: "GET",
+    path: async () => {
+      const job = await prisma.transferJob.create({
+        data: {
+          id: `job_${Date.now()}${Math.floor(Math.random() * 1e6)}`,
+          shopId: shop.id,
+          kind: "import",
+          source: "csv",
+        },
+      });
+      return `/imports/${job.id}`;
+    },
+    ok: 200,
   },
   {
     name: "GET /storefront/config",

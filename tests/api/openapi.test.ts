@@ -45,6 +45,14 @@ describe("the OpenAPI description", () => {
         "POST /webhooks/{id}/enable",
         "GET /webhooks/{id}/deliveries",
         "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
+        "POST /exports",
+        "GET /exports",
+        "GET /exports/{jobId}",
+        "POST /imports/upload",
+        "GET /imports/uploads/{uploadId}",
+        "POST /imports",
+        "GET /imports",
+        "GET /imports/{jobId}",
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);

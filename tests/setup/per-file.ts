@@ -32,6 +32,9 @@ if (engine === "sqlite") {
   };
 }
 process.env.REDIS_PREFIX = `test:${suffix}`;
+// File storage (imports, exports) of its own, removed with the rest.
+const storageDir = path.join(TEST_DATA_DIR, `files-${suffix}`);
+process.env.STORAGE_DIR = storageDir;
 process.env.LOG_LEVEL ??= "silent";
 process.env.NODE_ENV = "test";
 
@@ -40,6 +43,7 @@ afterAll(async () => {
   const { closeRequestRedis } = await import("~/redis.server");
   await Promise.allSettled([disconnectDatabase(), closeRequestRedis()]);
   await cleanupDatabase();
+  rmSync(storageDir, { recursive: true, force: true });
   const redis = new Redis(cleanupRedisUrl);
   try {
     const stream = redis.scanStream({ match: `test:${suffix}:*`, count: 500 });

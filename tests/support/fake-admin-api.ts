@@ -4,6 +4,8 @@ export interface RecordedCall {
   path: string;
   accessToken: string | undefined;
   query: string;
+  variables: Record<string, unknown>;
+  at: number;
 }
 
 /**
@@ -23,6 +25,8 @@ export async function startFakeAdminApi() {
       path: request.url ?? "",
       accessToken: request.headers["x-shopify-access-token"] as string | undefined,
       query: (JSON.parse(raw || "{}") as { query?: string }).query ?? "",
+      variables: (JSON.parse(raw || "{}") as { variables?: Record<string, unknown> }).variables ?? {},
+      at: Date.now(),
     };
     calls.push(call);
     const answer = reply(call);
@@ -66,5 +70,58 @@ export function themeWithBlocks(blocks: Record<string, { type: string; disabled?
         ],
       },
     },
+  };
+}
+
+/**
+ * Answers the customers search the import's email lookup sends (`email:"a" OR email:"b"`) from a
+ * directory of email -> numeric id, with the platform's cost report. `bucket` simulates the cost-based
+ * rate limit: each query costs `cost` points; when the bucket cannot pay, the answer is THROTTLED.
+ */
+export function customerSearch(
+  directory: Record<string, string>,
+  bucket = { available: 1_000, maximum: 1_000, restoreRate: 50, cost: 10 },
+) {
+  let last: number | undefined; // the bucket starts refilling at the first call
+  return (call: RecordedCall) => {
+    const now = Date.now();
+    last ??= now;
+    bucket.available = Math.min(bucket.maximum, bucket.available + ((now - last) / 1000) * bucket.restoreRate);
+    last = now;
+    const throttleStatus = () => ({
+      maximumAvailable: bucket.maximum,
+      currentlyAvailable: Math.floor(bucket.available),
+      restoreRate: bucket.restoreRate,
+    });
+    if (bucket.available < bucket.cost) {
+      return {
+        status: 200,
+        body: {
+          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+          extensions: {
+            cost: { requestedQueryCost: bucket.cost, actualQueryCost: null, throttleStatus: throttleStatus() },
+          },
+        },
+      };
+    }
+    bucket.available -= bucket.cost;
+    const wanted = [...String(call.variables.query ?? "").matchAll(/email:"((?:[^"\\]|\\.)*)"/g)].map((match) =>
+      match[1]!.replace(/\\(.)/g, "$1").toLowerCase(),
+    );
+    const nodes = wanted
+      .filter((email) => directory[email])
+      .map((email) => ({
+        id: `gid://shopify/Customer/${directory[email]}`,
+        defaultEmailAddress: { emailAddress: email },
+      }));
+    return {
+      status: 200,
+      body: {
+        data: { customers: { nodes } },
+        extensions: {
+          cost: { requestedQueryCost: bucket.cost, actualQueryCost: bucket.cost, throttleStatus: throttleStatus() },
+        },
+      },
+    };
   };
 }

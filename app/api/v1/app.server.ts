@@ -10,6 +10,7 @@ import { registerKeyRoutes } from "./routes/keys.server";
 import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
 import { registerStorefrontRoutes } from "./routes/storefront.server";
+import { registerTransferRoutes } from "./routes/transfers.server";
 import { registerWebhookRoutes } from "./routes/webhooks.server";
 import { WEBHOOK_EVENTS } from "./schemas";
 
@@ -69,6 +70,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   registerListRoutes(app);
   registerAnalyticsRoutes(app);
   registerWebhookRoutes(app);
+  registerTransferRoutes(app);
 
   for (const [type, schema] of Object.entries(WEBHOOK_EVENTS)) {
     app.openAPIRegistry.registerWebhook({

@@ -196,6 +196,94 @@ export const WebhookDeliverySchema = z
   })
   .openapi("WebhookDelivery");
 
+export const TransferJobSchema = z
+  .object({
+    jobId: z
+      .string()
+      .regex(/^job_[A-Za-z0-9]+$/)
+      .openapi({ example: "job_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+    kind: z.enum(["import", "export"]),
+    status: z.enum(["queued", "running", "succeeded", "failed"]).openapi({
+      description:
+        "queued -> running -> succeeded | failed. A job whose worker stops is run again (up to 3 attempts; imports " +
+        "are idempotent), so `running` may return to its start with `rowsProcessed` at 0.",
+    }),
+    source: z.enum(["csv", "vendor_a", "vendor_b"]).nullable().openapi({ description: "Imports: the file's format." }),
+    format: z.enum(["csv"]).nullable().openapi({ description: "Exports: the file's format." }),
+    dryRun: z.boolean().nullable().openapi({ description: "Imports: true when nothing is written." }),
+    rowsProcessed: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Progress: data rows read so far (imports, updated every 5,000 rows) or written so far (exports, every " +
+          "second). Final once the job has finished.",
+      }),
+    imported: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description:
+          "Imports, once succeeded: rows actually inserted (0 on a re-run). For a dry run, what would have been. " +
+          "Rows already saved are neither imported nor skipped: rowsProcessed - imported - skipped.",
+      }),
+    skipped: z.number().int().nullable().openapi({
+      description: "Imports, once succeeded: rows refused (unresolvable customer, unparseable product id, ...).",
+    }),
+    resultUrl: z
+      .string()
+      .nullable()
+      .openapi({
+        format: "uri",
+        description:
+          "Once finished: for an export, the CSV file; for an import, its JSON report (totals, recognised and " +
+          "unmapped columns, the first 100 issues with their line numbers; failed imports have one too). A signed " +
+          "link valid 24 hours from this response; read the job again for a fresh one.",
+      }),
+    resultExpiresAt: Timestamp.nullable(),
+    error: z.string().nullable().openapi({ description: "Why the job failed; null otherwise." }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    startedAt: Timestamp.nullable(),
+    finishedAt: Timestamp.nullable(),
+  })
+  .openapi("TransferJob");
+
+export const JobAcceptedSchema = z
+  .object({ jobId: z.string().regex(/^job_[A-Za-z0-9]+$/) })
+  .openapi("JobAccepted", { description: "Follow the job with GET on its kind's path." });
+
+export const UploadTargetSchema = z
+  .object({
+    uploadId: z.string().regex(/^upl_[A-Za-z0-9]+$/),
+    uploadUrl: z.string().openapi({
+      format: "uri",
+      description: "PUT the file here, with the headers in `headers`, within 15 minutes. It never passes through /v1.",
+    }),
+    method: z.literal("PUT"),
+    headers: z
+      .record(z.string(), z.string())
+      .openapi({ description: "Send exactly these headers with the PUT.", example: { "Content-Type": "text/csv" } }),
+    fileUrl: z.string().openapi({ format: "uri", description: "Pass this to POST /v1/imports once uploaded." }),
+    expiresAt: Timestamp.openapi({ description: "When uploadUrl stops accepting the file." }),
+    maxBytes: z.number().int().openapi({ example: 52428800, description: "The largest file accepted (50 MB)." }),
+  })
+  .openapi("UploadTarget");
+
+export const UploadSchema = z
+  .object({
+    uploadId: z.string().regex(/^upl_[A-Za-z0-9]+$/),
+    filename: z.string(),
+    contentType: z.string(),
+    maxBytes: z.number().int(),
+    expiresAt: Timestamp.openapi({ description: "When uploadUrl stopped (or stops) accepting the file." }),
+    uploaded: z.boolean().openapi({ description: "true once a file has been stored." }),
+    sizeBytes: z.number().int().nullable(),
+    createdAt: Timestamp,
+  })
+  .openapi("Upload");
+
 // Webhook event payloads (spec 6). Delivered to endpoints registered with POST /v1/webhooks.
 const envelope = <T extends z.ZodType>(type: string, data: T, name: string) =>
   z

@@ -1,4 +1,12 @@
-import type { ApiKey, Item, List, WebhookDelivery, WebhookEndpoint } from "~/generated/prisma-sqlite/client";
+import type {
+  ApiKey,
+  Item,
+  List,
+  TransferJob,
+  Upload,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from "~/generated/prisma-sqlite/client";
 import { toTimestamp } from "~/lib/time";
 
 import { serializeItem } from "~/services/wishlists/serialize";
@@ -60,5 +68,39 @@ export function serializeWebhookDelivery(delivery: WebhookDelivery & { event: { 
     responseSnippet: delivery.responseSnippet,
     nextRetryAt: toTimestamp(delivery.nextRetryAt),
     createdAt: toTimestamp(delivery.createdAt),
+  };
+}
+
+export function serializeTransferJob(job: TransferJob, result: { url: string; expiresAt: Date } | null) {
+  return {
+    jobId: job.id,
+    kind: job.kind as "import" | "export",
+    status: job.status as "queued" | "running" | "succeeded" | "failed",
+    source: job.kind === "import" ? (job.source as "csv" | "vendor_a" | "vendor_b") : null,
+    format: job.kind === "export" ? ("csv" as const) : null,
+    dryRun: job.kind === "import" ? job.dryRun : null,
+    rowsProcessed: job.rowsRead,
+    imported: job.kind === "import" && job.status === "succeeded" ? (job.imported ?? 0) : null,
+    skipped: job.kind === "import" && job.status === "succeeded" ? (job.skipped ?? 0) : null,
+    resultUrl: result?.url ?? null,
+    resultExpiresAt: toTimestamp(result?.expiresAt ?? null),
+    error: job.error,
+    createdAt: toTimestamp(job.createdAt)!,
+    updatedAt: toTimestamp(job.updatedAt)!,
+    startedAt: toTimestamp(job.startedAt),
+    finishedAt: toTimestamp(job.finishedAt),
+  };
+}
+
+export function serializeUpload(upload: Upload, sizeBytes: number | null) {
+  return {
+    uploadId: upload.id,
+    filename: upload.filename,
+    contentType: upload.contentType,
+    maxBytes: upload.maxBytes,
+    expiresAt: toTimestamp(upload.expiresAt)!,
+    uploaded: sizeBytes !== null,
+    sizeBytes,
+    createdAt: toTimestamp(upload.createdAt)!,
   };
 }

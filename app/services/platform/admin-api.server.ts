@@ -9,7 +9,44 @@ import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
  * session: the shop's offline token, our API version, a hard timeout, and platform failures mapped to
  * problems (never a hang, never a raw upstream error).
  */
-export async function adminGraphql<T>({
+export async function adminGraphql<T>(input: {
+  shopDomain: string;
+  query: string;
+  variables?: Record<string, unknown>;
+}): Promise<T> {
+  const payload = await adminGraphqlPayload<T>(input);
+  if (payload.throttledForMs !== undefined) {
+    throw new AppError("platform-unavailable", {
+      detail: "The platform's Admin API is throttling this shop; retry later.",
+    });
+  }
+  if (!payload.data)
+    throw new AppError("platform-unavailable", {
+      detail: "The platform's Admin API answered with errors and no data.",
+    });
+  return payload.data;
+}
+
+/** The platform's query cost report (extensions.cost), used to pace bulk work under its rate limit. */
+export interface QueryCost {
+  requestedQueryCost?: number;
+  actualQueryCost?: number;
+  throttleStatus?: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
+}
+
+export interface AdminPayload<T> {
+  data?: T;
+  errors?: Array<{ message?: string; extensions?: { code?: string } }>;
+  cost?: QueryCost;
+  /** Set when the platform refused the call for its rate limit: wait this long, then ask again. */
+  throttledForMs?: number;
+}
+
+/**
+ * One Admin GraphQL call with the platform's rate-limit answer surfaced rather than thrown: HTTP 429
+ * (Retry-After) or a THROTTLED error (wait until the bucket holds the query's cost again).
+ */
+export async function adminGraphqlPayload<T>({
   shopDomain,
   query,
   variables,
@@ -17,7 +54,7 @@ export async function adminGraphql<T>({
   shopDomain: string;
   query: string;
   variables?: Record<string, unknown>;
-}): Promise<T> {
+}): Promise<AdminPayload<T>> {
   const session = await prisma.session.findFirst({
     where: { shop: shopDomain, isOnline: false },
     select: { accessToken: true },
@@ -51,16 +88,31 @@ export async function adminGraphql<T>({
       detail: `The platform refused the shop's access token (HTTP ${response.statusCode}): open the app from the shop's admin to reconnect it.`,
     });
   }
+  if (response.statusCode === 429) {
+    await response.body.dump();
+    const retryAfter = Number(response.headers["retry-after"]);
+    return { throttledForMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1_000 };
+  }
   if (response.statusCode !== 200) {
     await response.body.dump();
     throw unavailable(`The platform's Admin API answered HTTP ${response.statusCode}.`);
   }
-  let payload: { data?: T; errors?: unknown };
+  let payload: { data?: T; errors?: AdminPayload<T>["errors"]; extensions?: { cost?: QueryCost } };
   try {
-    payload = (await response.body.json()) as { data?: T; errors?: unknown };
+    payload = (await response.body.json()) as typeof payload;
   } catch (error) {
     throw unavailable("The platform's Admin API answered with a body that is not JSON.", error);
   }
-  if (!payload.data) throw unavailable("The platform's Admin API answered with errors and no data.");
-  return payload.data;
+  const cost = payload.extensions?.cost;
+  const throttled = payload.errors?.some((error) => error.extensions?.code === "THROTTLED");
+  if (throttled) {
+    const status = cost?.throttleStatus;
+    const missing = Math.max(1, (cost?.requestedQueryCost ?? 1) - (status?.currentlyAvailable ?? 0));
+    return {
+      errors: payload.errors,
+      cost,
+      throttledForMs: Math.ceil((missing / Math.max(1, status?.restoreRate ?? 50)) * 1000),
+    };
+  }
+  return { data: payload.data ?? undefined, errors: payload.errors, cost };
 }

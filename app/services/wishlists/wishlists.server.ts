@@ -1,7 +1,7 @@
 import { sql } from "~/db.server";
 import type { Item, List } from "~/generated/prisma-sqlite/client";
 import { newId } from "~/lib/ids";
-import type { SqlRunner } from "~/sql.server";
+import type { SqlRunner, SqlValue } from "~/sql.server";
 import { insertEvent } from "~/services/events/outbox.server";
 import { ownerEventFields, type Owner } from "./owner";
 import { itemFromRow, listFromRow } from "./rows";
@@ -121,12 +121,45 @@ async function finishChange(
 
 const DELETE_BY_REF = `DELETE FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ? RETURNING *`;
 
+interface ItemInsert {
+  listId: string;
+  item: NewItem;
+  addedAt: Date;
+}
+
+const insertSql = new Map<string, string>();
+
+/**
+ * Inserts items, skipping any a list already holds (same product and variant): an existing item keeps
+ * its addedAt. The one way items are written, by storefront saves (one row) and imports (many).
+ */
+async function insertItems(tx: SqlRunner, shopId: string, rows: ItemInsert[], returning: string): Promise<Row[]> {
+  const cacheKey = `${rows.length}:${returning}`;
+  let text = insertSql.get(cacheKey);
+  if (text === undefined) {
+    text =
+      `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
+      `VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")} ON CONFLICT DO NOTHING RETURNING ${returning}`;
+    insertSql.set(cacheKey, text);
+  }
+  const params: SqlValue[] = [];
+  for (const { listId, item, addedAt } of rows) {
+    params.push(
+      newId("item"),
+      listId,
+      shopId,
+      item.productId,
+      item.variantId ?? "",
+      item.handle,
+      item.title ?? "",
+      addedAt,
+    );
+  }
+  return tx.all<Row>(text, params);
+}
+
 async function insertItem(tx: SqlRunner, shopId: string, listId: string, item: NewItem, addedAt: Date) {
-  const row = await tx.get<Row>(
-    `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
-      `VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
-    [newId("item"), listId, shopId, item.productId, item.variantId ?? "", item.handle, item.title ?? "", addedAt],
-  );
+  const [row] = await insertItems(tx, shopId, [{ listId, item, addedAt }], "*");
   return row ? itemFromRow(row) : null;
 }
 
@@ -191,4 +224,68 @@ export async function removeItem({
     await finishChange(tx, { shopId, owner, list, item: itemFromRow(removed), type: "item.removed", at });
     return { removed: true };
   });
+}
+
+/** One imported saved item: a customer's, never a guest's (import rule 3). */
+export interface ImportRow extends NewItem {
+  customerId: string;
+  addedAt: Date;
+}
+
+const IMPORT_CHUNK = 250;
+
+/**
+ * Saves imported items into their customers' default lists (created when missing), in one transaction:
+ * items already saved are left as they are (rules 4-5). The lists are locked in id order (PostgreSQL),
+ * as a storefront change locks its one list, so counts in concurrent events stay true. Imports write
+ * no events (decision 014). Returns the `customerId|productId|variantId` keys actually inserted.
+ */
+export async function importItems(
+  tx: SqlRunner,
+  { shopId, rows, at = new Date() }: { shopId: string; rows: ImportRow[]; at?: Date },
+) {
+  const customers = [...new Set(rows.map((row) => row.customerId))];
+  const lists = new Map<string, string>();
+  const lock = tx.engine === "postgres" ? " FOR UPDATE" : "";
+  const select = (ids: string[]) =>
+    tx.all<{ id: string; customerId: string }>(
+      `SELECT "id", "customerId" FROM "List" WHERE "shopId" = ? AND "customerId" IN (${ids.map(() => "?").join(", ")}) ` +
+        `AND "anonymousId" IS NULL AND "isDefault" = TRUE AND "retiredAt" IS NULL ORDER BY "id"${lock}`,
+      [shopId, ...ids],
+    );
+  for (const list of await select(customers)) lists.set(list.customerId, list.id);
+  const missing = customers.filter((customerId) => !lists.has(customerId));
+  if (missing.length > 0) {
+    await tx.run(
+      `INSERT INTO "List" ("id", "shopId", "customerId", "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
+        `VALUES ${missing.map(() => "(?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?)").join(", ")} ON CONFLICT DO NOTHING`,
+      missing.flatMap((customerId) => [newId("list"), shopId, customerId, at, at]),
+    );
+    for (const list of await select(missing)) lists.set(list.customerId, list.id);
+  }
+
+  const customerOf = new Map([...lists].map(([customerId, listId]) => [listId, customerId]));
+  const inserted: string[] = [];
+  const touched = new Set<string>();
+  for (let index = 0; index < rows.length; index += IMPORT_CHUNK) {
+    const chunk = rows.slice(index, index + IMPORT_CHUNK).map((row) => ({
+      listId: lists.get(row.customerId)!,
+      item: row,
+      addedAt: row.addedAt,
+    }));
+    const created = await insertItems(tx, shopId, chunk, `"listId", "productId", "variantId"`);
+    for (const row of created) {
+      touched.add(row.listId as string);
+      inserted.push(`${customerOf.get(row.listId as string)}|${row.productId as string}|${row.variantId as string}`);
+    }
+  }
+  if (touched.size > 0) {
+    const ids = [...touched];
+    // Lists already touched at `at` are not written again: an import passes its start time for every batch.
+    await tx.run(
+      `UPDATE "List" SET "updatedAt" = ? WHERE "id" IN (${ids.map(() => "?").join(", ")}) AND "updatedAt" < ?`,
+      [at, ...ids, at],
+    );
+  }
+  return { inserted };
 }

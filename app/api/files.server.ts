@@ -1,0 +1,72 @@
+import { Readable } from "node:stream";
+import type { Context, Env, Hono } from "hono";
+import { getEnv } from "~/env.server";
+import { AppError } from "~/lib/problems";
+import { FILES_PATH, TooLargeError, verifySignedFileUrl, type SignedOperation } from "~/services/storage/local.server";
+import { getStorage } from "~/services/storage/index.server";
+
+/**
+ * The local storage driver's signed URLs (outside /v1: they carry their own authority, no key). PUT
+ * takes an upload: signature, expiry and Content-Type are checked before a byte is read, and the size
+ * cap while streaming. GET serves an export or a report as an attachment. With STORAGE_DRIVER=s3 the
+ * store itself serves these URLs and this answers 404.
+ */
+function grantFor(c: Context, method: SignedOperation) {
+  if (getEnv().STORAGE_DRIVER !== "local") throw new AppError("not-found", { detail: "Files are not served here." });
+  const check = verifySignedFileUrl(method, new URL(c.req.url));
+  if (!check.ok && check.reason === "expired") {
+    throw new AppError("signed-url-expired", { detail: "This file URL has expired." });
+  }
+  if (!check.ok) throw new AppError("signed-url-invalid", { detail: "This file URL's signature does not verify." });
+  return check.grant;
+}
+
+function mediaType(header: string | undefined) {
+  return (header ?? "").trim().toLowerCase();
+}
+
+export function registerFileRoutes<E extends Env>(app: Hono<E>) {
+  app.put(`${FILES_PATH}*`, async (c) => {
+    const grant = grantFor(c, "PUT");
+    const type = c.req.header("content-type");
+    if (mediaType(type) !== mediaType(grant.contentType)) {
+      throw new AppError("content-type-mismatch", {
+        detail: `Send Content-Type: ${grant.contentType} (this upload was declared with it), not ${type ?? "none"}.`,
+      });
+    }
+    const maxBytes = grant.maxBytes ?? 0;
+    const declared = Number(c.req.header("content-length"));
+    const tooLarge = () =>
+      new AppError("payload-too-large", {
+        detail: `The file is larger than ${maxBytes} bytes.`,
+        extensions: { maxBytes },
+      });
+    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+    const body = c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : Readable.from([]);
+    try {
+      const stored = await getStorage().write(grant.key, body, grant.contentType, { maxBytes });
+      return c.json({ size: stored.size }, 200);
+    } catch (error) {
+      if (error instanceof TooLargeError) throw tooLarge();
+      throw error;
+    }
+  });
+
+  app.get(`${FILES_PATH}*`, async (c) => {
+    const grant = grantFor(c, "GET");
+    const storage = getStorage();
+    const found = await storage.stat(grant.key);
+    if (!found) throw new AppError("not-found", { detail: "The file no longer exists." });
+    const stream = await storage.read(grant.key);
+    return new Response(Readable.toWeb(stream) as ReadableStream, {
+      status: 200,
+      headers: {
+        "Content-Type": grant.contentType,
+        "Content-Length": String(found.size),
+        "Content-Disposition": `attachment; filename="${grant.filename ?? "download"}"`,
+        "Cache-Control": "private, no-store",
+        "X-Content-Type-Options": "nosniff",
+      },
+    });
+  });
+}

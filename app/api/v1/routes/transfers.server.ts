@@ -1,0 +1,313 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { getEnv } from "~/env.server";
+import { TRANSFER_QUEUE, transferJob } from "~/jobs/definitions";
+import { createQueue } from "~/jobs/queues.server";
+import { parseId } from "~/lib/ids";
+import { readCursor, toPage } from "~/lib/pagination.server";
+import { AppError } from "~/lib/problems";
+import { pageParamsSchema } from "~/lib/validation";
+import { getRequestRedis } from "~/redis.server";
+import {
+  createExportJob,
+  createImportJob,
+  createUpload,
+  discardJob,
+  getJob,
+  getUpload,
+  listJobs,
+  resolveFileUrl,
+  resultLink,
+  UPLOAD_CONTENT_TYPES,
+} from "~/services/transfers/jobs.server";
+import type { TransferJob } from "~/generated/prisma-sqlite/client";
+import type { V1Env } from "../context";
+import { apiRoute } from "../route.server";
+import {
+  JobAcceptedSchema,
+  pageOf,
+  ProblemSchema,
+  TransferJobSchema,
+  UploadSchema,
+  UploadTargetSchema,
+} from "../schemas";
+import { serializeTransferJob, serializeUpload } from "../serializers";
+
+const PRIVATE = ["private"] as const;
+const TAGS = ["Export and import"];
+const JobParams = z.object({
+  jobId: z.string().openapi({ param: { name: "jobId", in: "path" }, example: "job_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+});
+const PageQuery = z.object({
+  cursor: pageParamsSchema.shape.cursor.openapi({ description: "`pageInfo.nextCursor` of the previous page." }),
+  limit: pageParamsSchema.shape.limit.openapi({ description: "Page size, 1-100.", example: 50 }),
+});
+const jobResponse = (description: string) => ({
+  200: { description, content: { "application/json": { schema: TransferJobSchema } } },
+});
+const accepted = {
+  202: { description: "Accepted: the job is queued", content: { "application/json": { schema: JobAcceptedSchema } } },
+  503: {
+    description: "The job queue (Redis) is unreachable; nothing was created. Retry later.",
+    content: { "application/problem+json": { schema: ProblemSchema } },
+  },
+};
+
+const startExport = apiRoute({
+  method: "post",
+  path: "/exports",
+  tags: TAGS,
+  summary: "Export the shop's saved items",
+  description:
+    "Queues a CSV export of every saved item (generic columns `customer_id, anonymous_id, product_id, variant_id, " +
+    "handle, added_at`, UTF-8, CRLF). Guest rows carry a pseudonym instead of the guest's anonymous id. Cells " +
+    "that spreadsheets would run as formulas get a leading `'`. The file re-imports cleanly.",
+  modes: PRIVATE,
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ format: z.enum(["csv"]) }).strict() } },
+    },
+  },
+  responses: accepted,
+});
+
+const exportsList = apiRoute({
+  method: "get",
+  path: "/exports",
+  tags: TAGS,
+  summary: "List export jobs",
+  description: "Newest first, cursor-paged.",
+  modes: PRIVATE,
+  request: { query: PageQuery },
+  responses: {
+    200: {
+      description: "A page of export jobs",
+      content: { "application/json": { schema: pageOf(TransferJobSchema, "TransferJobPage") } },
+    },
+  },
+});
+
+const exportGet = apiRoute({
+  method: "get",
+  path: "/exports/{jobId}",
+  tags: TAGS,
+  summary: "Get an export job",
+  description: "Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours.",
+  modes: PRIVATE,
+  request: { params: JobParams },
+  responses: jobResponse("The export job"),
+});
+
+const upload = apiRoute({
+  method: "post",
+  path: "/imports/upload",
+  tags: TAGS,
+  summary: "Get an upload URL for an import file",
+  description:
+    "Step 1 of an import: PUT the file to `uploadUrl` within 15 minutes with `Content-Type` equal to `contentType` " +
+    "(the file never passes through /v1), then start the import with `fileUrl`. Files up to 50 MB.",
+  modes: PRIVATE,
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              filename: z
+                .string()
+                .min(1)
+                .max(255)
+                .refine(
+                  (name) => ![...name].some((char) => char.charCodeAt(0) < 32 || char === "/" || char === "\\"),
+                  "no control characters or slashes",
+                ),
+              contentType: z.enum(UPLOAD_CONTENT_TYPES),
+            })
+            .strict(),
+        },
+      },
+    },
+  },
+  responses: {
+    201: { description: "Where to upload", content: { "application/json": { schema: UploadTargetSchema } } },
+  },
+});
+
+const uploadGet = apiRoute({
+  method: "get",
+  path: "/imports/uploads/{uploadId}",
+  tags: TAGS,
+  summary: "Check an upload (additive)",
+  description: "What `fileUrl` names: whether the file has arrived, and its size.",
+  modes: PRIVATE,
+  request: {
+    params: z.object({
+      uploadId: z
+        .string()
+        .openapi({ param: { name: "uploadId", in: "path" }, example: "upl_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+    }),
+  },
+  responses: { 200: { description: "The upload", content: { "application/json": { schema: UploadSchema } } } },
+});
+
+const startImport = apiRoute({
+  method: "post",
+  path: "/imports",
+  tags: TAGS,
+  summary: "Import saved items from an uploaded file",
+  description:
+    "`source`: `csv` (this service's generic columns), `vendor_a` or `vendor_b` (rival apps' exports, every known " +
+    "header variant; see the imports guide). `fileUrl` must be this shop's, from POST /v1/imports/upload, with " +
+    "the file uploaded (422 otherwise; 413 past 50 MB). `dryRun` true writes nothing and reports the same. " +
+    "Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.",
+  modes: PRIVATE,
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              source: z.enum(["csv", "vendor_a", "vendor_b"]),
+              fileUrl: z.string().min(1).max(2_048),
+              dryRun: z.boolean().default(false),
+            })
+            .strict(),
+        },
+      },
+    },
+  },
+  responses: {
+    ...accepted,
+    413: {
+      description: "The uploaded file is larger than 50 MB",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
+  },
+});
+
+const importsList = apiRoute({
+  method: "get",
+  path: "/imports",
+  tags: TAGS,
+  summary: "List import jobs (additive)",
+  description: "Newest first, cursor-paged.",
+  modes: PRIVATE,
+  request: { query: PageQuery },
+  responses: {
+    200: {
+      description: "A page of import jobs",
+      content: { "application/json": { schema: pageOf(TransferJobSchema, "ImportJobPage") } },
+    },
+  },
+});
+
+const importGet = apiRoute({
+  method: "get",
+  path: "/imports/{jobId}",
+  tags: TAGS,
+  summary: "Get an import job",
+  description: "Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours.",
+  modes: PRIVATE,
+  request: { params: JobParams },
+  responses: jobResponse("The import job"),
+});
+
+let queue: ReturnType<typeof createQueue> | undefined;
+const transferQueue = () => (queue ??= createQueue(TRANSFER_QUEUE, getRequestRedis()));
+
+/** Queues the job; if Redis cannot take it, the row goes too and the caller gets a 503 (nothing half-made). */
+async function enqueue(job: TransferJob) {
+  try {
+    await transferQueue().add(
+      transferJob.names[job.kind as "import" | "export"],
+      { shopId: job.shopId, jobId: job.id },
+      { ...transferJob.options, jobId: job.id },
+    );
+  } catch (error) {
+    await discardJob({ shopId: job.shopId, jobId: job.id });
+    throw new AppError("service-unavailable", {
+      detail: "The job queue is unreachable; nothing was started.",
+      cause: error,
+    });
+  }
+}
+
+async function serialize(job: TransferJob) {
+  return serializeTransferJob(
+    job,
+    job.status === "succeeded" || job.status === "failed" ? await resultLink(job) : null,
+  );
+}
+
+export function registerTransferRoutes(app: OpenAPIHono<V1Env>) {
+  app.openapi(startExport, async (c) => {
+    const { format } = c.req.valid("json");
+    const job = await createExportJob({ shopId: c.get("caller").shopId, format });
+    await enqueue(job);
+    return c.json({ jobId: job.id }, 202);
+  });
+
+  const page = (kind: "import" | "export") => async (c: Parameters<Parameters<typeof app.openapi>[1]>[0]) => {
+    const { shopId } = c.get("caller");
+    const query = c.req.valid("query" as never) as { cursor?: string; limit: number };
+    const scope = `${kind}s:${shopId}`;
+    const rows = await listJobs({ shopId, kind, after: readCursor(scope, query), limit: query.limit });
+    const links = new Map(await Promise.all(rows.map(async (job) => [job.id, await serialize(job)] as const)));
+    return c.json(
+      toPage(scope, rows, query.limit, (job) => links.get(job.id)!),
+      200,
+    );
+  };
+  app.openapi(exportsList, page("export") as never);
+  app.openapi(importsList, page("import") as never);
+
+  app.openapi(exportGet, async (c) => {
+    const jobId = parseId("job", c.req.valid("param").jobId, "jobId");
+    return c.json(await serialize(await getJob({ shopId: c.get("caller").shopId, jobId, kind: "export" })), 200);
+  });
+
+  app.openapi(upload, async (c) => {
+    const { filename, contentType } = c.req.valid("json");
+    const { upload, target, fileUrl } = await createUpload({
+      shopId: c.get("caller").shopId,
+      baseUrl: getEnv().SHOPIFY_APP_URL,
+      filename,
+      contentType,
+    });
+    return c.json(
+      {
+        uploadId: upload.id,
+        uploadUrl: target.url,
+        method: "PUT" as const,
+        headers: target.headers,
+        fileUrl,
+        expiresAt: target.expiresAt.toISOString(),
+        maxBytes: upload.maxBytes,
+      },
+      201,
+    );
+  });
+
+  app.openapi(uploadGet, async (c) => {
+    const uploadId = parseId("upload", c.req.valid("param").uploadId, "uploadId");
+    const found = await getUpload({ shopId: c.get("caller").shopId, uploadId });
+    if (!found) throw new AppError("not-found", { detail: "No upload with this id." });
+    return c.json(serializeUpload(found.upload, found.sizeBytes), 200);
+  });
+
+  app.openapi(startImport, async (c) => {
+    const { shopId } = c.get("caller");
+    const { source, fileUrl, dryRun } = c.req.valid("json");
+    const file = await resolveFileUrl({ shopId, fileUrl });
+    const job = await createImportJob({ shopId, upload: file, source, dryRun });
+    await enqueue(job);
+    return c.json({ jobId: job.id }, 202);
+  });
+
+  app.openapi(importGet, async (c) => {
+    const jobId = parseId("job", c.req.valid("param").jobId, "jobId");
+    return c.json(await serialize(await getJob({ shopId: c.get("caller").shopId, jobId, kind: "import" })), 200);
+  });
+}

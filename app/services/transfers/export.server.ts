@@ -1,0 +1,88 @@
+import { createHmac } from "node:crypto";
+import { Readable } from "node:stream";
+import Papa from "papaparse";
+import { sql } from "~/db.server";
+import { deriveKey } from "~/lib/secrets.server";
+import { parseTimestamp } from "~/sql.server";
+
+/**
+ * The export job (import rule 8): the shop's saved items in the generic CSV columns, read in keyset
+ * batches and streamed into storage, so memory stays flat whatever the shop's size. Cells that a
+ * spreadsheet would run as a formula (starting with =, +, -, @, tab or CR) get a leading `'`; the import
+ * takes it off again, so an export re-imports cleanly.
+ *
+ * Anonymous ids are capabilities (whoever holds one reads and changes that guest's list), so a guest row
+ * carries a pseudonym in `anonymous_id`: a UUID derived from the real id with a keyed hash. It groups a
+ * guest's rows and is stable across exports, but opens nothing. Guest rows are skipped on import anyway.
+ */
+export const EXPORT_COLUMNS = ["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"];
+const BATCH = 2_000;
+
+interface ExportRow {
+  id: string;
+  customerId: string | null;
+  anonymousId: string | null;
+  productId: string;
+  variantId: string;
+  handle: string;
+  addedAt: string | Date;
+  retiredAt: string | Date | null;
+}
+
+export function anonymousPseudonym(anonymousId: string): string {
+  const hex = createHmac("sha256", deriveKey("export-pseudonym")).update(anonymousId).digest("hex").slice(0, 32);
+  // Shaped as a UUID (version 8, "custom"), so it fits the column's format.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The CSV file as a stream of text chunks, one per batch; `onRows` hears the running total. */
+export function exportCsv(shopId: string, onRows?: (rows: number) => void): Readable {
+  let after = "";
+  let total = 0;
+  let started = false;
+  return new Readable({
+    async read() {
+      try {
+        if (!started) {
+          started = true;
+          this.push(`${EXPORT_COLUMNS.join(",")}\r\n`);
+          return;
+        }
+        // The batch is chosen on Item alone (its (shopId, id) index, in order), then joined: items of retired
+        // lists are dropped after the cursor has passed them, so they can never end the export early.
+        for (;;) {
+          const rows = await sql().all<ExportRow>(
+            `SELECT i."id", l."customerId", l."anonymousId", l."retiredAt", i."productId", i."variantId", i."handle", ` +
+              `i."addedAt" FROM (SELECT * FROM "Item" WHERE "shopId" = ? AND "id" > ? ORDER BY "id" LIMIT ${BATCH}) i ` +
+              `JOIN "List" l ON l."id" = i."listId" ORDER BY i."id"`,
+            [shopId, after],
+          );
+          if (rows.length === 0) {
+            this.push(null);
+            return;
+          }
+          after = rows.at(-1)!.id;
+          const live = rows.filter((row) => row.retiredAt === null);
+          if (live.length === 0) continue;
+          total += live.length;
+          const text = Papa.unparse(
+            live.map((row) => [
+              row.customerId ?? "",
+              row.anonymousId ? anonymousPseudonym(row.anonymousId) : "",
+              row.productId,
+              row.variantId,
+              row.handle,
+              parseTimestamp(row.addedAt).toISOString(),
+            ]),
+            { escapeFormulae: true, newline: "\r\n", header: false },
+          );
+          onRows?.(total);
+          this.push(`${text}\r\n`);
+          return;
+        }
+      } catch (error) {
+        this.destroy(error as Error);
+      }
+    },
+  });
+}

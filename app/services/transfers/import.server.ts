@@ -1,0 +1,297 @@
+import { sql } from "~/db.server";
+import { getStorage } from "~/services/storage/index.server";
+import { TooLargeError } from "~/services/storage/local.server";
+import { importItems, type ImportRow } from "~/services/wishlists/wishlists.server";
+import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
+import { readCsv, MalformedFileError, type CsvRecord } from "./csv-reader.server";
+import { createCustomerLookup, type CustomerLookup } from "./customers.server";
+import { IMPORT_MAX_BYTES, JobFailure } from "./limits";
+import { parseEmail, parseImportDate, parsePlatformId, unguard } from "./values";
+
+/**
+ * The import job (spec 4, import rules 1-8). Two passes over the stored file, each streamed:
+ * 1. check it whole (UTF-8 text, CSV quoting, the header's columns, the 50 MB cap) and count its rows,
+ *    so a malformed file fails before anything is written;
+ * 2. resolve each row (ids, dates, customers by id or by email through the platform) and save batches
+ *    through the wishlists service; a dry run runs the same transactions and rolls each back.
+ * Its report (JSON: totals, columns, the first issues with their line numbers) is stored next to it.
+ */
+export const BATCH_ROWS = 1_000;
+const REPORTED_ISSUES = 100;
+
+export type SkipReason =
+  "malformed-row" | "unparseable-product-id" | "unparseable-variant-id" | "no-customer" | "customer-not-found";
+
+const REASON_TEXT: Record<SkipReason, string> = {
+  "malformed-row": "The row's quoting is malformed.",
+  "unparseable-product-id": "The product id is neither digits nor a product GID.",
+  "unparseable-variant-id": "The variant id is neither empty, digits nor a variant GID.",
+  "no-customer": "The row names no customer (no customer id, no email): guest rows are not imported.",
+  "customer-not-found": "No customer of the shop has this email.",
+};
+
+export interface ImportIssue {
+  line: number;
+  reason: SkipReason;
+  detail: string;
+  value?: string;
+}
+
+export interface ImportReport {
+  jobId: string;
+  source: Source;
+  dryRun: boolean;
+  status: "succeeded" | "failed";
+  error: string | null;
+  format: { label: string; variant: string | null };
+  columns: { mapped: ColumnMapping["mapped"]; unmapped: string[]; missing: string[] };
+  totals: {
+    rows: number;
+    imported: number;
+    unchanged: number;
+    skipped: number;
+    skippedBy: Partial<Record<SkipReason, number>>;
+    datesDefaulted: number;
+  };
+  issues: ImportIssue[];
+  issuesTruncated: boolean;
+  customerLookups: number;
+}
+
+interface PendingRow extends Omit<ImportRow, "customerId"> {
+  line: number;
+  customerId: string | null;
+  email: string | null;
+}
+
+const itemKey = (customerId: string, productId: string, variantId: string) =>
+  flat(`${customerId}|${productId}|${variantId}`);
+
+/**
+ * A copy of `text` that holds on to nothing else: cells are slices of papaparse's chunk strings, and a
+ * key built from them would keep every chunk of the file alive in a dry run's set of seen keys.
+ */
+function flat(text: string): string {
+  return Buffer.from(text, "latin1").toString("latin1");
+}
+
+class Tally {
+  rows = 0;
+  imported = 0;
+  unchanged = 0;
+  skipped = 0;
+  datesDefaulted = 0;
+  skippedBy: Partial<Record<SkipReason, number>> = {};
+  issues: ImportIssue[] = [];
+  issuesTruncated = false;
+
+  skip(line: number, reason: SkipReason, value?: string) {
+    this.skipped += 1;
+    this.skippedBy[reason] = (this.skippedBy[reason] ?? 0) + 1;
+    if (this.issues.length < REPORTED_ISSUES) {
+      this.issues.push({ line, reason, detail: REASON_TEXT[reason], ...(value !== undefined ? { value } : {}) });
+    } else this.issuesTruncated = true;
+  }
+}
+
+const cell = (record: CsvRecord, column: number | undefined) =>
+  column === undefined ? "" : unguard((record.fields[column] ?? "").trim());
+
+/** Pass 1: the file is CSV text within the cap, with the columns its source needs. Returns the mapping. */
+async function checkFile(key: string, source: Source) {
+  let mapping: ColumnMapping | null = null;
+  let rows = 0;
+  await readCsv(await getStorage().read(key), {
+    maxBytes: IMPORT_MAX_BYTES,
+    onRecords: async (records) => {
+      for (const record of records) {
+        if (!mapping) {
+          mapping = mapColumns(source, record.fields);
+          if (mapping.missing.length > 0) {
+            throw new MappingError(mapping);
+          }
+        } else rows += 1;
+      }
+    },
+  });
+  if (!mapping) throw new MalformedFileError("The file is empty: a header row is required.");
+  return { mapping: mapping as ColumnMapping, rows };
+}
+
+class MappingError extends Error {
+  constructor(readonly mapping: ColumnMapping) {
+    super(
+      `The header row lacks ${mapping.missing.join(", ")}. ` +
+        (mapping.mapped.length === 0 ? "Is the first row a header row? " : "") +
+        "See the report for the columns that were recognised.",
+    );
+  }
+}
+
+export interface ImportContext {
+  jobId: string;
+  shopId: string;
+  shopDomain: string;
+  source: Source;
+  dryRun: boolean;
+  storageKey: string;
+  lookup?: CustomerLookup;
+  onProgress?: (rowsRead: number) => Promise<void>;
+  now?: () => Date;
+}
+
+class DryRunRollback extends Error {
+  constructor(readonly inserted: string[]) {
+    super("dry run: rolled back");
+  }
+}
+
+export async function runImport(context: ImportContext): Promise<ImportReport> {
+  const { jobId, shopId, source, dryRun, storageKey } = context;
+  const now = context.now ?? (() => new Date());
+  const lookup = context.lookup ?? createCustomerLookup({ shopDomain: context.shopDomain });
+  const format = FORMATS[source];
+  const tally = new Tally();
+  const report = (status: ImportReport["status"], error: string | null, mapping?: ColumnMapping): ImportReport => ({
+    jobId,
+    source,
+    dryRun,
+    status,
+    error,
+    format: { label: format.label, variant: mapping?.variant ?? null },
+    columns: { mapped: mapping?.mapped ?? [], unmapped: mapping?.unmapped ?? [], missing: mapping?.missing ?? [] },
+    totals: {
+      rows: tally.rows,
+      imported: tally.imported,
+      unchanged: tally.unchanged,
+      skipped: tally.skipped,
+      skippedBy: tally.skippedBy,
+      datesDefaulted: tally.datesDefaulted,
+    },
+    issues: tally.issues,
+    issuesTruncated: tally.issuesTruncated,
+    customerLookups: lookup.calls,
+  });
+
+  let mapping: ColumnMapping;
+  try {
+    ({ mapping } = await checkFile(storageKey, source));
+  } catch (error) {
+    if (error instanceof MappingError)
+      throw new JobFailure(error.message, report("failed", error.message, error.mapping));
+    if (error instanceof MalformedFileError) throw new JobFailure(error.message, report("failed", error.message));
+    if (error instanceof TooLargeError) {
+      const message = `The file is larger than ${IMPORT_MAX_BYTES} bytes (50 MB).`;
+      throw new JobFailure(message, report("failed", message));
+    }
+    throw error;
+  }
+
+  const columns = mapping.columns;
+  const startedAt = now();
+  const seen = dryRun ? new Set<string>() : null; // keys a dry run would have inserted in earlier batches
+  let pending: PendingRow[] = [];
+
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    const emails = batch.filter((row) => !row.customerId && row.email).map((row) => row.email!);
+    const found = emails.length > 0 ? await lookup.resolve(emails) : new Map<string, string | null>();
+    const rows: ImportRow[] = [];
+    for (const row of batch) {
+      const customerId = row.customerId ?? (row.email ? found.get(row.email) : null);
+      if (!customerId) {
+        tally.skip(row.line, "customer-not-found", row.email ?? undefined);
+        continue;
+      }
+      const key = seen ? itemKey(customerId, row.productId, row.variantId ?? "") : "";
+      if (seen?.has(key)) {
+        tally.unchanged += 1;
+        continue;
+      }
+      rows.push({ ...row, customerId });
+    }
+    if (rows.length === 0) return;
+    let inserted: string[];
+    try {
+      inserted = await sql().transaction(async (tx) => {
+        const result = await importItems(tx, { shopId, rows, at: startedAt });
+        if (dryRun) throw new DryRunRollback(result.inserted);
+        return result.inserted;
+      });
+    } catch (error) {
+      if (!(error instanceof DryRunRollback)) throw error;
+      inserted = error.inserted;
+      for (const key of inserted) seen!.add(flat(key));
+    }
+    tally.imported += inserted.length;
+    tally.unchanged += rows.length - inserted.length;
+  };
+
+  let header = true;
+  await readCsv(await getStorage().read(storageKey), {
+    maxBytes: IMPORT_MAX_BYTES,
+    onRecords: async (records) => {
+      for (const record of records) {
+        if (header) {
+          header = false;
+          continue;
+        }
+        tally.rows += 1;
+        const row = resolveRow(record, columns, format.dateOrder, tally, now);
+        if (row) pending.push(row);
+        if (pending.length >= BATCH_ROWS) await flush();
+      }
+      await context.onProgress?.(tally.rows);
+    },
+  });
+  await flush();
+  await context.onProgress?.(tally.rows);
+  return report("succeeded", null, mapping);
+}
+
+function resolveRow(
+  record: CsvRecord,
+  columns: Partial<Record<Field, number>>,
+  dateOrder: (typeof FORMATS)[Source]["dateOrder"],
+  tally: Tally,
+  now: () => Date,
+): PendingRow | null {
+  if (record.malformed) {
+    tally.skip(record.line, "malformed-row");
+    return null;
+  }
+  const rawProduct = cell(record, columns.productId);
+  const productId = parsePlatformId(rawProduct, "Product");
+  if (!productId) {
+    tally.skip(record.line, "unparseable-product-id", rawProduct.slice(0, 100));
+    return null;
+  }
+  const rawVariant = cell(record, columns.variantId);
+  const variantId = rawVariant === "" ? null : parsePlatformId(rawVariant, "ProductVariant");
+  if (rawVariant !== "" && !variantId) {
+    tally.skip(record.line, "unparseable-variant-id", rawVariant.slice(0, 100));
+    return null;
+  }
+  const customerId = parsePlatformId(cell(record, columns.customerId), "Customer");
+  const email = parseEmail(cell(record, columns.email));
+  if (!customerId && !email) {
+    tally.skip(record.line, "no-customer");
+    return null;
+  }
+  let addedAt = parseImportDate(cell(record, columns.addedAt), dateOrder);
+  if (!addedAt) {
+    tally.datesDefaulted += 1;
+    addedAt = now();
+  }
+  return {
+    line: record.line,
+    customerId,
+    email,
+    productId,
+    variantId,
+    handle: cell(record, columns.handle).slice(0, 255),
+    title: cell(record, columns.title).slice(0, 255),
+    addedAt,
+  };
+}

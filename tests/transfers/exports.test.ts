@@ -1,0 +1,158 @@
+import { randomUUID } from "node:crypto";
+import Papa from "papaparse";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { newId } from "~/lib/ids";
+import { addItem } from "~/services/wishlists/wishlists.server";
+import { createShopWithKey } from "../factories";
+import { apiClient, OpenApiValidator } from "../support/api";
+import { createTestApp } from "../support/http";
+import { startProcess, type RunningProcess } from "../support/processes";
+import { download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const fetcher = viaApp(app);
+
+let worker: RunningProcess;
+beforeAll(async () => {
+  worker = startProcess("worker/index.ts", {});
+  await worker.waitForOutput(/worker ready/);
+});
+afterAll(async () => {
+  expect(await worker.stop()).toBe(0);
+});
+
+async function shopWithItems() {
+  const { shop, secret } = await createShopWithKey();
+  const customer = { kind: "customer" as const, customerId: "3001" };
+  const guestId = randomUUID();
+  for (const [index, handle] of RISKY_HANDLES.entries()) {
+    await addItem({
+      shopId: shop.id,
+      owner: customer,
+      item: { productId: String(100 + index), handle },
+      at: new Date(Date.UTC(2024, 0, index + 1)),
+    });
+  }
+  await addItem({
+    shopId: shop.id,
+    owner: customer,
+    item: { productId: "200", variantId: "201", handle: "plain, comma" },
+  });
+  await addItem({
+    shopId: shop.id,
+    owner: { kind: "anonymous", anonymousId: guestId },
+    item: { productId: "300", handle: "guest" },
+  });
+  return { shop, guestId, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+}
+
+describe("exports through the real worker", () => {
+  it("streams the shop's items as generic CSV, guards formulas, hides guest ids, and re-imports to 0", async () => {
+    const { shop, guestId, api } = await shopWithItems();
+    const other = await shopWithItems(); // another shop's items never appear
+    const started = await api.POST("/exports", { body: { format: "csv" } });
+    expect(started.response.status).toBe(202);
+    const job = await finished(api, "exports", started.data!.jobId);
+    expect(job).toMatchObject({ status: "succeeded", kind: "export", format: "csv", rowsProcessed: 8, error: null });
+
+    const response = await download(fetcher, job.resultUrl!);
+    expect(response.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="wishlist-export-${job.jobId}.csv"`);
+    const text = await response.text();
+    const { data } = Papa.parse<string[]>(text.trimEnd(), { newline: "\r\n" });
+    expect(data[0]).toEqual(["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"]);
+    const rows = data.slice(1);
+    expect(rows).toHaveLength(8);
+    const byProduct = new Map(rows.map((row) => [row[2], row]));
+    for (const [index, handle] of RISKY_HANDLES.entries()) {
+      expect(byProduct.get(String(100 + index))![4]).toBe(`'${handle}`);
+    }
+    expect(byProduct.get("100")![5]).toBe("2024-01-01T00:00:00.000Z");
+    expect(byProduct.get("200")).toEqual(["3001", "", "200", "201", "plain, comma", expect.any(String)]);
+    const guestRow = byProduct.get("300")!;
+    expect(guestRow[0]).toBe("");
+    expect(guestRow[1]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(guestRow[1]).not.toBe(guestId);
+    expect(text).not.toContain(other.guestId);
+
+    // Rule 8: the export re-imports cleanly: nothing new, the guest row skipped, handles unchanged.
+    const before = await prisma.item.findMany({ where: { shopId: shop.id }, orderBy: { id: "asc" } });
+    const { fileUrl } = await upload(api, fetcher, text);
+    const reimport = await runImport(api, { source: "csv", fileUrl });
+    expect(reimport).toMatchObject({ status: "succeeded", imported: 0, skipped: 1, rowsProcessed: 8 });
+    expect(await prisma.item.findMany({ where: { shopId: shop.id }, orderBy: { id: "asc" } })).toEqual(before);
+
+    // Into another shop, the same file imports every customer row with its addedAt and handle intact.
+    const { api: emptyApi, shop: empty } = await (async () => {
+      const created = await createShopWithKey();
+      return { shop: created.shop, api: apiClient(app, validator, { Authorization: `Bearer ${created.secret}` }) };
+    })();
+    const copy = await runImport(emptyApi, { source: "csv", fileUrl: (await upload(emptyApi, fetcher, text)).fileUrl });
+    expect(copy).toMatchObject({ imported: 7, skipped: 1 });
+    const copied = await prisma.item.findMany({ where: { shopId: empty.id }, orderBy: { productId: "asc" } });
+    expect(copied.map((item) => item.handle)).toEqual([...RISKY_HANDLES, "plain, comma"]);
+    expect(copied[0]!.addedAt.toISOString()).toBe("2024-01-01T00:00:00.000Z");
+  });
+
+  it("leaves out retired guest lists, even a whole batch of them before the live items", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const retired = await prisma.list.create({
+      data: { id: newId("list"), shopId: shop.id, anonymousId: randomUUID(), retiredAt: new Date() },
+    });
+    await prisma.item.createMany({
+      data: Array.from({ length: 2_100 }, (_, index) => ({
+        id: newId("item"),
+        listId: retired.id,
+        shopId: shop.id,
+        productId: String(index + 1),
+        handle: "retired",
+      })),
+    });
+    await addItem({
+      shopId: shop.id,
+      owner: { kind: "customer", customerId: "4001" },
+      item: { productId: "9", handle: "live" },
+    });
+    const job = await finished(api, "exports", (await api.POST("/exports", { body: { format: "csv" } })).data!.jobId);
+    expect(job.rowsProcessed).toBe(1);
+    const text = await (await download(fetcher, job.resultUrl!)).text();
+    expect(text.trimEnd().split("\r\n")).toEqual([
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at",
+      expect.stringMatching(/^4001,,9,,live,/),
+    ]);
+  });
+
+  it("exports an empty shop as a header row, pages the job list newest first, and refuses unknown formats", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++)
+      ids.push((await api.POST("/exports", { body: { format: "csv" } })).data!.jobId);
+    const job = await finished(api, "exports", ids[0]!);
+    expect(job.rowsProcessed).toBe(0);
+    expect(await (await download(fetcher, job.resultUrl!)).text()).toBe(
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at\r\n",
+    );
+
+    const first = await api.GET("/exports", { params: { query: { limit: 2 } } });
+    expect(first.data!.data.map((entry) => entry.jobId)).toEqual([ids[2], ids[1]]);
+    const second = await api.GET("/exports", {
+      params: { query: { limit: 2, cursor: first.data!.pageInfo.nextCursor! } },
+    });
+    expect(second.data!.data.map((entry) => entry.jobId)).toEqual([ids[0]]);
+    expect(second.data!.pageInfo.nextCursor).toBeNull();
+    expect((await api.GET("/imports", {})).data!.data).toEqual([]);
+
+    const xlsx = await api.POST("/exports", { body: { format: "xlsx" as never } });
+    expect(xlsx.response.status).toBe(422);
+    expect(await prisma.transferJob.count({ where: { shopId: shop.id } })).toBe(3);
+
+    // A tampered download link is refused; the untampered one still works.
+    const tampered = new URL(job.resultUrl!);
+    tampered.searchParams.set("filename", "other.csv");
+    expect((await app.request(tampered.toString())).status).toBe(403);
+  });
+});

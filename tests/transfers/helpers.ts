@@ -1,0 +1,73 @@
+import { expect } from "vitest";
+import type { apiClient } from "../support/api";
+
+type Api = ReturnType<typeof apiClient>;
+type App = { request: (input: Request | string, init?: RequestInit) => Response | Promise<Response> };
+
+/** Where a signed URL is fetched: the in-process app for local storage, the network for S3. */
+export type Fetcher = (url: string, init?: RequestInit) => Promise<Response>;
+
+export const viaApp =
+  (app: App): Fetcher =>
+  async (url, init) =>
+    app.request(url, init);
+
+/** Steps 1 and 2 of an import: ask for an upload URL, PUT the bytes there. Returns the fileUrl. */
+export async function upload(
+  api: Api,
+  fetcher: Fetcher,
+  body: string | Buffer,
+  { contentType = "text/csv", filename = "wishlists.csv" } = {},
+) {
+  const target = await api.POST("/imports/upload", { body: { filename, contentType: contentType as never } });
+  expect(target.response.status).toBe(201);
+  const put = await fetcher(target.data!.uploadUrl, {
+    method: "PUT",
+    headers: target.data!.headers,
+    body: typeof body === "string" ? body : new Uint8Array(body),
+  });
+  expect(put.status, await put.clone().text()).toBe(200);
+  return target.data!;
+}
+
+export type Job = NonNullable<Awaited<ReturnType<Api["GET"]>>["data"]> & {
+  jobId: string;
+  status: string;
+  imported: number | null;
+  skipped: number | null;
+  rowsProcessed: number;
+  resultUrl: string | null;
+  error: string | null;
+};
+
+/** Polls the job until the worker has finished it. */
+export async function finished(api: Api, kind: "imports" | "exports", jobId: string, timeoutMs = 30_000): Promise<Job> {
+  const started = Date.now();
+  for (;;) {
+    const { data, response } = await api.GET(`/${kind}/{jobId}` as "/imports/{jobId}", {
+      params: { path: { jobId } },
+    });
+    expect(response.status).toBe(200);
+    if (data!.status === "succeeded" || data!.status === "failed") return data as Job;
+    if (Date.now() - started > timeoutMs) throw new Error(`job ${jobId} still ${data!.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function runImport(
+  api: Api,
+  { source, fileUrl, dryRun = false }: { source: "csv" | "vendor_a" | "vendor_b"; fileUrl: string; dryRun?: boolean },
+) {
+  const started = await api.POST("/imports", { body: { source, fileUrl, dryRun } });
+  expect(started.response.status, JSON.stringify(started.error)).toBe(202);
+  return finished(api, "imports", started.data!.jobId);
+}
+
+export async function download(fetcher: Fetcher, url: string) {
+  const response = await fetcher(url);
+  expect(response.status).toBe(200);
+  return response;
+}
+
+/** Handles a spreadsheet would run as formulas, and harmless ones, for the export's guard. */
+export const RISKY_HANDLES = ['=HYPERLINK("http://evil.example","x")', "+1-800", "-minus", "@sum", "\ttabbed", "\rcr"];
