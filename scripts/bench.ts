@@ -9,6 +9,7 @@ import path from "node:path";
 const benchmarks: Record<string, string> = {
   api: "./bench/api.ts",
   storefront: "./bench/storefront.ts",
+  transfers: "./bench/transfers.ts",
   webhooks: "./bench/webhooks.ts",
 };
 const name = process.argv[2];
