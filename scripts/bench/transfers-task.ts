@@ -1,6 +1,8 @@
 /**
  * One measured task of the transfers benchmark, in a process of its own so its peak RSS is its own.
- * Prints `RESULT <json>` with rows, seconds and peak RSS. Tasks:
+ * Prints `RESULT <json>` with rows, seconds, peak RSS and batch latency percentiles (a batch: 1,000 rows
+ * resolved, inserted and committed, or one 2,000-row page of an export; ours are heard on the jobs'
+ * diagnostics channel, the references time their own). Tasks:
  *   parse <file>                papaparse alone over the file (streamed), counting rows
  *   reference-insert <file>     parse + raw multi-row inserts with the bare driver, one transaction per 1,000 rows
  *   import <jobId> <shopId>     our import job (runTransferJob: the worker's code path), dry run or not per the row
@@ -8,6 +10,7 @@
  *   reference-export <shopId> <out>  raw keyset select-to-CSV stream with the bare driver
  */
 import { createReadStream, createWriteStream, readFileSync } from "node:fs";
+import { subscribe } from "node:diagnostics_channel";
 import { once } from "node:events";
 import Papa from "papaparse";
 import { typeidUnboxed } from "typeid-js";
@@ -83,6 +86,11 @@ const app =
       }
     : null;
 const loadedRssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
+const batchMs: number[] = [];
+if (app) {
+  const { batchTimings } = await import("../../app/services/transfers/timings");
+  subscribe(batchTimings.name, (message) => batchMs.push((message as { ms: number }).ms));
+}
 
 const started = performance.now();
 let rows = 0;
@@ -106,6 +114,7 @@ if (task === "parse") {
   const now = new Date().toISOString();
   const flush = async () => {
     if (batch.length === 0) return;
+    const began = performance.now();
     await db.begin();
     const customers = [...new Set(batch.map((row) => row[0]!))].filter((id) => !lists.has(id));
     if (customers.length > 0) {
@@ -139,6 +148,7 @@ if (task === "parse") {
       );
     }
     await db.commit();
+    batchMs.push(performance.now() - began);
     rows += batch.length;
     batch = [];
   };
@@ -173,6 +183,7 @@ if (task === "parse") {
   file.write("customer_id,anonymous_id,product_id,variant_id,handle,added_at\r\n");
   let after = "";
   for (;;) {
+    const began = performance.now();
     const batch = await db.all(
       `SELECT i."id", l."customerId", l."anonymousId", i."productId", i."variantId", i."handle", i."addedAt" ` +
         `FROM "Item" i JOIN "List" l ON l."id" = i."listId" WHERE i."shopId" = ? AND i."id" > ? ORDER BY i."id" LIMIT 2000`,
@@ -193,6 +204,7 @@ if (task === "parse") {
         ].join(","),
       )
       .join("\r\n");
+    batchMs.push(performance.now() - began);
     if (!file.write(`${text}\r\n`)) await once(file, "drain");
   }
   file.end();
@@ -203,5 +215,9 @@ if (task === "parse") {
 }
 
 const seconds = (performance.now() - started) / 1000;
-process.stdout.write(`RESULT ${JSON.stringify({ rows, seconds, peakRssMb: peakRssMb(), loadedRssMb })}\n`);
+batchMs.sort((a, b) => a - b);
+const percentile = (p: number) =>
+  batchMs.length === 0 ? null : batchMs[Math.min(batchMs.length - 1, Math.ceil((p / 100) * batchMs.length) - 1)]!;
+const batches = { count: batchMs.length, p50: percentile(50), p99: percentile(99), max: batchMs.at(-1) ?? null };
+process.stdout.write(`RESULT ${JSON.stringify({ rows, seconds, peakRssMb: peakRssMb(), loadedRssMb, batches })}\n`);
 process.exit(0);

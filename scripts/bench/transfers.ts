@@ -71,6 +71,8 @@ interface Result {
   peakRssMb: number;
   /** RSS once the task's modules are loaded, before it starts: what the process costs doing nothing. */
   loadedRssMb: number;
+  /** Latency of each batch (1,000 imported rows, or a 2,000-row export page), in ms. */
+  batches: { count: number; p50: number | null; p99: number | null; max: number | null };
 }
 
 function runTask(args: string[], extraEnv: Record<string, string> = {}): Promise<Result> {
@@ -169,12 +171,18 @@ try {
   ]);
 
   const rate = (result: Result) => Math.round(result.rows / result.seconds);
+  const ms = (value: number | null) => (value === null ? "" : value.toFixed(1));
   const row = (name: string, result: Result, baseline?: Result) =>
-    `| ${name} | ${result.rows} | ${result.seconds.toFixed(2)} | ${rate(result)} | ${result.peakRssMb} (${result.loadedRssMb} at start) | ` +
-    `${baseline ? `${(rate(result) / rate(baseline)).toFixed(2)}x` : ""} |`;
+    `| ${name} | ${result.rows} | ${result.seconds.toFixed(2)} | ${rate(result)} | ` +
+    `${ms(result.batches.p50)} | ${ms(result.batches.p99)} | ${ms(result.batches.max)} | ` +
+    `${result.peakRssMb} (${result.loadedRssMb} at start) | ` +
+    `${baseline ? `${(rate(result) / rate(baseline)).toFixed(2)}x` : ""} | ` +
+    `${baseline?.batches.p99 && result.batches.p99 ? `${(result.batches.p99 / baseline.batches.p99).toFixed(2)}x` : ""} |`;
   process.stdout.write(
-    `\nTransfers benchmark, ${engine}, import file ${(fileBytes / 1024 / 1024).toFixed(1)} MB, Node ${process.version}.\n\n` +
-      `| Task | rows | seconds | rows/s | peak RSS MB | ratio to its reference |\n|---|---|---|---|---|---|\n` +
+    `\nTransfers benchmark, ${engine}, import file ${(fileBytes / 1024 / 1024).toFixed(1)} MB, Node ${process.version}, ` +
+      `V8 heap ${values["heap-mb"] ? `capped at ${values["heap-mb"]} MB` : "uncapped"}.\n\n` +
+      `| Task | rows | seconds | rows/s | batch p50 ms | batch p99 ms | batch max ms | peak RSS MB | throughput ratio | batch p99 ratio |\n` +
+      `|---|---|---|---|---|---|---|---|---|---|\n` +
       `${row("reference: papaparse alone", parse)}\n` +
       `${row("reference: parse + raw bulk insert", insert)}\n` +
       `${row("import, dry run (ours)", dry, insert)}\n` +

@@ -4,6 +4,7 @@ import Papa from "papaparse";
 import { sql } from "~/db.server";
 import { deriveKey } from "~/lib/secrets.server";
 import { parseTimestamp } from "~/sql.server";
+import { publishBatchTiming } from "./timings";
 
 /**
  * The export job (import rule 8): the shop's saved items in the generic CSV columns, read in keyset
@@ -51,6 +52,7 @@ export function exportCsv(shopId: string, onRows?: (rows: number) => void): Read
         // The batch is chosen on Item alone (its (shopId, id) index, in order), then joined: items of retired
         // lists are dropped after the cursor has passed them, so they can never end the export early.
         for (;;) {
+          const began = performance.now();
           const rows = await sql().all<ExportRow>(
             `SELECT i."id", l."customerId", l."anonymousId", l."retiredAt", i."productId", i."variantId", i."handle", ` +
               `i."addedAt" FROM (SELECT * FROM "Item" WHERE "shopId" = ? AND "id" > ? ORDER BY "id" LIMIT ${BATCH}) i ` +
@@ -77,6 +79,7 @@ export function exportCsv(shopId: string, onRows?: (rows: number) => void): Read
             { escapeFormulae: true, newline: "\r\n", header: false },
           );
           onRows?.(total);
+          publishBatchTiming("export", live.length, began);
           this.push(`${text}\r\n`);
           return;
         }

@@ -6,6 +6,7 @@ import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from
 import { readCsv, MalformedFileError, type CsvRecord } from "./csv-reader.server";
 import { createCustomerLookup, type CustomerLookup } from "./customers.server";
 import { IMPORT_MAX_BYTES, JobFailure } from "./limits";
+import { publishBatchTiming } from "./timings";
 import { parseEmail, parseImportDate, parsePlatformId, unguard } from "./values";
 
 /**
@@ -194,7 +195,14 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
 
   const flush = async () => {
     const batch = pending;
+    if (batch.length === 0) return;
     pending = [];
+    const began = performance.now();
+    await writeBatch(batch);
+    publishBatchTiming("import", batch.length, began);
+  };
+
+  const writeBatch = async (batch: PendingRow[]) => {
     const emails = batch.filter((row) => !row.customerId && row.email).map((row) => row.email!);
     const found = emails.length > 0 ? await lookup.resolve(emails) : new Map<string, string | null>();
     const rows: ImportRow[] = [];

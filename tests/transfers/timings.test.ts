@@ -1,0 +1,50 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { newId } from "~/lib/ids";
+import { getStorage } from "~/services/storage/index.server";
+import { exportCsv } from "~/services/transfers/export.server";
+import { BATCH_ROWS, runImport } from "~/services/transfers/import.server";
+import { batchTimings, type BatchTiming } from "~/services/transfers/timings";
+import { createShop } from "../factories";
+
+const heard: BatchTiming[] = [];
+const listener = (message: unknown) => heard.push(message as BatchTiming);
+afterEach(() => {
+  unsubscribe(batchTimings.name, listener);
+  heard.length = 0;
+});
+
+describe("batch timings of transfer jobs", () => {
+  it("publishes one timing per import batch and per export page, with their rows", async () => {
+    const shop = await createShop();
+    const rows = BATCH_ROWS * 2 + 500;
+    const csv =
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at\n" +
+      Array.from(
+        { length: rows },
+        (_, index) => `${7000 + (index % 50)},,${10_000 + index},,h-${index},2024-01-02`,
+      ).join("\n");
+    const key = `uploads/${shop.id}/${newId("upload")}`;
+    await getStorage().write(key, Readable.from([csv]), "text/csv");
+    const context = { jobId: newId("job"), shopId: shop.id, shopDomain: shop.domain, source: "csv" as const };
+
+    subscribe(batchTimings.name, listener);
+    const report = await runImport({ ...context, dryRun: false, storageKey: key });
+    expect(report.totals.imported).toBe(rows);
+    expect(heard.map(({ kind, rows }) => ({ kind, rows }))).toEqual([
+      { kind: "import", rows: BATCH_ROWS },
+      { kind: "import", rows: BATCH_ROWS },
+      { kind: "import", rows: 500 },
+    ]);
+    expect(heard.every((timing) => timing.ms > 0)).toBe(true);
+
+    heard.length = 0;
+    await pipeline(exportCsv(shop.id), new Writable({ write: (_chunk, _encoding, done) => done() }));
+    expect(heard.map(({ kind, rows }) => ({ kind, rows }))).toEqual([
+      { kind: "export", rows: 2_000 },
+      { kind: "export", rows: 500 },
+    ]);
+  });
+});
