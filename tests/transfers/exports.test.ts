@@ -1,27 +1,20 @@
 import { randomUUID } from "node:crypto";
 import Papa from "papaparse";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { newId } from "~/lib/ids";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { apiClient, OpenApiValidator } from "../support/api";
 import { createTestApp } from "../support/http";
-import { startProcess, type RunningProcess } from "../support/processes";
 import { download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
+import { useWorker } from "../support/worker";
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
 const fetcher = viaApp(app);
 
-let worker: RunningProcess;
-beforeAll(async () => {
-  worker = startProcess("worker/index.ts", {});
-  await worker.waitForOutput(/worker ready/);
-});
-afterAll(async () => {
-  expect(await worker.stop()).toBe(0);
-});
+useWorker();
 
 async function shopWithItems() {
   const { shop, secret } = await createShopWithKey();

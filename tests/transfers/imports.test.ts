@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
 
 // The platform's Admin GraphQL API, for import rule 3's email lookup: a stand-in on loopback.
@@ -15,7 +15,7 @@ const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../factories");
 const { OpenApiValidator, apiClient } = await import("../support/api");
 const { createTestApp } = await import("../support/http");
-const { startProcess } = await import("../support/processes");
+const { useWorker } = await import("../support/worker");
 const { download, runImport, upload, viaApp } = await import("./helpers");
 
 const app = await createTestApp();
@@ -53,13 +53,8 @@ async function reportOf(job: { resultUrl: string | null }) {
   return (await download(fetcher, job.resultUrl!)).json();
 }
 
-let worker: ReturnType<typeof startProcess>;
-beforeAll(async () => {
-  worker = startProcess("worker/index.ts", {});
-  await worker.waitForOutput(/worker ready/);
-});
+useWorker();
 afterAll(async () => {
-  expect(await worker.stop()).toBe(0);
   await platform.close();
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { startS3 } from "../support/s3";
 
 // The S3 driver against a local S3-compatible server; set before app modules read the environment.
@@ -13,20 +13,15 @@ const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../factories");
 const { OpenApiValidator, apiClient } = await import("../support/api");
 const { createTestApp } = await import("../support/http");
-const { startProcess } = await import("../support/processes");
+const { useWorker } = await import("../support/worker");
 const { download, finished, RISKY_HANDLES, runImport, upload } = await import("./helpers");
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
 const network = (url: string, init?: RequestInit) => fetch(url, init);
 
-let worker: ReturnType<typeof startProcess>;
-beforeAll(async () => {
-  worker = startProcess("worker/index.ts", {});
-  await worker.waitForOutput(/worker ready/);
-});
+useWorker();
 afterAll(async () => {
-  expect(await worker.stop()).toBe(0);
   await s3.close();
 });
 

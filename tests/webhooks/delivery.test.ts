@@ -1,13 +1,13 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { resetEnvCache } from "~/env.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { apiClient, OpenApiValidator } from "../support/api";
 import { createTestApp } from "../support/http";
-import { startProcess, type RunningProcess } from "../support/processes";
 import { startReceiver, type Received } from "./receiver";
+import { useWorker } from "../support/worker";
 
 // Deliveries to a receiver on this machine: plain http and loopback allowed, as in the local demo; the
 // retry unit is 20 ms instead of a minute, so the whole schedule (467 units) runs in under 10 s.
@@ -54,14 +54,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-let worker: RunningProcess;
-beforeAll(async () => {
-  worker = startProcess("worker/index.ts", {});
-  await worker.waitForOutput(/worker ready/);
-});
-afterAll(async () => {
-  expect(await worker.stop()).toBe(0);
-});
+useWorker();
 
 describe("webhook deliveries through the real worker", () => {
   it("delivers a storefront change signed over the exact bytes, with the documented headers and envelope", async () => {

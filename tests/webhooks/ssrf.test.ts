@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { resetEnvCache } from "~/env.server";
 import { refusalReason, resetAllowedNetworks } from "~/services/webhooks/ssrf.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShop, createWebhookEndpoint } from "../factories";
-import { startProcess, type RunningProcess } from "../support/processes";
 import { startReceiver } from "./receiver";
+import { useWorker } from "../support/worker";
 
 // Plain http is allowed (to reach a local receiver), but no network is allowlisted: production's SSRF rules.
 Object.assign(process.env, {
@@ -58,14 +58,7 @@ describe("destination address policy", () => {
 });
 
 describe("deliveries to refused destinations (real worker, no allowlist)", () => {
-  let worker: RunningProcess;
-  beforeAll(async () => {
-    worker = startProcess("worker/index.ts", {});
-    await worker.waitForOutput(/worker ready/);
-  });
-  afterAll(async () => {
-    expect(await worker.stop()).toBe(0);
-  });
+  useWorker();
 
   it("never connects to a loopback literal, nor to a name that resolves to loopback", async () => {
     const receiver = await startReceiver();

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { pageParamsSchema } from "~/lib/validation";
 import { shopSettingsSchema } from "~/services/shops/settings";
 
 /**
@@ -6,6 +7,12 @@ import { shopSettingsSchema } from "~/services/shops/settings";
  * (docs/decisions/007-api-layer.md). Field sets follow spec 2 exactly; additions are marked in their
  * descriptions and are additive only.
  */
+
+/** Query parameters of every cursor-paged list. */
+export const PageQuery = z.object({
+  cursor: pageParamsSchema.shape.cursor.openapi({ description: "`pageInfo.nextCursor` of the previous page." }),
+  limit: pageParamsSchema.shape.limit.openapi({ description: "Page size, 1-100.", example: 50 }),
+});
 
 export const Timestamp = z.string().openapi({
   format: "date-time",

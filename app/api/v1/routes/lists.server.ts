@@ -1,18 +1,16 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
-import { pageParamsSchema, platformIdSchema } from "~/lib/validation";
+import { platformIdSchema } from "~/lib/validation";
 import { browseLists, getListWithItems } from "~/services/lists/lists.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
-import { ListSchema, ListSummarySchema, pageOf } from "../schemas";
+import { ListSchema, ListSummarySchema, PageQuery, pageOf } from "../schemas";
 import { serializeList, serializeListSummary } from "../serializers";
 
 const PRIVATE = ["private"] as const;
 
-const BrowseQuery = z.object({
-  cursor: pageParamsSchema.shape.cursor.openapi({ description: "`pageInfo.nextCursor` of the previous page." }),
-  limit: pageParamsSchema.shape.limit.openapi({ description: "Page size, 1-100.", example: 50 }),
+const BrowseQuery = PageQuery.extend({
   customerId: z
     .union([
       z.string().regex(/^\d{1,20}$/, "must be a string of decimal digits"),

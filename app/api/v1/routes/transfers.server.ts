@@ -5,7 +5,6 @@ import { createQueue } from "~/jobs/queues.server";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import { AppError } from "~/lib/problems";
-import { pageParamsSchema } from "~/lib/validation";
 import { getRequestRedis } from "~/redis.server";
 import {
   createExportJob,
@@ -24,6 +23,7 @@ import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
 import {
   JobAcceptedSchema,
+  PageQuery,
   pageOf,
   ProblemSchema,
   TransferJobSchema,
@@ -36,10 +36,6 @@ const PRIVATE = ["private"] as const;
 const TAGS = ["Export and import"];
 const JobParams = z.object({
   jobId: z.string().openapi({ param: { name: "jobId", in: "path" }, example: "job_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
-});
-const PageQuery = z.object({
-  cursor: pageParamsSchema.shape.cursor.openapi({ description: "`pageInfo.nextCursor` of the previous page." }),
-  limit: pageParamsSchema.shape.limit.openapi({ description: "Page size, 1-100.", example: 50 }),
 });
 const jobResponse = (description: string) => ({
   200: { description, content: { "application/json": { schema: TransferJobSchema } } },
@@ -71,21 +67,24 @@ const startExport = apiRoute({
   responses: accepted,
 });
 
-const exportsList = apiRoute({
-  method: "get",
-  path: "/exports",
-  tags: TAGS,
-  summary: "List export jobs",
-  description: "Newest first, cursor-paged.",
-  modes: PRIVATE,
-  request: { query: PageQuery },
-  responses: {
-    200: {
-      description: "A page of export jobs",
-      content: { "application/json": { schema: pageOf(TransferJobSchema, "TransferJobPage") } },
+const jobsList = (kind: "export" | "import", summary: string, schemaName: string) =>
+  apiRoute({
+    method: "get",
+    path: `/${kind}s`,
+    tags: TAGS,
+    summary,
+    description: "Newest first, cursor-paged.",
+    modes: PRIVATE,
+    request: { query: PageQuery },
+    responses: {
+      200: {
+        description: `A page of ${kind} jobs`,
+        content: { "application/json": { schema: pageOf(TransferJobSchema, schemaName) } },
+      },
     },
-  },
-});
+  });
+
+const exportsList = jobsList("export", "List export jobs", "TransferJobPage");
 
 const exportGet = apiRoute({
   method: "get",
@@ -187,21 +186,7 @@ const startImport = apiRoute({
   },
 });
 
-const importsList = apiRoute({
-  method: "get",
-  path: "/imports",
-  tags: TAGS,
-  summary: "List import jobs (additive)",
-  description: "Newest first, cursor-paged.",
-  modes: PRIVATE,
-  request: { query: PageQuery },
-  responses: {
-    200: {
-      description: "A page of import jobs",
-      content: { "application/json": { schema: pageOf(TransferJobSchema, "ImportJobPage") } },
-    },
-  },
-});
+const importsList = jobsList("import", "List import jobs (additive)", "ImportJobPage");
 
 const importGet = apiRoute({
   method: "get",

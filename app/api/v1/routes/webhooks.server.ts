@@ -5,7 +5,6 @@ import { deliverWebhookJob, WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import { AppError } from "~/lib/problems";
-import { pageParamsSchema } from "~/lib/validation";
 import { getRequestRedis } from "~/redis.server";
 import { parseTimestamp } from "~/sql.server";
 import {
@@ -21,7 +20,13 @@ import {
 import { envelope } from "~/services/webhooks/fanout.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
-import { pageOf, WebhookDeliverySchema, WebhookEndpointCreatedSchema, WebhookEndpointSchema } from "../schemas";
+import {
+  PageQuery,
+  pageOf,
+  WebhookDeliverySchema,
+  WebhookEndpointCreatedSchema,
+  WebhookEndpointSchema,
+} from "../schemas";
 import { serializeWebhookDelivery, serializeWebhookEndpoint } from "../serializers";
 
 const PRIVATE = ["private"] as const;
@@ -122,10 +127,7 @@ const deliveries = apiRoute({
   modes: PRIVATE,
   request: {
     params: EndpointParams,
-    query: z.object({
-      cursor: pageParamsSchema.shape.cursor.openapi({ description: "`pageInfo.nextCursor` of the previous page." }),
-      limit: pageParamsSchema.shape.limit.openapi({ description: "Page size, 1-100.", example: 50 }),
-    }),
+    query: PageQuery,
   },
   responses: {
     200: {
