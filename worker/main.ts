@@ -18,7 +18,7 @@ import { fanOutEvents } from "../app/services/webhooks/fanout.server";
 import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
 import { createWebhookHandler, webhookBackoff } from "./handlers/webhooks";
-import { handleTransferJob } from "./handlers/transfers";
+import { handleTransferJob, watchTransferWorker } from "./handlers/transfers";
 import { startOutboxRelay } from "./relay";
 
 /** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
@@ -33,6 +33,16 @@ export async function startWorker() {
   const deliveryConnection = createRedis("worker", { enableAutoPipelining: true });
   deliveryConnection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
   const agent = createDeliveryAgent(env.WEBHOOK_CONCURRENCY);
+  const transfers = new Worker(TRANSFER_QUEUE, handleTransferJob, {
+    connection,
+    prefix: queuePrefix(),
+    concurrency: env.TRANSFER_CONCURRENCY,
+    lockDuration: env.WORKER_LOCK_DURATION_MS,
+    stalledInterval: Math.min(env.WORKER_LOCK_DURATION_MS, 30_000),
+    // A job whose worker died runs again; one that stopped its worker three times is given up (and its
+    // row marked failed by watchTransferWorker).
+    maxStalledCount: 2,
+  });
   const workers = [
     new Worker(WEBHOOK_QUEUE, createWebhookHandler(agent), {
       connection: deliveryConnection,
@@ -44,12 +54,7 @@ export async function startWorker() {
       maxStalledCount: 5,
       settings: { backoffStrategy: webhookBackoff },
     }),
-    new Worker(TRANSFER_QUEUE, handleTransferJob, {
-      connection,
-      prefix: queuePrefix(),
-      concurrency: env.TRANSFER_CONCURRENCY,
-      lockDuration: env.WORKER_LOCK_DURATION_MS,
-    }),
+    transfers,
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
     new Worker(MAINTENANCE_QUEUE, handleMaintenanceJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
   ];
@@ -70,6 +75,8 @@ export async function startWorker() {
       else logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed");
     });
   }
+  const transferQueue = new Queue(TRANSFER_QUEUE, { connection, prefix: queuePrefix() });
+  watchTransferWorker(transfers, transferQueue);
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const webhooks = new Queue(WEBHOOK_QUEUE, { connection, prefix: queuePrefix() });
   const relay = startOutboxRelay({
@@ -85,7 +92,7 @@ export async function startWorker() {
     logger.info({ signal }, "worker stopping: finishing active jobs");
     // close() waits for active jobs to finish and takes no new ones.
     await Promise.all([relay.stop(), ...workers.map((worker) => worker.close())]);
-    await Promise.all([maintenance.close(), webhooks.close()]);
+    await Promise.all([maintenance.close(), webhooks.close(), transferQueue.close()]);
     await agent.close();
     await connection.quit().catch(() => connection.disconnect());
     await deliveryConnection.quit().catch(() => deliveryConnection.disconnect());

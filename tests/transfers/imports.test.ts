@@ -350,7 +350,7 @@ describe("upload URLs (local storage driver)", () => {
     expect(started.response.status).toBe(422);
   });
 
-  it("accepts exactly the declared Content-Type, and refuses tampered, misused and expired URLs", async () => {
+  it("accepts exactly the declared Content-Type, and refuses tampered, malformed, misused and expired URLs", async () => {
     const { api } = await connectedShop();
     const target = (await api.POST("/imports/upload", { body: { filename: "a.csv", contentType: "text/csv" } })).data!;
     const put = (url: string, type = "text/csv") =>
@@ -365,6 +365,13 @@ describe("upload URLs (local storage driver)", () => {
     expect((await (await put(tampered.toString())).json()).type).toMatch(/signed-url-invalid$/);
     const otherKey = target.uploadUrl.replace(/upl_[A-Za-z0-9]+/, "upl_01jd2x6c5ef0q8w3d0s8b2n7k4");
     expect((await put(otherKey)).status).toBe(403);
+    // Malformed percent-encoding, or a path no key of ours has, is a bad URL (403), never a server error.
+    const query = new URL(target.uploadUrl).search;
+    for (const badPath of ["/files/imports/%E0%A4%A", "/files/imports/a%2F..%2Fb", "/files/imports/a%20b"]) {
+      const bad = await put(new URL(`${badPath}${query}`, target.uploadUrl).toString());
+      expect(bad.status, badPath).toBe(403);
+      expect((await bad.json()).type).toMatch(/signed-url-invalid$/);
+    }
     // The upload URL does not serve the file back: a GET needs a GET signature.
     expect((await app.request(target.uploadUrl)).status).toBe(403);
 

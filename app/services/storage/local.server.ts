@@ -5,7 +5,13 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { deriveKey } from "~/lib/secrets.server";
-import { assertStorageKey, type FileStorage, type PresignedDownload, type PresignedUpload } from "./storage";
+import {
+  assertStorageKey,
+  isStorageKey,
+  type FileStorage,
+  type PresignedDownload,
+  type PresignedUpload,
+} from "./storage";
 
 /** Thrown while streaming when a body goes past its cap; the partial file is removed. */
 export class TooLargeError extends Error {
@@ -65,7 +71,14 @@ export type GrantCheck = { ok: true; grant: SignedGrant } | { ok: false; reason:
 /** Verifies a signed file URL for `method` (constant-time), then its expiry. */
 export function verifySignedFileUrl(method: SignedOperation, url: URL, now = Date.now()): GrantCheck {
   const params = url.searchParams;
-  const key = decodeURIComponent(url.pathname.slice(FILES_PATH.length));
+  let key: string;
+  try {
+    key = decodeURIComponent(url.pathname.slice(FILES_PATH.length));
+  } catch {
+    return { ok: false, reason: "invalid" }; // malformed percent-encoding: no URL of ours looks like that
+  }
+  // Only keys of the shape the services make are ever signed; anything else is refused before the MAC.
+  if (!isStorageKey(key)) return { ok: false, reason: "invalid" };
   const expires = Number(params.get("expires"));
   const maxBytesText = params.get("maxBytes");
   const grant: SignedGrant = {

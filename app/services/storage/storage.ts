@@ -51,6 +51,10 @@ export interface FileStorage {
 
 const KEY = /^[a-z]+(\/[A-Za-z0-9_-]+)+(\.[a-z0-9]+)?$/;
 
+export function isStorageKey(key: string): boolean {
+  return KEY.test(key) && key.length <= 512;
+}
+
 /** Keys are ours; this refuses anything else (path traversal, odd characters) before it reaches a driver. */
 export function assertStorageKey(key: string): string {
   if (!KEY.test(key) || key.length > 512) throw new Error(`Invalid storage key: ${key}`);

@@ -180,11 +180,8 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   } catch (error) {
     if (error instanceof MappingError)
       throw new JobFailure(error.message, report("failed", error.message, error.mapping));
-    if (error instanceof MalformedFileError) throw new JobFailure(error.message, report("failed", error.message));
-    if (error instanceof TooLargeError) {
-      const message = `The file is larger than ${IMPORT_MAX_BYTES} bytes (50 MB).`;
-      throw new JobFailure(message, report("failed", message));
-    }
+    const message = fileProblem(error);
+    if (message) throw new JobFailure(message, report("failed", message));
     throw error;
   }
 
@@ -237,25 +234,48 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   };
 
   let header = true;
-  await readCsv(await getStorage().read(storageKey), {
-    maxBytes: IMPORT_MAX_BYTES,
-    onRecords: async (records) => {
-      for (const record of records) {
-        if (header) {
-          header = false;
-          continue;
-        }
-        tally.rows += 1;
-        const row = resolveRow(record, columns, format.dateOrder, tally, now);
-        if (row) pending.push(row);
-        if (pending.length >= BATCH_ROWS) await flush();
-      }
-      await context.onProgress?.(tally.rows);
-    },
-  });
+  try {
+    await readRows();
+  } catch (error) {
+    // Pass 1 read the file whole and found it sound, so it was replaced meanwhile (its upload URL is valid
+    // 15 minutes). That is final like a bad file in pass 1, but batches before this point are written.
+    const message = fileProblem(error);
+    if (!message) throw error;
+    const detail = dryRun
+      ? `${message} The file changed during the dry run; nothing was written.`
+      : `${message} The file changed while it was being imported: the ${tally.imported} rows counted as ` +
+        "imported are saved; upload the file again and re-run the import to finish (it is idempotent).";
+    throw new JobFailure(detail, report("failed", detail, mapping));
+  }
   await flush();
   await context.onProgress?.(tally.rows);
   return report("succeeded", null, mapping);
+
+  async function readRows() {
+    await readCsv(await getStorage().read(storageKey), {
+      maxBytes: IMPORT_MAX_BYTES,
+      onRecords: async (records) => {
+        for (const record of records) {
+          if (header) {
+            header = false;
+            continue;
+          }
+          tally.rows += 1;
+          const row = resolveRow(record, columns, format.dateOrder, tally, now);
+          if (row) pending.push(row);
+          if (pending.length >= BATCH_ROWS) await flush();
+        }
+        await context.onProgress?.(tally.rows);
+      },
+    });
+  }
+}
+
+/** The message of an error that makes the file unusable as a whole, or null for any other error. */
+function fileProblem(error: unknown): string | null {
+  if (error instanceof MalformedFileError) return error.message;
+  if (error instanceof TooLargeError) return `The file is larger than ${IMPORT_MAX_BYTES} bytes (50 MB).`;
+  return null;
 }
 
 function resolveRow(

@@ -173,6 +173,18 @@ async function storeReport(job: TransferJob, report: unknown) {
 }
 
 /**
+ * Marks a job failed that BullMQ gave up on without our handler finishing it: its worker died more often
+ * than the stall limit allows, or the handler threw on its final attempt before updating the row. A job
+ * already finished is left as it is.
+ */
+export async function abandonTransferJob(jobId: string, message: string) {
+  await prisma.transferJob.updateMany({
+    where: { id: jobId, status: { in: ["queued", "running"] } },
+    data: { status: "failed", error: message, finishedAt: new Date() },
+  });
+}
+
+/**
  * Runs one job in the worker. A JobFailure (the file or its columns) fails the job for good, with its
  * report; any other error is thrown for BullMQ to retry, and fails the job on the last attempt.
  */
@@ -199,7 +211,13 @@ export async function runTransferJob({
     data: { status: "running", startedAt: job.startedAt ?? new Date(), rowsRead: 0, error: null },
   });
   const fail = async (message: string, report?: unknown) => {
-    const resultKey = report ? await storeReport(job, report) : null;
+    // The job is marked failed even when its report cannot be stored, rather than left `running`.
+    const resultKey = report
+      ? await storeReport(job, report).catch((error: unknown) => {
+          logger.error({ err: error, jobId: job.id }, "import report could not be stored");
+          return null;
+        })
+      : null;
     await prisma.transferJob.update({
       where: { id: job.id },
       data: { status: "failed", error: message, finishedAt: new Date(), ...(resultKey ? { resultKey } : {}) },
