@@ -172,6 +172,41 @@ describe("imports through the real worker", () => {
     }
   });
 
+  it("resumes a retried import after its last committed batch, so its totals count each row once", async () => {
+    const { shop, api } = await connectedShop();
+    const directory: Record<string, string> = {};
+    const rows = ["Email,Product Id,Variant Id,Added On"];
+    for (let index = 0; index < 2_500; index++) {
+      // Batch 1 (rows 1-1000) and batches 2-3 need different customers, so batch 2 asks the platform again.
+      const email = `${index < 1_000 ? "first" : "later"}${index % 10}@example.com`;
+      directory[email] = String(5_000 + (index < 1_000 ? 0 : 10) + (index % 10));
+      rows.push(`${email},${10_000 + index},,01/02/2024`);
+    }
+    const search = customerSearch(directory);
+    let failed = 0;
+    // The platform fails batch 2's lookup once: attempt 1 has committed batch 1 and fails; BullMQ retries.
+    platform.answer((call) => {
+      if (String(call.variables.query).includes("later") && failed === 0) {
+        failed += 1;
+        return { status: 500, body: { errors: "Internal Server Error" } };
+      }
+      return search(call);
+    });
+    try {
+      const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
+      const job = await runImport(api, { source: "vendor_b", fileUrl });
+      expect(failed).toBe(1);
+      expect(job).toMatchObject({ status: "succeeded", imported: 2_500, skipped: 0, rowsProcessed: 2_500 });
+      const report = await reportOf(job);
+      expect(report.totals).toMatchObject({ rows: 2_500, imported: 2_500, unchanged: 0, skipped: 0 });
+      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(2_500);
+      const again = await runImport(api, { source: "vendor_b", fileUrl });
+      expect(again).toMatchObject({ status: "succeeded", imported: 0, skipped: 0 });
+    } finally {
+      platform.answer(customerSearch(DIRECTORY));
+    }
+  });
+
   const vendorCases = [
     {
       file: "vendor_a-v1.csv",

@@ -1,4 +1,5 @@
 import { sql } from "~/db.server";
+import type { SqlRunner } from "~/sql.server";
 import { getStorage } from "~/services/storage/index.server";
 import { TooLargeError } from "~/services/storage/local.server";
 import { importItems, type ImportRow } from "~/services/wishlists/wishlists.server";
@@ -76,7 +77,25 @@ function flat(text: string): string {
   return Buffer.from(text, "latin1").toString("latin1");
 }
 
+/** Where a retry of an import picks up: the last line accounted for, and the totals up to it. */
+export interface ImportCheckpoint {
+  line: number;
+  tally: Pick<
+    Tally,
+    "rows" | "imported" | "unchanged" | "skipped" | "datesDefaulted" | "skippedBy" | "issues" | "issuesTruncated"
+  >;
+}
+
 class Tally {
+  static from(saved: ImportCheckpoint["tally"] | undefined) {
+    return Object.assign(new Tally(), structuredClone(saved ?? {}));
+  }
+
+  snapshot(): ImportCheckpoint["tally"] {
+    const { rows, imported, unchanged, skipped, datesDefaulted, skippedBy, issues, issuesTruncated } = this;
+    return { rows, imported, unchanged, skipped, datesDefaulted, skippedBy, issues, issuesTruncated };
+  }
+
   rows = 0;
   imported = 0;
   unchanged = 0;
@@ -139,6 +158,11 @@ export interface ImportContext {
   lookup?: CustomerLookup;
   onProgress?: (rowsRead: number) => Promise<void>;
   now?: () => Date;
+  /**
+   * A real (not dry) import writes its checkpoint in each batch's transaction; given the one an earlier
+   * attempt left, it skips the lines that attempt accounted for and goes on with its totals.
+   */
+  resumeFrom?: ImportCheckpoint | null;
 }
 
 class DryRunRollback extends Error {
@@ -152,7 +176,8 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   const now = context.now ?? (() => new Date());
   const lookup = context.lookup ?? createCustomerLookup({ shopDomain: context.shopDomain });
   const format = FORMATS[source];
-  const tally = new Tally();
+  const resume = dryRun ? null : (context.resumeFrom ?? null);
+  const tally = Tally.from(resume?.tally);
   const report = (status: ImportReport["status"], error: string | null, mapping?: ColumnMapping): ImportReport => ({
     jobId,
     source,
@@ -189,6 +214,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   const startedAt = now();
   const seen = dryRun ? new Set<string>() : null; // keys a dry run would have inserted in earlier batches
   let pending: PendingRow[] = [];
+  let lastLine = 0; // the last line read: every row up to it is skipped, pending or written
 
   const flush = async () => {
     const batch = pending;
@@ -216,12 +242,29 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       }
       rows.push({ ...row, customerId });
     }
-    if (rows.length === 0) return;
+    // The totals as they stand once this batch is in, saved with it: a retry neither counts again what
+    // this attempt wrote nor writes it again.
+    const checkpoint = (inserted: number): string =>
+      JSON.stringify({
+        line: lastLine,
+        tally: {
+          ...tally.snapshot(),
+          imported: tally.imported + inserted,
+          unchanged: tally.unchanged + rows.length - inserted,
+        },
+      } satisfies ImportCheckpoint);
+    const saveCheckpoint = (runner: SqlRunner, inserted: number) =>
+      runner.run(`UPDATE "TransferJob" SET "checkpoint" = ? WHERE "id" = ?`, [checkpoint(inserted), jobId]);
+    if (rows.length === 0) {
+      if (!dryRun) await saveCheckpoint(sql(), 0);
+      return;
+    }
     let inserted: string[];
     try {
       inserted = await sql().transaction(async (tx) => {
         const result = await importItems(tx, { shopId, rows, at: startedAt });
         if (dryRun) throw new DryRunRollback(result.inserted);
+        await saveCheckpoint(tx, result.inserted.length);
         return result.inserted;
       });
     } catch (error) {
@@ -260,6 +303,8 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
             header = false;
             continue;
           }
+          if (resume && record.line <= resume.line) continue; // accounted for by an earlier attempt
+          lastLine = record.line;
           tally.rows += 1;
           const row = resolveRow(record, columns, format.dateOrder, tally, now);
           if (row) pending.push(row);

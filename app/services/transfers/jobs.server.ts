@@ -7,7 +7,7 @@ import { logger } from "~/logger.server";
 import { getStorage } from "~/services/storage/index.server";
 import type { Source } from "./columns";
 import { exportCsv } from "./export.server";
-import { runImport, type ImportReport } from "./import.server";
+import { runImport, type ImportCheckpoint, type ImportReport } from "./import.server";
 import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, UPLOAD_URL_SECONDS } from "./limits";
 
 /**
@@ -256,6 +256,7 @@ export async function runTransferJob({
       source: job.source as Source,
       dryRun: job.dryRun,
       storageKey: job.upload.storageKey,
+      resumeFrom: job.checkpoint ? (JSON.parse(job.checkpoint) as ImportCheckpoint) : null,
       onProgress: async (rows) => {
         if (rows - reported >= 5_000) {
           reported = rows;

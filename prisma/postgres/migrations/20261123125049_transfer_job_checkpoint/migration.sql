@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "TransferJob" ADD COLUMN     "checkpoint" TEXT;
+
