@@ -1,7 +1,7 @@
 import type { Job, Queue, Worker } from "bullmq";
 import { transferJob, type TransferJobPayload } from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";
-import { abandonTransferJob, runTransferJob } from "../../app/services/transfers/jobs.server";
+import { abandonTransferJob, runTransferJob, UNEXPECTED_FAILURE } from "../../app/services/transfers/jobs.server";
 
 /** Runs an import or an export (app/services/transfers); the row says which. */
 export async function handleTransferJob(job: Job<TransferJobPayload>) {
@@ -29,7 +29,7 @@ export function watchTransferWorker(worker: Worker, queue: Queue) {
   });
   worker.on("failed", (job) => {
     if (job?.id && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-      void abandon(job.id, "The job failed unexpectedly; it was retried.");
+      void abandon(job.id, UNEXPECTED_FAILURE);
     }
   });
 }

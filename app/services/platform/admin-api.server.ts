@@ -16,16 +16,13 @@ export async function adminGraphql<T>(input: {
 }): Promise<T> {
   const payload = await adminGraphqlPayload<T>(input);
   if (payload.throttledForMs !== undefined) {
-    throw new AppError("platform-unavailable", {
-      detail: "The platform's Admin API is throttling this shop; retry later.",
-    });
+    throw unavailable("The platform's Admin API is throttling this shop; retry later.");
   }
-  if (!payload.data)
-    throw new AppError("platform-unavailable", {
-      detail: "The platform's Admin API answered with errors and no data.",
-    });
+  if (!payload.data) throw unavailable("The platform's Admin API answered with errors and no data.");
   return payload.data;
 }
+
+const unavailable = (detail: string, cause?: unknown) => new AppError("platform-unavailable", { detail, cause });
 
 /** The platform's query cost report (extensions.cost), used to pace bulk work under its rate limit. */
 export interface QueryCost {
@@ -67,8 +64,6 @@ export async function adminGraphqlPayload<T>({
   const env = getEnv();
   const origin = env.SHOPIFY_ADMIN_API_ORIGIN ?? `https://${shopDomain}`;
   const url = `${origin}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`;
-  const unavailable = (detail: string, cause?: unknown) => new AppError("platform-unavailable", { detail, cause });
-
   let response;
   try {
     response = await request(url, {

@@ -6,7 +6,8 @@
  */
 export type Field = "customerId" | "email" | "anonymousId" | "productId" | "variantId" | "handle" | "title" | "addedAt";
 
-export type Source = "csv" | "vendor_a" | "vendor_b";
+export const SOURCES = ["csv", "vendor_a", "vendor_b"] as const;
+export type Source = (typeof SOURCES)[number];
 
 /** How a slash date such as 03/04/2024 is read: month first (US) or day first. */
 export type DateOrder = "month-first" | "day-first";

@@ -172,6 +172,9 @@ async function storeReport(job: TransferJob, report: unknown) {
   return key;
 }
 
+/** What a job that failed for no reason of its own says (its error is logged, not shown). */
+export const UNEXPECTED_FAILURE = "The job failed unexpectedly; it was retried.";
+
 /**
  * Marks a job failed that BullMQ gave up on without our handler finishing it: its worker died more often
  * than the stall limit allows, or the handler threw on its final attempt before updating the row. A job
@@ -288,8 +291,7 @@ export async function runTransferJob({
       return;
     }
     if (finalAttempt) {
-      const message =
-        error instanceof AppError ? (error.detail ?? error.message) : "The job failed unexpectedly; it was retried.";
+      const message = error instanceof AppError ? (error.detail ?? error.message) : UNEXPECTED_FAILURE;
       await fail(message);
     }
     throw error;

@@ -18,6 +18,7 @@ import {
   resultLink,
   UPLOAD_CONTENT_TYPES,
 } from "~/services/transfers/jobs.server";
+import { SOURCES } from "~/services/transfers/columns";
 import type { TransferJob } from "~/generated/prisma-sqlite/client";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
@@ -168,7 +169,7 @@ const startImport = apiRoute({
         "application/json": {
           schema: z
             .object({
-              source: z.enum(["csv", "vendor_a", "vendor_b"]),
+              source: z.enum(SOURCES),
               fileUrl: z.string().min(1).max(2_048),
               dryRun: z.boolean().default(false),
             })
