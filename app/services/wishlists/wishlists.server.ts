@@ -55,6 +55,18 @@ const selectDefaultList = (owner: Owner, lock: boolean) => {
 };
 
 /**
+ * New default lists for these owners (`column`: the quoted owner column). An owner that already has one,
+ * or gets one from a concurrent transaction, is left alone by the unique (shop, owner, isDefault) index.
+ */
+async function insertDefaultLists(tx: SqlRunner, shopId: string, column: string, owners: string[], at: Date) {
+  await tx.run(
+    `INSERT INTO "List" ("id", "shopId", ${column}, "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
+      `VALUES ${owners.map(() => "(?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?)").join(", ")} ON CONFLICT DO NOTHING`,
+    owners.flatMap((owner) => [newId("list"), shopId, owner, at, at]),
+  );
+}
+
+/**
  * The owner's default list, locked for this transaction (PostgreSQL: row lock; SQLite: the transaction
  * already holds the write lock). Created when `create` is set and there is none; a concurrent creator
  * makes the insert do nothing (unique (shop, owner, isDefault) index), and the re-read finds its list.
@@ -71,11 +83,7 @@ export async function lockDefaultList(
   const found = await tx.get<Row>(select, [shopId, value]);
   if (found) return listFromRow(found);
   if (!create) return null;
-  await tx.run(
-    `INSERT INTO "List" ("id", "shopId", ${column}, "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
-      `VALUES (?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?) ON CONFLICT DO NOTHING`,
-    [newId("list"), shopId, value, at, at],
-  );
+  await insertDefaultLists(tx, shopId, column, [value], at);
   const created = await tx.get<Row>(select, [shopId, value]);
   if (!created) throw new Error("The default list was neither found nor created.");
   return listFromRow(created);
@@ -256,11 +264,7 @@ export async function importItems(
   for (const list of await select(customers)) lists.set(list.customerId, list.id);
   const missing = customers.filter((customerId) => !lists.has(customerId));
   if (missing.length > 0) {
-    await tx.run(
-      `INSERT INTO "List" ("id", "shopId", "customerId", "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
-        `VALUES ${missing.map(() => "(?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?)").join(", ")} ON CONFLICT DO NOTHING`,
-      missing.flatMap((customerId) => [newId("list"), shopId, customerId, at, at]),
-    );
+    await insertDefaultLists(tx, shopId, `"customerId"`, missing, at);
     for (const list of await select(missing)) lists.set(list.customerId, list.id);
   }
 
