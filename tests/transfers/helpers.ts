@@ -69,5 +69,20 @@ export async function download(fetcher: Fetcher, url: string) {
   return response;
 }
 
-/** Handles a spreadsheet would run as formulas, and harmless ones, for the export's guard. */
-export const RISKY_HANDLES = ['=HYPERLINK("http://evil.example","x")', "+1-800", "-minus", "@sum", "\ttabbed", "\rcr"];
+/**
+ * Handles a spreadsheet would run as formulas (OWASP CSV injection: a leading = + - @ tab or CR, the same
+ * after leading whitespace or a line break, and any cell holding a line break), for the export's guard.
+ */
+export const RISKY_HANDLES = [
+  '=HYPERLINK("http://evil.example","x")',
+  "+1-800",
+  "-minus",
+  "@sum",
+  "\ttabbed",
+  "\rcr",
+  " =1+1",
+  "\n=cmd|' /C calc'!A0",
+  "=first\nline",
+  "two\nlines",
+  "'=already quoted",
+];

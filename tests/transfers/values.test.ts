@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FORMATS, headerAliases, mapColumns, normalizeHeader, type Source } from "~/services/transfers/columns";
-import { parseEmail, parseImportDate, parsePlatformId, unguard } from "~/services/transfers/values";
+import { FORMULA_GUARD, parseEmail, parseImportDate, parsePlatformId, unguard } from "~/services/transfers/values";
 
 describe("the vendor header table", () => {
   it.each(Object.keys(FORMATS) as Source[])("maps every header of every %s variant, without ambiguity", (source) => {
@@ -52,6 +52,36 @@ describe("import cell values", () => {
     expect(parseEmail("not-an-email")).toBeNull();
     expect(unguard("'=SUM(A1)")).toBe("=SUM(A1)");
     expect(unguard("'quoted")).toBe("'quoted");
+    expect(unguard("' =1")).toBe(" =1");
+    expect(unguard("'\n=1")).toBe("\n=1");
+    expect(unguard("'a\r\nb")).toBe("a\r\nb");
+    expect(unguard("''=1")).toBe("'=1");
+  });
+
+  it("guards every cell OWASP's CSV injection advice names, and unguard undoes exactly the guard", () => {
+    const risky = [
+      "=1",
+      "+1",
+      "-1",
+      "@a",
+      "\tx",
+      "\rx",
+      "\nx",
+      " =1",
+      "\t=1",
+      " \r\n@a",
+      "a\nb",
+      "a\rb",
+      "'=1",
+      "''+1",
+    ];
+    const harmless = ["", "plain", "a=b", "1-2", "'quoted", "e@mail", " spaced", "'"];
+    for (const value of risky) expect(FORMULA_GUARD.test(value), JSON.stringify(value)).toBe(true);
+    for (const value of harmless) expect(FORMULA_GUARD.test(value), JSON.stringify(value)).toBe(false);
+    for (const value of [...risky, ...harmless]) {
+      const exported = FORMULA_GUARD.test(value) ? `'${value}` : value;
+      expect(unguard(exported), JSON.stringify(value)).toBe(value);
+    }
   });
 
   const now = Date.parse("2026-11-23T12:00:00Z");

@@ -5,12 +5,14 @@ import { sql } from "~/db.server";
 import { deriveKey } from "~/lib/secrets.server";
 import { parseTimestamp } from "~/sql.server";
 import { publishBatchTiming } from "./timings";
+import { FORMULA_GUARD } from "./values";
 
 /**
  * The export job (import rule 8): the shop's saved items in the generic CSV columns, read in keyset
  * batches and streamed into storage, so memory stays flat whatever the shop's size. Cells that a
- * spreadsheet would run as a formula (starting with =, +, -, @, tab or CR) get a leading `'`; the import
- * takes it off again, so an export re-imports cleanly.
+ * spreadsheet could run as a formula (FORMULA_GUARD: =, +, -, @ first, after whitespace too, a leading tab,
+ * CR or LF, or any line break) get a leading `'`; the import takes it off again, so an export re-imports
+ * cleanly (docs/imports.md, "Formula guard").
  *
  * Anonymous ids are capabilities (whoever holds one reads and changes that guest's list), so a guest row
  * carries a pseudonym in `anonymous_id`: a UUID derived from the real id with a keyed hash. It groups a
@@ -76,7 +78,7 @@ export function exportCsv(shopId: string, onRows?: (rows: number) => void): Read
               row.handle,
               parseTimestamp(row.addedAt).toISOString(),
             ]),
-            { escapeFormulae: true, newline: "\r\n", header: false },
+            { escapeFormulae: FORMULA_GUARD, newline: "\r\n", header: false },
           );
           onRows?.(total);
           publishBatchTiming("export", live.length, began);

@@ -8,9 +8,16 @@ import type { DateOrder } from "./columns";
  * read, and the import decides what that means (import rule 6).
  */
 
-/** Undoes the export's formula guard: a leading `'` before `=`, `+`, `-`, `@`, tab or CR. */
+/**
+ * The export's formula guard (OWASP, CSV injection): a cell gets a leading `'` when it starts with `=`, `+`,
+ * `-` or `@` (after any whitespace), or with a tab, CR or LF, or holds a line break anywhere, or is such a
+ * cell behind leading `'`s (so the import can always tell the guard's `'` from the cell's own).
+ */
+export const FORMULA_GUARD = /^'*(?:\s*[=+\-@]|[\t\r\n])|[\r\n]/;
+
+/** Undoes the export's formula guard: exactly the `'` that FORMULA_GUARD added, nothing else. */
 export function unguard(value: string): string {
-  return /^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+  return value.startsWith("'") && FORMULA_GUARD.test(value.slice(1)) ? value.slice(1) : value;
 }
 
 const DIGITS = /^\d{1,20}$/;
