@@ -25,6 +25,16 @@ resetEnvCache();
 const anonymous = () => ({ kind: "anonymous" as const, anonymousId: randomUUID() });
 const item = { productId: "1", handle: "one" };
 
+/** Reads until `done` holds or the (generous) bound passes; returns the last value read. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() - started > timeoutMs) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
     stdio: "ignore",
@@ -82,8 +92,9 @@ describe("delivery guarantees under faults", () => {
       const shop = await createShop();
       await createWebhookEndpoint(shop.id, receiver.url);
       await prisma.webhookEndpoint.updateMany({ where: { shopId: shop.id }, data: { events: '["item.added"]' } });
+      const dead = new Promise((resolve) => redis.once("exit", resolve));
       redis.kill("SIGKILL");
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await dead; // no relay pass can reach it from here on
       await toggleItem({ shopId: shop.id, owner: anonymous(), item }); // the change and its event need no Redis
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(receiver.received).toHaveLength(0);
@@ -91,7 +102,13 @@ describe("delivery guarantees under faults", () => {
       redis = await startRedis(port);
       const [request] = await receiver.waitFor(1, 20_000);
       expect(request!.headers["x-service-event"]).toBe("item.added");
-      expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(0);
+      // The relay marks the event dispatched after handing it to the queue, so the worker may deliver it
+      // first: wait for the mark rather than read it at once.
+      const undispatched = await until(
+        () => prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } }),
+        (count) => count === 0,
+      );
+      expect(undispatched).toBe(0);
     } finally {
       await worker.stop(15_000).catch(() => worker.child.kill("SIGKILL"));
       redis.kill("SIGKILL");
@@ -116,11 +133,10 @@ describe("delivery guarantees under faults", () => {
       const [held, retried] = await receiver.waitFor(2, 20_000);
       expect(retried!.body.equals(held!.body)).toBe(true); // the same event: receivers dedupe by its id
       // The killed attempt left no log entry (it never finished); the retry is logged once it has its answer.
-      let logged: Array<{ status: string }> = [];
-      for (let waited = 0; logged.length === 0 && waited < 5_000; waited += 25) {
-        logged = await prisma.webhookDelivery.findMany({ where: { shopId: shop.id } });
-        if (logged.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      const logged = await until(
+        () => prisma.webhookDelivery.findMany({ where: { shopId: shop.id } }),
+        (rows) => rows.length > 0,
+      );
       expect(logged.map((delivery) => delivery.status)).toEqual(["succeeded"]);
     } finally {
       if (first.child.exitCode === null) first.child.kill("SIGKILL");
