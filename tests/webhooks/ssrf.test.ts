@@ -2,9 +2,12 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { resetEnvCache } from "~/env.server";
-import { refusalReason, resetAllowedNetworks } from "~/services/webhooks/ssrf.server";
+import { redactAddresses, refusalReason, resetAllowedNetworks } from "~/services/webhooks/ssrf.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { createShop, createWebhookEndpoint } from "../factories";
+import { createServer } from "node:net";
+import { createShopWithKey, createWebhookEndpoint } from "../factories";
+import { apiClient, OpenApiValidator } from "../support/api";
+import { createTestApp } from "../support/http";
 import { startReceiver } from "./receiver";
 import { useWorker } from "../support/worker";
 
@@ -17,6 +20,39 @@ Object.assign(process.env, {
 delete process.env.WEBHOOK_ALLOWED_NETWORKS;
 resetEnvCache();
 resetAllowedNetworks();
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+
+/** Any address a name could have resolved to here: what the delivery log must never show for a name. */
+const LOOPBACK_ADDRESSES = /127\.0\.0\.1|::1|::ffff/;
+
+/**
+ * A shop with an endpoint at `url`, one event for it, and its first delivery as stored and as
+ * GET /v1/webhooks/{id}/deliveries returns it (polled with a generous bound).
+ */
+async function firstDelivery(url: string) {
+  const { shop, secret } = await createShopWithKey();
+  const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+  const { endpoint } = await createWebhookEndpoint(shop.id, url);
+  await toggleItem({
+    shopId: shop.id,
+    owner: { kind: "anonymous", anonymousId: randomUUID() },
+    item: { productId: "1", handle: "one" },
+  });
+  const started = Date.now();
+  let delivery = null;
+  while (!delivery && Date.now() - started < 30_000) {
+    delivery = await prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
+    if (!delivery) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  expect(delivery).toMatchObject({ status: "failed", statusCode: null, attempt: 1 });
+  const listed = await api.GET("/webhooks/{id}/deliveries", { params: { path: { id: endpoint.id } } });
+  expect(listed.response.status).toBe(200);
+  const served = listed.data!.data[0]!;
+  expect(served.error).toBe(delivery!.error);
+  return delivery!;
+}
 
 describe("destination address policy", () => {
   it.each([
@@ -40,6 +76,17 @@ describe("destination address policy", () => {
 
   it.each(["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111"])("allows the public address %s", (address) => {
     expect(refusalReason(address)).toBeNull();
+  });
+
+  it.each([
+    ["connect ECONNREFUSED 10.0.0.5:443", undefined, "connect ECONNREFUSED <address>:443"],
+    ["connect ECONNREFUSED ::1:8080", undefined, "connect ECONNREFUSED <address>"],
+    ["connect ECONNREFUSED fd00::12", undefined, "connect ECONNREFUSED <address>"],
+    ["socket hang up at 2001:db8::1 and 192.168.0.2", undefined, "socket hang up at <address> and <address>"],
+    ["203.0.113.9 is a private address", "203.0.113.9", "203.0.113.9 is a private address"],
+    ["took 10:20:30 at 1.5 ms", undefined, "took 10:20:30 at 1.5 ms"],
+  ])("redacts addresses from %j (keeping the URL's own literal %s)", (message, keep, expected) => {
+    expect(redactAddresses(message, keep)).toBe(expected);
   });
 
   it("allows an address inside WEBHOOK_ALLOWED_NETWORKS", () => {
@@ -66,28 +113,42 @@ describe("deliveries to refused destinations (real worker, no allowlist)", () =>
       const cases = [
         { url: `http://127.0.0.1:${receiver.port}/hooks`, error: "127.0.0.1 is a loopback address" },
         { url: `http://[::1]:${receiver.port}/hooks`, error: "::1 is a loopback address" },
-        { url: `http://localhost:${receiver.port}/hooks`, error: "localhost resolves to a refused address" },
+        {
+          url: `http://localhost:${receiver.port}/hooks`,
+          error: "localhost resolves to an address that is not public",
+        },
       ];
       for (const { url, error } of cases) {
-        const shop = await createShop();
-        const { endpoint } = await createWebhookEndpoint(shop.id, url);
-        await toggleItem({
-          shopId: shop.id,
-          owner: { kind: "anonymous", anonymousId: randomUUID() },
-          item: { productId: "1", handle: "one" },
-        });
-        const started = Date.now();
-        let delivery = null;
-        while (!delivery && Date.now() - started < 10_000) {
-          delivery = await prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
-          if (!delivery) await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-        expect(delivery).toMatchObject({ status: "failed", statusCode: null, attempt: 1 });
-        expect(delivery!.error).toContain(error);
+        const delivery = await firstDelivery(url);
+        expect(delivery.error).toContain(error);
       }
       expect(receiver.received).toHaveLength(0);
     } finally {
       await receiver.close();
     }
+  });
+
+  it("does not reveal, in the delivery log or its API, the private address a name resolved to", async () => {
+    const delivery = await firstDelivery("http://localhost:9/hooks");
+    expect(delivery.error).toBe(
+      "DESTINATION_REFUSED: localhost resolves to an address that is not public; deliveries go to public addresses only",
+    );
+    expect(delivery.error).not.toMatch(LOOPBACK_ADDRESSES);
+    expect(delivery.error).not.toMatch(/loopback|private/);
+  });
+});
+
+describe("connection errors of an allowed name (real worker, loopback allowlisted)", () => {
+  useWorker({ WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128" });
+
+  it("logs why the connection failed without the address the name resolved to", async () => {
+    // A port that nothing listens on: the connection is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const delivery = await firstDelivery(`http://localhost:${port}/hooks`);
+    expect(delivery.error).toMatch(/^ECONNREFUSED: /);
+    expect(delivery.error).not.toMatch(LOOPBACK_ADDRESSES);
   });
 });

@@ -9,7 +9,7 @@ import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
 import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
 import { endpointSecret } from "./secrets.server";
-import { assertLiteralHostAllowed } from "./ssrf.server";
+import { assertLiteralHostAllowed, redactAddresses } from "./ssrf.server";
 
 export const USER_AGENT = "WishlistService-Webhooks/1 (+https://wishlist-service.example/docs/webhooks)";
 /** Response bodies are read up to this many bytes and kept in the delivery log. */
@@ -42,14 +42,35 @@ async function readCapped(body: Readable & { dump?: () => Promise<void> }, cap: 
   return Buffer.concat(chunks).subarray(0, cap).toString("utf8");
 }
 
-function describe(error: unknown): string {
+/** What the delivery log says of socket errors: the platform's own texts name the address connected to. */
+const CONNECTION_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "the connection was refused",
+  ECONNRESET: "the connection was reset",
+  EPIPE: "the connection was closed while sending",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name could not be resolved now",
+  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  UND_ERR_SOCKET: "the connection failed",
+};
+
+/**
+ * The delivery log's text for a failed attempt. It is shown to the merchant (GET
+ * /v1/webhooks/{id}/deliveries), so it never holds the address a host name resolved to: known socket
+ * errors get a fixed text and any other message has its IP addresses redacted (docs/webhooks.md).
+ */
+function describe(error: unknown, url: URL | null): string {
   const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (err.name === "TimeoutError" || err.code === "UND_ERR_HEADERS_TIMEOUT" || err.code === "UND_ERR_BODY_TIMEOUT") {
     return "timeout";
   }
   const code = err.cause?.code ?? err.code;
-  const message = err.cause?.message ?? err.message ?? String(error);
-  return (code ? `${code}: ${message}` : message).slice(0, 500);
+  const known = code ? CONNECTION_ERRORS[code] : undefined;
+  const message = known ?? err.cause?.message ?? err.message ?? String(error);
+  const literalHost = url?.hostname.replace(/^\[|\]$/g, "");
+  return redactAddresses(code ? `${code}: ${message}` : message, literalHost).slice(0, 500);
 }
 
 interface EndpointRow {
@@ -262,8 +283,9 @@ export async function deliverOnce(
   let statusCode: number | null = null;
   let error: string | null = null;
   let snippet: string | null = null;
+  let url: URL | null = null;
   try {
-    const url = new URL(endpoint.url);
+    url = new URL(endpoint.url);
     assertLiteralHostAllowed(url);
     const response = await request(url, {
       method: "POST",
@@ -275,7 +297,7 @@ export async function deliverOnce(
         "x-service-event": payload.eventType,
         "x-service-delivery": deliveryId,
         "x-service-signature": signatureHeader(
-          endpointSecret(endpoint.secretCiphertext),
+          endpointSecret(endpoint.secretCiphertext, { endpointId: payload.endpointId, shopId: payload.shopId }),
           payload.body,
           Math.floor(Date.now() / 1000),
         ),
@@ -288,7 +310,7 @@ export async function deliverOnce(
     snippet = await readCapped(response.body, RESPONSE_SNIPPET_BYTES).catch(() => null);
     if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
   } catch (caught) {
-    error = describe(caught);
+    error = describe(caught, url);
   }
   const durationMs = Math.round(performance.now() - started);
   const succeeded = error === null;

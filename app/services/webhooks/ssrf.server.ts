@@ -3,6 +3,7 @@ import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { Agent } from "undici";
 import { getEnv } from "~/env.server";
+import { logger } from "~/logger.server";
 
 /**
  * Where webhook deliveries may connect (issue 5, SSRF). Only public unicast addresses, unless an address
@@ -46,7 +47,16 @@ const safeLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, "", 0);
     const refused = addresses.map((entry) => refusalReason(entry.address)).find(Boolean);
     if (refused || addresses.length === 0) {
-      return callback(new DestinationRefused(`${hostname} resolves to a refused address: ${refused ?? "none"}`), "", 0);
+      // The delivery log is the merchant's to read: it says that the name is refused, never which internal
+      // address it resolved to (the operator's log has that).
+      logger.warn({ hostname, reason: refused ?? "no address" }, "webhook destination refused after DNS");
+      return callback(
+        new DestinationRefused(
+          `${hostname} resolves to an address that is not public; deliveries go to public addresses only`,
+        ),
+        "",
+        0,
+      );
     }
     if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     return callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -70,4 +80,22 @@ export function createDeliveryAgent(connections: number): Agent {
 /** For tests that change WEBHOOK_ALLOWED_NETWORKS. */
 export function resetAllowedNetworks(): void {
   allowed = undefined;
+}
+
+const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}\b/g;
+const IPV6_CANDIDATE = /[0-9A-Fa-f]*:[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/g;
+
+/**
+ * `message` with every IP address replaced by `<address>`, except `keep` (an endpoint URL's own literal
+ * host, which the merchant wrote): error texts of sockets name the address a host name resolved to.
+ */
+export function redactAddresses(message: string, keep?: string): string {
+  const redact = (candidate: string) => (candidate === keep ? candidate : "<address>");
+  return message
+    .replace(IPV6_CANDIDATE, (candidate) => {
+      const bare = candidate.replace(/:\d+$/, ""); // a trailing :port
+      if (ipaddr.isValid(candidate)) return redact(candidate);
+      return ipaddr.isValid(bare) && bare.includes("::") ? `${redact(bare)}${candidate.slice(bare.length)}` : candidate;
+    })
+    .replace(IPV4, redact);
 }
