@@ -42,6 +42,11 @@ export const envSchema = z
     SHOPIFY_ADMIN_API_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
     SHOPIFY_ADMIN_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").default(DEV_SERVICE_SECRET),
+    /**
+     * Key rotation: the secret SERVICE_SECRET replaced. Values encrypted under it (webhook signing secrets,
+     * stored idempotent responses) still decrypt; new ones use SERVICE_SECRET (lib/encryption.server.ts).
+     */
+    SERVICE_SECRET_PREVIOUS: z.string().min(32, "must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Rate limits per minute (spec 8); raised only by load tests, which must still pay for the limiter. */
     RATE_LIMIT_PRIVATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),

@@ -3,14 +3,20 @@ import { getEnv } from "~/env.server";
 
 /**
  * Purpose-bound keys derived from SERVICE_SECRET (HKDF-SHA256), so one configured secret never signs
- * two different kinds of things with the same key.
+ * two different kinds of things with the same key. `secret` names another master secret (key rotation:
+ * SERVICE_SECRET_PREVIOUS, see lib/encryption.server.ts).
  */
-export type KeyPurpose = "cursor" | "signed-url" | "webhook-secret-encryption" | "demo" | "export-pseudonym";
+export type KeyPurpose =
+  | "cursor"
+  | "signed-url"
+  | "webhook-secret-encryption"
+  | "idempotency-response"
+  | "demo"
+  | "export-pseudonym";
 
 const cache = new Map<string, Buffer>();
 
-export function deriveKey(purpose: KeyPurpose): Buffer {
-  const secret = getEnv().SERVICE_SECRET;
+export function deriveKey(purpose: KeyPurpose, secret = getEnv().SERVICE_SECRET): Buffer {
   const cacheKey = `${purpose}\0${secret}`;
   let key = cache.get(cacheKey);
   if (!key) {

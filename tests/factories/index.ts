@@ -27,13 +27,14 @@ export async function createList(
 export async function createWebhookEndpoint(shopId: string, url = "https://receiver.example/hooks") {
   const { encryptSecret, generateWebhookSecret } = await import("~/services/webhooks/secrets.server");
   const secret = generateWebhookSecret();
+  const id = newId("webhookEndpoint");
   const endpoint = await prisma.webhookEndpoint.create({
     data: {
-      id: newId("webhookEndpoint"),
+      id,
       shopId,
       url,
       events: JSON.stringify(["item.added"]),
-      secretCiphertext: encryptSecret(secret),
+      secretCiphertext: encryptSecret(secret, { endpointId: id, shopId }),
     },
   });
   return { endpoint, secret };

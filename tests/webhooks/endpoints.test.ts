@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { createCipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
-import { decryptSecret } from "~/services/webhooks/secrets.server";
+import { resetEnvCache } from "~/env.server";
+import { decryptSecret, encryptSecret, endpointSecret } from "~/services/webhooks/secrets.server";
 import { createShopWithKey, createWebhookEndpoint } from "../factories";
 import { apiClient, OpenApiValidator, rawCall } from "../support/api";
 import { createTestApp } from "../support/http";
@@ -36,7 +38,7 @@ describe("webhook endpoint management", () => {
     expect(entry).not.toHaveProperty("secret");
     const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(row.secretCiphertext).not.toContain(secret.slice(6));
-    expect(decryptSecret(row.secretCiphertext)).toBe(secret);
+    expect(decryptSecret(row.secretCiphertext, { endpointId: id, shopId: shop.id })).toBe(secret);
   });
 
   it.each([
@@ -139,5 +141,77 @@ describe("webhook endpoint management", () => {
     });
     expect(response.status).toBe(409);
     expect(await prisma.webhookEndpoint.count({ where: { shopId: full.id } })).toBe(20);
+  });
+});
+
+describe("the endpoint cap under concurrency", () => {
+  it("never exceeds 20 endpoints, whatever the number of parallel creations", async () => {
+    const { shop: busy, secret } = await createShopWithKey();
+    for (let index = 0; index < 16; index++) await createWebhookEndpoint(busy.id, `https://r${index}.example/`);
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        rawCall(app, validator, "/v1/webhooks", {
+          method: "POST",
+          headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ url: `https://parallel-${index}.example/`, events: ["item.added"] }),
+        }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([...Array(4).fill(201), ...Array(8).fill(409)]);
+    expect(await prisma.webhookEndpoint.count({ where: { shopId: busy.id } })).toBe(20);
+  });
+});
+
+describe("signing secrets at rest: bound to their endpoint, versioned for rotation", () => {
+  const original = { current: process.env.SERVICE_SECRET, previous: process.env.SERVICE_SECRET_PREVIOUS };
+  const setSecrets = (current: string | undefined, previous: string | undefined) => {
+    if (current === undefined) delete process.env.SERVICE_SECRET;
+    else process.env.SERVICE_SECRET = current;
+    if (previous === undefined) delete process.env.SERVICE_SECRET_PREVIOUS;
+    else process.env.SERVICE_SECRET_PREVIOUS = previous;
+    resetEnvCache();
+  };
+  afterEach(() => setSecrets(original.current, original.previous));
+  const owner = { endpointId: "whe_01jd2x6c5ef0q8w3d0s8b2n7k4", shopId: "shop_01jd2x6c5ef0q8w3d0s8b2n7k4" };
+
+  it("does not decrypt a ciphertext copied onto another endpoint or another shop", () => {
+    const stored = encryptSecret("whsec_bound", owner);
+    expect(decryptSecret(stored, owner)).toBe("whsec_bound");
+    expect(() => decryptSecret(stored, { ...owner, endpointId: "whe_01jd2x6c5ef0q8w3d0s8b2n7k5" })).toThrow(
+      /cannot be decrypted/,
+    );
+    expect(() => decryptSecret(stored, { ...owner, shopId: "shop_01jd2x6c5ef0q8w3d0s8b2n7k5" })).toThrow(
+      /cannot be decrypted/,
+    );
+  });
+
+  it("still decrypts values stored in the first format (v1, no associated data)", () => {
+    // The v1 format, written independently: AES-256-GCM under HKDF(SERVICE_SECRET, "webhook-secret-encryption").
+    const secret = process.env.SERVICE_SECRET ?? "local-dev-service-secret-change-me-0123456789";
+    const key = Buffer.from(hkdfSync("sha256", secret, "wishlist-service", "webhook-secret-encryption", 32));
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", key, iv);
+    const ciphertext = Buffer.concat([cipher.update("whsec_legacy", "utf8"), cipher.final()]);
+    const stored = ["v1", iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString("base64url")).join(".");
+    expect(decryptSecret(stored, owner)).toBe("whsec_legacy");
+    expect(endpointSecret(stored, owner)).toBe("whsec_legacy");
+  });
+
+  it("after a rotation, decrypts under SERVICE_SECRET_PREVIOUS what was sealed before, and seals anew", () => {
+    const old = "old-service-secret-0123456789-0123456789";
+    const next = "new-service-secret-0123456789-0123456789";
+    setSecrets(old, undefined);
+    const before = encryptSecret("whsec_rotated", owner);
+
+    setSecrets(next, undefined);
+    expect(() => decryptSecret(before, owner)).toThrow(/neither SERVICE_SECRET nor SERVICE_SECRET_PREVIOUS/);
+
+    setSecrets(next, old);
+    expect(decryptSecret(before, owner)).toBe("whsec_rotated");
+    const after = encryptSecret("whsec_rotated", owner);
+    expect(after.split(".")[1]).not.toBe(before.split(".")[1]); // a different key id
+    setSecrets(next, undefined);
+    expect(decryptSecret(after, owner)).toBe("whsec_rotated");
   });
 });

@@ -35,6 +35,11 @@ export function checkEndpointUrl(raw: string): string {
   return url.toString();
 }
 
+/**
+ * Creates the endpoint, at most MAX_ENDPOINTS_PER_SHOP per shop even under concurrent requests: the count
+ * and the insert run in one transaction that holds the shop's row lock (PostgreSQL) or the database's write
+ * lock (SQLite, taken at BEGIN), so parallel creations are counted one after another.
+ */
 export async function createEndpoint({
   shopId,
   url,
@@ -45,19 +50,28 @@ export async function createEndpoint({
   events: SubscribableEvent[];
 }) {
   const checkedUrl = checkEndpointUrl(url);
-  if ((await prisma.webhookEndpoint.count({ where: { shopId } })) >= MAX_ENDPOINTS_PER_SHOP) {
-    throw new AppError("conflict", { detail: `A shop may have at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints.` });
-  }
   const secret = generateWebhookSecret();
-  const endpoint = await prisma.webhookEndpoint.create({
-    data: {
-      id: newId("webhookEndpoint"),
-      shopId,
-      url: checkedUrl,
-      events: JSON.stringify([...new Set(events)]),
-      secretCiphertext: encryptSecret(secret),
-    },
+  const id = newId("webhookEndpoint");
+  const secretCiphertext = encryptSecret(secret, { endpointId: id, shopId });
+  await sql().transaction(async (tx) => {
+    if (tx.engine === "postgres") await tx.get(`SELECT "id" FROM "Shop" WHERE "id" = ? FOR UPDATE`, [shopId]);
+    const row = await tx.get<{ n: number | string }>(
+      `SELECT COUNT(*) AS "n" FROM "WebhookEndpoint" WHERE "shopId" = ?`,
+      [shopId],
+    );
+    if (Number(row?.n ?? 0) >= MAX_ENDPOINTS_PER_SHOP) {
+      throw new AppError("conflict", {
+        detail: `A shop may have at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints.`,
+      });
+    }
+    const now = new Date();
+    await tx.run(
+      `INSERT INTO "WebhookEndpoint" ("id", "shopId", "url", "events", "secretCiphertext", "failCount", "createdAt", "updatedAt") ` +
+        `VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+      [id, shopId, checkedUrl, JSON.stringify([...new Set(events)]), secretCiphertext, now, now],
+    );
   });
+  const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
   return { endpoint, secret };
 }
 

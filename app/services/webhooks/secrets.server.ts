@@ -1,22 +1,45 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { deriveKey } from "~/lib/secrets.server";
+import { randomBytes } from "node:crypto";
+import { decryptWith, keysFor, open, seal, UnreadableCiphertextError } from "~/lib/encryption.server";
 
 /**
- * Endpoint signing secrets: shown once at creation, stored encrypted (AES-256-GCM, key derived from
- * SERVICE_SECRET for this purpose only), decrypted by the worker to sign deliveries. Stored form:
- * `v1.<iv>.<tag>.<ciphertext>`, base64url parts; the version leaves room for key rotation.
+ * Endpoint signing secrets: shown once at creation, stored encrypted (lib/encryption.server.ts: AES-256-GCM,
+ * key derived from SERVICE_SECRET for this purpose only, versioned for rotation), decrypted by the worker to
+ * sign deliveries. The associated data is the endpoint's id and shop id, so a ciphertext copied onto
+ * another endpoint (or another shop's) does not decrypt.
+ *
+ * Values stored before associated data was added (`v1.<iv>.<tag>.<ciphertext>`, no key id, no associated
+ * data) still decrypt, under SERVICE_SECRET or SERVICE_SECRET_PREVIOUS.
  */
+const PURPOSE = "webhook-secret-encryption";
+
+export interface SecretOwner {
+  endpointId: string;
+  shopId: string;
+}
+
+const associatedData = ({ endpointId, shopId }: SecretOwner) => `webhook-endpoint\0${shopId}\0${endpointId}`;
+
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString("base64url")}`;
 }
 
-export function encryptSecret(secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", deriveKey("webhook-secret-encryption"), iv);
-  const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-  return ["v1", iv, cipher.getAuthTag(), ciphertext]
-    .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
-    .join(".");
+export function encryptSecret(secret: string, owner: SecretOwner): string {
+  return seal(PURPOSE, secret, associatedData(owner));
+}
+
+export function decryptSecret(stored: string, owner: SecretOwner): string {
+  if (!stored.startsWith("v1.")) return open(PURPOSE, stored, associatedData(owner));
+  const [, iv, tag, ciphertext] = stored.split(".");
+  if (!iv || !tag || ciphertext === undefined) throw new UnreadableCiphertextError("not a v1 value");
+  let failure: unknown;
+  for (const { key } of keysFor(PURPOSE)) {
+    try {
+      return decryptWith(key, { iv, tag, ciphertext });
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
 }
 
 const decrypted = new Map<string, string>();
@@ -25,24 +48,13 @@ const decrypted = new Map<string, string>();
  * The worker signs every delivery with the endpoint's secret: decrypted once per stored value and kept in
  * this process's memory (never logged, never persisted in clear), bounded in size.
  */
-export function endpointSecret(stored: string): string {
-  let secret = decrypted.get(stored);
+export function endpointSecret(stored: string, owner: SecretOwner): string {
+  const cacheKey = `${owner.shopId}\0${owner.endpointId}\0${stored}`;
+  let secret = decrypted.get(cacheKey);
   if (secret === undefined) {
-    secret = decryptSecret(stored);
+    secret = decryptSecret(stored, owner);
     if (decrypted.size >= 10_000) decrypted.clear();
-    decrypted.set(stored, secret);
+    decrypted.set(cacheKey, secret);
   }
   return secret;
-}
-
-export function decryptSecret(stored: string): string {
-  const [version, iv, tag, ciphertext] = stored.split(".");
-  if (version !== "v1" || !iv || !tag || !ciphertext) throw new Error("unreadable webhook secret");
-  const decipher = createDecipheriv(
-    "aes-256-gcm",
-    deriveKey("webhook-secret-encryption"),
-    Buffer.from(iv, "base64url"),
-  );
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
 }
