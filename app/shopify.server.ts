@@ -1,4 +1,5 @@
 import "@shopify/shopify-app-remix/adapters/node";
+import { shopifyApi } from "@shopify/shopify-api";
 import { AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { prisma } from "./db.server";
@@ -9,33 +10,49 @@ import { ensureShop } from "./services/shops/shops.server";
 
 const env = getEnv();
 
-// The only shopifyApp(...) of the codebase.
-const shopify = shopifyApp({
+const credentials = {
   apiKey: env.SHOPIFY_API_KEY,
   apiSecretKey: env.SHOPIFY_API_SECRET,
   apiVersion: SHOPIFY_API_VERSION,
   scopes: env.SCOPES.split(",").map((scope) => scope.trim()),
+  isEmbeddedApp: true,
+  // The library logs every app proxy call at info level; keep warnings and errors, in our logger.
+  logger: {
+    level: LogSeverity.Warning,
+    log: (severity: LogSeverity, message: string) => {
+      if (severity <= LogSeverity.Error) logger.error({ source: "shopify" }, message);
+      else logger.warn({ source: "shopify" }, message);
+    },
+  },
+};
+
+// The only shopifyApp(...) of the codebase: admin pages, OAuth and sessions.
+const shopify = shopifyApp({
+  ...credentials,
   appUrl: env.SHOPIFY_APP_URL,
   authPathPrefix: "/auth",
   // The session storage library types its client loosely; ours is the engine-neutral client.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   sessionStorage: new PrismaSessionStorage(prisma as any),
   distribution: AppDistribution.AppStore,
-  isEmbeddedApp: true,
-  // The library logs every app proxy call at info level; keep warnings and errors, in our logger.
-  logger: {
-    level: LogSeverity.Warning,
-    log: (severity, message) => {
-      if (severity <= LogSeverity.Error) logger.error({ source: "shopify" }, message);
-      else logger.warn({ source: "shopify" }, message);
-    },
-  },
   future: { unstable_newEmbeddedAuthStrategy: true },
   hooks: {
     afterAuth: async ({ session }) => {
       await ensureShop({ domain: session.shop });
     },
   },
+});
+
+/**
+ * The platform library's verifiers with the same credentials, for the Fetch-native routes: the app proxy
+ * signature (`utils.validateHmac` over the parameter set the caller then reads), shop domain checks
+ * (`utils.sanitizeShop`) and platform webhook HMACs (`webhooks.validate`). Unlike `authenticate.*`, these
+ * load no session and never throw on a malformed shop (docs/decisions/015-platform-callers.md).
+ */
+export const platformApi = shopifyApi({
+  ...credentials,
+  hostName: new URL(env.SHOPIFY_APP_URL).host,
+  hostScheme: new URL(env.SHOPIFY_APP_URL).protocol === "http:" ? "http" : "https",
 });
 
 export default shopify;

@@ -48,6 +48,13 @@ export const PROBLEM_TYPES = {
     description:
       "The credential is valid but does not allow this operation (for example a public key on a private path).",
   },
+  "shop-uninstalled": {
+    status: 403,
+    title: "App uninstalled from this shop",
+    description:
+      "The credential belongs to a shop that has uninstalled the app. Its private and public keys and its app " +
+      "proxy calls are refused until the merchant installs the app again; nothing was read or changed.",
+  },
   "guest-wishlists-disabled": {
     status: 403,
     title: "Guest wishlists are disabled",

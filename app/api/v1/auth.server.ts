@@ -1,11 +1,12 @@
 import { timingSafeEqual } from "node:crypto";
+import { InvalidHmacError } from "@shopify/shopify-api";
 import type { Context } from "hono";
 import { AppError } from "~/lib/problems";
 import { findKeyForAuthentication, touchApiKey } from "~/services/keys/keys.server";
 import { PRIVATE_KEY_PREFIX, PUBLIC_KEY_PREFIX } from "~/services/keys/secrets";
 import { readShopSettings } from "~/services/shops/settings";
 import { findShopByDomain } from "~/services/shops/shops.server";
-import { authenticate } from "~/shopify.server";
+import { platformApi } from "~/shopify.server";
 import type { Caller, V1Env } from "./context";
 
 const BEARER_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="wishlist-service"' };
@@ -29,22 +30,26 @@ async function privateKeyCaller(authorization: string): Promise<Caller> {
   const key = await findKeyForAuthentication(secret);
   if (!key) throw unauthorized("Unknown API key.");
   if (key.revokedAt) throw unauthorized("This API key has been revoked.");
+  if (key.shop.uninstalledAt) throw shopUninstalled(key.shop.domain);
   touchApiKey(key.id);
   return { mode: "private", shopId: key.shop.id, shopDomain: key.shop.domain, credentialId: key.id, customerId: null };
 }
 
 async function publicKeyCaller(
-  shopDomain: string | undefined,
+  shopDomainHeader: string | undefined,
   publicKey: string | undefined,
   origin: string | undefined,
 ) {
-  if (!shopDomain || !publicKey) {
+  if (!shopDomainHeader || !publicKey) {
     throw unauthorized("Public-key calls send both X-Service-Shop and X-Service-Public-Key.", false);
   }
-  const shop = publicKey.startsWith(PUBLIC_KEY_PREFIX) ? await findShopByDomain(shopDomain.toLowerCase()) : null;
+  const domain = shopDomain(shopDomainHeader);
+  if (!domain) throw unauthorized("X-Service-Shop must be the shop's domain, `<name>.myshopify.com`.", false);
+  const shop = publicKey.startsWith(PUBLIC_KEY_PREFIX) ? await findShopByDomain(domain) : null;
   if (!shop || !sameSecret(shop.publicKey, publicKey)) {
     throw unauthorized("The public key does not belong to this shop.", false);
   }
+  if (shop.uninstalledAt) throw shopUninstalled(shop.domain);
   const settings = readShopSettings(shop.settings);
   // Browsers send Origin: only the shop's declared headless origins may use its public key.
   if (origin !== undefined && !settings.headlessOrigins.includes(origin)) {
@@ -63,27 +68,65 @@ async function publicKeyCaller(
   return caller;
 }
 
+/** The parameters the platform adds and signs; each may appear once (the platform never repeats them). */
+const PROXY_RESERVED = ["shop", "logged_in_customer_id", "path_prefix", "timestamp", "signature"] as const;
+
+/**
+ * The query as the platform signs it: one entry per key, the values of a repeated ordinary key joined with
+ * commas. A repeated reserved key is refused: the platform never sends one, and each reading of it (first
+ * copy, last copy, joined) would name a different shop or customer.
+ */
+function proxyParameters(url: URL): Record<string, string> {
+  const values = new Map<string, string[]>();
+  for (const [key, value] of url.searchParams) values.set(key, [...(values.get(key) ?? []), value]);
+  const repeated = PROXY_RESERVED.filter((key) => (values.get(key)?.length ?? 0) > 1);
+  if (repeated.length) {
+    throw unauthorized(`App proxy parameters may appear only once: ${repeated.join(", ")} repeated.`, false);
+  }
+  return Object.fromEntries([...values].map(([key, list]) => [key, list.join(",")]));
+}
+
+/** A shop domain as the platform names shops (`<name>.myshopify.com`), lowercased; null for anything else. */
+function shopDomain(value: string | undefined): string | null {
+  if (!value || value.length > 255) return null;
+  const sanitized = platformApi.utils.sanitizeShop(value.toLowerCase());
+  return sanitized === value.toLowerCase() && !sanitized.endsWith("/") ? sanitized : null;
+}
+
+function shopUninstalled(domain: string) {
+  return new AppError("shop-uninstalled", {
+    detail: `The app was uninstalled from ${domain}: its keys and storefront calls stay refused until it is installed again.`,
+  });
+}
+
 /**
  * App proxy: the platform signs the forwarded query (`signature`: HMAC-SHA256 over the sorted
  * parameters with the app secret). The platform library verifies it (constant-time compare, timestamp
- * within 90 s); the shop and the customer come only from that signed query.
+ * within 90 s) over the very parameter set read here, so the shop and the customer come only from the
+ * signed values (docs/decisions/015-platform-callers.md).
  */
 async function appProxyCaller(request: Request): Promise<Caller> {
-  const url = new URL(request.url);
-  if (!url.searchParams.get("signature")) {
-    throw unauthorized("App proxy requests must carry the platform's signature.", false);
+  const params = proxyParameters(new URL(request.url));
+  const { signature, timestamp } = params;
+  if (!signature) throw unauthorized("App proxy requests must carry the platform's signature.", false);
+  // The library skips the age check when `timestamp` is missing or not a number: require one.
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) {
+    throw unauthorized("App proxy requests must carry the platform's signed timestamp.", false);
   }
+  let valid: boolean;
   try {
-    await authenticate.public.appProxy(request);
+    valid = await platformApi.utils.validateHmac(params, { signator: "appProxy" });
   } catch (error) {
-    if (error instanceof Response) {
-      throw unauthorized("The app proxy signature does not verify or has expired.", false);
-    }
-    throw error;
+    if (!(error instanceof InvalidHmacError)) throw error;
+    throw unauthorized("The app proxy signature has expired (the platform signs each call for 90 seconds).", false);
   }
-  const shop = await findShopByDomain(url.searchParams.get("shop") ?? "");
-  if (!shop || shop.uninstalledAt) throw unauthorized("The app is not installed on this shop.", false);
-  const customer = url.searchParams.get("logged_in_customer_id");
+  if (!valid) throw unauthorized("The app proxy signature does not verify.", false);
+  const domain = shopDomain(params.shop);
+  if (!domain) throw unauthorized("The signed `shop` is not a shop domain.", false);
+  const shop = await findShopByDomain(domain);
+  if (!shop) throw unauthorized("The app is not installed on this shop.", false);
+  if (shop.uninstalledAt) throw shopUninstalled(shop.domain);
+  const customer = params.logged_in_customer_id;
   const customerId = customer && /^\d+$/.test(customer) ? customer : null;
   return { mode: "proxy", shopId: shop.id, shopDomain: shop.domain, credentialId: "proxy", customerId };
 }

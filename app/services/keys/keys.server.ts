@@ -41,7 +41,7 @@ export async function findActiveKeyBySecret({ shopId, secret }: { shopId: string
 export async function findKeyForAuthentication(secret: string) {
   return prisma.apiKey.findUnique({
     where: { hash: hashKey(secret) },
-    include: { shop: { select: { id: true, domain: true } } },
+    include: { shop: { select: { id: true, domain: true, uninstalledAt: true } } },
   });
 }
 

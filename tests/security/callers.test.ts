@@ -1,0 +1,207 @@
+import { createHmac, randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { prisma } from "~/db.server";
+import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
+import { createShopWithKey } from "../factories";
+import { OpenApiValidator, rawCall } from "../support/api";
+import { BASE_URL, createTestApp } from "../support/http";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const SECRET = "local-dev-api-secret";
+
+/**
+ * The app proxy signature as the platform computes it, written independently of the platform library:
+ * parameters sorted by key, each `key=value` (repeated keys: values joined with commas), concatenated,
+ * HMAC-SHA256 hex with the app secret.
+ */
+function proxySignature(pairs: Array<[string, string]>, secret = SECRET) {
+  const grouped = new Map<string, string[]>();
+  for (const [key, value] of pairs) grouped.set(key, [...(grouped.get(key) ?? []), value]);
+  const message = [...grouped.keys()]
+    .sort()
+    .map((key) => `${key}=${grouped.get(key)!.join(",")}`)
+    .join("");
+  return createHmac("sha256", secret).update(message).digest("hex");
+}
+
+const now = () => String(Math.floor(Date.now() / 1000));
+const query = (pairs: Array<[string, string]>) => new URLSearchParams(pairs).toString();
+
+/** The platform's signed query for a shopper of `shop` (customer id, or "" for a guest). */
+function signedQuery(shop: string, customer: string, extra: Array<[string, string]> = []) {
+  const pairs: Array<[string, string]> = [
+    ["shop", shop],
+    ["logged_in_customer_id", customer],
+    ["path_prefix", "/apps/service"],
+    ["timestamp", now()],
+    ...extra,
+  ];
+  return query([...pairs, ["signature", proxySignature(pairs)]]);
+}
+
+async function expectProblem(response: Response, status: number, slug: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  expect((await response.json()).type).toBe(`${BASE_URL}/problems/${slug}`);
+}
+
+/** Shop B with customer 777's wishlist holding one product: what the pollution attack would read. */
+async function victimShop() {
+  const victim = await createShopWithKey();
+  const response = await rawCall(app, validator, "/v1/storefront/wishlist/items", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${victim.secret}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ productId: "9001", handle: "secret-product", customerId: "777" }),
+  });
+  expect(response.status).toBe(201);
+  return victim;
+}
+
+describe("app proxy: the shop and customer come only from the verified parameters", () => {
+  it("refuses a signed query of shop A with shop B and customer 777 prepended (parameter pollution)", async () => {
+    const attacker = await createShopWithKey();
+    const victim = await victimShop();
+    const signed = signedQuery(attacker.shop.domain, "5");
+    const polluted = `shop=${victim.shop.domain}&logged_in_customer_id=777&${signed}`;
+    const response = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${polluted}`);
+    await expectProblem(response, 401, "unauthorized");
+    // Nothing of shop B was created or read through the attacker's request.
+    expect(await prisma.list.count({ where: { shopId: attacker.shop.id } })).toBe(0);
+  });
+
+  it.each(["shop", "logged_in_customer_id", "path_prefix", "timestamp", "signature"])(
+    "refuses a query where the reserved parameter %s appears twice, first or last",
+    async (name) => {
+      const { shop } = await createShopWithKey();
+      const signed = signedQuery(shop.domain, "5");
+      const value = new URLSearchParams(signed).get(name)!;
+      for (const polluted of [`${name}=${encodeURIComponent(value)}&${signed}`, `${signed}&${name}=x`]) {
+        const response = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${polluted}`);
+        await expectProblem(response, 401, "unauthorized");
+      }
+    },
+  );
+
+  it("accepts repeated ordinary parameters signed as the platform signs them (values joined by commas)", async () => {
+    const { shop } = await createShopWithKey();
+    const aid = randomUUID();
+    const signed = signedQuery(shop.domain, "", [
+      ["aid", aid],
+      ["utm", "a"],
+      ["utm", "b"],
+    ]);
+    const response = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signed}`);
+    expect(response.status).toBe(200);
+  });
+
+  it("serves the customer of the signed query (the legitimate call still works)", async () => {
+    const victim = await victimShop();
+    const response = await rawCall(
+      app,
+      validator,
+      `/proxy/v1/storefront/wishlist?${signedQuery(victim.shop.domain, "777")}`,
+    );
+    expect(response.status).toBe(200);
+    const list = await response.json();
+    expect(list.owner).toEqual({ type: "customer", customerId: "777" });
+    expect(list.items.map((item: { productId: string }) => item.productId)).toEqual(["9001"]);
+  });
+
+  it("refuses an expired timestamp, a missing timestamp and a missing signature with 401", async () => {
+    const { shop } = await createShopWithKey();
+    const old = String(Math.floor(Date.now() / 1000) - 3_600);
+    const expired: Array<[string, string]> = [
+      ["shop", shop.domain],
+      ["logged_in_customer_id", "5"],
+      ["path_prefix", "/apps/service"],
+      ["timestamp", old],
+    ];
+    const noTimestamp = expired.filter(([key]) => key !== "timestamp");
+    for (const q of [
+      query([...expired, ["signature", proxySignature(expired)]]),
+      query([...noTimestamp, ["signature", proxySignature(noTimestamp)]]),
+      query(expired.map(([key, value]): [string, string] => [key, key === "timestamp" ? now() : value])),
+      query([...expired.slice(0, 3), ["timestamp", "soon"], ["signature", proxySignature(expired)]]),
+    ]) {
+      await expectProblem(await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${q}`), 401, "unauthorized");
+    }
+  });
+
+  it("answers a signed query whose shop is not a shop domain (a NUL byte, a path) with 401, never 500", async () => {
+    for (const shop of ["a\u0000.myshopify.com", "../etc.myshopify.com", "", "évil.myshopify.com", "x".repeat(300)]) {
+      const response = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signedQuery(shop, "5")}`);
+      await expectProblem(response, 401, "unauthorized");
+    }
+  });
+});
+
+describe("public key: X-Service-Shop must be a shop domain", () => {
+  it.each(["not a domain", "a.myshopify.com/../b", "é.myshopify.com", "x".repeat(300)])(
+    "X-Service-Shop %s -> 401 problem",
+    async (domain) => {
+      const { shop } = await createShopWithKey();
+      const response = await rawCall(app, validator, `/v1/storefront/wishlist?aid=${randomUUID()}`, {
+        headers: { "X-Service-Shop": domain, "X-Service-Public-Key": shop.publicKey },
+      });
+      await expectProblem(response, 401, "unauthorized");
+    },
+  );
+});
+
+/** The platform's app/uninstalled webhook for the shop (signed body, as the platform sends it). */
+async function uninstall(domain: string) {
+  const body = JSON.stringify({ id: 1, name: "Shop", domain, myshopify_domain: domain });
+  const response = await app.request(`${BASE_URL}/webhooks/app/uninstalled`, {
+    method: "POST",
+    body,
+    headers: {
+      "Content-Type": "application/json",
+      "X-Shopify-Topic": "app/uninstalled",
+      "X-Shopify-Shop-Domain": domain,
+      "X-Shopify-API-Version": SHOPIFY_API_VERSION,
+      "X-Shopify-Webhook-Id": randomUUID(),
+      "X-Shopify-Hmac-Sha256": createHmac("sha256", SECRET).update(body).digest("base64"),
+    },
+  });
+  expect(response.status).toBe(200);
+}
+
+describe("an uninstalled shop is refused on every calling mode", () => {
+  it("private key, public key and app proxy: 200 before app/uninstalled, 403 shop-uninstalled after", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const aid = randomUUID();
+    const calls = {
+      private: () => rawCall(app, validator, "/v1/shop", { headers: { Authorization: `Bearer ${secret}` } }),
+      privateStorefront: () =>
+        rawCall(app, validator, "/v1/storefront/wishlist?customerId=5", {
+          headers: { Authorization: `Bearer ${secret}` },
+        }),
+      public: () =>
+        rawCall(app, validator, `/v1/storefront/wishlist?aid=${aid}`, {
+          headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
+        }),
+      proxy: () => rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signedQuery(shop.domain, "5")}`),
+    };
+    for (const call of Object.values(calls)) expect((await call()).status).toBe(200);
+
+    await uninstall(shop.domain);
+
+    for (const [mode, call] of Object.entries(calls)) {
+      const response = await call();
+      expect(response.status, mode).toBe(403);
+      const problem = await response.json();
+      expect(problem.type, mode).toBe(`${BASE_URL}/problems/shop-uninstalled`);
+      expect(problem.detail, mode).toMatch(/uninstalled/);
+    }
+  });
+
+  it("still refuses a wrong credential with 401 (the shop's state is not revealed)", async () => {
+    const { shop } = await createShopWithKey();
+    await uninstall(shop.domain);
+    const response = await rawCall(app, validator, `/v1/storefront/wishlist?aid=${randomUUID()}`, {
+      headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": "svc_pk_wrong" },
+    });
+    await expectProblem(response, 401, "unauthorized");
+  });
+});
