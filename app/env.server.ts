@@ -41,6 +41,17 @@ export const envSchema = z
      */
     SHOPIFY_ADMIN_API_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
     SHOPIFY_ADMIN_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    /**
+     * Which app embed in a theme is ours (GET /v1/shop/embed-status): the block type is
+     * `shopify://apps/<app handle>/blocks/app-embed/<extension id>`. The handle is `handle` in
+     * shopify.app.toml; the id is the theme extension's, which `shopify app deploy` writes to .env under
+     * this name. Unset, any id under our handle counts.
+     */
+    SHOPIFY_APP_HANDLE: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "lowercase letters, digits and - (the handle in shopify.app.toml)")
+      .default("wishlist-service"),
+    SHOPIFY_WISHLIST_THEME_ID: z.guid().optional(),
     SERVICE_SECRET: z.string().min(32, "must be at least 32 characters").default(DEV_SERVICE_SECRET),
     /**
      * Key rotation: the secret SERVICE_SECRET replaced. Values encrypted under it (webhook signing secrets,

@@ -8,6 +8,7 @@ process.env.SHOPIFY_ADMIN_API_TIMEOUT_MS = "400";
 afterAll(() => platform.close());
 
 const { prisma } = await import("~/db.server");
+const { resetEnvCache } = await import("~/env.server");
 const { SHOPIFY_API_VERSION } = await import("~/shopify-api-version");
 const { createShopWithKey } = await import("../factories");
 const { OpenApiValidator, apiClient } = await import("../support/api");
@@ -53,13 +54,66 @@ describe("GET /v1/shop/embed-status", () => {
     expect(platform.calls[0]!.query).toContain("roles: [MAIN]");
   });
 
+  const OTHER_APPS_EMBED = "shopify://apps/other-wishlist/blocks/app-embed/1f0c2a4e-2222-4333-8444-a55566667777";
   it.each([
     ["disabled", { "1": { type: EMBED, disabled: true } }],
     ["not_added", { "1": { type: "shopify://apps/other-app/blocks/star/abc" } }],
-  ] as const)("reports %s", async (state, blocks) => {
+    // Another app's embed with the same block handle is not ours, enabled or not.
+    ["not_added", { "1": { type: OTHER_APPS_EMBED, disabled: false } }],
+    ["not_added", { "1": { type: EMBED.replace("wishlist-service", "wishlist-service-pro") } }],
+    ["not_added", { "1": { type: EMBED.replace("/blocks/app-embed/", "/blocks/app-embed-2/") } }],
+    ["not_added", { "1": { type: `shopify://apps/other/blocks/x/${EMBED}` } }],
+    // Ours disabled next to another app's enabled one: ours decides.
+    ["disabled", { "1": { type: OTHER_APPS_EMBED }, "2": { type: EMBED, disabled: true } }],
+  ] as const)("reports %s for %j", async (state, blocks) => {
     platform.answer(() => ({ status: 200, body: themeWithBlocks(blocks, false) }));
     const { data } = await api.GET("/shop/embed-status");
     expect(data).toMatchObject({ enabled: false, state });
+  });
+
+  it("reads past malformed blocks in settings_data.json", async () => {
+    const settings = JSON.stringify({ current: { blocks: { "1": null, "2": { type: 7 }, "3": { type: EMBED } } } });
+    platform.answer(() => ({
+      status: 200,
+      body: {
+        data: {
+          themes: {
+            nodes: [
+              {
+                id: "gid://shopify/OnlineStoreTheme/1",
+                name: "Dawn",
+                files: { nodes: [{ body: { content: settings } }] },
+              },
+            ],
+          },
+        },
+      },
+    }));
+    expect((await api.GET("/shop/embed-status")).data).toMatchObject({ enabled: true, state: "enabled" });
+  });
+
+  it("reports enabled for our embed next to another app's disabled one", async () => {
+    platform.answer(() => ({
+      status: 200,
+      body: themeWithBlocks({ "1": { type: OTHER_APPS_EMBED, disabled: true }, "2": { type: EMBED } }, false),
+    }));
+    expect((await api.GET("/shop/embed-status")).data).toMatchObject({ enabled: true, state: "enabled" });
+  });
+
+  it("matches the theme extension's id too once it is configured (SHOPIFY_WISHLIST_THEME_ID)", async () => {
+    process.env.SHOPIFY_WISHLIST_THEME_ID = "0b7c7c4e-1111-4222-8333-944455556666";
+    resetEnvCache();
+    try {
+      platform.answer(() => ({ status: 200, body: themeWithBlocks({ "1": { type: EMBED } }, false) }));
+      expect((await api.GET("/shop/embed-status")).data).toMatchObject({ enabled: true, state: "enabled" });
+      // Our app handle with another extension's id: an older or foreign extension, not this one.
+      const stranger = EMBED.replace("0b7c7c4e-1111", "99999999-1111");
+      platform.answer(() => ({ status: 200, body: themeWithBlocks({ "1": { type: stranger } }, false) }));
+      expect((await api.GET("/shop/embed-status")).data).toMatchObject({ enabled: false, state: "not_added" });
+    } finally {
+      delete process.env.SHOPIFY_WISHLIST_THEME_ID;
+      resetEnvCache();
+    }
   });
 
   it("reports no_main_theme when the shop has no published theme", async () => {

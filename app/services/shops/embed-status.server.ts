@@ -31,7 +31,7 @@ export type EmbedState = "enabled" | "disabled" | "not_added" | "no_main_theme";
 
 /** settings_data.json may open with a comment block written by the theme editor. */
 function parseThemeSettings(content: string): {
-  current?: { blocks?: Record<string, { type?: string; disabled?: boolean }> };
+  current?: { blocks?: Record<string, { type?: unknown; disabled?: boolean } | null> };
 } {
   const withoutComment = content.replace(/^\s*\/\*[\s\S]*?\*\//, "");
   try {
@@ -39,6 +39,24 @@ function parseThemeSettings(content: string): {
   } catch {
     return {};
   }
+}
+
+const EMBED_TYPE = /^shopify:\/\/apps\/([^/]+)\/blocks\/([^/]+)\/([^/]+)$/;
+
+/**
+ * Whether a block type is our app embed: `shopify://apps/<app handle>/blocks/app-embed/<extension id>`,
+ * with our app's handle (SHOPIFY_APP_HANDLE, `handle` in shopify.app.toml) and, when
+ * SHOPIFY_WISHLIST_THEME_ID is set, our theme extension's id. Other apps' embeds often share the block
+ * handle `app-embed`, so the handle alone never decides.
+ */
+export function isOurEmbed(type: unknown): boolean {
+  if (typeof type !== "string") return false;
+  const match = EMBED_TYPE.exec(type);
+  if (!match) return false;
+  const [, appHandle, blockHandle, extensionId] = match;
+  const env = getEnv();
+  if (appHandle !== env.SHOPIFY_APP_HANDLE || blockHandle !== APP_EMBED_HANDLE) return false;
+  return !env.SHOPIFY_WISHLIST_THEME_ID || extensionId!.toLowerCase() === env.SHOPIFY_WISHLIST_THEME_ID.toLowerCase();
 }
 
 /**
@@ -55,9 +73,9 @@ export async function getEmbedStatus({ shopDomain }: { shopDomain: string }) {
   if (!theme) return { enabled: false, state: "no_main_theme" as EmbedState, theme: null, editorUrl, checkedAt };
 
   const settings = parseThemeSettings(theme.files.nodes[0]?.body.content ?? "{}");
-  const block = Object.values(settings.current?.blocks ?? {}).find((candidate) =>
-    candidate.type?.includes(`/blocks/${APP_EMBED_HANDLE}/`),
-  );
-  const state: EmbedState = !block ? "not_added" : block.disabled ? "disabled" : "enabled";
+  const blocks = Object.values(settings.current?.blocks ?? {}).filter((candidate) => isOurEmbed(candidate?.type));
+  // A theme may hold our embed twice (pasted settings): it is on if any copy is.
+  const state: EmbedState =
+    blocks.length === 0 ? "not_added" : blocks.some((block) => block?.disabled !== true) ? "enabled" : "disabled";
   return { enabled: state === "enabled", state, theme: { id: theme.id, name: theme.name }, editorUrl, checkedAt };
 }
