@@ -1,10 +1,20 @@
 import { prisma } from "~/db.server";
+import { open, seal, SEALED_PREFIX, UnreadableCiphertextError } from "~/lib/encryption.server";
 import { AppError } from "~/lib/problems";
+import { logger } from "~/logger.server";
 
 /**
- * Idempotency-Key records (spec 1 and 8): 24 hours, scoped per shop and credential, in the database so
- * they hold across every app process. The unique (shop, credential, key) index decides which of several
- * concurrent requests runs; the others see its record.
+ * Idempotency-Key records (docs/openapi.json): 24 hours, scoped per shop, credential and shopper (the
+ * credential column holds the scope, see api/v1/idempotency.server.ts), in the database so they hold across
+ * every app process. The unique (shop, credential, key) index decides which of several concurrent requests
+ * runs; the others see its record.
+ *
+ * Stored response bodies are encrypted (lib/encryption.server.ts, AES-256-GCM with the record's scope as
+ * associated data): a creation response carries a one-time secret (`svc_sk_...`, `whsec_...`), which must
+ * not sit in the database in clear. A replay still returns it, to the same credential within the 24 hours,
+ * since a client that lost the first answer has no other way to learn it. A body that no longer decrypts
+ * (SERVICE_SECRET rotated without SERVICE_SECRET_PREVIOUS, or a record moved to another scope) is treated as
+ * an expired record: dropped, and the request runs anew.
  */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -20,7 +30,16 @@ interface Scope {
   key: string;
 }
 
-export type Reservation = { kind: "reserved"; recordId: string } | { kind: "replay"; response: StoredResponse };
+export type Reservation =
+  { kind: "reserved"; recordId: string; scope: Scope } | { kind: "replay"; response: StoredResponse };
+
+const PURPOSE = "idempotency-response";
+const associatedData = ({ shopId, credentialId, key }: Scope) => `${shopId}\0${credentialId}\0${key}`;
+
+/** Records written before bodies were encrypted (at most 24 hours old at the upgrade) are plain. */
+function readBody(scope: Scope, stored: string): string {
+  return stored.startsWith(SEALED_PREFIX) ? open(PURPOSE, stored, associatedData(scope)) : stored;
+}
 
 function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
@@ -33,7 +52,7 @@ export async function reserveIdempotencyKey(scope: Scope, requestHash: string, n
       const record = await prisma.idempotencyRecord.create({
         data: { ...scope, requestHash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS) },
       });
-      return { kind: "reserved", recordId: record.id };
+      return { kind: "reserved", recordId: record.id, scope };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
@@ -56,12 +75,21 @@ export async function reserveIdempotencyKey(scope: Scope, requestHash: string, n
         headers: { "Retry-After": "1" },
       });
     }
+    let body: string;
+    try {
+      body = readBody(scope, existing.responseBody ?? "");
+    } catch (error) {
+      if (!(error instanceof UnreadableCiphertextError)) throw error;
+      logger.warn({ shopId: scope.shopId, err: error }, "stored idempotent response unreadable: the request runs anew");
+      await prisma.idempotencyRecord.deleteMany({ where: { id: existing.id } });
+      continue;
+    }
     return {
       kind: "replay",
       response: {
         status: existing.responseStatus,
         headers: JSON.parse(existing.responseHeaders ?? "{}") as Record<string, string>,
-        body: existing.responseBody ?? "",
+        body,
       },
     };
   }
@@ -69,7 +97,10 @@ export async function reserveIdempotencyKey(scope: Scope, requestHash: string, n
 }
 
 /** Stores the outcome. Server errors release the key instead, so the client may retry the same request. */
-export async function completeIdempotencyKey(recordId: string, response: StoredResponse): Promise<void> {
+export async function completeIdempotencyKey(
+  { recordId, scope }: { recordId: string; scope: Scope },
+  response: StoredResponse,
+): Promise<void> {
   if (response.status >= 500) {
     await prisma.idempotencyRecord.deleteMany({ where: { id: recordId } });
     return;
@@ -80,7 +111,7 @@ export async function completeIdempotencyKey(recordId: string, response: StoredR
       state: "completed",
       responseStatus: response.status,
       responseHeaders: JSON.stringify(response.headers),
-      responseBody: response.body,
+      responseBody: seal(PURPOSE, response.body, associatedData(scope)),
     },
   });
 }
