@@ -62,6 +62,18 @@ export const envSchema = z
     /** Rate limits per minute (spec 8); raised only by load tests, which must still pay for the limiter. */
     RATE_LIMIT_PRIVATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_STOREFRONT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /**
+     * Storefront requests a minute per client address within a shop: the bucket a client cannot rotate
+     * away from (docs/decisions/008-rate-limit-keys.md).
+     */
+    RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+    /**
+     * How many X-Forwarded-For hops (reverse proxies, load balancers) in front of the web process to trust
+     * for the client address. 0 (default): the socket's peer address is the client.
+     */
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    /** Items one wishlist may hold; a save beyond it is refused with 409 `list-full`. */
+    MAX_ITEMS_PER_LIST: z.coerce.number().int().min(1).max(100_000).default(500),
     /** How long the worker's outbox relay pauses when the outbox is drained (webhooks, analytics). */
     OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(5).max(60_000).default(25),
     /**

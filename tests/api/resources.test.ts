@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { newId } from "~/lib/ids";
 import { createList, createShopWithKey } from "../factories";
-import { OpenApiValidator, apiClient } from "../support/api";
+import { OpenApiValidator, apiClient, rawCall } from "../support/api";
 import { createTestApp } from "../support/http";
 
 const app = await createTestApp();
@@ -106,7 +106,7 @@ describe("/v1/keys", () => {
 
 describe("/v1/lists", () => {
   it("pages through summaries in a stable order with cursors, filtered by customerId in either form", async () => {
-    const { shop, api } = await shopClient();
+    const { shop, api, secret } = await shopClient();
     const ids: string[] = [];
     for (let index = 0; index < 5; index++) {
       const owner = { customerId: String(100 + (index % 2)) };
@@ -133,8 +133,22 @@ describe("/v1/lists", () => {
       { type: "customer", customerId: "101" },
       { type: "customer", customerId: "101" },
     ]);
-    const byInteger = await api.GET("/lists", { params: { query: { customerId: 101 } } });
-    expect(byInteger.data?.data.map((list) => list.id)).toEqual(byString.data?.data.map((list) => list.id));
+    // A query string carries text only, so a typed client sends `customerId: 101` as the bytes of "101": the
+    // forms told apart here are what can really arrive on the wire.
+    const lists = async (query: string) => {
+      const response = await rawCall(app, validator, `/v1/lists?${query}`, {
+        headers: { Authorization: `Bearer ${secret}` },
+      });
+      expect(response.status, query).toBe(200);
+      return ((await response.json()) as { data: Array<{ id: string }> }).data.map((list) => list.id);
+    };
+    expect(byString.data!.data.map((list) => list.id)).toEqual([ids[1], ids[3]]);
+    expect(await lists("customerId=101")).toEqual([ids[1], ids[3]]);
+    expect(await lists("customerId=%31%30%30")).toEqual([ids[0], ids[2], ids[4]]); // percent-encoded digits
+    // Beyond 2^53 only the digit string is exact: read as a number, 2^53+1 would become 2^53.
+    const big = await createList(shop.id, { customerId: "9007199254740993" });
+    expect(await lists("customerId=9007199254740993")).toEqual([big.id]);
+    expect(await lists("customerId=9007199254740992")).toEqual([]);
   });
 
   it("returns a full list with its items, newest first", async () => {

@@ -74,7 +74,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 async function settled(shopId: string, timeoutMs = 60_000): Promise<void> {
   const pending = async () => {
     const undispatched = await prisma.event.count({ where: { shopId, dispatchedAt: null } });
-    const jobs = await queue.getJobs(["wait", "active", "delayed", "prioritized", "paused", "waiting-children"]);
+    const jobs = await queue.getJobs(["wait", "active", "delayed", "prioritized", "waiting-children"]);
     return undispatched + jobs.filter((job) => job?.data?.shopId === shopId).length;
   };
   const left = await until(pending, (count) => count === 0, timeoutMs);

@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import type { MiddlewareHandler } from "hono";
 import { AppError, PROBLEM_TYPES, type ProblemSlug } from "~/lib/problems";
 import { resolveCaller } from "./auth.server";
 import { mayHaveBody } from "./body.server";
+import { clientAddress } from "./client-address.server";
 import type { CallerMode, V1Env } from "./context";
 import { idempotency } from "./idempotency.server";
 import { rateLimit } from "./rate-limit.server";
@@ -83,14 +83,6 @@ function deprecationHeaders(deprecation: Deprecation): MiddlewareHandler<V1Env> 
   };
 }
 
-function clientAddress(c: Parameters<MiddlewareHandler<V1Env>>[0]): string | undefined {
-  try {
-    return getConnInfo(c).remote.address;
-  } catch {
-    return undefined; // in-process requests have no socket
-  }
-}
-
 const problem = (slug: ProblemSlug, extra = "") => ({
   description: `${PROBLEM_TYPES[slug].title}${extra}`,
   content: { "application/problem+json": { schema: ProblemSchema } },
@@ -125,7 +117,7 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
   const middleware: MiddlewareHandler<V1Env>[] = [
     requireMode(modes),
     requireJsonBody,
-    rateLimit(storefront ? "shopper" : "shop", clientAddress),
+    rateLimit(storefront ? ["shopper", "address"] : ["shop"], clientAddress),
     ...(config.method === "post" ? [idempotency] : []),
     ...(deprecation ? [deprecationHeaders(deprecation)] : []),
   ];
