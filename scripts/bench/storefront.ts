@@ -41,6 +41,7 @@ const env = {
   REDIS_PREFIX: `bench:${process.pid}`,
   LOG_LEVEL: "warn",
   RATE_LIMIT_STOREFRONT_PER_MINUTE: "100000000",
+  RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE: "100000000",
 };
 Object.assign(process.env, env);
 const { prisma } = await import("../../app/db.server");

@@ -67,6 +67,7 @@ const env = {
   WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
   WEBHOOK_CONCURRENCY: String(concurrency),
   RATE_LIMIT_STOREFRONT_PER_MINUTE: "100000000",
+  RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE: "100000000",
 };
 Object.assign(process.env, env);
 const { prisma, sql } = await import("../../app/db.server");

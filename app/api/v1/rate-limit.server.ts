@@ -5,32 +5,42 @@ import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { getRequestRedis, whenRedisReady } from "~/redis.server";
 import { mayHaveBody } from "./body.server";
-import type { Caller, V1Env } from "./context";
+import type { V1Env } from "./context";
+import { parseJsonOrUndefined, shopperKey } from "./shopper.server";
 
 /**
- * Rate limits (spec 8), counted in Redis so they hold across every app process
+ * Rate limits, counted in Redis so they hold across every app process
  * (docs/decisions/008-rate-limit-keys.md):
  *  - bucket `shop`: 600 requests a minute per shop on private (non-storefront) endpoints;
  *  - bucket `shopper`: 60 a minute per shopper on /v1/storefront/*, keyed by customer id, else anonymous
- *    id, else client address, within the shop.
- * Headers name the bucket: X-RateLimit-{Limit,Remaining,Reset}-{Shop|Shopper}, plus the IETF
- * RateLimit-Policy / RateLimit fields.
+ *    id, else client address, within the shop;
+ *  - bucket `address`: RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE (300) a minute per client address on
+ *    /v1/storefront/*, within the shop: the one a client cannot escape by rotating its anonymous id.
+ * Headers name the bucket: X-RateLimit-{Limit,Remaining,Reset}-{Shop|Shopper|Address}, plus the IETF
+ * RateLimit-Policy / RateLimit fields listing every bucket the request was counted in.
  */
-export type Bucket = "shop" | "shopper";
+export type Bucket = "shop" | "shopper" | "address";
+
+const HEADER_SUFFIX: Record<Bucket, string> = { shop: "Shop", shopper: "Shopper", address: "Address" };
 
 function limitOf(bucket: Bucket) {
   const env = getEnv();
-  return bucket === "shop"
-    ? { points: env.RATE_LIMIT_PRIVATE_PER_MINUTE, duration: 60, header: "Shop" }
-    : { points: env.RATE_LIMIT_STOREFRONT_PER_MINUTE, duration: 60, header: "Shopper" };
+  const points =
+    bucket === "shop"
+      ? env.RATE_LIMIT_PRIVATE_PER_MINUTE
+      : bucket === "shopper"
+        ? env.RATE_LIMIT_STOREFRONT_PER_MINUTE
+        : env.RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE;
+  return { points, duration: 60, header: HEADER_SUFFIX[bucket] };
 }
 
-const limiters = new Map<Bucket, RateLimiterRedis>();
+const limiters = new Map<string, RateLimiterRedis>();
 
 function limiterFor(bucket: Bucket): RateLimiterRedis {
-  let limiter = limiters.get(bucket);
+  const { points, duration } = limitOf(bucket);
+  const cacheKey = `${bucket}:${points}`;
+  let limiter = limiters.get(cacheKey);
   if (!limiter) {
-    const { points, duration } = limitOf(bucket);
     limiter = new RateLimiterRedis({
       storeClient: getRequestRedis(),
       keyPrefix: `${getEnv().REDIS_PREFIX}:rl:${bucket}`,
@@ -39,62 +49,87 @@ function limiterFor(bucket: Bucket): RateLimiterRedis {
       // If Redis is unreachable, count in process memory rather than refuse or stop limiting.
       insuranceLimiter: new RateLimiterMemory({ points, duration }),
     });
-    limiters.set(bucket, limiter);
+    limiters.set(cacheKey, limiter);
   }
   return limiter;
 }
 
-function shopperKey(caller: Caller, url: URL, body: unknown, clientAddress: string | undefined): string {
-  if (caller.customerId) return `c:${caller.customerId}`;
-  // Private keys act for many shoppers and name each one.
-  const named =
-    caller.mode === "private" ? (url.searchParams.get("customerId") ?? bodyField(body, "customerId")) : null;
-  if (named) return `c:${named}`;
-  const aid = url.searchParams.get("aid") ?? bodyField(body, "anonymousId");
-  if (aid && /^[0-9a-fA-F-]{36}$/.test(aid)) return `a:${aid.toLowerCase()}`;
-  return `ip:${clientAddress ?? "unknown"}`;
+interface Count {
+  bucket: Bucket;
+  remaining: number;
+  resetSeconds: number;
 }
 
-function bodyField(body: unknown, name: string): string | null {
-  return typeof body === "object" && body !== null && name in body
-    ? String((body as Record<string, unknown>)[name])
-    : null;
+function setHeaders(headers: Headers, counts: Count[]) {
+  for (const { bucket, remaining, resetSeconds } of counts) {
+    const { points, header } = limitOf(bucket);
+    headers.set(`X-RateLimit-Limit-${header}`, String(points));
+    headers.set(`X-RateLimit-Remaining-${header}`, String(remaining));
+    headers.set(`X-RateLimit-Reset-${header}`, String(resetSeconds));
+  }
+  headers.set(
+    "RateLimit-Policy",
+    counts.map(({ bucket }) => `"${bucket}";q=${limitOf(bucket).points};w=${limitOf(bucket).duration}`).join(", "),
+  );
+  headers.set(
+    "RateLimit",
+    counts.map(({ bucket, remaining, resetSeconds }) => `"${bucket}";r=${remaining};t=${resetSeconds}`).join(", "),
+  );
 }
 
-function setHeaders(headers: Headers, bucket: Bucket, remaining: number, resetSeconds: number) {
-  const { points, duration, header } = limitOf(bucket);
-  headers.set(`X-RateLimit-Limit-${header}`, String(points));
-  headers.set(`X-RateLimit-Remaining-${header}`, String(remaining));
-  headers.set(`X-RateLimit-Reset-${header}`, String(resetSeconds));
-  headers.set("RateLimit-Policy", `"${bucket}";q=${points};w=${duration}`);
-  headers.set("RateLimit", `"${bucket}";r=${remaining};t=${resetSeconds}`);
-}
+type V1Context = Parameters<MiddlewareHandler<V1Env>>[0];
 
+/**
+ * Counts the request in each bucket (the storefront's `shopper` and `address`, or the private `shop`).
+ * Over any of them: 429 `rate-limited` with Retry-After (the longest wait among the buckets refused) and
+ * `bucket` naming the first refused. A request without a known client address (in-process, no socket) is
+ * not counted in the `address` bucket.
+ */
 export function rateLimit(
-  bucket: Bucket,
-  clientAddress: (c: Parameters<MiddlewareHandler<V1Env>>[0]) => string | undefined,
+  buckets: readonly Bucket[],
+  clientAddress: (c: V1Context) => string | undefined,
 ): MiddlewareHandler<V1Env> {
   return async (c, next) => {
     const caller = c.get("caller");
-    const key =
-      bucket === "shop"
-        ? caller.shopId
-        : `${caller.shopId}:${shopperKey(caller, new URL(c.req.url), await readJsonBody(c), clientAddress(c))}`;
-    let result: RateLimiterRes;
-    try {
-      // A connection still being established refuses commands (fail-fast mode), which would silently
-      // move counting to process memory; wait for it briefly. One that already failed falls through at
-      // once to the in-memory insurance limiter.
-      await whenRedisReady(getRequestRedis(), 1_000).catch(() => undefined);
-      result = await limiterFor(bucket).consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) {
-        logger.error({ err: rejection }, "rate limiter failed");
-        throw rejection;
+    const address = clientAddress(c);
+    const keys: Array<{ bucket: Bucket; key: string }> = [];
+    for (const bucket of buckets) {
+      if (bucket === "shop") keys.push({ bucket, key: caller.shopId });
+      else if (bucket === "address") {
+        if (address !== undefined) keys.push({ bucket, key: `${caller.shopId}:${address}` });
+      } else {
+        const shopper = shopperKey(caller, new URL(c.req.url).searchParams, await readJsonBody(c));
+        keys.push({ bucket, key: `${caller.shopId}:${shopper ?? `ip:${address ?? "unknown"}`}` });
       }
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    }
+    // A connection still being established refuses commands (fail-fast mode), which would silently move
+    // counting to process memory; wait for it briefly. One that already failed falls through at once to
+    // the in-memory insurance limiter.
+    await whenRedisReady(getRequestRedis(), 1_000).catch(() => undefined);
+    const outcomes = await Promise.allSettled(keys.map(({ bucket, key }) => limiterFor(bucket).consume(key)));
+    const counts: Count[] = [];
+    const refused: Bucket[] = [];
+    let retryAfter = 0;
+    outcomes.forEach((outcome, index) => {
+      const { bucket } = keys[index]!;
+      const result = outcome.status === "fulfilled" ? outcome.value : outcome.reason;
+      if (!(result instanceof RateLimiterRes)) {
+        logger.error({ err: result }, "rate limiter failed");
+        throw result;
+      }
+      const resetSeconds = Math.max(0, Math.ceil(result.msBeforeNext / 1000));
+      if (outcome.status === "rejected") {
+        refused.push(bucket);
+        retryAfter = Math.max(retryAfter, resetSeconds, 1);
+        counts.push({ bucket, remaining: 0, resetSeconds: Math.max(1, resetSeconds) });
+      } else {
+        counts.push({ bucket, remaining: result.remainingPoints, resetSeconds });
+      }
+    });
+    if (refused.length > 0) {
       const headers = new Headers({ "Retry-After": String(retryAfter) });
-      setHeaders(headers, bucket, 0, retryAfter);
+      setHeaders(headers, counts);
+      const bucket = refused[0]!;
       throw new AppError("rate-limited", {
         detail: `More than ${limitOf(bucket).points} requests a minute (${bucket} bucket). Retry in ${retryAfter} s.`,
         extensions: { bucket },
@@ -102,13 +137,12 @@ export function rateLimit(
       });
     }
     await next();
-    setHeaders(c.res.headers, bucket, result.remainingPoints, Math.max(0, Math.ceil(result.msBeforeNext / 1000)));
+    setHeaders(c.res.headers, counts);
   };
 }
 
 /** The parsed JSON body when there is one (already validated as JSON by `requireJsonBody`). */
-export async function readJsonBody(c: Parameters<MiddlewareHandler<V1Env>>[0]): Promise<unknown> {
+export async function readJsonBody(c: V1Context): Promise<unknown> {
   if (!mayHaveBody(c)) return undefined;
-  const text = await c.req.text();
-  return text ? JSON.parse(text) : undefined;
+  return parseJsonOrUndefined(await c.req.text());
 }
