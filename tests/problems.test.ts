@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { describe, expect, it } from "vitest";
 import { createHttpApp } from "~/api/http-app.server";
 import { problemResponse } from "~/lib/problem-response.server";
@@ -68,10 +69,52 @@ describe("the problem model (RFC 9457)", () => {
     expect((await app.request(`${BASE_URL}/problems/no-such-problem`)).status).toBe(404);
   });
 
-  it("keeps each status consistent with its HTTP class", () => {
-    for (const slug of slugs) {
-      const { status } = PROBLEM_TYPES[slug];
-      expect(status >= 400 && status < 600, slug).toBe(true);
+  it("keeps the status of every v1 type as published: a type's status never changes within v1", () => {
+    // The statuses as first published (docs/openapi.json, /problems); types added later join this table.
+    const published: Record<string, number> = {
+      "bad-request": 400,
+      "malformed-json": 400,
+      "invalid-parameter": 400,
+      "invalid-id": 400,
+      "invalid-cursor": 400,
+      unauthorized: 401,
+      forbidden: 403,
+      "guest-wishlists-disabled": 403,
+      "sharing-disabled": 403,
+      "signed-url-invalid": 403,
+      "signed-url-expired": 403,
+      "not-found": 404,
+      "method-not-allowed": 405,
+      conflict: 409,
+      "idempotency-key-in-use": 409,
+      "platform-not-connected": 409,
+      "payload-too-large": 413,
+      "content-type-mismatch": 415,
+      "unsupported-media-type": 415,
+      "validation-error": 422,
+      "idempotency-key-reused": 422,
+      "rate-limited": 429,
+      "internal-error": 500,
+      "platform-unavailable": 502,
+      "service-unavailable": 503,
+    };
+    for (const [slug, status] of Object.entries(published)) {
+      expect(PROBLEM_TYPES[slug as ProblemSlug]?.status, slug).toBe(status);
     }
+  });
+
+  it.each(slugs)("answers %s with exactly its status, type URL and title", async (slug) => {
+    const { status, title } = PROBLEM_TYPES[slug];
+    expect(STATUS_CODES[status], `${slug}: ${status} is not an HTTP status`).toBeDefined();
+    expect(status >= 400 && status < 600, slug).toBe(true);
+    const response = problemResponse(new AppError(slug), "/v1/x");
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toMatchObject({
+      type: `http://localhost:3000/problems/${slug}`,
+      title,
+      status,
+      instance: "/v1/x",
+    });
   });
 });
