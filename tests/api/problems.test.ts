@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { createShopWithKey } from "../factories";
+import { createShopWithKey, createWebhookEndpoint } from "../factories";
 import { OpenApiValidator, rawCall } from "../support/api";
 import { createTestApp } from "../support/http";
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
-const { secret } = await createShopWithKey();
+const { shop, secret } = await createShopWithKey();
 const auth = { Authorization: `Bearer ${secret}` };
+const { endpoint } = await createWebhookEndpoint(shop.id);
+const endpointId = endpoint.id;
 const json = { ...auth, "Content-Type": "application/json" };
 
 async function problem(path: string, init: RequestInit = {}) {
@@ -106,13 +108,65 @@ describe("problems on every error path of /v1", () => {
     );
   });
 
-  it("bad credentials: 401 with a Bearer challenge; a public key on a private path: 403", async () => {
+  it("bad credentials: 401 with a Bearer challenge, a public key sent as a Bearer token included", async () => {
     const unknown = await problem("/v1/shop", { headers: { Authorization: "Bearer svc_sk_unknown" } });
     expect(unknown.status).toBe(401);
+    expect(unknown.body.type).toBe(type("unauthorized"));
     expect(unknown.headers.get("www-authenticate")).toBe('Bearer realm="wishlist-service"');
     const notBearer = await problem("/v1/shop", { headers: { Authorization: "Basic dXNlcjpwYXNz" } });
     expect(notBearer.status).toBe(401);
-    const publicAsPrivate = await problem("/v1/shop", { headers: { Authorization: "Bearer svc_pk_abc" } });
-    expect(publicAsPrivate.status).toBe(401);
+    // A Bearer token is a private key or nothing: a public key there is no credential at all.
+    const publicAsBearer = await problem("/v1/shop", { headers: { Authorization: `Bearer ${shop.publicKey}` } });
+    expect(publicAsBearer.status).toBe(401);
+    expect(publicAsBearer.body.type).toBe(type("unauthorized"));
+  });
+
+  it("a valid public key on a private path: 403 forbidden (the caller is known, the path is not allowed)", async () => {
+    const publicKey = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };
+    for (const path of ["/v1/shop", "/v1/keys", "/v1/lists", "/v1/webhooks", "/v1/exports"]) {
+      const { status, body } = await problem(path, { headers: publicKey });
+      expect(status, path).toBe(403);
+      expect(body.type, path).toBe(type("forbidden"));
+    }
+    // The same key is fine on a storefront path, so the 403 is about the path, not the key.
+    expect((await rawCall(app, validator, "/v1/storefront/config", { headers: publicKey })).status).not.toBe(403);
+    const wrongKey = await problem("/v1/shop", {
+      headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": "svc_pk_not-this-shops" },
+    });
+    expect(wrongKey.status).toBe(401);
+  });
+
+  it("wrong prefix on job and delivery ids: 400 invalid-id naming the parameter, not 404", async () => {
+    const cases = [
+      { path: "/v1/exports/lst_01jabcdefghjkmnpqrstvwxyz0", parameter: "jobId" },
+      { path: "/v1/imports/upl_01jabcdefghjkmnpqrstvwxyz0", parameter: "jobId" },
+      { path: "/v1/exports/01jabcdefghjkmnpqrstvwxyz0", parameter: "jobId" },
+      { path: "/v1/webhooks/dlv_01jabcdefghjkmnpqrstvwxyz0/deliveries", parameter: "id" },
+      {
+        path: `/v1/webhooks/${endpointId}/deliveries/evt_01jabcdefghjkmnpqrstvwxyz0/redeliver`,
+        parameter: "deliveryId",
+        method: "POST",
+      },
+      { path: `/v1/webhooks/${endpointId}/deliveries/job_01jabc/redeliver`, parameter: "deliveryId", method: "POST" },
+    ];
+    for (const { path, parameter, method = "GET" } of cases) {
+      const { status, body } = await problem(path, { method, headers: auth });
+      expect(status, path).toBe(400);
+      expect(body.type, path).toBe(type("invalid-id"));
+      expect(body.errors, path).toEqual([expect.objectContaining({ parameter })]);
+    }
+    // Well-formed ids of the right kind that do not exist: 404.
+    for (const path of [
+      "/v1/exports/job_01jabcdefghjkmnpqrstvwxyz0",
+      "/v1/imports/job_01jabcdefghjkmnpqrstvwxyz0",
+      "/v1/webhooks/whe_01jabcdefghjkmnpqrstvwxyz0/deliveries",
+    ]) {
+      expect((await problem(path, { headers: auth })).status, path).toBe(404);
+    }
+    const redeliver = await problem(`/v1/webhooks/${endpointId}/deliveries/dlv_01jabcdefghjkmnpqrstvwxyz0/redeliver`, {
+      method: "POST",
+      headers: auth,
+    });
+    expect(redeliver.status).toBe(404);
   });
 });
