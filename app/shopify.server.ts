@@ -55,6 +55,16 @@ export const platformApi = shopifyApi({
   hostScheme: new URL(env.SHOPIFY_APP_URL).protocol === "http:" ? "http" : "https",
 });
 
+/**
+ * A shop domain as the platform names shops (`<name>.myshopify.com`), lowercased; null for anything else
+ * (a NUL byte, a path, an admin URL), so a malformed shop is a 4xx and never reaches the database.
+ */
+export function shopDomain(value: string | undefined | null): string | null {
+  if (!value || value.length > 255) return null;
+  const lowered = value.toLowerCase();
+  return platformApi.utils.sanitizeShop(lowered) === lowered && !lowered.endsWith("/") ? lowered : null;
+}
+
 export default shopify;
 export const addDocumentResponseHeaders = shopify.addDocumentResponseHeaders;
 export const authenticate = shopify.authenticate;

@@ -36,6 +36,7 @@ describe(`migrations on ${engine}`, () => {
       "IdempotencyRecord",
       "Item",
       "List",
+      "PlatformWebhook",
       "Session",
       "Shop",
       "TransferJob",

@@ -1,12 +1,16 @@
-import { createHmac } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { createHmac, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { Job } from "bullmq";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { parseEnv } from "~/env.server";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
+import { purgeIdempotencyJob } from "~/jobs/definitions";
+import { handleMaintenanceJob } from "../worker/handlers/maintenance";
 import { ROOT } from "../scripts/lib/databases";
+import { ensureShop, PLATFORM_WEBHOOK_RETENTION_MS } from "~/services/shops/shops.server";
 import { createShop } from "./factories";
 import { BASE_URL, createTestApp } from "./support/http";
 
@@ -21,7 +25,13 @@ const toml = parse(readFileSync(path.join(ROOT, "shopify.app.toml"), "utf8")) as
 };
 
 /** The platform's webhook signature, written independently of the platform library. */
-function platformWebhook(topic: string, shop: string, body: string, secret = "local-dev-api-secret") {
+function platformWebhook(
+  topic: string,
+  shop: string,
+  body: string,
+  secret = "local-dev-api-secret",
+  webhookId = randomUUID(),
+) {
   return {
     method: "POST",
     body,
@@ -30,11 +40,18 @@ function platformWebhook(topic: string, shop: string, body: string, secret = "lo
       "X-Shopify-Topic": topic,
       "X-Shopify-Shop-Domain": shop,
       "X-Shopify-API-Version": SHOPIFY_API_VERSION,
-      "X-Shopify-Webhook-Id": `wh-${Math.random().toString(36).slice(2)}`,
+      "X-Shopify-Webhook-Id": webhookId,
       "X-Shopify-Hmac-Sha256": createHmac("sha256", secret).update(body).digest("base64"),
     },
   };
 }
+
+/** The app/uninstalled payload: the shop resource (`myshopify_domain`; `domain` is the primary domain). */
+const uninstalledBody = (shop: string, primary = shop) =>
+  JSON.stringify({ id: 1, name: "Shop", domain: primary, myshopify_domain: shop });
+
+const uninstalledAt = async (shopId: string) =>
+  (await prisma.shop.findUniqueOrThrow({ where: { id: shopId } })).uninstalledAt;
 
 describe("platform configuration", () => {
   it("uses one Admin API version in code and in shopify.app.toml", () => {
@@ -51,15 +68,19 @@ describe("platform configuration", () => {
     expect(toml.access_scopes.scopes).toBe(parseEnv({}).SCOPES);
   });
 
-  it("subscribes app/uninstalled and the three compliance topics, each to a route that exists", () => {
+  it("subscribes app/uninstalled and the three compliance topics, each to its route of the same topic", async () => {
     const topics = toml.webhooks.subscriptions.flatMap((sub) => [
       ...(sub.topics ?? []),
       ...(sub.compliance_topics ?? []),
     ]);
     expect(topics.sort()).toEqual(["app/uninstalled", "customers/data_request", "customers/redact", "shop/redact"]);
-    for (const { uri } of toml.webhooks.subscriptions) {
-      const routeFile = path.join(ROOT, "app/routes", `${uri.slice(1).replaceAll("/", ".")}.tsx`);
-      expect(existsSync(routeFile), routeFile).toBe(true);
+    for (const sub of toml.webhooks.subscriptions) {
+      const [topic] = [...(sub.topics ?? []), ...(sub.compliance_topics ?? [])];
+      expect(sub.uri).toBe(`/webhooks/${topic}`);
+      // The route exists: unsigned, it is refused by the webhook verifier (not a 404 page).
+      const response = await app.request(`${BASE_URL}${sub.uri}`, { method: "POST", body: "{}" });
+      expect(response.status, sub.uri).toBe(401);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
     }
   });
 
@@ -77,33 +98,160 @@ describe("platform webhooks", () => {
     });
     const response = await app.request(
       `${BASE_URL}/webhooks/app/uninstalled`,
-      platformWebhook("app/uninstalled", shop.domain, JSON.stringify({ id: 1 })),
+      platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain, "www.example-shop.com")),
     );
     expect(response.status).toBe(200);
     expect(await prisma.session.count({ where: { shop: shop.domain } })).toBe(0);
-    expect((await prisma.shop.findUniqueOrThrow({ where: { id: shop.id } })).uninstalledAt).toBeInstanceOf(Date);
+    expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
   });
 
   it("refuses a tampered body or a wrong secret with 401 and changes nothing", async () => {
     const shop = await createShop();
-    const signed = platformWebhook("app/uninstalled", shop.domain, JSON.stringify({ id: 1 }));
-    const tampered = await app.request(`${BASE_URL}/webhooks/app/uninstalled`, { ...signed, body: '{"id":2}' });
+    const signed = platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain));
+    const tampered = await app.request(`${BASE_URL}/webhooks/app/uninstalled`, {
+      ...signed,
+      body: uninstalledBody(shop.domain).replace('"id":1', '"id":2'),
+    });
     expect(tampered.status).toBe(401);
     const wrongSecret = await app.request(
       `${BASE_URL}/webhooks/app/uninstalled`,
-      platformWebhook("app/uninstalled", shop.domain, "{}", "not-the-secret"),
+      platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain), "not-the-secret"),
     );
     expect(wrongSecret.status).toBe(401);
-    expect((await prisma.shop.findUniqueOrThrow({ where: { id: shop.id } })).uninstalledAt).toBeNull();
+    const unsigned = await app.request(`${BASE_URL}/webhooks/app/uninstalled`, {
+      ...signed,
+      headers: { ...signed.headers, "X-Shopify-Hmac-Sha256": "" },
+    });
+    expect(unsigned.status).toBe(401);
+    expect(await uninstalledAt(shop.id)).toBeNull();
+  });
+
+  it("takes the shop from the signed body: a captured webhook replayed with another shop's header changes nothing", async () => {
+    const captured = await createShop();
+    const victim = await createShop();
+    const replayed = platformWebhook("app/uninstalled", victim.domain, uninstalledBody(captured.domain));
+    const response = await app.request(`${BASE_URL}/webhooks/app/uninstalled`, replayed);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect((await response.json()).detail).toMatch(/X-Shopify-Shop-Domain/);
+    expect(await uninstalledAt(victim.id)).toBeNull();
+    expect(await uninstalledAt(captured.id)).toBeNull();
+    // Nor is the id spent: the platform's own delivery of that webhook id still works.
+    const genuine = platformWebhook("app/uninstalled", captured.domain, uninstalledBody(captured.domain));
+    genuine.headers["X-Shopify-Webhook-Id"] = replayed.headers["X-Shopify-Webhook-Id"];
+    expect((await app.request(`${BASE_URL}/webhooks/app/uninstalled`, genuine)).status).toBe(200);
+    expect(await uninstalledAt(captured.id)).toBeInstanceOf(Date);
+  });
+
+  it("processes each webhook id once: a replay answers 200 and does not uninstall the reinstalled shop", async () => {
+    const shop = await createShop();
+    const webhook = platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain));
+    expect((await app.request(`${BASE_URL}/webhooks/app/uninstalled`, webhook)).status).toBe(200);
+    expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
+
+    // The merchant installs the app again; then the first webhook arrives again (retry or replay).
+    await ensureShop({ domain: shop.domain });
+    expect(await uninstalledAt(shop.id)).toBeNull();
+    const replays = await Promise.all(
+      [1, 2, 3].map(() => app.request(`${BASE_URL}/webhooks/app/uninstalled`, webhook)),
+    );
+    expect(replays.map((response) => response.status)).toEqual([200, 200, 200]);
+    expect(await uninstalledAt(shop.id)).toBeNull();
+    expect(await prisma.platformWebhook.count({ where: { id: webhook.headers["X-Shopify-Webhook-Id"] } })).toBe(1);
+  });
+
+  it("answers concurrent first deliveries of one webhook id with 200 and records the id once", async () => {
+    const shop = await createShop();
+    const webhook = platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain));
+    const responses = await Promise.all(
+      [1, 2, 3, 4].map(() => app.request(`${BASE_URL}/webhooks/app/uninstalled`, webhook)),
+    );
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+    expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
+    expect(await prisma.platformWebhook.count({ where: { shopDomain: shop.domain } })).toBe(1);
+  });
+
+  it.each([
+    ["a body that names no shop", "app/uninstalled", (shop: string) => ({ id: 1, domain: shop })],
+    [
+      "a body whose shop is not a shop domain",
+      "app/uninstalled",
+      () => ({ myshopify_domain: "a\u0000.myshopify.com" }),
+    ],
+    ["a compliance body shape on app/uninstalled", "app/uninstalled", (shop: string) => ({ shop_domain: shop })],
+    ["an app/uninstalled body on a compliance route", "shop/redact", (shop: string) => ({ myshopify_domain: shop })],
+  ])("refuses %s with 400 (signed, but nothing to act on)", async (_name, topic, body) => {
+    const shop = await createShop();
+    const response = await app.request(
+      `${BASE_URL}/webhooks/${topic}`,
+      platformWebhook(topic, shop.domain, JSON.stringify(body(shop.domain))),
+    );
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await uninstalledAt(shop.id)).toBeNull();
+  });
+
+  it("refuses a signed webhook sent to another topic's route, a bad shop header, a non-JSON body", async () => {
+    const shop = await createShop();
+    const redact = JSON.stringify({ shop_id: 1, shop_domain: shop.domain });
+    // A captured shop/redact (whose body names the shop) sent to app/uninstalled, with the topic header changed.
+    const moved = await app.request(
+      `${BASE_URL}/webhooks/app/uninstalled`,
+      platformWebhook("shop/redact", shop.domain, redact),
+    );
+    expect(moved.status).toBe(400);
+    const retopiced = await app.request(
+      `${BASE_URL}/webhooks/app/uninstalled`,
+      platformWebhook("app/uninstalled", shop.domain, redact),
+    );
+    expect(retopiced.status).toBe(400);
+    const badHeader = await app.request(
+      `${BASE_URL}/webhooks/app/uninstalled`,
+      platformWebhook("app/uninstalled", "not a shop", uninstalledBody(shop.domain)),
+    );
+    expect(badHeader.status).toBe(400);
+    const notJson = await app.request(
+      `${BASE_URL}/webhooks/shop/redact`,
+      platformWebhook("shop/redact", shop.domain, "shop_domain=x"),
+    );
+    expect(notJson.status).toBe(400);
+    const noId = platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain));
+    const { "X-Shopify-Webhook-Id": _omitted, ...withoutId } = noId.headers;
+    expect((await app.request(`${BASE_URL}/webhooks/app/uninstalled`, { ...noId, headers: withoutId })).status).toBe(
+      400,
+    );
+    expect(await uninstalledAt(shop.id)).toBeNull();
   });
 
   it.each(["customers/data_request", "customers/redact", "shop/redact"])(
-    "compliance topic %s: 200 when signed, 401 when not",
+    "compliance topic %s: 200 when signed (once per webhook id), 401 when not, 400 for another shop's header",
     async (topic) => {
       const url = `${BASE_URL}/webhooks/${topic}`;
-      const body = JSON.stringify({ shop_domain: "a.myshopify.com" });
-      expect((await app.request(url, platformWebhook(topic, "a.myshopify.com", body))).status).toBe(200);
+      const body = JSON.stringify({ shop_id: 1, shop_domain: "a.myshopify.com", customer: { id: 7 } });
+      const signed = platformWebhook(topic, "a.myshopify.com", body);
+      expect((await app.request(url, signed)).status).toBe(200);
+      expect((await app.request(url, signed)).status).toBe(200);
+      expect(await prisma.platformWebhook.findMany({ where: { id: signed.headers["X-Shopify-Webhook-Id"] } })).toEqual([
+        expect.objectContaining({ topic, shopDomain: "a.myshopify.com" }),
+      ]);
       expect((await app.request(url, platformWebhook(topic, "a.myshopify.com", body, "wrong"))).status).toBe(401);
+      expect((await app.request(url, platformWebhook(topic, "b.myshopify.com", body))).status).toBe(400);
     },
   );
+
+  it("forgets processed webhook ids after the retention (the worker's hourly maintenance job)", async () => {
+    const now = Date.now();
+    const old = new Date(now - PLATFORM_WEBHOOK_RETENTION_MS - 60_000);
+    const recent = new Date(now - PLATFORM_WEBHOOK_RETENTION_MS + 600_000);
+    await prisma.platformWebhook.createMany({
+      data: [
+        { id: `old-${randomUUID()}`, topic: "shop/redact", shopDomain: "a.myshopify.com", receivedAt: old },
+        { id: `recent-${randomUUID()}`, topic: "shop/redact", shopDomain: "a.myshopify.com", receivedAt: recent },
+      ],
+    });
+    const job = { id: "maintenance-test", name: purgeIdempotencyJob.name } as Job;
+    expect(await handleMaintenanceJob(job)).toMatchObject({ platformWebhooks: 1 });
+    expect(await prisma.platformWebhook.count({ where: { id: { startsWith: "old-" } } })).toBe(0);
+    expect(await prisma.platformWebhook.count({ where: { id: { startsWith: "recent-" } } })).toBe(1);
+  });
 });

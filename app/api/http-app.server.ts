@@ -6,6 +6,7 @@ import { getEnv } from "~/env.server";
 import { problemResponse } from "~/lib/problem-response.server";
 import { logger } from "~/logger.server";
 import { registerFileRoutes } from "./files.server";
+import { registerPlatformWebhooks } from "./platform-webhooks.server";
 import { checkReadiness } from "./health.server";
 import { createV1App } from "./v1/app.server";
 import { buildOpenApiDocument } from "./v1/openapi.server";
@@ -91,6 +92,7 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
   app.route("/v1", v1);
   app.route("/proxy/v1", v1);
   registerFileRoutes(app);
+  registerPlatformWebhooks(app);
 
   app.all("*", (c) => remix(c.req.raw));
   app.onError(handleError);

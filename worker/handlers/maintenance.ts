@@ -4,12 +4,18 @@ import { purgeEventsJob, purgeIdempotencyJob } from "../../app/jobs/definitions"
 import { logger } from "../../app/logger.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
+import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
 
 export async function handleMaintenanceJob(job: Job) {
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();
-    logger.info({ jobId: job.id, purged }, "expired idempotency keys purged");
-    return { purged };
+    // Processed platform webhook ids (replay protection) expire on the same hourly schedule.
+    const platformWebhooks = await purgeProcessedPlatformWebhooks();
+    logger.info(
+      { jobId: job.id, purged, platformWebhooks },
+      "expired idempotency keys and platform webhook ids purged",
+    );
+    return { purged, platformWebhooks };
   }
   if (job.name === purgeEventsJob.name) {
     const days = getEnv().EVENT_RETENTION_DAYS;

@@ -6,7 +6,7 @@ import { findKeyForAuthentication, touchApiKey } from "~/services/keys/keys.serv
 import { PRIVATE_KEY_PREFIX, PUBLIC_KEY_PREFIX } from "~/services/keys/secrets";
 import { readShopSettings } from "~/services/shops/settings";
 import { findShopByDomain } from "~/services/shops/shops.server";
-import { platformApi } from "~/shopify.server";
+import { platformApi, shopDomain } from "~/shopify.server";
 import type { Caller, V1Env } from "./context";
 
 const BEARER_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="wishlist-service"' };
@@ -84,13 +84,6 @@ function proxyParameters(url: URL): Record<string, string> {
     throw unauthorized(`App proxy parameters may appear only once: ${repeated.join(", ")} repeated.`, false);
   }
   return Object.fromEntries([...values].map(([key, list]) => [key, list.join(",")]));
-}
-
-/** A shop domain as the platform names shops (`<name>.myshopify.com`), lowercased; null for anything else. */
-function shopDomain(value: string | undefined): string | null {
-  if (!value || value.length > 255) return null;
-  const sanitized = platformApi.utils.sanitizeShop(value.toLowerCase());
-  return sanitized === value.toLowerCase() && !sanitized.endsWith("/") ? sanitized : null;
 }
 
 function shopUninstalled(domain: string) {

@@ -1,4 +1,4 @@
-import { prisma, sql } from "~/db.server";
+import { prisma, sql, type Db, type Prisma } from "~/db.server";
 import { parseTimestampOrNull } from "~/sql.server";
 import { AppError } from "~/lib/problems";
 import { newId } from "~/lib/ids";
@@ -22,12 +22,57 @@ export async function ensureShop({ domain }: { domain: string }) {
   });
 }
 
-export async function markShopUninstalled({ domain }: { domain: string }) {
-  // Platform sessions are useless once the app is uninstalled; the shop's data stays until shop/redact.
-  await prisma.$transaction([
-    prisma.session.deleteMany({ where: { shop: domain } }),
-    prisma.shop.updateMany({ where: { domain }, data: { uninstalledAt: new Date() } }),
+/** A platform webhook, named by its `X-Shopify-Webhook-Id`, and the shop its signed body names. */
+export interface PlatformWebhookReceipt {
+  id: string;
+  topic: string;
+  shopDomain: string;
+}
+
+/** How long processed webhook ids are kept: well past the platform's retries of one delivery (48 hours). */
+export const PLATFORM_WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
+}
+
+/**
+ * Records the webhook id and applies its effects in one transaction, so each webhook id is processed once:
+ * a second delivery of the same id (the platform's retry after a lost answer, or a captured request sent
+ * again) changes nothing. Returns false for such a replay.
+ */
+export async function processPlatformWebhookOnce(
+  webhook: PlatformWebhookReceipt,
+  effects: (db: Db) => Array<Prisma.PrismaPromise<unknown>> = () => [],
+): Promise<boolean> {
+  try {
+    await prisma.$transaction([prisma.platformWebhook.create({ data: webhook }), ...effects(prisma)]);
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * app/uninstalled: platform sessions are useless once the app is uninstalled, and the shop's keys and
+ * storefront calls are refused from now on (uninstalledAt); the shop's data stays until shop/redact.
+ * Returns false when this webhook id was already processed.
+ */
+export async function markShopUninstalled(webhook: PlatformWebhookReceipt): Promise<boolean> {
+  const domain = webhook.shopDomain;
+  return processPlatformWebhookOnce(webhook, (db) => [
+    db.session.deleteMany({ where: { shop: domain } }),
+    db.shop.updateMany({ where: { domain }, data: { uninstalledAt: new Date() } }),
   ]);
+}
+
+/** Forgets processed webhook ids older than the retention (the worker's maintenance job). */
+export async function purgeProcessedPlatformWebhooks(now = new Date()): Promise<number> {
+  const { count } = await prisma.platformWebhook.deleteMany({
+    where: { receivedAt: { lt: new Date(now.getTime() - PLATFORM_WEBHOOK_RETENTION_MS) } },
+  });
+  return count;
 }
 
 /**

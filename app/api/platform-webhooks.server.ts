@@ -1,0 +1,87 @@
+import { WebhookValidationErrorReason } from "@shopify/shopify-api";
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { AppError } from "~/lib/problems";
+import { logger } from "~/logger.server";
+import { markShopUninstalled, processPlatformWebhookOnce } from "~/services/shops/shops.server";
+import { platformApi, shopDomain } from "~/shopify.server";
+import type { HttpAppEnv } from "./http-app.server";
+
+/**
+ * The platform's webhooks to this app (shopify.app.toml `[[webhooks.subscriptions]]`), one route per topic.
+ * Each request is verified by the platform library (HMAC-SHA256 of the raw body with the app secret) over
+ * the body read once; the shop is the one the signed body names, and the unsigned `X-Shopify-Shop-Domain`
+ * and `X-Shopify-Topic` headers must agree with it and with the route; each `X-Shopify-Webhook-Id` is
+ * processed once (docs/decisions/015-platform-callers.md).
+ */
+const TOPICS = {
+  // The payload of app/uninstalled is the shop resource: `myshopify_domain` is its platform domain
+  // (`domain` is the primary domain, which may be the merchant's own).
+  "app/uninstalled": z.object({ myshopify_domain: z.string() }).transform((body) => body.myshopify_domain),
+  // Mandatory compliance topics. Their data work (export or erase) is not done yet: they are verified,
+  // deduplicated and logged.
+  "customers/data_request": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
+  "customers/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
+  "shop/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
+} as const;
+
+export type PlatformWebhookTopic = keyof typeof TOPICS;
+export const PLATFORM_WEBHOOK_PATHS = Object.keys(TOPICS).map((topic) => `/webhooks/${topic}`);
+
+const WEBHOOK_ID = /^[\x21-\x7e]{1,255}$/;
+
+function refused(detail: string): AppError {
+  return new AppError("bad-request", { detail });
+}
+
+async function verify(c: Context, topic: PlatformWebhookTopic) {
+  const rawBody = await c.req.text(); // the only read of the body
+  const check = await platformApi.webhooks.validate({ rawBody, rawRequest: c.req.raw });
+  if (!check.valid) {
+    if (
+      check.reason === WebhookValidationErrorReason.InvalidHmac ||
+      check.reason === WebhookValidationErrorReason.MissingHmac
+    ) {
+      throw new AppError("unauthorized", { detail: "The webhook's X-Shopify-Hmac-Sha256 does not verify." });
+    }
+    throw refused(
+      "missingHeaders" in check
+        ? `A platform webhook carries ${check.missingHeaders.join(", ")}.`
+        : "A platform webhook has a signed body.",
+    );
+  }
+  if (c.req.header("x-shopify-topic")?.toLowerCase() !== topic) {
+    throw refused(`This route takes ${topic} webhooks only.`);
+  }
+  if (!WEBHOOK_ID.test(check.webhookId)) throw refused("X-Shopify-Webhook-Id is not a webhook id.");
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    throw new AppError("malformed-json", { detail: "The webhook body is not JSON." });
+  }
+  const named = TOPICS[topic].safeParse(json);
+  const domain = named.success ? shopDomain(named.data) : null;
+  if (!domain) throw refused(`The ${topic} body does not name a shop domain.`);
+  // The header is not signed: a captured webhook sent again with another shop's domain must not act on it.
+  if (shopDomain(check.domain) !== domain) {
+    throw refused("X-Shopify-Shop-Domain names another shop than the signed body.");
+  }
+  return { id: check.webhookId, topic, shopDomain: domain };
+}
+
+/** Mounts the platform webhook routes on the web process's application, before the Remix catch-all. */
+export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
+  for (const topic of Object.keys(TOPICS) as PlatformWebhookTopic[]) {
+    app.post(`/webhooks/${topic}`, async (c) => {
+      const webhook = await verify(c, topic);
+      const processed =
+        topic === "app/uninstalled" ? await markShopUninstalled(webhook) : await processPlatformWebhookOnce(webhook);
+      logger.info(
+        { shop: webhook.shopDomain, topic, webhookId: webhook.id, replay: !processed },
+        processed ? "platform webhook processed" : "platform webhook already processed",
+      );
+      return c.body(null, 200);
+    });
+  }
+}
