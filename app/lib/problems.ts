@@ -85,6 +85,14 @@ export const PROBLEM_TYPES = {
     title: "Conflict",
     description: "The request conflicts with the current state of the resource.",
   },
+  "list-full": {
+    status: 409,
+    title: "Wishlist full",
+    description:
+      "The wishlist already holds the most items a list may hold (500 unless the service is configured otherwise; " +
+      "the `maxItems` member gives it). Remove an item before saving another; removing always works. Imports " +
+      "skip the rows beyond it and report them.",
+  },
   "idempotency-key-in-use": {
     status: 409,
     title: "Idempotency key in use",

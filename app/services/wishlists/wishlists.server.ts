@@ -1,6 +1,8 @@
 import { sql } from "~/db.server";
+import { getEnv } from "~/env.server";
 import type { Item, List } from "~/generated/prisma-sqlite/client";
 import { newId } from "~/lib/ids";
+import { AppError } from "~/lib/problems";
 import type { SqlRunner, SqlValue } from "~/sql.server";
 import { insertEvent } from "~/services/events/outbox.server";
 import { ownerEventFields, type Owner } from "./owner";
@@ -15,6 +17,11 @@ import { serializeItem } from "./serialize";
  * take the write lock at BEGIN; PostgreSQL locks the list row. The analytics rollups are folded in from
  * the events by the outbox relay (services/events/relay.server.ts), not here: a shop's daily row would
  * otherwise be a lock every concurrent change of the shop waits for.
+ *
+ * A list holds at most MAX_ITEMS_PER_LIST items (500 by default, .env.example). A save checks the count
+ * its own transaction computes after the insert, under the list's lock, and undoes itself (409
+ * `list-full`) when that passes the cap: concurrent saves cannot pass it together, and the save that fits
+ * costs no extra query. Removing always works, even from a list above the cap (the cap was lowered).
  */
 export interface ItemRef {
   productId: string;
@@ -97,6 +104,18 @@ export async function listItems(runner: SqlRunner, listId: string): Promise<Item
   return rows.map(itemFromRow);
 }
 
+/** The most items one list may hold (MAX_ITEMS_PER_LIST). */
+export function maxItemsPerList(): number {
+  return getEnv().MAX_ITEMS_PER_LIST;
+}
+
+function listFull(max: number) {
+  return new AppError("list-full", {
+    detail: `This wishlist already holds ${max} items, the most a list may hold. Remove an item to save another.`,
+    extensions: { maxItems: max },
+  });
+}
+
 /** Touches the list and returns the true item count, in one statement. */
 async function touchAndCount(tx: SqlRunner, listId: string, at: Date): Promise<number> {
   const row = await tx.get<{ n: number | string }>(
@@ -118,6 +137,10 @@ async function finishChange(
   }: { shopId: string; owner: Owner; list: List; item: Item; type: "item.added" | "item.removed"; at: Date },
 ) {
   const count = await touchAndCount(tx, list.id, at);
+  // The item was just inserted: past the cap, throwing rolls the insert back (the list is locked, so no
+  // concurrent save can have counted the same room).
+  const max = maxItemsPerList();
+  if (type === "item.added" && count > max) throw listFull(max);
   await insertEvent(tx, {
     shopId,
     type,
@@ -246,12 +269,16 @@ const IMPORT_CHUNK = 250;
  * Saves imported items into their customers' default lists (created when missing), in one transaction:
  * items already saved are left as they are (rules 4-5). The lists are locked in id order (PostgreSQL),
  * as a storefront change locks its one list, so counts in concurrent events stay true. Imports write
- * no events (decision 014). Returns the `customerId|productId|variantId` keys actually inserted.
+ * no events (decision 014).
+ *
+ * No list passes MAX_ITEMS_PER_LIST: rows for a list that is full are not saved and come back in `full`
+ * (the caller reports them as skipped); rows whose item is already saved are never counted as full.
+ * Returns the `customerId|productId|variantId` keys actually inserted, and those rows.
  */
-export async function importItems(
+export async function importItems<R extends ImportRow>(
   tx: SqlRunner,
-  { shopId, rows, at = new Date() }: { shopId: string; rows: ImportRow[]; at?: Date },
-) {
+  { shopId, rows, at = new Date() }: { shopId: string; rows: R[]; at?: Date },
+): Promise<{ inserted: string[]; full: R[] }> {
   const customers = [...new Set(rows.map((row) => row.customerId))];
   const lists = new Map<string, string>();
   const lock = tx.engine === "postgres" ? " FOR UPDATE" : "";
@@ -269,18 +296,68 @@ export async function importItems(
   }
 
   const customerOf = new Map([...lists].map(([customerId, listId]) => [listId, customerId]));
+  const listIds = [...lists.values()];
+  const counts = new Map(listIds.map((listId) => [listId, 0]));
+  const counted = await tx.all<{ listId: string; n: number | string }>(
+    `SELECT "listId", COUNT(*) AS "n" FROM "Item" WHERE "listId" IN (${listIds.map(() => "?").join(", ")}) GROUP BY "listId"`,
+    listIds,
+  );
+  for (const { listId, n } of counted) counts.set(listId, Number(n));
+  const max = maxItemsPerList();
+
   const inserted: string[] = [];
+  const full: R[] = [];
   const touched = new Set<string>();
+  const keyOf = (listId: string, productId: string, variantId: string) => `${listId}|${productId}|${variantId}`;
   for (let index = 0; index < rows.length; index += IMPORT_CHUNK) {
-    const chunk = rows.slice(index, index + IMPORT_CHUNK).map((row) => ({
-      listId: lists.get(row.customerId)!,
-      item: row,
-      addedAt: row.addedAt,
-    }));
-    const created = await insertItems(tx, shopId, chunk, `"listId", "productId", "variantId"`);
-    for (const row of created) {
-      touched.add(row.listId as string);
-      inserted.push(`${customerOf.get(row.listId as string)}|${row.productId as string}|${row.variantId as string}`);
+    let pending = rows.slice(index, index + IMPORT_CHUNK);
+    let atCap: R[] = [];
+    // Each round inserts, per list, only as many rows as it has room for. Rows that found their item already
+    // saved leave room unused, so the rows held back get another round; the rest are for full lists.
+    while (pending.length > 0) {
+      const room = new Map<string, number>();
+      const take: R[] = [];
+      const held: R[] = [];
+      for (const row of pending) {
+        const listId = lists.get(row.customerId)!;
+        const left = room.get(listId) ?? max - counts.get(listId)!;
+        if (left > 0) {
+          take.push(row);
+          room.set(listId, left - 1);
+        } else {
+          held.push(row);
+          room.set(listId, left);
+        }
+      }
+      if (take.length === 0) {
+        atCap = held;
+        break;
+      }
+      const created = await insertItems(
+        tx,
+        shopId,
+        take.map((row) => ({ listId: lists.get(row.customerId)!, item: row, addedAt: row.addedAt })),
+        `"listId", "productId", "variantId"`,
+      );
+      for (const row of created) {
+        const listId = row.listId as string;
+        touched.add(listId);
+        counts.set(listId, counts.get(listId)! + 1);
+        inserted.push(`${customerOf.get(listId)}|${row.productId as string}|${row.variantId as string}`);
+      }
+      pending = held;
+    }
+    if (atCap.length > 0) {
+      // A row held back for a full list may still name an item already saved: that one is unchanged, not full.
+      const saved = new Set<string>();
+      const refs = atCap.map((row) => [lists.get(row.customerId)!, row.productId, row.variantId ?? ""] as const);
+      const found = await tx.all<{ listId: string; productId: string; variantId: string }>(
+        `SELECT "listId", "productId", "variantId" FROM "Item" WHERE ` +
+          refs.map(() => `("listId" = ? AND "productId" = ? AND "variantId" = ?)`).join(" OR "),
+        refs.flat(),
+      );
+      for (const item of found) saved.add(keyOf(item.listId, item.productId, item.variantId));
+      full.push(...atCap.filter((_, at) => !saved.has(keyOf(...refs[at]!))));
     }
   }
   if (touched.size > 0) {
@@ -291,5 +368,5 @@ export async function importItems(
       [at, ...ids, at],
     );
   }
-  return { inserted };
+  return { inserted, full };
 }
