@@ -77,10 +77,17 @@ describe("share links", () => {
 
   it("answers 404 for an unknown token and never opens another shop's list", async () => {
     const { aid, call } = await shopper();
-    const link = await (await call(`/storefront/wishlist/share?aid=${aid}`, "POST")).json();
+    const created = await call(`/storefront/wishlist/share?aid=${aid}`, "POST");
+    expect(created.status).toBe(200);
+    const link = await created.json();
+    expect(link.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    // The token is real: its own shop opens the list, so the 404s below are about the token and the shop.
+    expect((await call(`/storefront/lists/${link.token}`)).status).toBe(200);
     expect((await call("/storefront/lists/no-such-token")).status).toBe(404);
     const other = await shopper();
-    expect((await other.call(`/storefront/lists/${link.token}`)).status).toBe(404);
+    const foreign = await other.call(`/storefront/lists/${link.token}`);
+    expect(foreign.status).toBe(404);
+    expect((await foreign.json()).type).toBe("http://localhost:3000/problems/not-found");
   });
 
   it("with shareEnabled false refuses new links and hides shared lists (403 sharing-disabled)", async () => {
