@@ -2,7 +2,12 @@ import { createCipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { resetEnvCache } from "~/env.server";
-import { decryptSecret, encryptSecret, endpointSecret } from "~/services/webhooks/secrets.server";
+import {
+  decryptSecret,
+  encryptSecret,
+  endpointSecret,
+  resealEndpointSecrets,
+} from "~/services/webhooks/secrets.server";
 import { createShopWithKey, createWebhookEndpoint } from "../factories";
 import { apiClient, OpenApiValidator, rawCall } from "../support/api";
 import { createTestApp } from "../support/http";
@@ -186,14 +191,20 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
     );
   });
 
-  it("still decrypts values stored in the first format (v1, no associated data)", () => {
-    // The v1 format, written independently: AES-256-GCM under HKDF(SERVICE_SECRET, "webhook-secret-encryption").
-    const secret = process.env.SERVICE_SECRET ?? "local-dev-service-secret-change-me-0123456789";
+  /** The v1 format, written independently: AES-256-GCM under HKDF(SERVICE_SECRET, "webhook-secret-encryption"). */
+  function legacyV1(
+    plaintext: string,
+    secret = process.env.SERVICE_SECRET ?? "local-dev-service-secret-change-me-0123456789",
+  ) {
     const key = Buffer.from(hkdfSync("sha256", secret, "wishlist-service", "webhook-secret-encryption", 32));
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", key, iv);
-    const ciphertext = Buffer.concat([cipher.update("whsec_legacy", "utf8"), cipher.final()]);
-    const stored = ["v1", iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString("base64url")).join(".");
+    const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    return ["v1", iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString("base64url")).join(".");
+  }
+
+  it("still decrypts values stored in the first format (v1, no associated data)", () => {
+    const stored = legacyV1("whsec_legacy");
     expect(decryptSecret(stored, owner)).toBe("whsec_legacy");
     expect(endpointSecret(stored, owner)).toBe("whsec_legacy");
   });
@@ -213,5 +224,30 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
     expect(after.split(".")[1]).not.toBe(before.split(".")[1]); // a different key id
     setSecrets(next, undefined);
     expect(decryptSecret(after, owner)).toBe("whsec_rotated");
+  });
+
+  it("re-encrypts first-format and previous-secret values under the current secret, so the old one can go", async () => {
+    const old = "old-service-secret-0123456789-0123456789";
+    const next = "new-service-secret-0123456789-0123456789";
+    const { shop: rotated } = await createShopWithKey();
+    setSecrets(old, undefined);
+    const legacy = await createWebhookEndpoint(rotated.id, "https://legacy.example/");
+    await prisma.webhookEndpoint.update({
+      where: { id: legacy.endpoint.id },
+      data: { secretCiphertext: legacyV1(legacy.secret, old) },
+    });
+    const sealedBefore = await createWebhookEndpoint(rotated.id, "https://sealed.example/");
+
+    setSecrets(next, old);
+    const { resealed } = await resealEndpointSecrets();
+    expect(resealed).toBeGreaterThanOrEqual(2);
+    expect((await resealEndpointSecrets()).resealed).toBe(0);
+
+    setSecrets(next, undefined);
+    for (const { endpoint, secret } of [legacy, sealedBefore]) {
+      const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      expect(row.secretCiphertext.startsWith("v2.")).toBe(true);
+      expect(decryptSecret(row.secretCiphertext, { endpointId: endpoint.id, shopId: rotated.id })).toBe(secret);
+    }
   });
 });

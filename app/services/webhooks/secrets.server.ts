@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { decryptWith, keysFor, open, seal, UnreadableCiphertextError } from "~/lib/encryption.server";
+import { sql } from "~/db.server";
+import { decryptWith, keysFor, open, seal, SEALED_PREFIX, UnreadableCiphertextError } from "~/lib/encryption.server";
 
 /**
  * Endpoint signing secrets: shown once at creation, stored encrypted (lib/encryption.server.ts: AES-256-GCM,
@@ -57,4 +58,36 @@ export function endpointSecret(stored: string, owner: SecretOwner): string {
     decrypted.set(cacheKey, secret);
   }
   return secret;
+}
+
+/**
+ * Re-encrypts every stored secret not sealed under the current SERVICE_SECRET (first-form `v1.` values, and
+ * values sealed under SERVICE_SECRET_PREVIOUS), so the previous secret can then be dropped. Each row is
+ * rewritten only if unchanged since it was read. Values that decrypt under neither secret are left as they
+ * are and counted in `unreadable`.
+ */
+export async function resealEndpointSecrets(): Promise<{ resealed: number; unreadable: number }> {
+  const current = `${SEALED_PREFIX}${keysFor(PURPOSE)[0]!.id}.`;
+  const rows = await sql().all<{ id: string; shopId: string; secretCiphertext: string }>(
+    `SELECT "id", "shopId", "secretCiphertext" FROM "WebhookEndpoint" WHERE substr("secretCiphertext", 1, ?) <> ?`,
+    [current.length, current],
+  );
+  let resealed = 0;
+  let unreadable = 0;
+  for (const row of rows) {
+    const owner = { endpointId: row.id, shopId: row.shopId };
+    let secret: string;
+    try {
+      secret = decryptSecret(row.secretCiphertext, owner);
+    } catch (error) {
+      if (!(error instanceof UnreadableCiphertextError)) throw error;
+      unreadable++;
+      continue;
+    }
+    resealed += await sql().run(
+      `UPDATE "WebhookEndpoint" SET "secretCiphertext" = ? WHERE "id" = ? AND "secretCiphertext" = ?`,
+      [encryptSecret(secret, owner), row.id, row.secretCiphertext],
+    );
+  }
+  return { resealed, unreadable };
 }
