@@ -42,3 +42,33 @@ export function parseId(kind: IdKind, value: string, parameter = "id"): string {
     errors: [{ parameter, detail: `expected prefix ${ID_PREFIXES[kind]}_` }],
   });
 }
+
+/** Platform resources whose ids the API and imports take (as digits or as GIDs `gid://shopify/<Type>/<digits>`). */
+export type PlatformResource = "Product" | "ProductVariant" | "Customer";
+
+/** The largest platform id: platform ids are 64-bit unsigned integers. */
+export const MAX_PLATFORM_ID = 18_446_744_073_709_551_615n;
+
+/**
+ * The one canonical form of a platform id (docs/decisions/005-ids-and-cursors.md): decimal digits without
+ * leading zeros ("0123" is "123", "000" is "0"), at most 2^64-1. The storefront, the private API and imports
+ * all go through here, so one customer (product, variant) is never stored under two spellings. `digits` may
+ * be zero-padded up to 20 characters; anything else (signs, exponents, hex, spaces, "") gives null.
+ */
+export function canonicalPlatformId(digits: string): string | null {
+  if (!/^[0-9]{1,20}$/.test(digits)) return null;
+  const canonical = digits.replace(/^0+(?=[0-9])/, "");
+  return BigInt(canonical) <= MAX_PLATFORM_ID ? canonical : null;
+}
+
+const GID = /^gid:\/\/shopify\/([A-Za-z]+)\/([0-9]+)(?:\?.*)?$/;
+
+/**
+ * A platform id of `resource` written as digits or as its GID (themes and the Admin API hold GIDs), in its
+ * canonical form; null when it is neither, or a GID of another resource.
+ */
+export function parsePlatformId(value: string, resource: PlatformResource): string | null {
+  const gid = GID.exec(value);
+  if (gid) return gid[1] === resource ? canonicalPlatformId(gid[2]!) : null;
+  return canonicalPlatformId(value);
+}

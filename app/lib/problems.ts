@@ -14,6 +14,13 @@ export const PROBLEM_TYPES = {
     title: "Malformed JSON body",
     description: "The body is not valid JSON. Send a UTF-8 JSON document with `Content-Type: application/json`.",
   },
+  "body-required": {
+    status: 400,
+    title: "JSON body required",
+    description:
+      "This operation requires a JSON body, even when it names nothing: send `{}` (with `Content-Type: " +
+      "application/json`) rather than no body at all.",
+  },
   "invalid-parameter": {
     status: 400,
     title: "Invalid query, path or header parameter",

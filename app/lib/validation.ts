@@ -1,5 +1,6 @@
 // Imported through @hono/zod-openapi so these schemas carry .openapi() (zod 4 adds methods per instance).
 import { z } from "@hono/zod-openapi";
+import { canonicalPlatformId, MAX_PLATFORM_ID, parsePlatformId, type PlatformResource } from "./ids";
 import { AppError, type ProblemFieldError } from "./problems";
 
 /** JSON Pointer (RFC 6901) in URI fragment form for a zod issue path. */
@@ -44,17 +45,80 @@ export function parseParameters<Schema extends z.ZodType>(schema: Schema, input:
   throw parameterProblem(result.error.issues);
 }
 
-/** 64-bit platform ids travel as decimal strings; integers up to 2^53-1 are accepted and normalised. */
+const TOO_LARGE = `must be at most ${MAX_PLATFORM_ID} (64 bits)`;
+
+/**
+ * 64-bit platform ids (customerId, productId, variantId): a string of decimal digits, or an integer 0 to
+ * 2^53-1 (JSON numbers beyond that lose precision). Out comes the canonical decimal string of
+ * `canonicalPlatformId` ("0123" -> "123"); no sign, exponent, hex or empty string.
+ */
 export const platformIdSchema = z
   .union([
-    z.string().regex(/^\d{1,20}$/, "must be a string of decimal digits"),
+    z.string().regex(/^[0-9]{1,20}$/, "must be a string of decimal digits"),
     z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   ])
-  .transform((value) => String(value));
+  .transform((value, ctx) => {
+    const id = canonicalPlatformId(String(value));
+    if (id === null) {
+      ctx.addIssue({ code: "custom", message: TOO_LARGE, input: value });
+      return z.NEVER;
+    }
+    return id;
+  });
+
+/**
+ * A platform id of `resource` as the storefront sends it: what `platformIdSchema` takes, or the resource's GID
+ * (`gid://shopify/Product/123`, as themes hold them). Documented as a string with its pattern.
+ */
+export function platformIdInputSchema(resource: PlatformResource) {
+  return z
+    .union([z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
+    .transform((value, ctx) => {
+      const id = parsePlatformId(String(value), resource);
+      if (id === null) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be decimal digits or gid://shopify/${resource}/<digits>, at most ${MAX_PLATFORM_ID}`,
+          input: value,
+        });
+        return z.NEVER;
+      }
+      return id;
+    })
+    .openapi({
+      type: "string",
+      pattern: `^(?:gid://shopify/${resource}/)?[0-9]{1,20}$`,
+      description: `Decimal digits (at most 2^64-1) or gid://shopify/${resource}/<digits>; an integer up to 2^53-1 is also taken.`,
+    });
+}
+
+/**
+ * `limit`: 1-100, default 50, written in decimal digits only, so `1e1`, `0x10` or `10.0` are
+ * refused rather than read as numbers.
+ */
+const limitSchema = z
+  .union([z.string().regex(/^[0-9]{1,3}$/, "must be an integer from 1 to 100 in decimal digits"), z.number()])
+  .transform((value) => Number(value))
+  .pipe(z.number().int().min(1).max(100))
+  .default(50)
+  .openapi({ type: "integer", minimum: 1, maximum: 100, default: 50 });
 
 /** Cursor pagination parameters (spec 8): `limit` 1-100, default 50; `cursor` a non-empty string. */
 export const pageParamsSchema = z.object({
   cursor: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: limitSchema,
 });
 export type PageParams = z.output<typeof pageParamsSchema>;
+
+/**
+ * Operations whose JSON body is required even when it names nothing (DELETE /v1/storefront/wishlist/items,
+ * PATCH /v1/shop/settings; see docs/openapi.json) refuse a request without one: 400 `body-required`. `{}` is a
+ * body. `text` is the raw body as received.
+ */
+export function requireBodySent(text: string): void {
+  if (text.trim().length > 0) return;
+  throw new AppError("body-required", {
+    detail:
+      "This operation requires a JSON body (send `{}` when no member is needed), with Content-Type: application/json.",
+  });
+}

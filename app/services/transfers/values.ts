@@ -1,5 +1,6 @@
 import { isValid } from "date-fns/isValid";
 import { parse } from "date-fns/parse";
+import { parsePlatformId as parsePlatformIdOf, type PlatformResource } from "~/lib/ids";
 import type { DateOrder } from "./columns";
 
 /**
@@ -20,15 +21,12 @@ export function unguard(value: string): string {
   return value.startsWith("'") && FORMULA_GUARD.test(value.slice(1)) ? value.slice(1) : value;
 }
 
-const DIGITS = /^\d{1,20}$/;
-
-/** A platform id of `type` (Product, ProductVariant, Customer) from digits or a GID; null if neither. */
-export function parsePlatformId(raw: string, type: "Product" | "ProductVariant" | "Customer"): string | null {
-  const value = raw.trim();
-  if (DIGITS.test(value)) return value.replace(/^0+(?=\d)/, "");
-  const gid = /^gid:\/\/shopify\/([A-Za-z]+)\/(\d{1,20})(\?.*)?$/.exec(value);
-  if (gid && gid[1] === type) return gid[2]!.replace(/^0+(?=\d)/, "");
-  return null;
+/**
+ * A platform id of `type` (Product, ProductVariant, Customer) from a cell holding digits or a GID, in the
+ * canonical form the API uses too (`~/lib/ids`: no leading zeros, at most 2^64-1); null if neither.
+ */
+export function parsePlatformId(raw: string, type: PlatformResource): string | null {
+  return parsePlatformIdOf(raw.trim(), type);
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

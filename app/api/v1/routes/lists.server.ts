@@ -11,14 +11,12 @@ import { serializeList, serializeListSummary } from "../serializers";
 const PRIVATE = ["private"] as const;
 
 const BrowseQuery = PageQuery.extend({
-  customerId: z
-    .union([
-      z.string().regex(/^\d{1,20}$/, "must be a string of decimal digits"),
-      z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    ])
-    .pipe(platformIdSchema)
-    .optional()
-    .openapi({ description: "Only this customer's lists (digits, or an integer up to 2^53-1)." }),
+  // Query values are text: only decimal digits are taken ("", "1e3", "0x10" are 400), in canonical form.
+  customerId: platformIdSchema.optional().openapi({
+    description:
+      "Only this customer's lists: decimal digits (at most 2^64-1; leading zeros are ignored), or an integer " +
+      "0 to 2^53-1.",
+  }),
 });
 
 const browse = apiRoute({

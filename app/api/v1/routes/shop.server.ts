@@ -1,5 +1,6 @@
 import { type OpenAPIHono } from "@hono/zod-openapi";
 import { toTimestamp } from "~/lib/time";
+import { requireBodySent } from "~/lib/validation";
 import { getEmbedStatus } from "~/services/shops/embed-status.server";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";
 import { getShopOverview, updateShopSettings } from "~/services/shops/shops.server";
@@ -47,7 +48,9 @@ const patchSettings = apiRoute({
   path: "/shop/settings",
   tags: ["Shop"],
   summary: "Update settings",
-  description: "Partial update: send only the members to change. Unknown members are refused (422).",
+  description:
+    "Partial update: send only the members to change. Unknown members are refused (422). A JSON body is " +
+    "required (`{}` changes nothing); no body at all is a 400 `body-required`.",
   modes: PRIVATE,
   request: {
     body: {
@@ -83,6 +86,7 @@ export function registerShopRoutes(app: OpenAPIHono<V1Env>) {
   });
 
   app.openapi(patchSettings, async (c) => {
+    requireBodySent(await c.req.text());
     const settings = await updateShopSettings({ shopId: c.get("caller").shopId, patch: c.req.valid("json") });
     return c.json(settings, 200);
   });
