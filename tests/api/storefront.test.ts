@@ -197,7 +197,13 @@ describe("storefront wishlist: bad inputs", () => {
     ["a missing body", "/storefront/wishlist/toggle", "POST", undefined, 422],
     ["a missing handle", "/storefront/wishlist/toggle", "POST", { productId: "1" }, 422],
     ["a non-numeric productId", "/storefront/wishlist/toggle", "POST", { productId: "abc", handle: "a" }, 422],
-    ["an unknown member", "/storefront/wishlist/items", "POST", { productId: "1", handle: "a", colour: "red" }, 422],
+    [
+      "a title that is not a string",
+      "/storefront/wishlist/items",
+      "POST",
+      { productId: "1", handle: "a", title: 5 },
+      422,
+    ],
     ["a DELETE naming no item", "/storefront/wishlist/items?aid=AID", "DELETE", {}, 422],
     ["an itemId with the wrong prefix", "/storefront/wishlist/items?aid=AID&itemId=lst_1", "DELETE", {}, 400],
   ] as const)("%s -> %i", async (_, path, method, body, status) => {

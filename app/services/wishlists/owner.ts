@@ -7,13 +7,16 @@ import { z } from "@hono/zod-openapi";
  */
 export type Owner = { kind: "customer"; customerId: string } | { kind: "anonymous"; anonymousId: string };
 
-/** Spec 4: UUID versions 1-8 plus the all-zero and all-f UUIDs; stored lower-case. */
+/**
+ * UUID versions 1-8 plus the all-zero and all-f UUIDs, in either case; stored lower-case. Written without
+ * regex flags: the same source is the `pattern` of docs/openapi.json, where a flag cannot travel.
+ */
+export const ANONYMOUS_ID_PATTERN =
+  /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|0{8}-0{4}-0{4}-0{4}-0{12}|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$/;
+
 export const anonymousIdSchema = z
   .string()
-  .regex(
-    /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i,
-    "must be a UUID (versions 1-8, or the nil or max UUID)",
-  )
+  .regex(ANONYMOUS_ID_PATTERN, "must be a UUID (versions 1-8, or the nil or max UUID)")
   .transform((value) => value.toLowerCase())
   .openapi({ format: "uuid", example: "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11" });
 

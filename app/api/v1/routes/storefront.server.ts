@@ -1,7 +1,8 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId } from "~/lib/ids";
+import { canonicalPlatformId, parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import { toTimestamp } from "~/lib/time";
+import { platformIdInputSchema, requireBodySent } from "~/lib/validation";
 import { getShopSettings } from "~/services/shops/shops.server";
 import { anonymousIdSchema, type Owner } from "~/services/wishlists/owner";
 import { getStorefrontConfig } from "~/services/storefront/config.server";
@@ -15,29 +16,29 @@ import { serializeItem } from "../serializers";
 
 const ALL_MODES = ["private", "public", "proxy"] as const;
 
-/** Platform ids as digits, or as GIDs (`gid://shopify/Product/123`), which themes often hold. */
-const gidOrDigits = (resource: string) =>
-  z.union([z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]).transform((value, ctx) => {
-    const text = String(value);
-    const match = new RegExp(`^(?:gid://shopify/${resource}/)?(\\d{1,20})$`).exec(text);
-    if (!match) {
-      ctx.addIssue({ code: "custom", message: `must be decimal digits or gid://shopify/${resource}/<digits>` });
-      return z.NEVER;
-    }
-    return match[1]!;
-  });
+/**
+ * Storefront bodies are open: clients written for other versions of the interface send members of their
+ * own, which are accepted and ignored (dropped before anything is stored). The members listed are checked
+ * strictly (422 with a pointer to each bad one).
+ */
+const OPEN_BODY = {
+  additionalProperties: true,
+  description:
+    "Members not listed here are accepted and ignored, so clients that send more keep working; the listed " +
+    "members are checked strictly (422).",
+};
 
 const ItemInput = {
-  productId: gidOrDigits("Product").openapi({ type: "string", example: "7234567890123" }),
+  productId: platformIdInputSchema("Product").openapi({ example: "7234567890123" }),
   handle: z
     .string()
     .min(1)
     .max(255)
     .regex(/^[^\s/?#]+$/, "must be a product handle (no spaces or slashes)"),
-  variantId: gidOrDigits("ProductVariant")
+  variantId: platformIdInputSchema("ProductVariant")
     .nullable()
     .optional()
-    .openapi({ type: "string", description: "Optional: save a specific variant. Digits or a GID." }),
+    .openapi({ description: "Optional: save a specific variant. Digits or a GID." }),
   title: z.string().max(255).optional().openapi({ description: "Optional: product title, kept as `titleSnapshot`." }),
 };
 
@@ -45,15 +46,14 @@ const OwnerInput = {
   anonymousId: anonymousIdSchema.optional().openapi({
     description: "The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).",
   }),
-  customerId: gidOrDigits("Customer").optional().openapi({
-    type: "string",
+  customerId: platformIdInputSchema("Customer").optional().openapi({
     description: "Private-key calls only: the customer whose list to change (or send anonymousId).",
   }),
 };
 
 const OwnerQuery = z.object({
   aid: anonymousIdSchema.optional().openapi({ description: "Anonymous id (ignored for a logged-in customer)." }),
-  customerId: gidOrDigits("Customer").optional().openapi({ type: "string", description: "Private-key calls only." }),
+  customerId: platformIdInputSchema("Customer").optional().openapi({ description: "Private-key calls only." }),
 });
 
 const StorefrontListSchema = z
@@ -77,6 +77,32 @@ const ToggleResultSchema = z
   })
   .openapi("ToggleResult");
 
+/** The customer the app proxy signed, in the canonical form of platform ids (`~/lib/ids`). */
+function proxyCustomer(caller: Caller): string | null {
+  return caller.mode === "proxy" && caller.customerId ? canonicalPlatformId(caller.customerId) : null;
+}
+
+/**
+ * The owner named in the query (`aid`, `customerId`) or in the body (`anonymousId`, `customerId`): either
+ * place will do, and both may be used when they agree; two different guests or customers are a 400.
+ */
+function ownerInput(
+  query: { aid?: string; customerId?: string },
+  body: { anonymousId?: string; customerId?: string },
+): { anonymousId?: string; customerId?: string } {
+  const pick = (parameter: string, fromQuery: string | undefined, fromBody: string | undefined) => {
+    if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
+      const detail = `The query's ${parameter} and the body name different shoppers; send one of them.`;
+      throw new AppError("invalid-parameter", { detail, errors: [{ parameter, detail }] });
+    }
+    return fromQuery ?? fromBody;
+  };
+  return {
+    anonymousId: pick("aid", query.aid, body.anonymousId),
+    customerId: pick("customerId", query.customerId, body.customerId),
+  };
+}
+
 /**
  * Who owns the list this call is about (decision 010): a logged-in customer (app proxy, signed), else the
  * anonymous id; public keys are anonymous only; private keys name the owner (customerId or anonymousId).
@@ -93,7 +119,8 @@ function resolveOwner(
       : new AppError("validation-error", { detail, errors: [{ pointer: `#/${anonymousField}`, detail }] });
 
   if (caller.mode === "proxy") {
-    if (caller.customerId) return { kind: "customer", customerId: caller.customerId };
+    const customerId = proxyCustomer(caller);
+    if (customerId) return { kind: "customer", customerId };
   } else if (caller.mode === "public") {
     if (given.customerId) {
       throw new AppError("forbidden", {
@@ -151,7 +178,7 @@ const toggleRoute = apiRoute({
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).strict() } },
+      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
     },
   },
   responses: { 200: { description: "What changed", content: { "application/json": { schema: ToggleResultSchema } } } },
@@ -169,7 +196,7 @@ const addRoute = apiRoute({
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).strict() } },
+      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
     },
   },
   responses: {
@@ -184,8 +211,9 @@ const removeRoute = apiRoute({
   tags: ["Storefront"],
   summary: "Unsave a product",
   description:
-    "Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. The JSON body is " +
-    "required; `{}` with `itemId` is the shape shown in the spec. Removing what is not there also answers 204.",
+    "Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. A JSON body is " +
+    "required, `{}` with `itemId` in the query will do; no body at all is a 400 `body-required`. The guest may be " +
+    "named by `aid` (query) or `anonymousId` (body). Removing what is not there also answers 204.",
   modes: ALL_MODES,
   request: {
     query: OwnerQuery.extend({
@@ -200,7 +228,7 @@ const removeRoute = apiRoute({
         "application/json": {
           schema: z
             .object({ productId: ItemInput.productId.optional(), variantId: ItemInput.variantId, ...OwnerInput })
-            .strict(),
+            .openapi(OPEN_BODY),
         },
       },
     },
@@ -237,10 +265,18 @@ const shareRoute = apiRoute({
   summary: "Create the share link",
   description:
     "Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the " +
-    "same link without an event. No body. 403 `sharing-disabled` when the shop does not allow sharing. The owner " +
-    "is named as for the other storefront calls (`aid` query for guests, `customerId` query for private keys).",
+    "same link without an event. 403 `sharing-disabled` when the shop does not allow sharing. The body is " +
+    "optional: the owner is named as for the other storefront calls, in the query (`aid` for guests, `customerId` " +
+    "for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. After a guest logs in " +
+    "(identify), the guest's link opens the customer's merged list.",
   modes: ALL_MODES,
-  request: { query: OwnerQuery },
+  request: {
+    query: OwnerQuery,
+    body: {
+      required: false,
+      content: { "application/json": { schema: z.object(OwnerInput).openapi(OPEN_BODY) } },
+    },
+  },
   responses: { 200: { description: "The share link", content: { "application/json": { schema: ShareResultSchema } } } },
 });
 
@@ -272,14 +308,16 @@ const identifyRoute = apiRoute({
     "For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); " +
     "public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier " +
     "`addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and " +
-    "returns the customer's full list. Repeating it merges nothing and still answers 200.",
+    "returns the customer's full list. A share link the guest had sent keeps working: it opens the merged list " +
+    "(the customer's list takes the guest's token when it had none of its own). Repeating it merges nothing and " +
+    "still answers 200.",
   modes: ALL_MODES,
   request: {
     body: {
       required: true,
       content: {
         "application/json": {
-          schema: z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).strict(),
+          schema: z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).openapi(OPEN_BODY),
         },
       },
     },
@@ -340,7 +378,8 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(identifyRoute, async (c) => {
     const caller = c.get("caller");
     const body = c.req.valid("json");
-    const customerId = caller.mode === "proxy" ? caller.customerId : caller.mode === "private" ? body.customerId : null;
+    const customerId =
+      caller.mode === "proxy" ? proxyCustomer(caller) : caller.mode === "private" ? body.customerId : null;
     if (!customerId) {
       throw new AppError("forbidden", {
         detail:
@@ -369,8 +408,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(shareRoute, async (c) => {
     const caller = c.get("caller");
-    const query = c.req.valid("query");
-    const owner = resolveOwner(caller, { anonymousId: query.aid, customerId: query.customerId }, "query");
+    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), c.req.valid("json")), "query");
     await assertGuestWritesAllowed(caller, owner);
     const { listId, token, url } = await shareWishlist({ shopId: caller.shopId, owner });
     return c.json({ listId, token, url, enabled: true as const }, 200);
@@ -429,14 +467,11 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   });
 
   app.openapi(removeRoute, async (c) => {
+    requireBodySent(await c.req.text());
     const caller = c.get("caller");
     const query = c.req.valid("query");
     const body = c.req.valid("json");
-    const owner = resolveOwner(
-      caller,
-      { anonymousId: query.aid ?? body.anonymousId, customerId: query.customerId ?? body.customerId },
-      "query",
-    );
+    const owner = resolveOwner(caller, ownerInput(query, body), "query");
     await assertGuestWritesAllowed(caller, owner);
     const target = query.itemId
       ? { itemId: parseId("item", query.itemId, "itemId") }
