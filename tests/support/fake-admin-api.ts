@@ -10,11 +10,12 @@ export interface RecordedCall {
 
 /**
  * A stand-in for the platform's Admin GraphQL API on loopback: it checks the access token and the API
- * path, records each call, and answers with whatever the test sets (a body, a status, or a hang).
+ * path, records each call, and answers with whatever the test sets (a body, a status, a hang, or a
+ * dropped connection).
  */
 export async function startFakeAdminApi() {
   const calls: RecordedCall[] = [];
-  let reply: (call: RecordedCall) => { status: number; body: unknown } | "hang" = () => ({
+  let reply: (call: RecordedCall) => { status: number; body: unknown } | "hang" | "drop" = () => ({
     status: 200,
     body: { data: {} },
   });
@@ -31,6 +32,7 @@ export async function startFakeAdminApi() {
     calls.push(call);
     const answer = reply(call);
     if (answer === "hang") return; // never answers: the client must time out
+    if (answer === "drop") return void request.socket.destroy(); // the connection dies: unreachable
     response.writeHead(answer.status, { "content-type": "application/json" });
     response.end(JSON.stringify(answer.body));
   });
@@ -74,14 +76,20 @@ export function themeWithBlocks(blocks: Record<string, { type: string; disabled?
 }
 
 /**
- * Answers the customers search the import's email lookup sends (`email:"a" OR email:"b"`) from a
- * directory of email -> numeric id, with the platform's cost report. `bucket` simulates the cost-based
- * rate limit: each query costs `cost` points; when the bucket cannot pay, the answer is THROTTLED.
+ * The shop's customers for the import's two lookups, with the platform's cost report: the customers
+ * search by email (`email:"a" OR email:"b"`) answered from `directory` (email -> numeric id), and the
+ * `nodes(ids: [...])` check of customer ids (null for an id that is no customer of the shop), which knows
+ * the directory's ids and `ids` (a list, or a test of an id). `bucket` simulates the cost-based rate
+ * limit: each query costs `cost` points; when the bucket cannot pay, the answer is THROTTLED.
  */
 export function customerSearch(
   directory: Record<string, string>,
   bucket = { available: 1_000, maximum: 1_000, restoreRate: 50, cost: 10 },
+  { ids = [] }: { ids?: Iterable<string> | ((id: string) => boolean) } = {},
 ) {
+  const listed = typeof ids === "function" ? null : new Set([...ids, ...Object.values(directory)]);
+  const isCustomer = (id: string) =>
+    listed ? listed.has(id) : (ids as (id: string) => boolean)(id) || Object.values(directory).includes(id);
   let last: number | undefined; // the bucket starts refilling at the first call
   return (call: RecordedCall) => {
     const now = Date.now();
@@ -105,6 +113,17 @@ export function customerSearch(
       };
     }
     bucket.available -= bucket.cost;
+    const cost = {
+      cost: { requestedQueryCost: bucket.cost, actualQueryCost: bucket.cost, throttleStatus: throttleStatus() },
+    };
+    if (Array.isArray(call.variables.ids)) {
+      // nodes(ids:) answers in the order asked, null where the id names nothing.
+      const nodes = (call.variables.ids as string[]).map((gid) => {
+        const id = /^gid:\/\/shopify\/Customer\/(\d+)$/.exec(gid)?.[1];
+        return id && isCustomer(id) ? { id: gid } : null;
+      });
+      return { status: 200, body: { data: { nodes }, extensions: cost } };
+    }
     const wanted = [...String(call.variables.query ?? "").matchAll(/email:"((?:[^"\\]|\\.)*)"/g)].map((match) =>
       match[1]!.replace(/\\(.)/g, "$1").toLowerCase(),
     );

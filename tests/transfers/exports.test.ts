@@ -1,14 +1,23 @@
 import { randomUUID } from "node:crypto";
 import Papa from "papaparse";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
+import { resetEnvCache } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { apiClient, OpenApiValidator } from "../support/api";
 import { createTestApp } from "../support/http";
-import { download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
+import { connectToPlatform, download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
+import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
 import { useWorker } from "../support/worker";
+
+// Re-imports check each row's customer with the platform: a stand-in for its Admin API knows customer 3001.
+const platform = await startFakeAdminApi();
+platform.answer(customerSearch({}, undefined, { ids: ["3001"] }));
+process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
+resetEnvCache();
+afterAll(() => platform.close());
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
@@ -18,6 +27,7 @@ useWorker();
 
 async function shopWithItems() {
   const { shop, secret } = await createShopWithKey();
+  await connectToPlatform(shop.domain);
   const customer = { kind: "customer" as const, customerId: "3001" };
   const guestId = randomUUID();
   for (const [index, handle] of RISKY_HANDLES.entries()) {
@@ -87,6 +97,7 @@ describe("exports through the real worker", () => {
     // Into another shop, the same file imports every customer row with its addedAt and handle intact.
     const { api: emptyApi, shop: empty } = await (async () => {
       const created = await createShopWithKey();
+      await connectToPlatform(created.shop.domain);
       return { shop: created.shop, api: apiClient(app, validator, { Authorization: `Bearer ${created.secret}` }) };
     })();
     const copy = await runImport(emptyApi, { source: "csv", fileUrl: (await upload(emptyApi, fetcher, text)).fileUrl });

@@ -12,6 +12,17 @@ export const viaApp =
   async (url, init) =>
     app.request(url, init);
 
+/**
+ * Gives the shop an offline access token, as installing the app does: imports ask the platform (the fake
+ * Admin API of tests/support) whether each row's customer is one of the shop's.
+ */
+export async function connectToPlatform(shopDomain: string) {
+  const { prisma } = await import("~/db.server");
+  await prisma.session.create({
+    data: { id: `offline_${shopDomain}`, shop: shopDomain, state: "", isOnline: false, accessToken: "shpat_x" },
+  });
+}
+
 /** Steps 1 and 2 of an import: ask for an upload URL, PUT the bytes there. Returns the fileUrl. */
 export async function upload(
   api: Api,
@@ -57,10 +68,11 @@ export async function finished(api: Api, kind: "imports" | "exports", jobId: str
 export async function runImport(
   api: Api,
   { source, fileUrl, dryRun = false }: { source: "csv" | "vendor_a" | "vendor_b"; fileUrl: string; dryRun?: boolean },
+  timeoutMs?: number,
 ) {
   const started = await api.POST("/imports", { body: { source, fileUrl, dryRun } });
   expect(started.response.status, JSON.stringify(started.error)).toBe(202);
-  return finished(api, "imports", started.data!.jobId);
+  return finished(api, "imports", started.data!.jobId, timeoutMs);
 }
 
 export async function download(fetcher: Fetcher, url: string) {

@@ -7,7 +7,11 @@ import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
 const platform = await startFakeAdminApi();
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 const DIRECTORY = { "alice@example.com": "1001", "bob@example.com": "1002" };
-platform.answer(customerSearch(DIRECTORY));
+/** Customers of the shop known by id only (the dry-run test's 2000-2049, the id test's 3000-3299). */
+const isShopCustomer = (id: string) =>
+  (Number(id) >= 2000 && Number(id) < 2050) || (Number(id) >= 3000 && Number(id) < 3300);
+const shopCustomers = () => customerSearch(DIRECTORY, undefined, { ids: isShopCustomer });
+platform.answer(shopCustomers());
 
 const { prisma } = await import("~/db.server");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
@@ -16,6 +20,8 @@ const { createShopWithKey } = await import("../factories");
 const { OpenApiValidator, apiClient } = await import("../support/api");
 const { createTestApp } = await import("../support/http");
 const { useWorker } = await import("../support/worker");
+const { createQueue } = await import("~/jobs/queues.server");
+const { TRANSFER_QUEUE } = await import("~/jobs/definitions");
 const { download, runImport, upload, viaApp } = await import("./helpers");
 
 const app = await createTestApp();
@@ -54,9 +60,26 @@ async function reportOf(job: { resultUrl: string | null }) {
 }
 
 useWorker();
+const transfers = createQueue(TRANSFER_QUEUE);
 afterAll(async () => {
+  await transfers.close();
   await platform.close();
 });
+
+/** How many attempts BullMQ started for the job (its id is the row's). */
+async function attemptsOf(jobId: string) {
+  const job = await transfers.getJob(jobId);
+  expect(job).toBeTruthy();
+  return job!.attemptsStarted;
+}
+
+/** A vendor_b file of `rows` rows that name customers by email only. */
+function emailOnlyFile(rows = 3) {
+  const lines = ["Email,Product Id,Variant Id,Added On"];
+  for (let index = 0; index < rows; index++)
+    lines.push(`${index % 2 ? "bob" : "alice"}@example.com,${600 + index},,01/02/2024`);
+  return lines.join("\n");
+}
 
 describe("imports through the real worker", () => {
   it("imports the generic CSV (BOM, CRLF, quoted line breaks), skips and reports by line, and a re-run imports 0", async () => {
@@ -168,7 +191,7 @@ describe("imports through the real worker", () => {
       const addedAt = (await itemsOf(shop.id)).map((item) => item.addedAt);
       expect(new Set(addedAt)).toEqual(new Set(["2024-02-01T00:00:00.000Z"])); // vendor_b dates are day-first
     } finally {
-      platform.answer(customerSearch(DIRECTORY));
+      platform.answer(shopCustomers());
     }
   });
 
@@ -184,9 +207,10 @@ describe("imports through the real worker", () => {
     }
     const search = customerSearch(directory);
     let failed = 0;
-    // The platform fails batch 2's lookup once: attempt 1 has committed batch 1 and fails; BullMQ retries.
+    // The platform fails batch 2's lookup three times, the job's first ask and both of its retries:
+    // attempt 1 has committed batch 1 and fails; BullMQ runs the job again.
     platform.answer((call) => {
-      if (String(call.variables.query).includes("later") && failed === 0) {
+      if (String(call.variables.query).includes("later") && failed < 3) {
         failed += 1;
         return { status: 500, body: { errors: "Internal Server Error" } };
       }
@@ -194,8 +218,9 @@ describe("imports through the real worker", () => {
     });
     try {
       const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
-      const job = await runImport(api, { source: "vendor_b", fileUrl });
-      expect(failed).toBe(1);
+      const job = await runImport(api, { source: "vendor_b", fileUrl }, 120_000);
+      expect(failed).toBe(3);
+      expect(await attemptsOf(job.jobId)).toBe(2);
       expect(job).toMatchObject({ status: "succeeded", imported: 2_500, skipped: 0, rowsProcessed: 2_500 });
       const report = await reportOf(job);
       expect(report.totals).toMatchObject({ rows: 2_500, imported: 2_500, unchanged: 0, skipped: 0 });
@@ -203,9 +228,122 @@ describe("imports through the real worker", () => {
       const again = await runImport(api, { source: "vendor_b", fileUrl });
       expect(again).toMatchObject({ status: "succeeded", imported: 0, skipped: 0 });
     } finally {
-      platform.answer(customerSearch(DIRECTORY));
+      platform.answer(shopCustomers());
     }
   });
+
+  it("checks customer ids with the shop in batches, and skips and reports ids that are no customer of it (rule 3)", async () => {
+    const { shop, api } = await connectedShop();
+    const rows = ["customer_id,anonymous_id,product_id,variant_id,handle,added_at"];
+    // 300 customers of the shop, each on two rows; two ids the shop does not have, one of them as a GID.
+    for (let index = 0; index < 600; index++) rows.push(`${3000 + (index % 300)},,${7000 + index},,h,2024-01-01`);
+    rows.push("99999,,1,,h,2024-01-01", "gid://shopify/Customer/88888,,2,,h,2024-01-01", "3000,,3,,h,2024-01-01");
+    platform.calls.length = 0;
+    const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const job = await runImport(api, { source: "csv", fileUrl });
+    for (const run of [dry, job]) expect(run).toMatchObject({ status: "succeeded", imported: 601, skipped: 2 });
+    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(601);
+    const owners = await prisma.list.findMany({ where: { shopId: shop.id }, select: { customerId: true } });
+    expect(owners.map((list) => list.customerId)).not.toContain("99999");
+    const report = await reportOf(job);
+    expect(report.totals.skippedBy).toEqual({ "customer-id-not-found": 2 });
+    expect(report.issues).toEqual([
+      {
+        line: 602,
+        reason: "customer-id-not-found",
+        detail: "No customer of the shop has this customer id.",
+        value: "99999",
+      },
+      {
+        line: 603,
+        reason: "customer-id-not-found",
+        detail: "No customer of the shop has this customer id.",
+        value: "88888",
+      },
+    ]);
+    // Per run: 302 distinct ids in two nodes queries (250 + 52), each id asked once, as GIDs.
+    const asked = platform.calls.filter((call) => Array.isArray(call.variables.ids));
+    expect(asked.map((call) => (call.variables.ids as string[]).length)).toEqual([250, 52, 250, 52]);
+    const perRun = asked.slice(0, 2).flatMap((call) => call.variables.ids as string[]);
+    expect(new Set(perRun).size).toBe(302);
+    expect(perRun).toContain("gid://shopify/Customer/99999");
+    expect(asked[0]!.query).toMatch(/nodes\(ids: \$ids\)/);
+  });
+
+  it("fails an import whose customers cannot be reached, after retries, with a report that says why and what to do", async () => {
+    const { shop, api } = await connectedShop();
+    platform.answer(() => "drop"); // every connection to the Admin API dies: unreachable
+    platform.calls.length = 0;
+    try {
+      const { fileUrl } = await upload(api, fetcher, emailOnlyFile());
+      const job = await runImport(api, { source: "vendor_b", fileUrl }, 150_000);
+      const message =
+        "The shop's customer data could not be reached (Admin API unreachable). Nothing was imported. " +
+        "Retry the import later; if it keeps failing, reinstall the app.";
+      expect(job).toMatchObject({ status: "failed", error: message, imported: null });
+      const report = await reportOf(job);
+      expect(report).toMatchObject({ status: "failed", error: message, jobId: job.jobId });
+      expect(report.totals).toMatchObject({ rows: 3, imported: 0 });
+      expect(report.format.variant).toBe("classic (v1)");
+      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);
+      // Three attempts, each asking three times (twice again after a backoff of 1 s, then 3 s).
+      expect(await attemptsOf(job.jobId)).toBe(3);
+      expect(platform.calls).toHaveLength(9);
+      const [first, second, third] = platform.calls.map((call) => call.at);
+      expect(second! - first!).toBeGreaterThanOrEqual(900);
+      expect(third! - second!).toBeGreaterThanOrEqual(2_900);
+    } finally {
+      platform.answer(shopCustomers());
+    }
+  }, 180_000);
+
+  it("retries a platform answering 503 with a backoff inside the job, and the import then succeeds in its first attempt", async () => {
+    const { shop, api } = await connectedShop();
+    const search = shopCustomers();
+    let unavailable = 0;
+    platform.answer((call) => {
+      if (unavailable < 2) {
+        unavailable += 1;
+        return { status: 503, body: { errors: "Service Unavailable" } };
+      }
+      return search(call);
+    });
+    platform.calls.length = 0;
+    try {
+      const { fileUrl } = await upload(api, fetcher, emailOnlyFile());
+      const job = await runImport(api, { source: "vendor_b", fileUrl }, 120_000);
+      expect(job).toMatchObject({ status: "succeeded", imported: 3, skipped: 0, error: null });
+      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(3);
+      expect(await attemptsOf(job.jobId)).toBe(1);
+      expect(platform.calls).toHaveLength(3);
+      const [first, second] = platform.calls.map((call) => call.at);
+      expect(second! - first!).toBeGreaterThanOrEqual(900);
+      expect((await reportOf(job)).customerLookups).toBe(3);
+    } finally {
+      platform.answer(shopCustomers());
+    }
+  }, 180_000);
+
+  it("fails at once, with a report, when the platform refuses the shop's token: retrying cannot help", async () => {
+    const { api } = await connectedShop();
+    platform.answer(() => ({ status: 401, body: { errors: "Invalid API key or access token" } }));
+    platform.calls.length = 0;
+    try {
+      const { fileUrl } = await upload(api, fetcher, emailOnlyFile());
+      const job = await runImport(api, { source: "vendor_b", fileUrl }, 120_000);
+      expect(job.status).toBe("failed");
+      expect(job.error).toBe(
+        "The shop's customer data could not be read (Admin API access refused). Nothing was imported. Open the " +
+          "app from the shop's admin to reconnect it, or reinstall the app, then run the import again.",
+      );
+      expect((await reportOf(job)).error).toBe(job.error);
+      expect(await attemptsOf(job.jobId)).toBe(1);
+      expect(platform.calls).toHaveLength(1);
+    } finally {
+      platform.answer(shopCustomers());
+    }
+  }, 180_000);
 
   const vendorCases = [
     {

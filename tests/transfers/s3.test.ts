@@ -1,11 +1,16 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
 import { startS3 } from "../support/s3";
 
-// The S3 driver against a local S3-compatible server; set before app modules read the environment.
+// The S3 driver against a local S3-compatible server; set before app modules read the environment. Imports
+// check each row's customer with the platform: a stand-in for its Admin API knows customers 1001-1003.
 const s3 = await startS3();
 Object.assign(process.env, s3.env);
+const platform = await startFakeAdminApi();
+platform.answer(customerSearch({}, undefined, { ids: ["1001", "1002", "1003"] }));
+process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 
 const { prisma } = await import("~/db.server");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
@@ -14,7 +19,7 @@ const { createShopWithKey } = await import("../factories");
 const { OpenApiValidator, apiClient } = await import("../support/api");
 const { createTestApp } = await import("../support/http");
 const { useWorker } = await import("../support/worker");
-const { download, finished, RISKY_HANDLES, runImport, upload } = await import("./helpers");
+const { connectToPlatform, download, finished, RISKY_HANDLES, runImport, upload } = await import("./helpers");
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
@@ -22,12 +27,14 @@ const network = (url: string, init?: RequestInit) => fetch(url, init);
 
 useWorker();
 afterAll(async () => {
+  await platform.close();
   await s3.close();
 });
 
 describe("imports and exports on the S3 storage driver", () => {
   it("uploads to a presigned URL with Content-Type signed in, imports, exports and re-imports to 0", async () => {
     const { shop, secret } = await createShopWithKey();
+    await connectToPlatform(shop.domain);
     const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
     const file = readFileSync(path.join(import.meta.dirname, "../fixtures/imports/generic.csv"));
 

@@ -1,13 +1,23 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { resetEnvCache } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { getStorage } from "~/services/storage/index.server";
 import { exportCsv } from "~/services/transfers/export.server";
 import { BATCH_ROWS, runImport } from "~/services/transfers/import.server";
 import { batchTimings, type BatchTiming } from "~/services/transfers/timings";
 import { createShop } from "../factories";
+import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
+import { connectToPlatform } from "./helpers";
+
+// The import checks each row's customer with the platform: a stand-in for its Admin API knows 7000-7049.
+const platform = await startFakeAdminApi();
+platform.answer(customerSearch({}, undefined, { ids: (id) => Number(id) >= 7000 && Number(id) < 7050 }));
+process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
+resetEnvCache();
+afterAll(() => platform.close());
 
 const heard: BatchTiming[] = [];
 const listener = (message: unknown) => heard.push(message as BatchTiming);
@@ -19,6 +29,7 @@ afterEach(() => {
 describe("batch timings of transfer jobs", () => {
   it("publishes one timing per import batch and per export page, with their rows", async () => {
     const shop = await createShop();
+    await connectToPlatform(shop.domain);
     const rows = BATCH_ROWS * 2 + 500;
     const csv =
       "customer_id,anonymous_id,product_id,variant_id,handle,added_at\n" +

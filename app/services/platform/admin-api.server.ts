@@ -16,13 +16,46 @@ export async function adminGraphql<T>(input: {
 }): Promise<T> {
   const payload = await adminGraphqlPayload<T>(input);
   if (payload.throttledForMs !== undefined) {
-    throw unavailable("The platform's Admin API is throttling this shop; retry later.");
+    throw unavailable("The platform's Admin API is throttling this shop; retry later.", "throttling", true);
   }
-  if (!payload.data) throw unavailable("The platform's Admin API answered with errors and no data.");
+  if (!payload.data) throw unavailable("The platform's Admin API answered with errors and no data.", "errors");
   return payload.data;
 }
 
-const unavailable = (detail: string, cause?: unknown) => new AppError("platform-unavailable", { detail, cause });
+/**
+ * The platform could not answer (502 platform-unavailable). `transient` when asking again later may work
+ * (no connection, a timeout, a 5xx, a body cut short); `reason` says what happened in a few words, for
+ * messages that name it ("Admin API unreachable"); `retryAfterMs` is the platform's Retry-After, if any.
+ */
+export class PlatformUnavailable extends AppError {
+  readonly transient: boolean;
+  readonly reason: string;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    detail: string,
+    {
+      transient,
+      reason,
+      retryAfterMs,
+      cause,
+    }: { transient: boolean; reason: string; retryAfterMs?: number; cause?: unknown },
+  ) {
+    super("platform-unavailable", { detail, cause });
+    this.transient = transient;
+    this.reason = reason;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+const unavailable = (detail: string, reason = "unavailable", transient = false) =>
+  new PlatformUnavailable(detail, { transient, reason });
+
+/** Retry-After in seconds (the platform does not send dates), as milliseconds; undefined if absent or odd. */
+function retryAfterMs(header: string | string[] | undefined): number | undefined {
+  const seconds = Number(Array.isArray(header) ? header[0] : header);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 600) * 1000 : undefined;
+}
 
 /** The platform's query cost report (extensions.cost), used to pace bulk work under its rate limit. */
 export interface QueryCost {
@@ -75,7 +108,11 @@ export async function adminGraphqlPayload<T>({
       signal: AbortSignal.timeout(env.SHOPIFY_ADMIN_API_TIMEOUT_MS),
     });
   } catch (error) {
-    throw unavailable(`The platform's Admin API could not be reached for ${shopDomain}.`, error);
+    throw new PlatformUnavailable(`The platform's Admin API could not be reached for ${shopDomain}.`, {
+      transient: true,
+      reason: "unreachable",
+      cause: error,
+    });
   }
   if (response.statusCode === 401 || response.statusCode === 403) {
     await response.body.dump();
@@ -85,18 +122,27 @@ export async function adminGraphqlPayload<T>({
   }
   if (response.statusCode === 429) {
     await response.body.dump();
-    const retryAfter = Number(response.headers["retry-after"]);
-    return { throttledForMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1_000 };
+    return { throttledForMs: retryAfterMs(response.headers["retry-after"]) ?? 1_000 };
   }
   if (response.statusCode !== 200) {
     await response.body.dump();
-    throw unavailable(`The platform's Admin API answered HTTP ${response.statusCode}.`);
+    // A 5xx (or a 408) is the platform's trouble and may pass; another 4xx is a request it will never take.
+    throw new PlatformUnavailable(`The platform's Admin API answered HTTP ${response.statusCode}.`, {
+      transient: response.statusCode >= 500 || response.statusCode === 408,
+      reason: `answered HTTP ${response.statusCode}`,
+      retryAfterMs: retryAfterMs(response.headers["retry-after"]),
+    });
   }
   let payload: { data?: T; errors?: AdminPayload<T>["errors"]; extensions?: { cost?: QueryCost } };
   try {
     payload = (await response.body.json()) as typeof payload;
   } catch (error) {
-    throw unavailable("The platform's Admin API answered with a body that is not JSON.", error);
+    // A body cut short or an HTML error page from a proxy in between: asking again may work.
+    throw new PlatformUnavailable("The platform's Admin API answered with a body that is not JSON.", {
+      transient: true,
+      reason: "answered with a body that is not JSON",
+      cause: error,
+    });
   }
   const cost = payload.extensions?.cost;
   const throttled = payload.errors?.some((error) => error.extensions?.code === "THROTTLED");

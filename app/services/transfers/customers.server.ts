@@ -1,29 +1,45 @@
-import { adminGraphqlPayload } from "~/services/platform/admin-api.server";
-import { AppError } from "~/lib/problems";
+import { adminGraphqlPayload, PlatformUnavailable } from "~/services/platform/admin-api.server";
 import { parsePlatformId } from "./values";
 
 /**
- * Import rule 3: a row without a customer id is resolved by email through the platform's Admin GraphQL
- * API. Emails are asked for in batches (one search query per batch), each answer is cached for the whole
- * job (found or not), and calls are paced by the platform's cost-based rate limit: a THROTTLED answer or
- * an HTTP 429 waits as long as the platform says, and a nearly empty bucket waits before the next call.
+ * Import rule 3: every row must resolve to a customer of the shop, by customer id when the row has one
+ * (checked through the platform's Admin GraphQL API: the id must be a customer of this shop), otherwise
+ * by email. Both are asked in batches (250 ids per `nodes` query, 50 emails per search query), each answer
+ * is cached for the whole job (found or not), and calls are paced by the platform's cost-based rate
+ * limit: a THROTTLED answer or an HTTP 429 waits as long as the platform says, and a nearly empty bucket
+ * waits before the next call. A transient failure (no connection, a timeout, a 5xx) is asked again after
+ * a backoff (RETRY_DELAYS_MS) before the error reaches the job, which BullMQ then retries as a whole.
  */
 export const EMAILS_PER_QUERY = 50;
+/** The most ids the platform takes in one `nodes(ids:)` query. */
+export const IDS_PER_QUERY = 250;
 const MAX_THROTTLED_RETRIES = 20;
+/** Waits before asking again after a transient failure; the platform's Retry-After wins when longer. */
+export const RETRY_DELAYS_MS = [1_000, 3_000];
 
-const QUERY = `query CustomersByEmail($query: String!, $first: Int!) {
+const BY_EMAIL = `query CustomersByEmail($query: String!, $first: Int!) {
   customers(first: $first, query: $query) {
     nodes { id defaultEmailAddress { emailAddress } }
   }
 }`;
 
-interface CustomersAnswer {
+const BY_ID = `query CustomersById($ids: [ID!]!) {
+  nodes(ids: $ids) { ... on Customer { id } }
+}`;
+
+interface ByEmailAnswer {
   customers: { nodes: Array<{ id: string; defaultEmailAddress: { emailAddress: string | null } | null }> };
+}
+
+interface ByIdAnswer {
+  nodes: Array<{ id?: string } | null>;
 }
 
 export interface CustomerLookup {
   /** Customer ids (digits) by lowercased email; null where the shop has no such customer. */
   resolve(emails: Iterable<string>): Promise<Map<string, string | null>>;
+  /** Whether each customer id (digits) is a customer of the shop. */
+  resolveIds(ids: Iterable<string>): Promise<Map<string, boolean>>;
   readonly calls: number;
 }
 
@@ -39,31 +55,54 @@ export function createCustomerLookup({
   shopDomain: string;
   sleep?: (ms: number) => Promise<void>;
 }): CustomerLookup {
-  const cache = new Map<string, string | null>();
+  const byEmail = new Map<string, string | null>();
+  const byId = new Map<string, boolean>();
   let calls = 0;
   let waitBeforeNext = 0;
 
-  async function lookup(batch: string[]) {
-    for (let attempt = 0; ; attempt++) {
+  /** One query, asked again while the platform throttles it or fails transiently; its data. */
+  async function ask<T>(what: string, query: string, variables: Record<string, unknown>): Promise<T> {
+    let throttled = 0;
+    let failed = 0;
+    for (;;) {
       if (waitBeforeNext > 0) await sleep(waitBeforeNext);
       waitBeforeNext = 0;
       calls += 1;
-      const payload = await adminGraphqlPayload<CustomersAnswer>({
-        shopDomain,
-        query: QUERY,
-        variables: { query: batch.map(searchTerm).join(" OR "), first: 250 },
-      });
+      let payload;
+      try {
+        payload = await adminGraphqlPayload<T>({ shopDomain, query, variables });
+      } catch (error) {
+        if (!(error instanceof PlatformUnavailable) || !error.transient || failed >= RETRY_DELAYS_MS.length) {
+          if (error instanceof PlatformUnavailable && error.transient && failed > 0) {
+            throw new PlatformUnavailable(`${error.detail} (asked ${failed + 1} times)`, {
+              transient: true,
+              reason: error.reason,
+              cause: error,
+            });
+          }
+          throw error;
+        }
+        waitBeforeNext = Math.max(RETRY_DELAYS_MS[failed]!, error.retryAfterMs ?? 0);
+        failed += 1;
+        continue;
+      }
       if (payload.throttledForMs !== undefined) {
-        if (attempt >= MAX_THROTTLED_RETRIES) {
-          throw new AppError("platform-unavailable", { detail: "The platform kept throttling the email lookup." });
+        if (++throttled > MAX_THROTTLED_RETRIES) {
+          throw new PlatformUnavailable(`The platform kept throttling the ${what}.`, {
+            transient: true,
+            reason: "kept throttling",
+          });
         }
         waitBeforeNext = payload.throttledForMs;
         continue;
       }
       if (!payload.data) {
-        throw new AppError("platform-unavailable", {
-          detail: `The platform's Admin API refused the email lookup: ${payload.errors?.[0]?.message ?? "no data"}.`,
-        });
+        // GraphQL errors without data (ACCESS_DENIED without the read_customers scope, say): asking again
+        // changes nothing.
+        throw new PlatformUnavailable(
+          `The platform's Admin API refused the ${what}: ${payload.errors?.[0]?.message ?? "no data"}.`,
+          { transient: false, reason: "refused the query" },
+        );
       }
       // Pace the next call: when the bucket cannot pay for another query like this one, wait until it can.
       const status = payload.cost?.throttleStatus;
@@ -71,15 +110,34 @@ export function createCustomerLookup({
       if (status && status.currentlyAvailable < cost) {
         waitBeforeNext = Math.ceil(((cost - status.currentlyAvailable) / Math.max(1, status.restoreRate)) * 1000);
       }
-      const wanted = new Set(batch);
-      for (const email of batch) cache.set(email, null);
-      for (const node of payload.data.customers.nodes) {
-        const email = node.defaultEmailAddress?.emailAddress?.trim().toLowerCase();
-        const id = parsePlatformId(node.id, "Customer");
-        // The search is fuzzy on some fields: keep exact matches only, the first customer per email.
-        if (email && id && wanted.has(email) && cache.get(email) === null) cache.set(email, id);
-      }
-      return;
+      return payload.data;
+    }
+  }
+
+  async function lookupEmails(batch: string[]) {
+    const data = await ask<ByEmailAnswer>("email lookup", BY_EMAIL, {
+      query: batch.map(searchTerm).join(" OR "),
+      first: 250,
+    });
+    const wanted = new Set(batch);
+    for (const email of batch) byEmail.set(email, null);
+    for (const node of data.customers.nodes) {
+      const email = node.defaultEmailAddress?.emailAddress?.trim().toLowerCase();
+      const id = parsePlatformId(node.id, "Customer");
+      // The search is fuzzy on some fields: keep exact matches only, the first customer per email.
+      if (email && id && wanted.has(email) && byEmail.get(email) === null) byEmail.set(email, id);
+    }
+  }
+
+  async function lookupIds(batch: string[]) {
+    const data = await ask<ByIdAnswer>("customer id check", BY_ID, {
+      ids: batch.map((id) => `gid://shopify/Customer/${id}`),
+    });
+    for (const id of batch) byId.set(id, false);
+    // Unknown ids come back as null, ids of other types as an empty object: only customers count.
+    for (const node of data.nodes) {
+      const id = node?.id ? parsePlatformId(node.id, "Customer") : null;
+      if (id && byId.has(id)) byId.set(id, true);
     }
   }
 
@@ -88,11 +146,20 @@ export function createCustomerLookup({
       return calls;
     },
     async resolve(emails) {
-      const unknown = [...new Set(emails)].filter((email) => !cache.has(email));
+      const wanted = [...new Set(emails)];
+      const unknown = wanted.filter((email) => !byEmail.has(email));
       for (let index = 0; index < unknown.length; index += EMAILS_PER_QUERY) {
-        await lookup(unknown.slice(index, index + EMAILS_PER_QUERY));
+        await lookupEmails(unknown.slice(index, index + EMAILS_PER_QUERY));
       }
-      return new Map([...new Set(emails)].map((email) => [email, cache.get(email) ?? null]));
+      return new Map(wanted.map((email) => [email, byEmail.get(email) ?? null]));
+    },
+    async resolveIds(ids) {
+      const wanted = [...new Set(ids)];
+      const unknown = wanted.filter((id) => !byId.has(id));
+      for (let index = 0; index < unknown.length; index += IDS_PER_QUERY) {
+        await lookupIds(unknown.slice(index, index + IDS_PER_QUERY));
+      }
+      return new Map(wanted.map((id) => [id, byId.get(id) ?? false]));
     },
   };
 }

@@ -1,4 +1,6 @@
 import { sql } from "~/db.server";
+import { AppError } from "~/lib/problems";
+import { PlatformUnavailable } from "~/services/platform/admin-api.server";
 import type { SqlRunner } from "~/sql.server";
 import { getStorage } from "~/services/storage/index.server";
 import { TooLargeError } from "~/services/storage/local.server";
@@ -6,7 +8,7 @@ import { importItems, type ImportRow } from "~/services/wishlists/wishlists.serv
 import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
 import { readCsv, MalformedFileError, type CsvRecord } from "./csv-reader.server";
 import { createCustomerLookup, type CustomerLookup } from "./customers.server";
-import { IMPORT_MAX_BYTES, JobFailure } from "./limits";
+import { IMPORT_MAX_BYTES, JobFailure, RetryableJobFailure } from "./limits";
 import { publishBatchTiming } from "./timings";
 import { parseEmail, parseImportDate, parsePlatformId, unguard } from "./values";
 
@@ -22,7 +24,12 @@ export const BATCH_ROWS = 1_000;
 const REPORTED_ISSUES = 100;
 
 export type SkipReason =
-  "malformed-row" | "unparseable-product-id" | "unparseable-variant-id" | "no-customer" | "customer-not-found";
+  | "malformed-row"
+  | "unparseable-product-id"
+  | "unparseable-variant-id"
+  | "no-customer"
+  | "customer-not-found"
+  | "customer-id-not-found";
 
 const REASON_TEXT: Record<SkipReason, string> = {
   "malformed-row": "The row's quoting is malformed.",
@@ -30,6 +37,7 @@ const REASON_TEXT: Record<SkipReason, string> = {
   "unparseable-variant-id": "The variant id is neither empty, digits nor a variant GID.",
   "no-customer": "The row names no customer (no customer id, no email): guest rows are not imported.",
   "customer-not-found": "No customer of the shop has this email.",
+  "customer-id-not-found": "No customer of the shop has this customer id.",
 };
 
 export interface ImportIssue {
@@ -226,10 +234,17 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   };
 
   const writeBatch = async (batch: PendingRow[]) => {
+    // Rule 3: a row's customer id must be one of the shop's customers, asked like emails are.
+    const ids = batch.filter((row) => row.customerId).map((row) => row.customerId!);
+    const known = ids.length > 0 ? await lookup.resolveIds(ids) : new Map<string, boolean>();
     const emails = batch.filter((row) => !row.customerId && row.email).map((row) => row.email!);
     const found = emails.length > 0 ? await lookup.resolve(emails) : new Map<string, string | null>();
     const rows: ImportRow[] = [];
     for (const row of batch) {
+      if (row.customerId && !known.get(row.customerId)) {
+        tally.skip(row.line, "customer-id-not-found", row.customerId);
+        continue;
+      }
       const customerId = row.customerId ?? (row.email ? found.get(row.email) : null);
       if (!customerId) {
         tally.skip(row.line, "customer-not-found", row.email ?? undefined);
@@ -279,18 +294,24 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   let header = true;
   try {
     await readRows();
+    await flush();
   } catch (error) {
     // Pass 1 read the file whole and found it sound, so it was replaced meanwhile (its upload URL is valid
     // 15 minutes). That is final like a bad file in pass 1, but batches before this point are written.
     const message = fileProblem(error);
-    if (!message) throw error;
+    if (!message) {
+      // Anything else leaves a report too, with what was done and what to do (docs/imports.md, "Job states").
+      const stopped = stoppedBy(error, { dryRun, imported: tally.imported });
+      const failed = report("failed", stopped.message, mapping);
+      if (stopped.final) throw new JobFailure(stopped.message, failed);
+      throw new RetryableJobFailure(stopped.message, failed, { cause: error });
+    }
     const detail = dryRun
       ? `${message} The file changed during the dry run; nothing was written.`
       : `${message} The file changed while it was being imported: the ${tally.imported} rows counted as ` +
         "imported are saved; upload the file again and re-run the import to finish (it is idempotent).";
     throw new JobFailure(detail, report("failed", detail, mapping));
   }
-  await flush();
   await context.onProgress?.(tally.rows);
   return report("succeeded", null, mapping);
 
@@ -314,6 +335,50 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       },
     });
   }
+}
+
+/**
+ * What a job stopped by `error` in its second pass tells the merchant: what happened, what was saved and
+ * what to do. `final`: asking again cannot help (the shop's token or scopes), so the job fails at once;
+ * otherwise BullMQ runs it again and the message is the job's if the last attempt ends the same way.
+ */
+export function stoppedBy(error: unknown, { dryRun, imported }: { dryRun: boolean; imported: number }) {
+  const saved = dryRun
+    ? "Nothing was written (dry run)."
+    : imported === 0
+      ? "Nothing was imported."
+      : `The ${imported} rows counted as imported are saved; running the import again adds only the rest.`;
+  if (error instanceof AppError && error.slug === "platform-not-connected") {
+    return {
+      final: true,
+      message:
+        `The shop's customer data could not be read (Admin API access refused). ${saved} Open the app from ` +
+        "the shop's admin to reconnect it, or reinstall the app, then run the import again.",
+    };
+  }
+  if (error instanceof PlatformUnavailable && !error.transient) {
+    return {
+      final: true,
+      message:
+        `The shop's customer data could not be read (Admin API ${error.reason}: ${error.detail}) ${saved} ` +
+        "Reinstall the app so that it may read customers, then run the import again.",
+    };
+  }
+  if (error instanceof AppError && error.slug === "platform-unavailable") {
+    const reason = error instanceof PlatformUnavailable ? error.reason : "unavailable";
+    return {
+      final: false,
+      message:
+        `The shop's customer data could not be reached (Admin API ${reason}). ${saved} Retry the import ` +
+        "later; if it keeps failing, reinstall the app.",
+    };
+  }
+  return {
+    final: false,
+    message:
+      `The import stopped on an unexpected error (it was retried). ${saved} Run the import again later; ` +
+      "if it keeps failing, contact support.",
+  };
 }
 
 /** The message of an error that makes the file unusable as a whole, or null for any other error. */

@@ -8,7 +8,7 @@ import { getStorage } from "~/services/storage/index.server";
 import type { Source } from "./columns";
 import { exportCsv } from "./export.server";
 import { runImport, type ImportCheckpoint, type ImportReport } from "./import.server";
-import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, UPLOAD_URL_SECONDS } from "./limits";
+import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, RetryableJobFailure, UPLOAD_URL_SECONDS } from "./limits";
 
 /**
  * Imports and exports as jobs (spec 2 Transfer job, 3, 4): the API creates the row and queues it; the
@@ -188,8 +188,9 @@ export async function abandonTransferJob(jobId: string, message: string) {
 }
 
 /**
- * Runs one job in the worker. A JobFailure (the file or its columns) fails the job for good, with its
- * report; any other error is thrown for BullMQ to retry, and fails the job on the last attempt.
+ * Runs one job in the worker. A JobFailure (the file or its columns, the shop's refused access) fails the
+ * job for good, with its report; any other error is thrown for BullMQ to retry, and fails the job on the
+ * last attempt, with the report and message of a RetryableJobFailure when the import left one.
  */
 export async function runTransferJob({
   shopId,
@@ -291,8 +292,10 @@ export async function runTransferJob({
       return;
     }
     if (finalAttempt) {
-      const message = error instanceof AppError ? (error.detail ?? error.message) : UNEXPECTED_FAILURE;
-      await fail(message);
+      if (error instanceof RetryableJobFailure) await fail(error.message, error.report);
+      else await fail(error instanceof AppError ? (error.detail ?? error.message) : UNEXPECTED_FAILURE);
+    } else {
+      logger.warn({ err: error, jobId: job.id }, "transfer job attempt failed; BullMQ runs it again");
     }
     throw error;
   }

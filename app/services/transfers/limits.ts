@@ -13,3 +13,19 @@ export class JobFailure extends Error {
     this.name = "JobFailure";
   }
 }
+
+/**
+ * A job stopped by something that may pass (the platform or the database unreachable): BullMQ runs it
+ * again; on the last attempt the job fails with this message, which tells the merchant what to do, and
+ * this report.
+ */
+export class RetryableJobFailure extends Error {
+  constructor(
+    message: string,
+    readonly report: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "RetryableJobFailure";
+  }
+}
