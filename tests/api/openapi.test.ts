@@ -82,3 +82,259 @@ describe("the OpenAPI description", () => {
     expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
   });
 });
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Every `pattern` string anywhere in the document, with the schema object that carries it. */
+function collectPatterns(node: Json, found: Array<{ pattern: string; schema: Record<string, Json> }> = []) {
+  if (Array.isArray(node)) for (const child of node) collectPatterns(child, found);
+  else if (node && typeof node === "object") {
+    if (typeof node.pattern === "string") found.push({ pattern: node.pattern, schema: node });
+    for (const child of Object.values(node)) collectPatterns(child, found);
+  }
+  return found;
+}
+
+/**
+ * One value each pattern must accept and one it must refuse, per distinct pattern of the document. A new
+ * pattern needs its examples here: the test fails until it has them.
+ */
+const PATTERN_EXAMPLES: Array<{ match: string[]; reject: string[] }> = [
+  {
+    // anonymous id (aid / anonymousId)
+    match: [
+      "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11",
+      "5B0E8BDE-59AD-4F02-9A4D-1D2A5C3E3C11",
+      "00000000-0000-0000-0000-000000000000",
+      "ffffffff-ffff-ffff-ffff-ffffffffffff",
+      "01920000-0000-7000-8000-000000000000",
+    ],
+    reject: ["not-a-uuid", "00000000-0000-9000-8000-000000000000", "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c1"],
+  },
+  { match: ["red-hat", "chapeau-rouge"], reject: ["red hat", "a/b", ""] }, // product handle
+  { match: ["/pages/wishlist", "/"], reject: ["pages/wishlist", "/a b", "/a?b"] }, // settings.sharePath
+  { match: ["7234567890123", "0"], reject: ["12a", "", "-1", "1e3"] }, // platform ids in responses
+  { match: ["123", "18446744073709551615"], reject: ["", "1e3", "0x10", "1".repeat(21)] }, // platform id parameter
+  { match: ["itm_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["lst_01jd2x6c5ef0q8w3d0s8b2n7k4", "itm_"] },
+  { match: ["lst_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["itm_01jd2x6c5ef0q8w3d0s8b2n7k4", "lst_a-b"] },
+  { match: ["evt_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["evt-1", "evt_"] },
+  { match: ["dlv_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["evt_01jd2x6c5ef0q8w3d0s8b2n7k4"] },
+  { match: ["job_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["job_01jd 2x"] },
+  { match: ["key_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["svc_sk_abc"] },
+  { match: ["upl_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["upl_"] },
+  { match: ["whe_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["whe_a.b"] },
+  { match: ["7234567890123", "gid://shopify/Product/7234567890123"], reject: ["gid://shopify/Customer/1", "abc"] },
+  { match: ["44", "gid://shopify/ProductVariant/44"], reject: ["gid://shopify/Product/44", "4 4"] },
+  { match: ["77", "gid://shopify/Customer/77"], reject: ["gid://shopify/Product/77", "-77"] },
+  { match: ["order-2026-11-22-0001", "a"], reject: ["two words", "", "é"] }, // Idempotency-Key
+];
+
+describe("the patterns of the OpenAPI description", () => {
+  it("compile as JSON Schema (ECMA-262, unicode) regexes that accept valid and refuse invalid examples", async () => {
+    const document = (await (await app.request(`${BASE_URL}/openapi.json`)).json()) as Json;
+    const found = collectPatterns(document);
+    expect(found.length).toBeGreaterThan(10);
+    const distinct = [...new Set(found.map(({ pattern }) => pattern))];
+    const unexplained: string[] = [];
+    for (const pattern of distinct) {
+      const regex = new RegExp(pattern, "u"); // throws on a pattern that is not a valid regex
+      // Some example set whose valid values all match and whose invalid values all fail.
+      const explained = PATTERN_EXAMPLES.some(
+        ({ match, reject }) => match.every((value) => regex.test(value)) && !reject.some((value) => regex.test(value)),
+      );
+      if (!explained) unexplained.push(pattern);
+    }
+    expect(unexplained, "patterns without a matching example set (add them to PATTERN_EXAMPLES)").toEqual([]);
+    // A schema's own example satisfies its pattern.
+    for (const { pattern, schema } of found) {
+      if (typeof schema.example === "string") {
+        expect(new RegExp(pattern, "u").test(schema.example), `${schema.example} vs ${pattern}`).toBe(true);
+      }
+    }
+  });
+
+  it("lets a generated client send every form of anonymous id the API accepts", async () => {
+    const document = await (await app.request(`${BASE_URL}/openapi.json`)).json();
+    const aid = document.paths["/storefront/wishlist"].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === "aid",
+    );
+    const pattern = new RegExp(aid.schema.pattern, "u");
+    for (const value of ["5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11", "5B0E8BDE-59AD-4F02-9A4D-1D2A5C3E3C11"]) {
+      expect(pattern.test(value)).toBe(true);
+    }
+    expect(aid.schema.pattern).not.toMatch(/\/[a-z]*$/); // no regex flags leaked into the pattern
+  });
+});
+
+type Operation = {
+  parameters?: Array<Record<string, Json>>;
+  requestBody?: { content: Record<string, { schema: Record<string, Json> }> };
+  responses: Record<string, { headers?: Record<string, Record<string, Json>> }>;
+};
+
+describe("what the OpenAPI description declares", () => {
+  async function load() {
+    const document = await (await app.request(`${BASE_URL}/openapi.json`)).json();
+    /** Follows a local `$ref` (`#/components/...`). */
+    const resolve = <T>(node: T | { $ref: string }): T => {
+      if (node && typeof node === "object" && "$ref" in node) {
+        return node.$ref
+          .slice(2)
+          .split("/")
+          .reduce((value: Record<string, unknown>, key) => value[key] as Record<string, unknown>, document) as T;
+      }
+      return node as T;
+    };
+    const operations = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(
+      ([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
+    );
+    return { document, resolve, operations };
+  }
+
+  it("the Idempotency-Key header parameter on every POST, and on nothing else", async () => {
+    const { resolve, operations } = await load();
+    for (const { method, path, operation } of operations) {
+      const parameters = (operation.parameters ?? []).map((parameter) => resolve(parameter));
+      const key = parameters.find((parameter) => parameter.name === "Idempotency-Key");
+      if (method === "post") {
+        expect(key, `POST ${path}`).toMatchObject({ in: "header", required: false, schema: { type: "string" } });
+      } else {
+        expect(key, `${method} ${path}`).toBeUndefined();
+      }
+    }
+  });
+
+  it("the response headers: request id, rate limits of the operation's bucket, Retry-After, Idempotent-Replayed", async () => {
+    const { resolve, operations } = await load();
+    for (const { method, path, operation } of operations) {
+      const bucket = path.startsWith("/storefront/") ? "Shopper" : "Shop";
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        const headers = Object.fromEntries(
+          Object.entries(response.headers ?? {}).map(([name, header]) => [name, resolve(header)]),
+        );
+        expect(headers["X-Request-Id"], where).toMatchObject({ required: true, schema: { type: "string" } });
+        for (const name of ["Limit", "Remaining", "Reset"]) {
+          expect(headers[`X-RateLimit-${name}-${bucket}`], where).toMatchObject({ schema: { type: "integer" } });
+        }
+        expect(headers.RateLimit, where).toMatchObject({ schema: { type: "string" } });
+        expect(headers["RateLimit-Policy"], where).toMatchObject({ schema: { type: "string" } });
+        if (status.startsWith("2")) {
+          expect(headers[`X-RateLimit-Remaining-${bucket}`]?.required, where).toBe(true);
+        }
+        if (bucket === "Shopper") {
+          // Storefront requests are also counted per client address, when it is known.
+          expect(headers["X-RateLimit-Remaining-Address"], where).toMatchObject({ schema: { type: "integer" } });
+        }
+        if (status === "429") expect(headers["Retry-After"], where).toMatchObject({ required: true });
+        if (status === "409" && method === "post") expect(headers["Retry-After"], where).toBeDefined();
+        if (method === "post" && Number(status) < 500) {
+          expect(headers["Idempotent-Replayed"], where).toMatchObject({ schema: { type: "string", enum: ["true"] } });
+        } else {
+          expect(headers["Idempotent-Replayed"], where).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it("every Settings field as required, and a customer owner's customerId as a required non-null string", async () => {
+    const { document, resolve } = await load();
+    const settings = document.components.schemas.Settings;
+    expect([...settings.required].sort()).toEqual(
+      [
+        "guestEnabled",
+        "shareEnabled",
+        "sharePath",
+        "metafieldSyncEnabled",
+        "integrationConfigured",
+        "strings",
+        "headlessOrigins",
+      ].sort(),
+    );
+    const owner = document.components.schemas.Owner;
+    expect(owner.discriminator).toMatchObject({ propertyName: "type" });
+    const variants = (owner.oneOf as Array<Record<string, Json>>).map((variant) => resolve(variant)) as Array<{
+      properties: Record<string, { type?: unknown; enum?: unknown; const?: unknown; pattern?: string }>;
+      required: string[];
+    }>;
+    const customer = variants.find((variant) => JSON.stringify(variant.properties.type).includes('"customer"'))!;
+    expect(customer.required).toEqual(expect.arrayContaining(["type", "customerId"]));
+    expect(customer.properties.customerId).toMatchObject({ type: "string", pattern: expect.any(String) });
+    const anonymous = variants.find((variant) => JSON.stringify(variant.properties.type).includes('"anonymous"'))!;
+    expect(anonymous.properties.customerId).toMatchObject({ type: "null" });
+  });
+
+  it("storefront bodies as open (further members allowed), private bodies as closed", async () => {
+    const { document, resolve } = await load();
+    const body = (path: string, method: string) =>
+      resolve(document.paths[path][method].requestBody.content["application/json"].schema) as Record<string, Json>;
+    for (const [path, method] of [
+      ["/storefront/wishlist/toggle", "post"],
+      ["/storefront/wishlist/items", "post"],
+      ["/storefront/wishlist/items", "delete"],
+      ["/storefront/wishlist/share", "post"],
+      ["/storefront/identify", "post"],
+    ] as const) {
+      expect(body(path, method).additionalProperties, `${method} ${path}`).toBe(true);
+    }
+    expect(document.paths["/storefront/wishlist/share"].post.requestBody.required).toBe(false);
+    expect(document.paths["/storefront/wishlist/items"].delete.requestBody.required).toBe(true);
+    expect(body("/shop/settings", "patch").additionalProperties).toBe(false);
+  });
+});
+
+describe("responses carry the headers the description declares", () => {
+  it("on private, storefront and replayed answers", async () => {
+    const document = await (await app.request(`${BASE_URL}/openapi.json`)).json();
+    const { createShopWithKey } = await import("../factories");
+    const { shop, secret } = await createShopWithKey();
+    const resolve = (header: Record<string, unknown>) =>
+      typeof header.$ref === "string" ? document.components.headers[header.$ref.split("/").pop()!] : header;
+    const check = (response: Response, path: string, method: string) => {
+      const declared = document.paths[path][method].responses[String(response.status)].headers as Record<
+        string,
+        Record<string, unknown>
+      >;
+      for (const [name, header] of Object.entries(declared)) {
+        if (resolve(header).required) expect(response.headers.get(name), `${name} on ${method} ${path}`).not.toBeNull();
+      }
+      for (const name of response.headers.keys()) {
+        if (/^(x-ratelimit-|ratelimit|retry-after|idempotent-replayed|x-request-id)/i.test(name)) {
+          expect(
+            Object.keys(declared).map((key) => key.toLowerCase()),
+            `${name} is declared on ${method} ${path} ${response.status}`,
+          ).toContain(name);
+        }
+      }
+    };
+    const shopResponse = await app.request(`${BASE_URL}/v1/shop`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(shopResponse.status).toBe(200);
+    check(shopResponse, "/shop", "get");
+
+    const aid = crypto.randomUUID();
+    const storefrontResponse = await app.request(`${BASE_URL}/v1/storefront/wishlist?aid=${aid}`, {
+      headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
+    });
+    expect(storefrontResponse.status).toBe(200);
+    check(storefrontResponse, "/storefront/wishlist", "get");
+
+    const post = () =>
+      app.request(`${BASE_URL}/v1/storefront/wishlist/items`, {
+        method: "POST",
+        headers: {
+          "X-Service-Shop": shop.domain,
+          "X-Service-Public-Key": shop.publicKey,
+          "Content-Type": "application/json",
+          "Idempotency-Key": "save-1",
+        },
+        body: JSON.stringify({ productId: "1", handle: "one", anonymousId: aid }),
+      });
+    const first = await post();
+    expect(first.status).toBe(201);
+    check(first, "/storefront/wishlist/items", "post");
+    const replay = await post();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    check(replay, "/storefront/wishlist/items", "post");
+  });
+});

@@ -26,15 +26,27 @@ export interface paths {
                 /** @description Activity series */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Activity"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -44,6 +56,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -53,6 +71,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -62,6 +86,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -71,6 +102,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -113,15 +150,27 @@ export interface paths {
                 /** @description Top products */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["TopProducts"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -131,6 +180,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -140,6 +195,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -149,6 +210,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -158,6 +226,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -202,15 +276,27 @@ export interface paths {
                 /** @description A page of export jobs */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["TransferJobPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -220,6 +306,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -229,6 +321,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -238,6 +336,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -247,6 +352,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -263,7 +374,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -279,15 +396,29 @@ export interface paths {
                 /** @description Accepted: the job is queued */
                 202: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["JobAccepted"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -297,6 +428,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -306,6 +444,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -315,6 +460,30 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -324,6 +493,13 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -333,6 +509,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -342,6 +525,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -351,6 +542,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -360,6 +557,12 @@ export interface paths {
                 /** @description The job queue (Redis) is unreachable; nothing was created. Retry later. */
                 503: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -399,15 +602,27 @@ export interface paths {
                 /** @description The export job */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["TransferJob"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -417,6 +632,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -426,6 +647,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -435,6 +662,12 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -444,6 +677,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -453,6 +693,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -497,15 +743,27 @@ export interface paths {
                 /** @description A page of import jobs */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ImportJobPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -515,6 +773,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -524,6 +788,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -533,6 +803,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -542,6 +819,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -558,7 +841,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -577,15 +866,29 @@ export interface paths {
                 /** @description Accepted: the job is queued */
                 202: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["JobAccepted"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -595,6 +898,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -604,6 +914,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -613,6 +930,14 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -622,6 +947,13 @@ export interface paths {
                 /** @description The uploaded file is larger than 50 MB */
                 413: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -631,6 +963,13 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -640,6 +979,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -649,6 +995,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -658,6 +1012,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -667,6 +1027,12 @@ export interface paths {
                 /** @description The job queue (Redis) is unreachable; nothing was created. Retry later. */
                 503: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -706,15 +1072,27 @@ export interface paths {
                 /** @description The import job */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["TransferJob"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -724,6 +1102,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -733,6 +1117,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -742,6 +1132,12 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -751,6 +1147,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -760,6 +1163,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -792,7 +1201,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -809,15 +1224,29 @@ export interface paths {
                 /** @description Where to upload */
                 201: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["UploadTarget"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -827,6 +1256,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -836,6 +1272,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -845,6 +1288,30 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -854,6 +1321,13 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -863,6 +1337,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -872,6 +1353,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -881,6 +1370,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -920,15 +1415,27 @@ export interface paths {
                 /** @description The upload */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Upload"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -938,6 +1445,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -947,6 +1460,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -956,6 +1475,12 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -965,6 +1490,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -974,6 +1506,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1013,6 +1551,12 @@ export interface paths {
                 /** @description Keys */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1022,6 +1566,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1031,6 +1581,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1040,6 +1596,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1049,6 +1612,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1065,7 +1634,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1080,15 +1655,29 @@ export interface paths {
                 /** @description The new key, with its secret */
                 201: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ApiKeyCreated"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1098,6 +1687,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1107,6 +1703,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1116,6 +1719,30 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1125,6 +1752,13 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1134,6 +1768,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1143,6 +1784,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1152,6 +1801,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1194,13 +1849,25 @@ export interface paths {
                 /** @description Revoked */
                 204: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1210,6 +1877,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1219,6 +1892,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1228,6 +1907,12 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1237,6 +1922,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1246,6 +1938,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1275,8 +1973,8 @@ export interface paths {
                 query?: {
                     /** @description `pageInfo.nextCursor` of the previous page. */
                     cursor?: string;
-                    /** @description Only this customer's lists (digits, or an integer up to 2^53-1). */
-                    customerId?: string | (number | null) | null;
+                    /** @description Only this customer's lists: decimal digits (at most 2^64-1; leading zeros are ignored), or an integer 0 to 2^53-1. */
+                    customerId?: string | number;
                     /** @description Page size, 1-100. */
                     limit?: number;
                 };
@@ -1289,15 +1987,27 @@ export interface paths {
                 /** @description A page of lists */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ListSummaryPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1307,6 +2017,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1316,6 +2032,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1325,6 +2047,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1334,6 +2063,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1372,15 +2107,27 @@ export interface paths {
                 /** @description The list */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["List"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1390,6 +2137,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1399,6 +2152,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1408,6 +2167,12 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1417,6 +2182,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1426,6 +2198,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1465,6 +2243,12 @@ export interface paths {
                 /** @description The shop */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1474,6 +2258,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1483,6 +2273,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1492,6 +2288,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1501,6 +2304,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1540,6 +2349,12 @@ export interface paths {
                 /** @description Embed status */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1549,6 +2364,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1558,6 +2379,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1567,6 +2394,12 @@ export interface paths {
                 /** @description No platform token for the shop */
                 409: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1576,6 +2409,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1585,6 +2425,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1594,6 +2440,12 @@ export interface paths {
                 /** @description The platform did not answer */
                 502: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1625,7 +2477,7 @@ export interface paths {
         head?: never;
         /**
          * Update settings
-         * @description Partial update: send only the members to change. Unknown members are refused (422).
+         * @description Partial update: send only the members to change. Unknown members are refused (422). A JSON body is required (`{}` changes nothing); no body at all is a 400 `body-required`.
          */
         patch: {
             parameters: {
@@ -1643,15 +2495,42 @@ export interface paths {
                 /** @description The settings after the update */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Settings"];
                     };
                 };
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1661,6 +2540,27 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1670,6 +2570,12 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1679,6 +2585,12 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1688,6 +2600,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1697,6 +2616,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1732,15 +2657,33 @@ export interface paths {
                 /** @description The configuration */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["StorefrontConfig"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1750,6 +2693,15 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1759,6 +2711,15 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1768,6 +2729,16 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1777,6 +2748,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1804,12 +2784,18 @@ export interface paths {
         put?: never;
         /**
          * Merge the guest list into the customer's at login
-         * @description For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier `addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and returns the customer's full list. Repeating it merges nothing and still answers 200.
+         * @description For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier `addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and returns the customer's full list. A share link the guest had sent keeps working: it opens the merged list (the customer's list takes the guest's token when it had none of its own). Repeating it merges nothing and still answers 200.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1823,6 +2809,8 @@ export interface paths {
                         anonymousId: string;
                         /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
                         customerId?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -1830,15 +2818,35 @@ export interface paths {
                 /** @description The customer's list after the merge */
                 200: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Wishlist"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1848,6 +2856,16 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1857,6 +2875,16 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1866,6 +2894,36 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1875,6 +2933,16 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1884,6 +2952,16 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1893,6 +2971,17 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1902,6 +2991,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1941,15 +3039,33 @@ export interface paths {
                 /** @description The shared list */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["SharedList"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1959,6 +3075,15 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1968,6 +3093,15 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1977,6 +3111,15 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1986,6 +3129,16 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1995,6 +3148,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2039,15 +3201,33 @@ export interface paths {
                 /** @description The wishlist */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Wishlist"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2057,6 +3237,15 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2066,6 +3255,15 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2075,6 +3273,16 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2084,6 +3292,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2116,7 +3333,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2132,12 +3355,17 @@ export interface paths {
                         /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
                         customerId?: string;
                         handle: string;
-                        /** @example 7234567890123 */
+                        /**
+                         * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
+                         * @example 7234567890123
+                         */
                         productId: string;
                         /** @description Optional: product title, kept as `titleSnapshot`. */
                         title?: string;
                         /** @description Optional: save a specific variant. Digits or a GID. */
                         variantId?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2145,6 +3373,16 @@ export interface paths {
                 /** @description Already saved */
                 200: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2154,15 +3392,35 @@ export interface paths {
                 /** @description Saved */
                 201: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Item"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2172,6 +3430,16 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2181,6 +3449,16 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2190,6 +3468,36 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2199,6 +3507,16 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2208,6 +3526,16 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2217,6 +3545,17 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2226,6 +3565,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2236,7 +3584,7 @@ export interface paths {
         };
         /**
          * Unsave a product
-         * @description Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. The JSON body is required; `{}` with `itemId` is the shape shown in the spec. Removing what is not there also answers 204.
+         * @description Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. A JSON body is required, `{}` with `itemId` in the query will do; no body at all is a 400 `body-required`. The guest may be named by `aid` (query) or `anonymousId` (body). Removing what is not there also answers 204.
          */
         delete: {
             parameters: {
@@ -2262,10 +3610,15 @@ export interface paths {
                         anonymousId?: string;
                         /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
                         customerId?: string;
-                        /** @example 7234567890123 */
+                        /**
+                         * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
+                         * @example 7234567890123
+                         */
                         productId?: string;
                         /** @description Optional: save a specific variant. Digits or a GID. */
                         variantId?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2273,13 +3626,31 @@ export interface paths {
                 /** @description Removed (or was not there) */
                 204: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2289,6 +3660,15 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2298,6 +3678,33 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2307,6 +3714,15 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2316,6 +3732,15 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2325,6 +3750,16 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2334,6 +3769,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2358,7 +3802,7 @@ export interface paths {
         put?: never;
         /**
          * Create the share link
-         * @description Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the same link without an event. No body. 403 `sharing-disabled` when the shop does not allow sharing. The owner is named as for the other storefront calls (`aid` query for guests, `customerId` query for private keys).
+         * @description Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the same link without an event. 403 `sharing-disabled` when the shop does not allow sharing. The body is optional: the owner is named as for the other storefront calls, in the query (`aid` for guests, `customerId` for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. After a guest logs in (identify), the guest's link opens the customer's merged list.
          */
         post: {
             parameters: {
@@ -2368,24 +3812,65 @@ export interface paths {
                     /** @description Private-key calls only. */
                     customerId?: string;
                 };
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                         */
+                        anonymousId?: string;
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        customerId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             responses: {
                 /** @description The share link */
                 200: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ShareResult"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2395,6 +3880,16 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2404,6 +3899,16 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2413,6 +3918,55 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2422,6 +3976,16 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2431,6 +3995,17 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2440,6 +4015,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2470,7 +4054,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2486,12 +4076,17 @@ export interface paths {
                         /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
                         customerId?: string;
                         handle: string;
-                        /** @example 7234567890123 */
+                        /**
+                         * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
+                         * @example 7234567890123
+                         */
                         productId: string;
                         /** @description Optional: product title, kept as `titleSnapshot`. */
                         title?: string;
                         /** @description Optional: save a specific variant. Digits or a GID. */
                         variantId?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2499,15 +4094,35 @@ export interface paths {
                 /** @description What changed */
                 200: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ToggleResult"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2517,6 +4132,16 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2526,6 +4151,16 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2535,6 +4170,36 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2544,6 +4209,16 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2553,6 +4228,16 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2562,6 +4247,17 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2571,6 +4267,15 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2608,6 +4313,12 @@ export interface paths {
                 /** @description Endpoints */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2617,6 +4328,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2626,6 +4343,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2635,6 +4358,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2644,6 +4374,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2660,7 +4396,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2677,15 +4419,29 @@ export interface paths {
                 /** @description The endpoint, with its signing secret */
                 201: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookEndpointCreated"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2695,6 +4451,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2704,6 +4467,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2713,6 +4483,30 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2722,6 +4516,13 @@ export interface paths {
                 /** @description Unsupported media type */
                 415: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2731,6 +4532,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2740,6 +4548,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2749,6 +4565,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2791,13 +4613,25 @@ export interface paths {
                 /** @description Deleted */
                 204: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2807,6 +4641,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2816,6 +4656,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2825,6 +4671,12 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2834,6 +4686,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2843,6 +4702,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2886,15 +4751,27 @@ export interface paths {
                 /** @description A page of delivery attempts */
                 200: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookDeliveryPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2904,6 +4781,12 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2913,6 +4796,12 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2922,6 +4811,12 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2931,6 +4826,13 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2940,6 +4842,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2972,7 +4880,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     deliveryId: string;
                     id: string;
@@ -2984,13 +4898,27 @@ export interface paths {
                 /** @description Queued */
                 202: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3000,6 +4928,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3009,6 +4944,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3018,6 +4960,13 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3027,6 +4976,14 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3036,6 +4993,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3045,6 +5009,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3054,6 +5026,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3084,7 +5062,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     id: string;
                 };
@@ -3095,15 +5079,29 @@ export interface paths {
                 /** @description The endpoint */
                 200: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3113,6 +5111,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3122,6 +5127,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3131,6 +5143,13 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3140,6 +5159,14 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3149,6 +5176,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3158,6 +5192,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3167,6 +5209,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3197,7 +5245,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                     * @example order-2026-11-22-0001
+                     */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     id: string;
                 };
@@ -3208,13 +5262,27 @@ export interface paths {
                 /** @description Queued */
                 202: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix or malformed JSON */
+                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3224,6 +5292,13 @@ export interface paths {
                 /** @description Authentication required */
                 401: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3233,6 +5308,13 @@ export interface paths {
                 /** @description Forbidden */
                 403: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3242,6 +5324,13 @@ export interface paths {
                 /** @description Not found */
                 404: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3251,6 +5340,14 @@ export interface paths {
                 /** @description Idempotency key in use */
                 409: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3260,6 +5357,13 @@ export interface paths {
                 /** @description Validation failed (or Idempotency-Key reused) */
                 422: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3269,6 +5373,14 @@ export interface paths {
                 /** @description Too many requests */
                 429: {
                     headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3278,6 +5390,12 @@ export interface paths {
                 /** @description Internal server error */
                 500: {
                     headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3534,6 +5652,15 @@ export interface components {
                 removes: number;
             };
         };
+        AnonymousOwner: {
+            /** @description Always null: a guest is no customer, and its anonymous id is never shown to anyone. */
+            customerId: null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "anonymous";
+        };
         ApiKey: {
             /**
              * Format: date-time
@@ -3563,6 +5690,18 @@ export interface components {
         ApiKeyCreated: components["schemas"]["ApiKey"] & {
             /** @description The key (svc_sk_...). Shown in this response only, never again. */
             secret: string;
+        };
+        CustomerOwner: {
+            /**
+             * @description The customer's platform id.
+             * @example 7234567890123
+             */
+            customerId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer";
         };
         EmbedStatus: {
             /**
@@ -3745,15 +5884,8 @@ export interface components {
                 nextCursor: string | null;
             };
         };
-        Owner: {
-            /**
-             * @description The customer's id; null for an anonymous (guest) owner, whose anonymous id is never shown.
-             * @example 7234567890123
-             */
-            customerId: string | null;
-            /** @enum {string} */
-            type: "customer" | "anonymous";
-        };
+        /** @description Who owns the list, told apart by `type`: a customer (`customerId`, a decimal string) or an anonymous guest (`customerId` null, kept so that every owner has the same two members). */
+        Owner: components["schemas"]["CustomerOwner"] | components["schemas"]["AnonymousOwner"];
         PingEvent: {
             /**
              * Format: date-time
@@ -3791,25 +5923,19 @@ export interface components {
             [key: string]: unknown;
         };
         Settings: {
-            /** @default true */
+            /** @description false: only logged-in customers keep wishlists (guests' writes get 403). Default true. */
             guestEnabled: boolean;
-            /**
-             * @description Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted to an origin that some shop declares; the request itself only to its own shop's origins.
-             * @default []
-             */
+            /** @description Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted to an origin that some shop declares; the request itself only to its own shop's origins. */
             headlessOrigins: string[];
-            /** @default false */
+            /** @description An email-marketing integration flag. Default false. */
             integrationConfigured: boolean;
-            /** @default false */
+            /** @description Default false. */
             metafieldSyncEnabled: boolean;
-            /** @default true */
+            /** @description false: no share links are created and shared lists are not shown. Default true. */
             shareEnabled: boolean;
-            /** @default /pages/wishlist */
+            /** @description The shop's page that shows a shared list (`?share=<token>`). Default `/pages/wishlist`. */
             sharePath: string;
-            /**
-             * @description Storefront strings by locale code, each a map of string key to text, e.g. `{"en": {"add": "Add to wishlist"}}`. The storefront configuration picks the best locale.
-             * @default {}
-             */
+            /** @description Storefront strings by locale code, each a map of string key to text, e.g. `{"en": {"add": "Add to wishlist"}}`. The storefront configuration picks the best locale. */
             strings: {
                 [key: string]: {
                     [key: string]: string;
@@ -4146,9 +6272,70 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+         * @example order-2026-11-22-0001
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key: the work was not repeated. Absent otherwise. */
+        "Idempotent-Replayed": "true";
+        /** @description The quota: `"shop";q=<limit>;w=60`. */
+        "RateLimit-Policy-Shop": string;
+        /** @description The quota: `"shop";q=<limit>;w=60`. Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "RateLimit-Policy-Shop.optional": string;
+        /** @description The quota of each bucket counted: `"shopper";q=<limit>;w=60` (and `"address";q=...;w=60`). */
+        "RateLimit-Policy-Shopper": string;
+        /** @description The quota of each bucket counted: `"shopper";q=<limit>;w=60` (and `"address";q=...;w=60`). Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "RateLimit-Policy-Shopper.optional": string;
+        /** @description Remaining quota: `"shop";r=<remaining>;t=<seconds to reset>`. */
+        "RateLimit-Shop": string;
+        /** @description Remaining quota: `"shop";r=<remaining>;t=<seconds to reset>`. Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "RateLimit-Shop.optional": string;
+        /** @description Remaining quota of each bucket counted: `"shopper";r=<remaining>;t=<seconds>`, then `, "address";r=...;t=...` when the client address was counted too. */
+        "RateLimit-Shopper": string;
+        /** @description Remaining quota of each bucket counted: `"shopper";r=<remaining>;t=<seconds>`, then `, "address";r=...;t=...` when the client address was counted too. Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "RateLimit-Shopper.optional": string;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description Seconds to wait before retrying (with `idempotency-key-in-use`). */
+        "Retry-After.optional": number;
+        /** @description Requests allowed in a window of the `address` bucket: 300 a minute per client address by default (RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE). Present when the client address was counted (requests over a socket). */
+        "X-RateLimit-Limit-Address": number;
+        /** @description Requests allowed in a window of the `shop` bucket: 600 a minute per shop by default (RATE_LIMIT_PRIVATE_PER_MINUTE). */
+        "X-RateLimit-Limit-Shop": number;
+        /** @description Requests allowed in a window of the `shop` bucket: 600 a minute per shop by default (RATE_LIMIT_PRIVATE_PER_MINUTE). Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "X-RateLimit-Limit-Shop.optional": number;
+        /** @description Requests allowed in a window of the `shopper` bucket: 60 a minute per shopper by default (RATE_LIMIT_STOREFRONT_PER_MINUTE). */
+        "X-RateLimit-Limit-Shopper": number;
+        /** @description Requests allowed in a window of the `shopper` bucket: 60 a minute per shopper by default (RATE_LIMIT_STOREFRONT_PER_MINUTE). Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "X-RateLimit-Limit-Shopper.optional": number;
+        /** @description Requests left in the current window of the `address` bucket. Present when the client address was counted (requests over a socket). */
+        "X-RateLimit-Remaining-Address": number;
+        /** @description Requests left in the current window of the `shop` bucket. */
+        "X-RateLimit-Remaining-Shop": number;
+        /** @description Requests left in the current window of the `shop` bucket. Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "X-RateLimit-Remaining-Shop.optional": number;
+        /** @description Requests left in the current window of the `shopper` bucket. */
+        "X-RateLimit-Remaining-Shopper": number;
+        /** @description Requests left in the current window of the `shopper` bucket. Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "X-RateLimit-Remaining-Shopper.optional": number;
+        /** @description Seconds until the window of the `address` bucket resets. Present when the client address was counted (requests over a socket). */
+        "X-RateLimit-Reset-Address": number;
+        /** @description Seconds until the window of the `shop` bucket resets. */
+        "X-RateLimit-Reset-Shop": number;
+        /** @description Seconds until the window of the `shop` bucket resets. Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "X-RateLimit-Reset-Shop.optional": number;
+        /** @description Seconds until the window of the `shopper` bucket resets. */
+        "X-RateLimit-Reset-Shopper": number;
+        /** @description Seconds until the window of the `shopper` bucket resets. Absent when the request was refused before it was counted (401, and some 400, 403 and 415). */
+        "X-RateLimit-Reset-Shopper.optional": number;
+        /** @description The request's id (the client's well-formed X-Request-Id, else a new one); quote it to support. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;

@@ -24,10 +24,12 @@ Server errors (5xx) release the key.
 
 **Rate limits**: 600 requests a minute per shop on private endpoints (bucket \`shop\`), 60 a minute per
 shopper on \`/v1/storefront/*\` (bucket \`shopper\`: the customer, else the anonymous id, else the client
-address). Every response carries \`X-RateLimit-Limit-<Bucket>\`, \`X-RateLimit-Remaining-<Bucket>\` and
-\`X-RateLimit-Reset-<Bucket>\` (seconds until the window resets; \`<Bucket>\` is \`Shop\` or \`Shopper\`), and the
-IETF fields \`RateLimit-Policy: "shop";q=600;w=60\` and \`RateLimit: "shop";r=<remaining>;t=<seconds>\`. Over
-the limit: 429 \`rate-limited\` with \`Retry-After\`.
+address), and on the storefront also 300 a minute per client address (bucket \`address\`). Every counted
+response carries \`X-RateLimit-Limit-<Bucket>\`, \`X-RateLimit-Remaining-<Bucket>\` and
+\`X-RateLimit-Reset-<Bucket>\` (seconds until the window resets; \`<Bucket>\` is \`Shop\`, \`Shopper\` or
+\`Address\`) for each bucket it was counted in, and the IETF fields \`RateLimit-Policy: "shop";q=600;w=60\` and
+\`RateLimit: "shop";r=<remaining>;t=<seconds>\` (one entry per bucket). Over the limit: 429 \`rate-limited\` with
+\`Retry-After\`. Each operation lists these headers on its responses.
 
 **Deprecation**: a deprecated operation is marked \`deprecated\` here and answers with \`Deprecation: @<unix
 time>\`, \`Sunset: <HTTP date>\` when it has an end date, and \`Link: <changelog>; rel="deprecation"\`, at
@@ -38,10 +40,173 @@ least 90 days ahead.
 Every response carries \`X-Request-Id\`.
 `;
 
+type HeaderObject = { description: string; required?: boolean; schema: Record<string, unknown> };
+type Header = HeaderObject | { $ref: string };
+
+const ref = (component: string): Header => ({ $ref: `#/components/headers/${component}` });
+/** Suffix of the component that declares a header as not always present. */
+const OPTIONAL = ".optional";
+const NOT_COUNTED = " Absent when the request was refused before it was counted (401, and some 400, 403 and 415).";
+
+/**
+ * The rate-limit buckets (app/api/v1/rate-limit.server.ts) by header suffix. Private operations are counted
+ * in `shop`; storefront operations in `shopper` and, when the client address is known, `address`.
+ */
+const BUCKETS = {
+  Shop: { name: "shop", limit: "600 a minute per shop by default (RATE_LIMIT_PRIVATE_PER_MINUTE)" },
+  Shopper: { name: "shopper", limit: "60 a minute per shopper by default (RATE_LIMIT_STOREFRONT_PER_MINUTE)" },
+  Address: {
+    name: "address",
+    limit: "300 a minute per client address by default (RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE)",
+  },
+} as const;
+type BucketSuffix = keyof typeof BUCKETS;
+
+/** The operation's bucket: `Shop` for private operations, `Shopper` for storefront ones. */
+export type HeaderBucket = "Shop" | "Shopper";
+
+function bucketHeaders(bucket: BucketSuffix): Record<string, HeaderObject> {
+  const { name, limit } = BUCKETS[bucket];
+  return {
+    [`X-RateLimit-Limit-${bucket}`]: {
+      description: `Requests allowed in a window of the \`${name}\` bucket: ${limit}.`,
+      schema: { type: "integer", minimum: 1 },
+    },
+    [`X-RateLimit-Remaining-${bucket}`]: {
+      description: `Requests left in the current window of the \`${name}\` bucket.`,
+      schema: { type: "integer", minimum: 0 },
+    },
+    [`X-RateLimit-Reset-${bucket}`]: {
+      description: `Seconds until the window of the \`${name}\` bucket resets.`,
+      schema: { type: "integer", minimum: 0 },
+    },
+  };
+}
+
+/** IETF RateLimit fields; a storefront request lists each bucket it was counted in, comma-separated. */
+const IETF_HEADERS: Record<HeaderBucket, Record<string, HeaderObject>> = {
+  Shop: {
+    RateLimit: {
+      description: 'Remaining quota: `"shop";r=<remaining>;t=<seconds to reset>`.',
+      schema: { type: "string", example: '"shop";r=599;t=60' },
+    },
+    "RateLimit-Policy": {
+      description: 'The quota: `"shop";q=<limit>;w=60`.',
+      schema: { type: "string", example: '"shop";q=600;w=60' },
+    },
+  },
+  Shopper: {
+    RateLimit: {
+      description:
+        'Remaining quota of each bucket counted: `"shopper";r=<remaining>;t=<seconds>`, then ' +
+        '`, "address";r=...;t=...` when the client address was counted too.',
+      schema: { type: "string", example: '"shopper";r=59;t=60, "address";r=299;t=60' },
+    },
+    "RateLimit-Policy": {
+      description: 'The quota of each bucket counted: `"shopper";q=<limit>;w=60` (and `"address";q=...;w=60`).',
+      schema: { type: "string", example: '"shopper";q=60;w=60, "address";q=300;w=60' },
+    },
+  },
+};
+
+/** Headers of /v1 answers, as components (`#/components/headers/<name>`). */
+const HEADER_COMPONENTS: Record<string, HeaderObject> = {
+  "X-Request-Id": {
+    description: "The request's id (the client's well-formed X-Request-Id, else a new one); quote it to support.",
+    required: true,
+    schema: { type: "string" },
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying.",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
+  [`Retry-After${OPTIONAL}`]: {
+    description: "Seconds to wait before retrying (with `idempotency-key-in-use`).",
+    schema: { type: "integer", minimum: 0 },
+  },
+  "Idempotent-Replayed": {
+    description:
+      "`true` when this is the stored answer to an earlier request with the same Idempotency-Key: the work was " +
+      "not repeated. Absent otherwise.",
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+
+/** Component name of a rate-limit header of the operation's bucket (the IETF fields differ per bucket). */
+const componentName = (header: string, bucket: HeaderBucket) =>
+  header.startsWith("RateLimit") ? `${header}-${bucket}` : header;
+
+for (const bucket of ["Shop", "Shopper"] as const) {
+  for (const [name, header] of Object.entries({ ...bucketHeaders(bucket), ...IETF_HEADERS[bucket] })) {
+    const component = componentName(name, bucket);
+    HEADER_COMPONENTS[component] = { ...header, required: true };
+    HEADER_COMPONENTS[`${component}${OPTIONAL}`] = { ...header, description: `${header.description}${NOT_COUNTED}` };
+  }
+}
+for (const [name, header] of Object.entries(bucketHeaders("Address"))) {
+  HEADER_COMPONENTS[name] = {
+    ...header,
+    description: `${header.description} Present when the client address was counted (requests over a socket).`,
+  };
+}
+
+/** The `Idempotency-Key` header of every POST (`#/components/parameters/IdempotencyKey`). */
+export const IDEMPOTENCY_KEY_PARAMETER = { $ref: "#/components/parameters/IdempotencyKey" };
+
+const IDEMPOTENCY_KEY_COMPONENT = {
+  name: "Idempotency-Key",
+  in: "header" as const,
+  required: false,
+  description:
+    "Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and " +
+    "body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request " +
+    "is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.",
+  schema: { type: "string" as const, minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+  example: "order-2026-11-22-0001",
+};
+
+/**
+ * The response headers of one operation, declared on each of its responses: X-Request-Id always; the
+ * rate-limit headers of its buckets (required on success, optional on errors, some of which are refused before
+ * counting; `address` always optional); Retry-After on 429 (and optionally on a POST's 409); Idempotent-Replayed
+ * on a POST's answers below 500 (those are the ones stored for replay).
+ */
+export function withResponseHeaders<R extends Record<string, object>>(
+  responses: R,
+  { method, bucket }: { method: string; bucket: HeaderBucket },
+): R {
+  const documented: Record<string, object> = {};
+  for (const [status, response] of Object.entries(responses)) {
+    const code = Number(status);
+    const counted = code >= 200 && code < 400;
+    const rateLimit: Record<string, Header> = {};
+    for (const name of Object.keys({ ...bucketHeaders(bucket), ...IETF_HEADERS[bucket] })) {
+      const component = componentName(name, bucket);
+      rateLimit[name] = ref(counted ? component : `${component}${OPTIONAL}`);
+    }
+    if (bucket === "Shopper") for (const name of Object.keys(bucketHeaders("Address"))) rateLimit[name] = ref(name);
+    const headers: Record<string, Header> = {
+      "X-Request-Id": ref("X-Request-Id"),
+      ...rateLimit,
+      ...(code === 429 ? { "Retry-After": ref("Retry-After") } : {}),
+      ...(code === 409 && method === "post" ? { "Retry-After": ref(`Retry-After${OPTIONAL}`) } : {}),
+      ...(method === "post" && code < 500 ? { "Idempotent-Replayed": ref("Idempotent-Replayed") } : {}),
+    };
+    const existing = (response as { headers?: Record<string, Header> }).headers;
+    documented[status] = { ...response, headers: { ...headers, ...existing } };
+  }
+  return documented as R;
+}
+
 export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
   const problems = (Object.keys(PROBLEM_TYPES) as ProblemSlug[])
     .map((slug) => `\`${problemTypeUrl(baseUrl, slug)}\` (${PROBLEM_TYPES[slug].status}, ${PROBLEM_TYPES[slug].title})`)
     .join("; ");
+  for (const [name, header] of Object.entries(HEADER_COMPONENTS)) {
+    app.openAPIRegistry.registerComponent("headers", name, header);
+  }
+  app.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", IDEMPOTENCY_KEY_COMPONENT);
   app.openAPIRegistry.registerComponent("securitySchemes", "privateKey", {
     type: "http",
     scheme: "bearer",

@@ -6,6 +6,7 @@ import { mayHaveBody } from "./body.server";
 import { clientAddress } from "./client-address.server";
 import type { CallerMode, V1Env } from "./context";
 import { idempotency } from "./idempotency.server";
+import { IDEMPOTENCY_KEY_PARAMETER, withResponseHeaders } from "./openapi.server";
 import { rateLimit } from "./rate-limit.server";
 import { ProblemSchema } from "./schemas";
 
@@ -108,6 +109,8 @@ function errorResponses(route: ApiRoute) {
   };
 }
 
+type OperationParameters = NonNullable<RouteConfig["parameters"]>;
+
 const SECURITY: Record<CallerMode, string> = { private: "privateKey", public: "publicKey", proxy: "appProxy" };
 
 /** Builds the route: its middleware chain, security, and derived error responses. */
@@ -126,7 +129,18 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
     middleware,
     ...(deprecation ? { deprecated: true } : {}),
     security: modes.map((mode) => ({ [SECURITY[mode]]: [] })),
-    responses: { ...errorResponses(definition), ...config.responses },
+    ...(config.method === "post"
+      ? {
+          parameters: [
+            ...((config.parameters ?? []) as OperationParameters),
+            IDEMPOTENCY_KEY_PARAMETER,
+          ] as OperationParameters,
+        }
+      : {}),
+    responses: withResponseHeaders(
+      { ...errorResponses(definition), ...config.responses },
+      { method: config.method, bucket: storefront ? "Shopper" : "Shop" },
+    ),
   });
 }
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { pageParamsSchema } from "~/lib/validation";
-import { shopSettingsSchema } from "~/services/shops/settings";
+import { shopSettingsFields } from "~/services/shops/settings";
 
 /**
  * Response and shared schemas of /v1. The same objects validate requests and generate /openapi.json
@@ -59,14 +59,27 @@ export const ItemSchema = z
   })
   .openapi("Item");
 
-export const OwnerSchema = z
+export const CustomerOwnerSchema = z
   .object({
-    type: z.enum(["customer", "anonymous"]),
-    customerId: PlatformId.nullable().openapi({
-      description: "The customer's id; null for an anonymous (guest) owner, whose anonymous id is never shown.",
+    type: z.literal("customer"),
+    customerId: PlatformId.openapi({ description: "The customer's platform id." }),
+  })
+  .openapi("CustomerOwner");
+
+export const AnonymousOwnerSchema = z
+  .object({
+    type: z.literal("anonymous"),
+    customerId: z.null().openapi({
+      description: "Always null: a guest is no customer, and its anonymous id is never shown to anyone.",
     }),
   })
-  .openapi("Owner");
+  .openapi("AnonymousOwner");
+
+export const OwnerSchema = z.discriminatedUnion("type", [CustomerOwnerSchema, AnonymousOwnerSchema]).openapi("Owner", {
+  description:
+    "Who owns the list, told apart by `type`: a customer (`customerId`, a decimal string) or an anonymous " +
+    "guest (`customerId` null, kept so that every owner has the same two members).",
+});
 
 export const ShareSchema = z
   .object({
@@ -105,14 +118,28 @@ export function pageOf<T extends z.ZodType>(item: T, name: string) {
     .openapi(name);
 }
 
-export const SettingsSchema = shopSettingsSchema
-  .extend({
-    strings: shopSettingsSchema.shape.strings.openapi({
+/** Every member is always present in responses, so each is required here (defaults are in the descriptions). */
+export const SettingsSchema = z
+  .object({
+    guestEnabled: shopSettingsFields.guestEnabled.openapi({
+      description: "false: only logged-in customers keep wishlists (guests' writes get 403). Default true.",
+    }),
+    shareEnabled: shopSettingsFields.shareEnabled.openapi({
+      description: "false: no share links are created and shared lists are not shown. Default true.",
+    }),
+    sharePath: shopSettingsFields.sharePath.openapi({
+      description: "The shop's page that shows a shared list (`?share=<token>`). Default `/pages/wishlist`.",
+    }),
+    metafieldSyncEnabled: shopSettingsFields.metafieldSyncEnabled.openapi({ description: "Default false." }),
+    integrationConfigured: shopSettingsFields.integrationConfigured.openapi({
+      description: "An email-marketing integration flag. Default false.",
+    }),
+    strings: shopSettingsFields.strings.openapi({
       description:
         "Storefront strings by locale code, each a map of string key to text, e.g. " +
         '`{"en": {"add": "Add to wishlist"}}`. The storefront configuration picks the best locale.',
     }),
-    headlessOrigins: shopSettingsSchema.shape.headlessOrigins.openapi({
+    headlessOrigins: shopSettingsFields.headlessOrigins.openapi({
       description:
         "Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted " +
         "to an origin that some shop declares; the request itself only to its own shop's origins.",

@@ -25,14 +25,26 @@ export const stringsSchema = z.record(
   z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().max(500)),
 );
 
+/** The settings members, each required: what every response carries (GET /v1/shop, PATCH /v1/shop/settings). */
+export const shopSettingsFields = {
+  guestEnabled: z.boolean(),
+  shareEnabled: z.boolean(),
+  sharePath: z.string(),
+  metafieldSyncEnabled: z.boolean(),
+  integrationConfigured: z.boolean(),
+  strings: stringsSchema,
+  headlessOrigins: z.array(originSchema),
+};
+
+/** The stored document: members it lacks take their defaults. */
 export const shopSettingsSchema = z.object({
-  guestEnabled: z.boolean().default(true),
-  shareEnabled: z.boolean().default(true),
-  sharePath: z.string().default("/pages/wishlist"),
-  metafieldSyncEnabled: z.boolean().default(false),
-  integrationConfigured: z.boolean().default(false),
-  strings: stringsSchema.default({}),
-  headlessOrigins: z.array(originSchema).default([]),
+  guestEnabled: shopSettingsFields.guestEnabled.default(true),
+  shareEnabled: shopSettingsFields.shareEnabled.default(true),
+  sharePath: shopSettingsFields.sharePath.default("/pages/wishlist"),
+  metafieldSyncEnabled: shopSettingsFields.metafieldSyncEnabled.default(false),
+  integrationConfigured: shopSettingsFields.integrationConfigured.default(false),
+  strings: shopSettingsFields.strings.default({}),
+  headlessOrigins: shopSettingsFields.headlessOrigins.default([]),
 });
 
 export type ShopSettings = z.output<typeof shopSettingsSchema>;
