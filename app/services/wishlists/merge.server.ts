@@ -10,7 +10,12 @@ import { listItems, lockDefaultList, transaction } from "./wishlists.server";
  *  - the guest list is emptied and retired (no longer the anonymous id's default), so the anonymous id
  *    reads an empty list afterwards and can never reach the customer's;
  *  - one list.merged event, in the same transaction; a repeat finds no guest list, merges nothing, emits
- *    nothing, and still answers with the customer's list.
+ *    nothing, and still answers with the customer's list;
+ *  - a share link the guest had sent keeps working and opens the merged list: when the customer's list has
+ *    no token of its own it takes the guest's (no list.shared event: nothing new was shared); when it has one,
+ *    the customer's token stays and the retired guest list keeps its token with `customerId` set to the
+ *    customer, which `readSharedList` follows to that customer's current list. So both tokens open the merged
+ *    list, without a table of aliases.
  */
 export async function mergeGuestList({
   shopId,
@@ -46,12 +51,25 @@ export async function mergeGuestList({
     }
     const now = new Date();
     await tx.run(`DELETE FROM "Item" WHERE "listId" = ?`, [guest.id]);
-    await tx.run(`UPDATE "List" SET "retiredAt" = ?, "isDefault" = NULL, "updatedAt" = ? WHERE "id" = ?`, [
-      now,
-      now,
-      guest.id,
-    ]);
-    await tx.run(`UPDATE "List" SET "updatedAt" = ? WHERE "id" = ?`, [now, customerList.id]);
+    const guestShared = guest.shareToken !== null && guest.shareEnabled;
+    // The retired guest list names the customer it became when its token stays on it (see above).
+    const pointsToCustomer = guestShared && customerList.shareToken !== null;
+    await tx.run(
+      `UPDATE "List" SET "retiredAt" = ?, "isDefault" = NULL, "updatedAt" = ?` +
+        `${guestShared && !pointsToCustomer ? `, "shareToken" = NULL` : ""}` +
+        `${pointsToCustomer ? `, "customerId" = ?` : ""} WHERE "id" = ?`,
+      pointsToCustomer ? [now, now, customerId, guest.id] : [now, now, guest.id],
+    );
+    if (guestShared && !pointsToCustomer) {
+      // The token is unique: it leaves the guest list (above) before it joins the customer's.
+      await tx.run(`UPDATE "List" SET "shareToken" = ?, "shareEnabled" = TRUE, "updatedAt" = ? WHERE "id" = ?`, [
+        guest.shareToken,
+        now,
+        customerList.id,
+      ]);
+    } else {
+      await tx.run(`UPDATE "List" SET "updatedAt" = ? WHERE "id" = ?`, [now, customerList.id]);
+    }
     await insertEvent(tx, { shopId, type: "list.merged", data: { listId: customerList.id, customerId, mergedCount } });
     return { listId: customerList.id, mergedCount, merged: true };
   });

@@ -56,14 +56,28 @@ export async function shareWishlist({ shopId, owner }: { shopId: string; owner: 
   });
 }
 
-/** The list behind a share token, in this shop, when the shop and the list both allow sharing. */
+/**
+ * The list behind a share token, in this shop, when the shop and the list both allow sharing. The token of a
+ * guest list merged at login into a customer's list that had its own token stays on the retired guest list,
+ * which then names the customer (merge.server.ts): it opens that customer's current default list.
+ */
 export async function readSharedList({ shopId, token }: { shopId: string; token: string }) {
   await sharingSettings(shopId);
   const db = sql();
-  const row = await db.get<Record<string, unknown>>(
-    `SELECT * FROM "List" WHERE "shopId" = ? AND "shareToken" = ? AND "shareEnabled" = TRUE AND "retiredAt" IS NULL`,
+  let row = await db.get<Record<string, unknown>>(
+    `SELECT * FROM "List" WHERE "shopId" = ? AND "shareToken" = ? AND "shareEnabled" = TRUE`,
     [shopId, token],
   );
+  if (row && row.retiredAt !== null) {
+    const customerId = row.customerId as string | null;
+    row = customerId
+      ? await db.get<Record<string, unknown>>(
+          `SELECT * FROM "List" WHERE "shopId" = ? AND "customerId" = ? AND "anonymousId" IS NULL ` +
+            `AND "isDefault" = TRUE AND "retiredAt" IS NULL`,
+          [shopId, customerId],
+        )
+      : undefined;
+  }
   if (!row) throw new AppError("not-found", { detail: "No shared list with this token." });
   const items = await listItems(db, row.id as string);
   return { ...listFromRow(row), items, count: items.length };
