@@ -1,4 +1,5 @@
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 /**
@@ -13,7 +14,8 @@ const DEV_SERVICE_SECRET = "local-dev-service-secret-change-me-0123456789";
 export const envSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    HOST: z.string().min(1).default("0.0.0.0"),
+    /** Unset: 127.0.0.1 in development and tests (the dev server is for this machine), 0.0.0.0 in production. */
+    HOST: z.string().min(1).optional(),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     SHOPIFY_APP_URL: z.url({ protocol: /^https?$/ }).optional(),
     DATABASE_URL: z
@@ -143,14 +145,70 @@ export const envSchema = z
     }
     if (!env.SHOPIFY_APP_URL) {
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_APP_URL"], message: "must be set in production" });
+    } else if (!env.SHOPIFY_APP_URL.startsWith("https://")) {
+      ctx.addIssue({ code: "custom", path: ["SHOPIFY_APP_URL"], message: "must be an https:// URL in production" });
+    }
+    // Development-only settings: each one switches off a protection that production relies on.
+    if (env.WEBHOOK_ALLOW_HTTP) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_ALLOW_HTTP"],
+        message: "is development only (webhook endpoints must be https in production)",
+      });
+    }
+    const nonPublic = networkList(env.WEBHOOK_ALLOWED_NETWORKS).filter(isNonPublicNetwork);
+    if (nonPublic.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_ALLOWED_NETWORKS"],
+        message: `is development only: ${nonPublic.join(", ")} would let webhook deliveries reach non-public addresses`,
+      });
+    }
+    if (env.SHOPIFY_ADMIN_API_ORIGIN) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SHOPIFY_ADMIN_API_ORIGIN"],
+        message: "is for tests and local stand-ins only (production calls each shop's own https origin)",
+      });
     }
   })
   .transform((env) => ({
     ...env,
+    HOST: env.HOST ?? (env.NODE_ENV === "production" ? "0.0.0.0" : "127.0.0.1"),
     SHOPIFY_APP_URL: (env.SHOPIFY_APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
     DATABASE_URL: resolveDatabaseUrl(env.DATABASE_URL),
     DATABASE_ENGINE: env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgres" as const),
   }));
+
+function networkList(value: string): string[] {
+  return value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** ipaddr.js's table of special-purpose ranges (private, loopback, link-local, ...), per address family. */
+function specialRanges(address: ipaddr.IPv4 | ipaddr.IPv6): Network[] {
+  const table = (address as unknown as { SpecialRanges: Record<string, Network | Network[]> }).SpecialRanges;
+  return Object.values(table).flatMap((entry) => (Array.isArray(entry[0]) ? (entry as Network[]) : [entry as Network]));
+}
+
+/** Whether a CIDR reaches any address that is not public unicast (it overlaps a special-purpose range). */
+function isNonPublicNetwork(cidr: string): boolean {
+  let network: Network;
+  try {
+    network = ipaddr.parseCIDR(cidr);
+  } catch {
+    return false; // the format check reports it
+  }
+  const [address, bits] = network;
+  return specialRanges(address).some(
+    ([special, specialBits]) =>
+      special.kind() === address.kind() && (address.match(special, specialBits) || special.match(address, bits)),
+  );
+}
 
 export type Env = z.output<typeof envSchema>;
 

@@ -40,6 +40,70 @@ describe("environment validation", () => {
     expect(() => parseEnv({ NODE_ENV: "production" })).toThrow(/SHOPIFY_APP_URL: must be set in production/);
   });
 
+  const production = {
+    NODE_ENV: "production",
+    SHOPIFY_API_SECRET: "a-real-platform-secret",
+    SERVICE_SECRET: "a-real-service-secret-of-at-least-32-characters",
+    SHOPIFY_APP_URL: "https://wishlist.example.com",
+  };
+
+  it("accepts a production configuration without development-only settings, listening on every interface", () => {
+    const env = parseEnv(production);
+    expect(env.HOST).toBe("0.0.0.0");
+    expect(parseEnv({ ...production, WEBHOOK_ALLOWED_NETWORKS: "8.8.8.0/24, 2606:4700::/32" }).NODE_ENV).toBe(
+      "production",
+    );
+  });
+
+  it("binds to 127.0.0.1 in development and tests unless HOST is set", () => {
+    expect(parseEnv({}).HOST).toBe("127.0.0.1");
+    expect(parseEnv({ NODE_ENV: "test" }).HOST).toBe("127.0.0.1");
+    expect(parseEnv({ HOST: "0.0.0.0" }).HOST).toBe("0.0.0.0");
+    expect(parseEnv({ ...production, HOST: "10.0.0.5" }).HOST).toBe("10.0.0.5");
+  });
+
+  it.each([
+    [{ WEBHOOK_ALLOW_HTTP: "true" }, /WEBHOOK_ALLOW_HTTP: is development only/],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128" },
+      /WEBHOOK_ALLOWED_NETWORKS: is development only: 127\.0\.0\.0\/8, ::1\/128/,
+    ],
+    [{ WEBHOOK_ALLOWED_NETWORKS: "10.1.0.0/16" }, /WEBHOOK_ALLOWED_NETWORKS: is development only: 10\.1\.0\.0\/16/],
+    // A wide public-looking range that still covers a private one (10.0.0.0/8 lies inside 8.0.0.0/5).
+    [{ WEBHOOK_ALLOWED_NETWORKS: "8.0.0.0/5" }, /WEBHOOK_ALLOWED_NETWORKS: is development only: 8\.0\.0\.0\/5/],
+    [{ WEBHOOK_ALLOWED_NETWORKS: "0.0.0.0/0" }, /WEBHOOK_ALLOWED_NETWORKS: is development only/],
+    [{ WEBHOOK_ALLOWED_NETWORKS: "fc00::/7" }, /WEBHOOK_ALLOWED_NETWORKS: is development only/],
+    [{ SHOPIFY_ADMIN_API_ORIGIN: "http://127.0.0.1:4010" }, /SHOPIFY_ADMIN_API_ORIGIN: is for tests and local/],
+    [{ SHOPIFY_APP_URL: "http://wishlist.example.com" }, /SHOPIFY_APP_URL: must be an https:\/\/ URL in production/],
+  ])("refuses the development-only setting %j in production", (setting, message) => {
+    expect(() => parseEnv({ ...production, ...setting })).toThrow(message);
+    // The same setting is accepted outside production.
+    expect(() => parseEnv({ ...production, ...setting, NODE_ENV: "development" })).not.toThrow();
+  });
+
+  it("lists every development-only setting at once in production", () => {
+    let error: unknown;
+    try {
+      parseEnv({
+        ...production,
+        WEBHOOK_ALLOW_HTTP: "true",
+        WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
+        SHOPIFY_ADMIN_API_ORIGIN: "http://127.0.0.1:4010",
+        SHOPIFY_APP_URL: "http://wishlist.example.com",
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(EnvError);
+    const names = (error as EnvError).issues.map((issue) => issue.split(":")[0]).sort();
+    expect(names).toEqual([
+      "SHOPIFY_ADMIN_API_ORIGIN",
+      "SHOPIFY_APP_URL",
+      "WEBHOOK_ALLOWED_NETWORKS",
+      "WEBHOOK_ALLOW_HTTP",
+    ]);
+  });
+
   it("resolves relative SQLite paths against the project root", () => {
     expect(resolveDatabaseUrl("file:./x/y.db", "/srv/app")).toBe("file:/srv/app/x/y.db");
     expect(resolveDatabaseUrl("file:/abs.db", "/srv/app")).toBe("file:/abs.db");
