@@ -1,5 +1,7 @@
 import { STATUS_CODES } from "node:http";
+import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
+import { API_BODY_LIMIT_BYTES } from "~/api/body-limit.server";
 import { createHttpApp } from "~/api/http-app.server";
 import { problemResponse } from "~/lib/problem-response.server";
 import { AppError, PROBLEM_TYPES, type ProblemSlug } from "~/lib/problems";
@@ -52,6 +54,53 @@ describe("the problem model (RFC 9457)", () => {
       status: 500,
       instance: "/anything",
     });
+  });
+
+  const aborted = Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+  it.each([
+    [
+      "Hono's 400 (a validator's malformed JSON)",
+      new HTTPException(400, { message: "Malformed JSON in request body" }),
+      400,
+      "bad-request",
+    ],
+    ["Hono's 413 (body limit)", new HTTPException(413), 413, "payload-too-large"],
+    [
+      "Hono's 415 (media type gate)",
+      new HTTPException(415, { message: "Unsupported Media Type" }),
+      415,
+      "unsupported-media-type",
+    ],
+    ["a body stream the client hung up on", new TypeError("terminated", { cause: aborted }), 400, "bad-request"],
+    [
+      "a premature close",
+      Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }),
+      400,
+      "bad-request",
+    ],
+  ])("maps %s to its 4xx problem, never a 500", async (_name, thrown, status, slug) => {
+    const failing = createHttpApp({
+      remix: async () => {
+        throw thrown;
+      },
+    });
+    const response = await failing.request(`${BASE_URL}/anything`, { method: "POST" });
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toMatchObject({ type: `http://localhost:3000/problems/${slug}`, status });
+  });
+
+  it("keeps other library errors a 500: only the client's doing is a 4xx", async () => {
+    const failing = createHttpApp({
+      remix: async () => {
+        throw new HTTPException(503);
+      },
+    });
+    expect((await failing.request(`${BASE_URL}/anything`)).status).toBe(500);
+  });
+
+  it("documents the cap of JSON bodies in the payload-too-large type", () => {
+    expect(PROBLEM_TYPES["payload-too-large"].description).toContain(API_BODY_LIMIT_BYTES.toLocaleString("en-US"));
   });
 
   it.each(slugs)("type %s resolves to a human-readable page served by the app", async (slug) => {

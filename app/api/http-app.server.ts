@@ -2,9 +2,12 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Hono, type Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { getEnv } from "~/env.server";
 import { problemResponse } from "~/lib/problem-response.server";
+import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
+import { clientAbortProblem, isClientAbort, limitRequestBody } from "./body-limit.server";
 import { registerFileRoutes } from "./files.server";
 import { registerPlatformWebhooks } from "./platform-webhooks.server";
 import { checkReadiness } from "./health.server";
@@ -19,8 +22,32 @@ export interface HttpAppEnv {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Errors thrown by the libraries under us (Hono's validators and body limit, the body stream) that are the
+ * client's doing, as their problem; anything else stays as thrown.
+ */
+function clientProblem(error: unknown, c: Context): unknown {
+  if (error instanceof HTTPException) {
+    switch (error.status) {
+      case 400:
+        return new AppError("bad-request", { detail: error.message || undefined, cause: error });
+      case 413:
+        return new AppError("payload-too-large", { cause: error });
+      case 415:
+        return new AppError("unsupported-media-type", {
+          detail: "Send Content-Type: application/json (parameters as `; name=value`).",
+          cause: error,
+        });
+      default:
+        return error;
+    }
+  }
+  return isClientAbort(error) ? clientAbortProblem(c, error) : error;
+}
+
 /** The single mapper from a thrown error to a response, with logging of the unexpected ones. */
-function handleError(error: unknown, c: Context): Response {
+function handleError(thrown: unknown, c: Context): Response {
+  const error = clientProblem(thrown, c);
   const requestId = c.get("requestId") as string | undefined;
   const response = problemResponse(error, c.req.path);
   if (response.status >= 500 && response.status !== 503 && response.status !== 502) {
@@ -69,6 +96,18 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
       "request",
     );
   });
+
+  // Responses of the API carry secrets (new keys) and shopper data: no cache, shared or private, may keep
+  // them. The API document is public and may be cached.
+  app.use(async (c, next) => {
+    await next();
+    const path = c.req.path;
+    const api = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/proxy/v1/") || path === "/proxy/v1";
+    if (api && path !== "/v1/openapi.json") c.res.headers.set("Cache-Control", "no-store");
+  });
+
+  // Body caps before any handler reads a byte (body-limit.server.ts).
+  app.use(limitRequestBody);
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => c.json(await checkReadiness()));

@@ -137,8 +137,11 @@ export const PROBLEM_TYPES = {
   },
   "payload-too-large": {
     status: 413,
-    title: "File too large",
-    description: "Import files may be at most 50 MB (52,428,800 bytes). Split the file and import the parts.",
+    title: "Payload too large",
+    description:
+      "The request body is over its cap; the `maxBytes` member gives it. JSON bodies of the API may be at most " +
+      "256 KiB (262,144 bytes); import files at most 50 MB (52,428,800 bytes): split the file and import the " +
+      "parts. A body is refused as soon as it passes its cap, before the rest of it is read.",
   },
   "unsupported-media-type": {
     status: 415,

@@ -1,4 +1,7 @@
-import type { Context } from "hono";
+import { parse as parseContentType } from "content-type";
+import type { Context, MiddlewareHandler } from "hono";
+import { AppError } from "~/lib/problems";
+import { clientAbortProblem, isClientAbort } from "../body-limit.server";
 import type { V1Env } from "./context";
 
 /**
@@ -8,4 +11,72 @@ import type { V1Env } from "./context";
  */
 export function mayHaveBody(c: Context<V1Env>): boolean {
   return c.req.method !== "GET" && c.req.method !== "HEAD" && c.req.raw.body !== null;
+}
+
+const JSON_MEDIA_TYPE = /^application\/([a-z0-9!#$&^_.-]+\+)?json$/;
+
+const unsupported = (detail: string) =>
+  new AppError("unsupported-media-type", {
+    detail,
+    headers: { "Accept-Post": "application/json", "Accept-Patch": "application/json" },
+  });
+
+/** A JSON media type, parsed as RFC 9110 writes it (`type/subtype` then `; name=value` parameters), or 415. */
+function assertJsonMediaType(header: string | undefined): void {
+  if (!header) throw unsupported("A body needs Content-Type: application/json.");
+  let type: string;
+  try {
+    type = parseContentType(header).type;
+  } catch {
+    throw unsupported(
+      `Content-Type ${JSON.stringify(header)} is not a valid media type (parameters are \`; name=value\`): ` +
+        "send application/json.",
+    );
+  }
+  if (!JSON_MEDIA_TYPE.test(type)) throw unsupported(`Content-Type ${type} is not accepted: send application/json.`);
+}
+
+/** The body as text; a client that hangs up mid-body is a 400, not a failure of ours. */
+async function readText(c: Context<V1Env>): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch (error) {
+    if (isClientAbort(error)) throw clientAbortProblem(c, error);
+    throw error;
+  }
+}
+
+/**
+ * Bodies are JSON (the body cap is applied before this, at the HTTP application). Another or a malformed
+ * media type is 415, text that is not JSON is 400, and a route that requires a body answers an empty one
+ * sent as JSON with 400 `body-required` (where the body is optional, an empty one is no body). A request with neither
+ * body nor Content-Type is left to the route's schema.
+ */
+export function requireJsonBody(bodyRequired: boolean): MiddlewareHandler<V1Env> {
+  return async (c, next) => {
+    if (mayHaveBody(c)) {
+      const text = await readText(c);
+      const type = c.req.header("content-type");
+      if (text.length === 0) {
+        if (bodyRequired && type !== undefined) {
+          assertJsonMediaType(type);
+          throw new AppError("body-required", {
+            detail: "A JSON body is required, and this one is empty: send a JSON document (at least {}).",
+          });
+        }
+        // An optional body sent empty is no body: the route's validator reads it as {}, as it does when no
+        // Content-Type comes with it.
+        // (Hono keeps the body as a promise of its text there, whatever the declared type says.)
+        if (type !== undefined) c.req.bodyCache.text = Promise.resolve("{}") as unknown as string;
+      } else {
+        assertJsonMediaType(type);
+        try {
+          JSON.parse(text);
+        } catch (error) {
+          throw new AppError("malformed-json", { detail: `The body is not valid JSON: ${(error as Error).message}` });
+        }
+      }
+    }
+    await next();
+  };
 }

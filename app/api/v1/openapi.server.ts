@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { PROBLEM_TYPES, problemTypeUrl, type ProblemSlug } from "~/lib/problems";
 import type { V1Env } from "./context";
+import { API_BODY_LIMIT_BYTES } from "../body-limit.server";
 
 const DESCRIPTION = `
 The wishlist service API, version 1. Every path lies under \`/v1\`; changes within v1 are additive only.
@@ -37,7 +38,9 @@ least 90 days ahead.
 
 **Conventions**: service ids carry a type prefix (\`lst_\`, \`itm_\`, \`evt_\`, \`key_\`, ...) and a wrong prefix is a
 400 \`invalid-id\`; platform ids are decimal strings; timestamps are ISO-8601 UTC with milliseconds and Z.
-Every response carries \`X-Request-Id\`.
+Every response carries \`X-Request-Id\`, and \`Cache-Control: no-store\` (this document excepted). Request bodies
+are JSON (\`Content-Type: application/json\`) of at most ${API_BODY_LIMIT_BYTES} bytes, counted as they arrive: a
+larger one is a 413 \`payload-too-large\`.
 `;
 
 type HeaderObject = { description: string; required?: boolean; schema: Record<string, unknown> };

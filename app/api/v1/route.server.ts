@@ -2,7 +2,8 @@ import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-opena
 import type { MiddlewareHandler } from "hono";
 import { AppError, PROBLEM_TYPES, type ProblemSlug } from "~/lib/problems";
 import { resolveCaller } from "./auth.server";
-import { mayHaveBody } from "./body.server";
+import { API_BODY_LIMIT_BYTES } from "../body-limit.server";
+import { requireJsonBody } from "./body.server";
 import { clientAddress } from "./client-address.server";
 import type { CallerMode, V1Env } from "./context";
 import { idempotency } from "./idempotency.server";
@@ -51,28 +52,6 @@ const requireMode =
     await next();
   };
 
-/** Bodies are JSON: another media type is 415, text that is not JSON is 400. No body is left to zod. */
-const requireJsonBody: MiddlewareHandler<V1Env> = async (c, next) => {
-  if (mayHaveBody(c)) {
-    const text = await c.req.text();
-    if (text.length > 0) {
-      const type = c.req.header("content-type") ?? "";
-      if (!/^application\/([a-z0-9.-]+\+)?json\s*(;|$)/i.test(type)) {
-        throw new AppError("unsupported-media-type", {
-          detail: `Content-Type ${type || "(none)"} is not accepted: send application/json.`,
-          headers: { "Accept-Post": "application/json", "Accept-Patch": "application/json" },
-        });
-      }
-      try {
-        JSON.parse(text);
-      } catch (error) {
-        throw new AppError("malformed-json", { detail: `The body is not valid JSON: ${(error as Error).message}` });
-      }
-    }
-  }
-  await next();
-};
-
 const httpDate = (date: Date) => date.toUTCString();
 
 function deprecationHeaders(deprecation: Deprecation): MiddlewareHandler<V1Env> {
@@ -95,13 +74,16 @@ function errorResponses(route: ApiRoute) {
   const hasParameters = Boolean(request.params || request.query || request.headers);
   const hasBody = Boolean(request.body);
   return {
-    ...(hasParameters || route.method === "post"
-      ? { 400: problem("bad-request", ", invalid parameter, wrong id prefix or malformed JSON") }
+    ...(hasParameters || hasBody || route.method === "post"
+      ? { 400: problem("bad-request", ", invalid parameter, wrong id prefix, malformed or empty JSON body") }
       : {}),
     401: problem("unauthorized"),
     403: problem("forbidden"),
     ...(request.params ? { 404: problem("not-found") } : {}),
     ...(route.method === "post" ? { 409: problem("idempotency-key-in-use") } : {}),
+    ...(hasBody
+      ? { 413: problem("payload-too-large", ` (JSON bodies are capped at ${API_BODY_LIMIT_BYTES} bytes)`) }
+      : {}),
     ...(hasBody ? { 415: problem("unsupported-media-type") } : {}),
     ...(hasBody || route.method === "post" ? { 422: problem("validation-error", " (or Idempotency-Key reused)") } : {}),
     429: problem("rate-limited"),
@@ -119,7 +101,7 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
   const storefront = modes.includes("public");
   const middleware: MiddlewareHandler<V1Env>[] = [
     requireMode(modes),
-    requireJsonBody,
+    requireJsonBody(Boolean(config.request?.body?.required)),
     rateLimit(storefront ? ["shopper", "address"] : ["shop"], clientAddress),
     ...(config.method === "post" ? [idempotency] : []),
     ...(deprecation ? [deprecationHeaders(deprecation)] : []),

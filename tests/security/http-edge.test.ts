@@ -1,0 +1,393 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_BODY_LIMIT_BYTES, OTHER_BODY_LIMIT_BYTES } from "~/api/body-limit.server";
+import { createUpload } from "~/services/transfers/jobs.server";
+import { createShopWithKey } from "../factories";
+import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
+import { BASE_URL, createTestApp } from "../support/http";
+import { freePort, startProcess, type RunningProcess } from "../support/processes";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const { shop, secret } = await createShopWithKey();
+const privateAuth = { Authorization: `Bearer ${secret}` };
+const publicAuth = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };
+const type = (slug: string) => `http://localhost:3000/problems/${slug}`;
+
+/** Every operation of the served document that takes a request body (issue 11 item 12: there are ten). */
+const document = (await (await app.request(`${BASE_URL}/openapi.json`)).json()) as {
+  paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>>;
+};
+const bodyRoutes = Object.entries(document.paths).flatMap(([template, operations]) =>
+  Object.entries(operations)
+    .filter(([, operation]) => operation.requestBody)
+    .map(([method, operation]) => ({
+      name: `${method.toUpperCase()} ${template}`,
+      method: method.toUpperCase(),
+      // No path parameters on these; the assertion below would catch one.
+      path: `/v1${template}`,
+      required: operation.requestBody?.required === true,
+      operation,
+    })),
+);
+const requiredBodyRoutes = bodyRoutes.filter((route) => route.required);
+const optionalBodyRoutes = bodyRoutes.filter((route) => !route.required);
+
+/** A body that is generated while it is sent, in chunks, with no Content-Length. */
+function chunkedBody(totalBytes: number, chunkBytes = 64 * 1024): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= totalBytes) return controller.close();
+      const chunk = new Uint8Array(Math.min(chunkBytes, totalBytes - sent)).fill(0x20);
+      sent += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+describe("body routes", () => {
+  it("are the ten operations of the contract that require a JSON body", () => {
+    expect(requiredBodyRoutes.map((route) => route.name).sort()).toEqual([
+      "DELETE /storefront/wishlist/items",
+      "PATCH /shop/settings",
+      "POST /exports",
+      "POST /imports",
+      "POST /imports/upload",
+      "POST /keys",
+      "POST /storefront/identify",
+      "POST /storefront/wishlist/items",
+      "POST /storefront/wishlist/toggle",
+      "POST /webhooks",
+    ]);
+    for (const route of bodyRoutes) expect(route.path, route.name).not.toContain("{");
+  });
+});
+
+describe("an empty or oddly typed JSON body (issue 11 item 12)", () => {
+  it.each(requiredBodyRoutes.map((route) => [route.name, route] as const))(
+    "%s: an empty body sent as JSON is a 400 problem, never a 500",
+    async (_name, route) => {
+      const response = await rawCall(app, validator, route.path, {
+        method: route.method,
+        headers: { ...privateAuth, "Content-Type": "application/json" },
+        body: "",
+      });
+      expect(response.status).toBe(400);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(await response.json()).toMatchObject({
+        type: type("body-required"),
+        detail: expect.stringContaining("A JSON body is required"),
+      });
+    },
+  );
+
+  it("where the body is optional, an empty body sent as JSON is no body", async () => {
+    for (const route of optionalBodyRoutes) {
+      const aid = randomUUID();
+      const call = (init: RequestInit) =>
+        rawCall(app, validator, `${route.path}?aid=${aid}`, { method: route.method, ...init });
+      const none = await call({ headers: publicAuth });
+      const empty = await call({ headers: { ...publicAuth, "Content-Type": "application/json" }, body: "" });
+      expect(empty.status, `${route.name}: ${await empty.clone().text()}`).toBe(none.status);
+      expect(empty.status, route.name).toBeLessThan(500);
+    }
+  });
+
+  it.each(
+    bodyRoutes.flatMap((route) =>
+      ["application/json;;;", "application/json; charset", "application/json; =utf-8", "application/json;a=b;;"].map(
+        (contentType) => [route.name, contentType, route] as const,
+      ),
+    ),
+  )("%s: Content-Type %j (malformed parameters) is a 415 problem", async (_name, contentType, route) => {
+    const response = await rawCall(app, validator, route.path, {
+      method: route.method,
+      headers: { ...privateAuth, "Content-Type": contentType },
+      body: "{}",
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toMatchObject({ type: type("unsupported-media-type") });
+  });
+
+  it("still takes JSON with well-formed parameters, and an empty body sent with another type is a 415", async () => {
+    const ok = await rawCall(app, validator, "/v1/keys", {
+      method: "POST",
+      headers: { ...privateAuth, "Content-Type": 'application/json; charset="utf-8"' },
+      body: JSON.stringify({ label: "parameters" }),
+    });
+    expect(ok.status).toBe(201);
+    const empty = await rawCall(app, validator, "/v1/keys", {
+      method: "POST",
+      headers: { ...privateAuth, "Content-Type": "text/plain" },
+      body: "",
+    });
+    expect(empty.status).toBe(415);
+  });
+});
+
+describe("request body caps (issue 11 item 4)", () => {
+  it("refuses a chunked /v1 body past the cap while it streams, before authentication, with a 413 problem", async () => {
+    const response = await app.request(`${BASE_URL}/v1/storefront/wishlist/toggle`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: chunkedBody(API_BODY_LIMIT_BYTES + 1),
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toMatchObject({
+      type: type("payload-too-large"),
+      status: 413,
+      maxBytes: API_BODY_LIMIT_BYTES,
+    });
+  });
+
+  it("applies the same cap on the app proxy and documents 413 on every body route", async () => {
+    const response = await app.request(
+      `${BASE_URL}${signedProxyPath("/proxy/v1/storefront/wishlist/toggle", { shop: shop.domain, logged_in_customer_id: "" })}`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: chunkedBody(API_BODY_LIMIT_BYTES + 1024),
+        duplex: "half",
+      } as RequestInit,
+    );
+    expect(response.status).toBe(413);
+    for (const route of bodyRoutes) {
+      const responses = (route.operation as { responses: Record<string, { description: string }> }).responses;
+      expect(responses["413"]?.description, route.name).toBeTruthy();
+    }
+  });
+
+  it("takes the largest legitimate body: settings with many storefront texts just under the cap", async () => {
+    const texts = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`text_${i}`, "é".repeat(150)]));
+    const strings = { en: texts, fr: texts };
+    const body = JSON.stringify({
+      strings,
+      headlessOrigins: Array.from({ length: 50 }, (_, i) => `https://h${i}.example.com`),
+    });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(200 * 1024);
+    expect(Buffer.byteLength(body)).toBeLessThan(API_BODY_LIMIT_BYTES);
+    const response = await rawCall(app, validator, "/v1/shop/settings", {
+      method: "PATCH",
+      headers: { ...privateAuth, "Content-Type": "application/json" },
+      body: Readable.toWeb(Readable.from([Buffer.from(body)])) as ReadableStream,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect((await response.json()).strings.fr.text_399).toBe("é".repeat(150));
+  });
+
+  it.each(["/webhooks/app/uninstalled", "/webhooks/customers/redact", "/webhooks/any/future/topic"])(
+    "caps platform webhook bodies (%s) before any handler reads them",
+    async (path) => {
+      const response = await app.request(`${BASE_URL}${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Shopify-Topic": "app/uninstalled" },
+        body: chunkedBody(OTHER_BODY_LIMIT_BYTES + 1),
+        duplex: "half",
+      } as RequestInit);
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({
+        type: type("payload-too-large"),
+        maxBytes: OTHER_BODY_LIMIT_BYTES,
+      });
+    },
+  );
+
+  it("leaves signed upload URLs their own 50 MB cap: a 2 MB file is stored", async () => {
+    const { upload, target } = await createUpload({
+      shopId: shop.id,
+      baseUrl: BASE_URL,
+      filename: "big.csv",
+      contentType: "text/csv",
+    });
+    expect(upload.id).toMatch(/^upl_/);
+    const size = 2 * 1024 * 1024;
+    const response = await app.request(target.url, {
+      method: "PUT",
+      headers: target.headers,
+      body: chunkedBody(size),
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await response.json()).toEqual({ size });
+  });
+});
+
+describe("Cache-Control (issue 11 item 11)", () => {
+  it("is no-store on every /v1 and /proxy/v1 answer (secrets, shopper data, errors), not on the API document", async () => {
+    const created = await rawCall(app, validator, "/v1/keys", {
+      method: "POST",
+      headers: { ...privateAuth, "Content-Type": "application/json" },
+      body: JSON.stringify({ label: "cache" }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+
+    const aid = randomUUID();
+    const answers = await Promise.all([
+      app.request(`${BASE_URL}/v1/shop`, { headers: privateAuth }),
+      app.request(`${BASE_URL}/v1/storefront/wishlist?aid=${aid}`, { headers: publicAuth }),
+      app.request(`${BASE_URL}/v1/shop`),
+      app.request(`${BASE_URL}/v1/no/such/path`, { headers: privateAuth }),
+      app.request(
+        `${BASE_URL}${signedProxyPath("/proxy/v1/storefront/wishlist", { shop: shop.domain, logged_in_customer_id: "42" })}`,
+      ),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 404, 200]);
+    for (const answer of answers) expect(answer.headers.get("cache-control"), answer.url).toBe("no-store");
+
+    for (const path of ["/v1/openapi.json", "/openapi.json"]) {
+      const openApi = await app.request(`${BASE_URL}${path}`);
+      expect(openApi.status).toBe(200);
+      expect(openApi.headers.get("cache-control") ?? "").not.toContain("no-store");
+    }
+  });
+});
+
+// The real web process: memory while a large body streams in, the Content-Length fast path, and clients
+// that hang up mid-body, on a socket.
+describe("the web process under oversized and aborted bodies", () => {
+  let web: RunningProcess;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    web = startProcess("server/index.ts", { NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" });
+    await web.waitForOutput(/web server listening/, 60_000);
+  }, 90_000);
+  afterAll(async () => {
+    await web?.stop(20_000);
+  });
+
+  const rssMiB = () => {
+    const status = readFileSync(`/proc/${web.child.pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  };
+
+  /** Sends `total` bytes (or none, with a declared length), stops when the answer comes; resolves with it. */
+  function send(
+    path: string,
+    options: { total: number; contentLength?: number; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: IncomingMessage["headers"]; body: string; sent: number }> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { "Content-Type": "application/json", ...options.headers };
+      if (options.contentLength !== undefined) headers["Content-Length"] = String(options.contentLength);
+      const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path, headers });
+      let sent = 0;
+      let answered = false;
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!answered && sent < options.total) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        if (!answered && options.contentLength === undefined) req.end();
+      };
+      req.on("response", (res) => {
+        answered = true;
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (data: string) => (body += data));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body, sent }));
+      });
+      // Once the server has answered and closed, the rest of the upload fails: that is expected.
+      req.on("error", (error) => {
+        if (!answered) reject(error);
+      });
+      req.flushHeaders();
+      pump();
+    });
+  }
+
+  it("answers 413 to a 200 MB chunked body after reading a small part of it, and its memory does not grow with it", async () => {
+    const total = 200 * 1024 * 1024;
+    const before = rssMiB();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB())), 5);
+    try {
+      const answer = await send("/v1/storefront/wishlist/toggle", { total, headers: publicAuth });
+      expect(answer.status).toBe(413);
+      expect(answer.headers["content-type"]).toBe("application/problem+json");
+      expect(JSON.parse(answer.body)).toMatchObject({ type: expect.stringMatching(/payload-too-large$/) });
+      // Refused while streaming: the client was stopped long before it sent the whole body.
+      expect(answer.sent).toBeLessThan(total / 4);
+    } finally {
+      clearInterval(sampler);
+    }
+    peak = Math.max(peak, rssMiB());
+    expect(peak - before).toBeLessThan(48);
+    // The same for a platform webhook path.
+    const webhook = await send("/webhooks/app/uninstalled", { total: 20 * 1024 * 1024 });
+    expect(webhook.status).toBe(413);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+
+  it("answers 413 from a declared Content-Length alone, without waiting for a byte of the body", async () => {
+    const answer = await send("/v1/storefront/wishlist/toggle", {
+      total: 0,
+      contentLength: 100 * 1024 * 1024,
+      headers: publicAuth,
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.sent).toBe(0);
+    expect(JSON.parse(answer.body)).toMatchObject({ maxBytes: API_BODY_LIMIT_BYTES });
+    const webhook = await send("/webhooks/app/uninstalled", { total: 0, contentLength: OTHER_BODY_LIMIT_BYTES + 1 });
+    expect(webhook.status).toBe(413);
+  });
+
+  /** A request whose client sends part of the body, then hangs up; resolves once the server logged it. */
+  async function abortMidBody(method: string, path: string, headers: Record<string, string>) {
+    const requestId = `abort-${randomUUID()}`;
+    const declared = 64 * 1024;
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      method,
+      path,
+      headers: {
+        ...headers,
+        "Content-Type": "application/json",
+        "X-Request-Id": requestId,
+        ...(headers["Transfer-Encoding"] ? {} : { "Content-Length": String(declared) }),
+      },
+    });
+    req.on("error", () => {}); // the hang-up is the point
+    req.on("response", (res) => res.resume());
+    req.write('{"label": "');
+    req.write(" ".repeat(8 * 1024));
+    // Hang up once the request is on the wire (the server has its headers and part of its body).
+    await new Promise<void>((resolve) => req.once("socket", (socket) => socket.once("connect", () => resolve())));
+    await new Promise<void>((resolve) => req.socket!.write("", () => resolve()));
+    req.destroy();
+    const started = Date.now();
+    for (;;) {
+      const line = web
+        .output()
+        .split("\n")
+        .find((entry) => entry.includes(requestId) && entry.includes('"msg":"request"'));
+      if (line) return JSON.parse(line) as { status: number };
+      if (Date.now() - started > 20_000) throw new Error(`no request log for ${requestId}:\n${web.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it("answers a client that hangs up mid-body with a 4xx on every body route, never a 500 or an error log", async () => {
+    const statuses: Record<string, number> = {};
+    for (const route of bodyRoutes) {
+      statuses[route.name] = (await abortMidBody(route.method, route.path, privateAuth)).status;
+    }
+    statuses["chunked POST /keys"] = (
+      await abortMidBody("POST", "/v1/keys", { ...privateAuth, "Transfer-Encoding": "chunked" })
+    ).status;
+    for (const [name, status] of Object.entries(statuses)) expect(status, name).toBe(400);
+    expect(web.output()).not.toContain("unhandled error");
+    expect(web.output()).not.toMatch(/"level":(50|60)/);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
