@@ -12,6 +12,25 @@ export default defineConfig({
   server: {
     // The HTTP server is ours (server/index.ts); Vite only runs as middleware in development.
     hmr: { port: Number(process.env.HMR_PORT ?? 64999) },
+    // What Vite may read for the browser (`/@fs/` paths): the app's modules and the packages, never the
+    // database, the environment or the rest of the project (server/web.ts also keeps other paths from Vite).
+    fs: {
+      strict: true,
+      allow: ["app", "node_modules"],
+      deny: [
+        ".env",
+        ".env.*",
+        "*.{crt,pem,key}",
+        "**/.git/**",
+        "**/.data/**",
+        "**/*.{db,sqlite,sqlite3}",
+        "**/*.{db,sqlite,sqlite3}-{wal,shm,journal}",
+        "**/*.server.*",
+        "**/*.server/**",
+        "**/app/generated/**",
+        "**/prisma/**",
+      ],
+    },
   },
   plugins: [
     remix({

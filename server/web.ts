@@ -10,6 +10,7 @@ import { disconnectDatabase, prepareDatabase } from "../app/db.server";
 import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { closeRequestRedis, getRequestRedis, whenRedisReady } from "../app/redis.server";
+import { createViteGate } from "./dev-paths";
 
 type ViteDevServer = Awaited<ReturnType<(typeof import("vite"))["createServer"]>>;
 
@@ -17,7 +18,13 @@ type ViteDevServer = Awaited<ReturnType<(typeof import("vite"))["createServer"]>
 async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServer }> {
   if (getEnv().NODE_ENV === "development") {
     const { createServer: createViteServer } = await import("vite");
-    const vite = await createViteServer({ server: { middlewareMode: true } });
+    const vite = await createViteServer({
+      server: {
+        middlewareMode: true,
+        // Vite refuses requests for any host but localhost; the platform CLI's tunnel comes in on the app URL.
+        allowedHosts: [new URL(getEnv().SHOPIFY_APP_URL).hostname],
+      },
+    });
     const handle = createRequestHandler(
       () => vite.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>,
       "development",
@@ -60,8 +67,10 @@ export async function startWebServer() {
 
   const listener = getRequestListener(root.fetch);
   const vite = remix.vite;
+  // Vite sees only the bundler's paths and the browser's modules, never the project's other files.
+  const viteMaySee = vite ? createViteGate(vite.config.root, vite.config.publicDir) : () => false;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (vite) vite.middlewares(req, res, () => void listener(req, res));
+    if (vite && viteMaySee(req.url)) vite.middlewares(req, res, () => void listener(req, res));
     else void listener(req, res);
   });
 
@@ -81,7 +90,7 @@ export async function startWebServer() {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
   logger.info(
-    { port, mode: env.NODE_ENV, database: env.DATABASE_ENGINE },
+    { host: env.HOST, port, mode: env.NODE_ENV, database: env.DATABASE_ENGINE },
     `web server listening on ${env.SHOPIFY_APP_URL}`,
   );
 
