@@ -7,12 +7,7 @@ import { getEnv } from "~/env.server";
  * SERVICE_SECRET_PREVIOUS, see lib/encryption.server.ts).
  */
 export type KeyPurpose =
-  | "cursor"
-  | "signed-url"
-  | "webhook-secret-encryption"
-  | "idempotency-response"
-  | "demo"
-  | "export-pseudonym";
+  "cursor" | "signed-url" | "webhook-secret-encryption" | "idempotency-response" | "demo" | "export-pseudonym";
 
 const cache = new Map<string, Buffer>();
 
