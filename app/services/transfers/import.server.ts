@@ -4,7 +4,7 @@ import { PlatformUnavailable } from "~/services/platform/admin-api.server";
 import type { SqlRunner } from "~/sql.server";
 import { getStorage } from "~/services/storage/index.server";
 import { TooLargeError } from "~/services/storage/local.server";
-import { importItems, type ImportRow } from "~/services/wishlists/wishlists.server";
+import { importItems, maxItemsPerList, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
 import { readCsv, MalformedFileError, type CsvRecord } from "./csv-reader.server";
 import { createCustomerLookup, type CustomerLookup } from "./customers.server";
@@ -29,9 +29,10 @@ export type SkipReason =
   | "unparseable-variant-id"
   | "no-customer"
   | "customer-not-found"
-  | "customer-id-not-found";
+  | "customer-id-not-found"
+  | "list-full";
 
-const REASON_TEXT: Record<SkipReason, string> = {
+const REASON_TEXT: Record<Exclude<SkipReason, "list-full">, string> = {
   "malformed-row": "The row's quoting is malformed.",
   "unparseable-product-id": "The product id is neither digits nor a product GID.",
   "unparseable-variant-id": "The variant id is neither empty, digits nor a variant GID.",
@@ -39,6 +40,13 @@ const REASON_TEXT: Record<SkipReason, string> = {
   "customer-not-found": "No customer of the shop has this email.",
   "customer-id-not-found": "No customer of the shop has this customer id.",
 };
+
+/** The detail of an issue; `list-full` names the cap the service runs with (MAX_ITEMS_PER_LIST). */
+function reasonText(reason: SkipReason): string {
+  return reason === "list-full"
+    ? `The customer's wishlist already holds ${maxItemsPerList()} items, the most a list may hold.`
+    : REASON_TEXT[reason];
+}
 
 export interface ImportIssue {
   line: number;
@@ -117,7 +125,7 @@ class Tally {
     this.skipped += 1;
     this.skippedBy[reason] = (this.skippedBy[reason] ?? 0) + 1;
     if (this.issues.length < REPORTED_ISSUES) {
-      this.issues.push({ line, reason, detail: REASON_TEXT[reason], ...(value !== undefined ? { value } : {}) });
+      this.issues.push({ line, reason, detail: reasonText(reason), ...(value !== undefined ? { value } : {}) });
     } else this.issuesTruncated = true;
   }
 }
@@ -173,8 +181,11 @@ export interface ImportContext {
   resumeFrom?: ImportCheckpoint | null;
 }
 
-class DryRunRollback extends Error {
-  constructor(readonly inserted: string[]) {
+class DryRunRollback<R> extends Error {
+  constructor(
+    readonly inserted: string[],
+    readonly full: R[],
+  ) {
     super("dry run: rolled back");
   }
 }
@@ -221,6 +232,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   const columns = mapping.columns;
   const startedAt = now();
   const seen = dryRun ? new Set<string>() : null; // keys a dry run would have inserted in earlier batches
+  const uncommitted = dryRun ? new Map<string, number>() : undefined; // and how many per customer
   let pending: PendingRow[] = [];
   let lastLine = 0; // the last line read: every row up to it is skipped, pending or written
 
@@ -239,7 +251,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     const known = ids.length > 0 ? await lookup.resolveIds(ids) : new Map<string, boolean>();
     const emails = batch.filter((row) => !row.customerId && row.email).map((row) => row.email!);
     const found = emails.length > 0 ? await lookup.resolve(emails) : new Map<string, string | null>();
-    const rows: ImportRow[] = [];
+    const rows: (ImportRow & { line: number })[] = [];
     for (const row of batch) {
       if (row.customerId && !known.get(row.customerId)) {
         tally.skip(row.line, "customer-id-not-found", row.customerId);
@@ -257,38 +269,45 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       }
       rows.push({ ...row, customerId });
     }
+    // What the batch adds to the totals: rows for a full list are skipped (list-full), the rest that were not
+    // inserted were already saved.
+    const settle = (into: Tally, inserted: number, full: typeof rows) => {
+      for (const row of full.toSorted((a, b) => a.line - b.line)) into.skip(row.line, "list-full", row.customerId);
+      into.imported += inserted;
+      into.unchanged += rows.length - inserted - full.length;
+      return into;
+    };
     // The totals as they stand once this batch is in, saved with it: a retry neither counts again what
     // this attempt wrote nor writes it again.
-    const checkpoint = (inserted: number): string =>
+    const checkpoint = (inserted: number, full: typeof rows): string =>
       JSON.stringify({
         line: lastLine,
-        tally: {
-          ...tally.snapshot(),
-          imported: tally.imported + inserted,
-          unchanged: tally.unchanged + rows.length - inserted,
-        },
+        tally: settle(Tally.from(tally.snapshot()), inserted, full).snapshot(),
       } satisfies ImportCheckpoint);
-    const saveCheckpoint = (runner: SqlRunner, inserted: number) =>
-      runner.run(`UPDATE "TransferJob" SET "checkpoint" = ? WHERE "id" = ?`, [checkpoint(inserted), jobId]);
+    const saveCheckpoint = (runner: SqlRunner, inserted: number, full: typeof rows) =>
+      runner.run(`UPDATE "TransferJob" SET "checkpoint" = ? WHERE "id" = ?`, [checkpoint(inserted, full), jobId]);
     if (rows.length === 0) {
-      if (!dryRun) await saveCheckpoint(sql(), 0);
+      if (!dryRun) await saveCheckpoint(sql(), 0, []);
       return;
     }
-    let inserted: string[];
+    let result: { inserted: string[]; full: typeof rows };
     try {
-      inserted = await sql().transaction(async (tx) => {
-        const result = await importItems(tx, { shopId, rows, at: startedAt });
-        if (dryRun) throw new DryRunRollback(result.inserted);
-        await saveCheckpoint(tx, result.inserted.length);
-        return result.inserted;
+      result = await sql().transaction(async (tx) => {
+        const written = await importItems(tx, { shopId, rows, at: startedAt, uncommitted });
+        if (dryRun) throw new DryRunRollback(written.inserted, written.full);
+        await saveCheckpoint(tx, written.inserted.length, written.full);
+        return written;
       });
     } catch (error) {
       if (!(error instanceof DryRunRollback)) throw error;
-      inserted = error.inserted;
-      for (const key of inserted) seen!.add(flat(key));
+      result = { inserted: error.inserted, full: error.full as typeof rows };
+      for (const key of result.inserted) {
+        seen!.add(flat(key));
+        const customerId = key.slice(0, key.indexOf("|"));
+        uncommitted!.set(customerId, (uncommitted!.get(customerId) ?? 0) + 1);
+      }
     }
-    tally.imported += inserted.length;
-    tally.unchanged += rows.length - inserted.length;
+    settle(tally, result.inserted.length, result.full);
   };
 
   let header = true;

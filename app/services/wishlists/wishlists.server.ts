@@ -273,11 +273,18 @@ const IMPORT_CHUNK = 250;
  *
  * No list passes MAX_ITEMS_PER_LIST: rows for a list that is full are not saved and come back in `full`
  * (the caller reports them as skipped); rows whose item is already saved are never counted as full.
+ * `uncommitted` (a dry run's earlier batches, rolled back) counts per customer the items that would already
+ * be in the list, so they take up its room as they would in a real run.
  * Returns the `customerId|productId|variantId` keys actually inserted, and those rows.
  */
 export async function importItems<R extends ImportRow>(
   tx: SqlRunner,
-  { shopId, rows, at = new Date() }: { shopId: string; rows: R[]; at?: Date },
+  {
+    shopId,
+    rows,
+    at = new Date(),
+    uncommitted,
+  }: { shopId: string; rows: R[]; at?: Date; uncommitted?: ReadonlyMap<string, number> },
 ): Promise<{ inserted: string[]; full: R[] }> {
   const customers = [...new Set(rows.map((row) => row.customerId))];
   const lists = new Map<string, string>();
@@ -303,6 +310,8 @@ export async function importItems<R extends ImportRow>(
     listIds,
   );
   for (const { listId, n } of counted) counts.set(listId, Number(n));
+  for (const [customerId, listId] of lists)
+    counts.set(listId, counts.get(listId)! + (uncommitted?.get(customerId) ?? 0));
   const max = maxItemsPerList();
 
   const inserted: string[] = [];
