@@ -1,11 +1,14 @@
 import { insertEvent } from "~/services/events/outbox.server";
 import { listFromRow } from "./rows";
-import { listItems, lockDefaultList, transaction } from "./wishlists.server";
+import { listItems, lockDefaultList, maxItemsPerList, transaction } from "./wishlists.server";
 
 /**
  * Guest merge at login (spec 3, `identify`): the guest list's items join the customer's default list.
  *  - union by product+variant; on overlap the earlier `addedAt` wins (the customer's item is kept, with
  *    the guest's date if that is earlier);
+ *  - the customer's list never passes MAX_ITEMS_PER_LIST: all of the customer's items stay, and the guest's
+ *    other items move earliest `addedAt` first while there is room; the rest are not carried over (they go
+ *    with the retired guest list). A customer's list already at or above the cap takes none;
  *  - `mergedCount` counts items actually moved;
  *  - the guest list is emptied and retired (no longer the anonymous id's default), so the anonymous id
  *    reads an empty list afterwards and can never reach the customer's;
@@ -39,16 +42,22 @@ export async function mergeGuestList({
 
     const [guestItems, customerItems] = [await listItems(tx, guest.id), await listItems(tx, customerList.id)];
     const owned = new Map(customerItems.map((item) => [`${item.productId}:${item.variantId}`, item]));
-    let mergedCount = 0;
+    const room = Math.max(0, maxItemsPerList() - customerItems.length);
+    const toMove: typeof guestItems = [];
     for (const item of guestItems) {
       const existing = owned.get(`${item.productId}:${item.variantId}`);
-      if (!existing) {
-        await tx.run(`UPDATE "Item" SET "listId" = ? WHERE "id" = ?`, [customerList.id, item.id]);
-        mergedCount++;
-      } else if (item.addedAt < existing.addedAt) {
+      if (!existing) toMove.push(item);
+      else if (item.addedAt < existing.addedAt) {
         await tx.run(`UPDATE "Item" SET "addedAt" = ? WHERE "id" = ?`, [item.addedAt, existing.id]);
       }
     }
+    // Earliest saved first (then by id, for a stable choice); what does not fit is deleted with the guest list.
+    toMove.sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const moved = toMove.slice(0, room);
+    for (const item of moved) {
+      await tx.run(`UPDATE "Item" SET "listId" = ? WHERE "id" = ?`, [customerList.id, item.id]);
+    }
+    const mergedCount = moved.length;
     const now = new Date();
     await tx.run(`DELETE FROM "Item" WHERE "listId" = ?`, [guest.id]);
     const guestShared = guest.shareToken !== null && guest.shareEnabled;

@@ -308,7 +308,9 @@ const identifyRoute = apiRoute({
     "For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); " +
     "public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier " +
     "`addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and " +
-    "returns the customer's full list. A share link the guest had sent keeps working: it opens the merged list " +
+    "returns the customer's full list. The merged list never holds more than the most items a list may hold " +
+    "(see `list-full`): the customer's own items all stay, the guest's move earliest saved first while there is " +
+    "room, and the guest's items beyond the cap are not carried over (they are deleted with the guest list). A share link the guest had sent keeps working: it opens the merged list " +
     "(the customer's list takes the guest's token when it had none of its own). Repeating it merges nothing and " +
     "still answers 200.",
   modes: ALL_MODES,
