@@ -4,7 +4,7 @@ import { getEnv } from "~/env.server";
 import { importItems, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { BASE_URL, createTestApp } from "../support/http";
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
@@ -105,5 +105,19 @@ describe("items per list: at most MAX_ITEMS_PER_LIST", () => {
     const second = await sql().transaction((tx) => importItems(tx, { shopId: shop.id, rows: beyond }));
     expect(second.inserted).toHaveLength(max);
     expect(second.full).toEqual(beyond.slice(max));
+  });
+});
+
+describe("the API document names list-full", () => {
+  it("documents 409 list-full on the storefront save operations, and not on the others", async () => {
+    const document = await (await app.request(`${BASE_URL}/v1/openapi.json`)).json();
+    for (const path of ["/storefront/wishlist/toggle", "/storefront/wishlist/items"]) {
+      const conflict = document.paths[path].post.responses["409"];
+      expect(conflict.description, path).toContain("list-full");
+      expect(conflict.description, path).toContain("idempotency-key-in-use");
+      expect(conflict.content["application/problem+json"], path).toBeDefined();
+      expect(conflict.headers["Retry-After"], path).toBeDefined();
+    }
+    expect(document.paths["/storefront/wishlist/share"].post.responses["409"].description).not.toContain("list-full");
   });
 });

@@ -11,7 +11,7 @@ import { readSharedList, shareWishlist } from "~/services/wishlists/sharing.serv
 import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import type { Caller, V1Env } from "../context";
 import { apiRoute } from "../route.server";
-import { ItemSchema, OwnerSchema, ShareSchema, Timestamp } from "../schemas";
+import { ItemSchema, OwnerSchema, ProblemSchema, ShareSchema, Timestamp } from "../schemas";
 import { serializeItem } from "../serializers";
 
 const ALL_MODES = ["private", "public", "proxy"] as const;
@@ -68,6 +68,16 @@ const StorefrontListSchema = z
     updatedAt: Timestamp.nullable(),
   })
   .openapi("Wishlist");
+
+/** A save's 409: besides a retry while the first request runs (every POST), the list being full. */
+const SAVE_CONFLICT = {
+  409: {
+    description:
+      "Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; " +
+      "remove an item first), or Idempotency key in use (`idempotency-key-in-use`)",
+    content: { "application/problem+json": { schema: ProblemSchema } },
+  },
+};
 
 const ToggleResultSchema = z
   .object({
@@ -173,7 +183,8 @@ const toggleRoute = apiRoute({
   tags: ["Storefront"],
   summary: "Save or unsave a product",
   description:
-    "Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed.",
+    "Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed. " +
+    "Saving into a full list is a 409 `list-full` (removing always works).",
   modes: ALL_MODES,
   request: {
     body: {
@@ -181,7 +192,10 @@ const toggleRoute = apiRoute({
       content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
     },
   },
-  responses: { 200: { description: "What changed", content: { "application/json": { schema: ToggleResultSchema } } } },
+  responses: {
+    200: { description: "What changed", content: { "application/json": { schema: ToggleResultSchema } } },
+    ...SAVE_CONFLICT,
+  },
 });
 
 const addRoute = apiRoute({
@@ -191,7 +205,7 @@ const addRoute = apiRoute({
   summary: "Save a product",
   description:
     "201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; " +
-    "nothing changes and no event is emitted.",
+    "nothing changes and no event is emitted. Saving a new item into a full list is a 409 `list-full`.",
   modes: ALL_MODES,
   request: {
     body: {
@@ -202,6 +216,7 @@ const addRoute = apiRoute({
   responses: {
     201: { description: "Saved", content: { "application/json": { schema: ItemSchema } } },
     200: { description: "Already saved", content: { "application/json": { schema: ItemSchema } } },
+    ...SAVE_CONFLICT,
   },
 });
 
