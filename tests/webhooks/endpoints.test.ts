@@ -8,6 +8,9 @@ import {
   endpointSecret,
   resealEndpointSecrets,
 } from "~/services/webhooks/secrets.server";
+import type { Job } from "bullmq";
+import { purgeIdempotencyJob } from "~/jobs/definitions";
+import { handleMaintenanceJob } from "../../worker/handlers/maintenance";
 import { createShopWithKey, createWebhookEndpoint } from "../factories";
 import { apiClient, OpenApiValidator, rawCall } from "../support/api";
 import { createTestApp } from "../support/http";
@@ -249,5 +252,40 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
       expect(row.secretCiphertext.startsWith("v2.")).toBe(true);
       expect(decryptSecret(row.secretCiphertext, { endpointId: endpoint.id, shopId: rotated.id })).toBe(secret);
     }
+  });
+
+  it("the worker's hourly maintenance job reseals them, so SERVICE_SECRET_PREVIOUS can go after a rotation", async () => {
+    const old = "old-service-secret-0123456789-0123456789";
+    const next = "new-service-secret-0123456789-0123456789";
+    const { shop: rotated } = await createShopWithKey();
+    setSecrets(old, undefined);
+    const legacy = await createWebhookEndpoint(rotated.id, "https://legacy.example/");
+    await prisma.webhookEndpoint.update({
+      where: { id: legacy.endpoint.id },
+      data: { secretCiphertext: legacyV1(legacy.secret, old) },
+    });
+    const sealedBefore = await createWebhookEndpoint(rotated.id, "https://sealed.example/");
+    // A value no secret opens is left as it is and counted, not a failure of the job.
+    const lost = await createWebhookEndpoint(rotated.id, "https://lost.example/");
+    await prisma.webhookEndpoint.update({
+      where: { id: lost.endpoint.id },
+      data: { secretCiphertext: legacyV1(lost.secret, "some-other-service-secret-0123456789-01") },
+    });
+
+    setSecrets(next, old);
+    const job = { id: "maintenance-test", name: purgeIdempotencyJob.name } as Job;
+    const result = await handleMaintenanceJob(job);
+    expect(result.secrets?.resealed).toBeGreaterThanOrEqual(2);
+    expect(result.secrets?.unreadable).toBeGreaterThanOrEqual(1);
+    expect((await handleMaintenanceJob(job)).secrets?.resealed).toBe(0);
+
+    setSecrets(next, undefined);
+    for (const { endpoint, secret } of [legacy, sealedBefore]) {
+      const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      expect(row.secretCiphertext.startsWith("v2.")).toBe(true);
+      expect(decryptSecret(row.secretCiphertext, { endpointId: endpoint.id, shopId: rotated.id })).toBe(secret);
+    }
+    const unchanged = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: lost.endpoint.id } });
+    expect(unchanged.secretCiphertext.startsWith("v1.")).toBe(true);
   });
 });

@@ -5,17 +5,28 @@ import { logger } from "../../app/logger.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
+import { resealEndpointSecrets } from "../../app/services/webhooks/secrets.server";
 
 export async function handleMaintenanceJob(job: Job) {
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();
     // Processed platform webhook ids (replay protection) expire on the same hourly schedule.
     const platformWebhooks = await purgeProcessedPlatformWebhooks();
+    // Webhook secrets still sealed under SERVICE_SECRET_PREVIOUS (or in the first `v1.` form) are sealed again
+    // under SERVICE_SECRET, so within an hour of a rotation the previous secret can go
+    // (docs/decisions/013-webhook-delivery.md).
+    const secrets = await resealEndpointSecrets();
+    if (secrets.unreadable > 0) {
+      logger.warn(
+        { jobId: job.id, unreadable: secrets.unreadable },
+        "webhook secrets that decrypt under neither SERVICE_SECRET nor SERVICE_SECRET_PREVIOUS: those endpoints cannot sign deliveries",
+      );
+    }
     logger.info(
-      { jobId: job.id, purged, platformWebhooks },
-      "expired idempotency keys and platform webhook ids purged",
+      { jobId: job.id, purged, platformWebhooks, resealedSecrets: secrets.resealed },
+      "expired idempotency keys and platform webhook ids purged, webhook secrets resealed",
     );
-    return { purged, platformWebhooks };
+    return { purged, platformWebhooks, secrets };
   }
   if (job.name === purgeEventsJob.name) {
     const days = getEnv().EVENT_RETENTION_DAYS;
