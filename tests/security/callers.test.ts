@@ -128,6 +128,55 @@ describe("app proxy: the shop and customer come only from the verified parameter
     }
   });
 
+  it("reads the signed customer id in its canonical form: 0123 is customer 123, for the list, idempotency and the rate limit", async () => {
+    const victim = await victimShop(); // customer 777's list holds product 9001
+    const read = await rawCall(
+      app,
+      validator,
+      `/proxy/v1/storefront/wishlist?${signedQuery(victim.shop.domain, "000777")}`,
+    );
+    expect(read.status).toBe(200);
+    expect((await read.json()).owner).toEqual({ type: "customer", customerId: "777" });
+
+    // One Idempotency-Key, sent as 0123 and then as 123: one shopper's key (one scope), so the second is not
+    // run as a new toggle (which would remove the product again); its query differs, so it is refused as reused.
+    // And one shopper's rate limit bucket.
+    const { shop } = await createShopWithKey();
+    const key = randomUUID();
+    const toggle = (customer: string) =>
+      rawCall(app, validator, `/proxy/v1/storefront/wishlist/toggle?${signedQuery(shop.domain, customer)}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Idempotency-Key": key },
+        body: JSON.stringify({ productId: "4242", handle: "p4242" }),
+      });
+    const first = await toggle("0123");
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ added: true, count: 1 });
+    const remaining = Number(first.headers.get("x-ratelimit-remaining-shopper"));
+    await expectProblem(await toggle("123"), 422, "idempotency-key-reused");
+    const lists = await prisma.list.findMany({ where: { shopId: shop.id }, include: { items: true } });
+    expect(lists.map((list) => [list.customerId, list.items.map((item) => item.productId)])).toEqual([
+      ["123", ["4242"]],
+    ]);
+    const after = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signedQuery(shop.domain, "123")}`);
+    expect(after.status).toBe(200);
+    expect(Number(after.headers.get("x-ratelimit-remaining-shopper"))).toBe(remaining - 2);
+  });
+
+  it.each(["12a", "-5", "+5", "1e3", " 5", "0x1F", "gid://shopify/Customer/5", "18446744073709551616", "1".repeat(21)])(
+    "refuses a signed logged_in_customer_id that is no customer id (%j) with 401, not as a guest",
+    async (customer) => {
+      const { shop } = await createShopWithKey();
+      const response = await rawCall(
+        app,
+        validator,
+        `/proxy/v1/storefront/config?${signedQuery(shop.domain, customer)}`,
+        { headers: { "Accept-Language": "en" } },
+      );
+      await expectProblem(response, 401, "unauthorized");
+    },
+  );
+
   it("answers a signed query whose shop is not a shop domain (a NUL byte, a path) with 401, never 500", async () => {
     for (const shop of ["a\u0000.myshopify.com", "../etc.myshopify.com", "", "évil.myshopify.com", "x".repeat(300)]) {
       const response = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signedQuery(shop, "5")}`);

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { InvalidHmacError } from "@shopify/shopify-api";
 import type { Context } from "hono";
+import { canonicalPlatformId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import { findKeyForAuthentication, touchApiKey } from "~/services/keys/keys.server";
 import { PRIVATE_KEY_PREFIX, PUBLIC_KEY_PREFIX } from "~/services/keys/secrets";
@@ -97,6 +98,11 @@ function shopUninstalled(domain: string) {
  * parameters with the app secret). The platform library verifies it (constant-time compare, timestamp
  * within 90 s) over the very parameter set read here, so the shop and the customer come only from the
  * signed values (docs/decisions/015-platform-callers.md).
+ *
+ * The signed `logged_in_customer_id` is read here once, in the canonical form of platform ids
+ * (`canonicalPlatformId`: "0123" is customer 123), so every route, the rate limiter and idempotency see the
+ * same customer. Empty means a guest. Anything else that is not a customer id is refused with 401: the
+ * platform never signs one, so it is not a caller to serve as a guest either.
  */
 async function appProxyCaller(request: Request): Promise<Caller> {
   const params = proxyParameters(new URL(request.url));
@@ -120,7 +126,10 @@ async function appProxyCaller(request: Request): Promise<Caller> {
   if (!shop) throw unauthorized("The app is not installed on this shop.", false);
   if (shop.uninstalledAt) throw shopUninstalled(shop.domain);
   const customer = params.logged_in_customer_id;
-  const customerId = customer && /^\d+$/.test(customer) ? customer : null;
+  const customerId = customer ? canonicalPlatformId(customer) : null;
+  if (customer && !customerId) {
+    throw unauthorized("The signed `logged_in_customer_id` is not a customer id (digits, at most 2^64-1).", false);
+  }
   return { mode: "proxy", shopId: shop.id, shopDomain: shop.domain, credentialId: "proxy", customerId };
 }
 

@@ -8,9 +8,16 @@ export interface Caller {
   mode: CallerMode;
   shopId: string;
   shopDomain: string;
-  /** The API key id, or "public" / "proxy": the scope of idempotency keys. */
+  /**
+   * The API key id, or "public" / "proxy" for the credentials every shopper of the shop shares. A private
+   * key's id is the scope of its Idempotency-Key records; "public" and "proxy" are scoped further per shopper
+   * (`idempotencyScope` in idempotency.server.ts, with `shopperKey` in shopper.server.ts).
+   */
   credentialId: string;
-  /** Only ever set in proxy mode, from the platform-signed logged_in_customer_id. */
+  /**
+   * Only ever set in proxy mode: the platform-signed logged_in_customer_id in the canonical form of platform
+   * ids (auth.server.ts); null for a guest.
+   */
   customerId: string | null;
   /** Public mode only: the shop's settings (CORS). */
   settings?: ShopSettings;

@@ -228,7 +228,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
     description:
       "The platform's app proxy signature (HMAC-SHA256 of the sorted query with the app secret, with `timestamp`, " +
       "`shop` and `logged_in_customer_id`). Theme code calls `/apps/service/v1/...` on the shop's domain; the " +
-      "platform signs and forwards to `/proxy/v1/...`.",
+      "platform signs and forwards to `/proxy/v1/...`. An empty `logged_in_customer_id` is a guest; a signed one " +
+      "that is not a customer id (digits) is refused with 401.",
   });
   return app.getOpenAPI31Document({
     openapi: "3.1.0",

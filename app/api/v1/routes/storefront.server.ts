@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { canonicalPlatformId, parseId } from "~/lib/ids";
+import { parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import { toTimestamp } from "~/lib/time";
 import { platformIdInputSchema, requireBodySent } from "~/lib/validation";
@@ -87,11 +87,6 @@ const ToggleResultSchema = z
   })
   .openapi("ToggleResult");
 
-/** The customer the app proxy signed, in the canonical form of platform ids (`~/lib/ids`). */
-function proxyCustomer(caller: Caller): string | null {
-  return caller.mode === "proxy" && caller.customerId ? canonicalPlatformId(caller.customerId) : null;
-}
-
 /**
  * The owner named in the query (`aid`, `customerId`) or in the body (`anonymousId`, `customerId`): either
  * place will do, and both may be used when they agree; two different guests or customers are a 400.
@@ -129,8 +124,7 @@ function resolveOwner(
       : new AppError("validation-error", { detail, errors: [{ pointer: `#/${anonymousField}`, detail }] });
 
   if (caller.mode === "proxy") {
-    const customerId = proxyCustomer(caller);
-    if (customerId) return { kind: "customer", customerId };
+    if (caller.customerId) return { kind: "customer", customerId: caller.customerId };
   } else if (caller.mode === "public") {
     if (given.customerId) {
       throw new AppError("forbidden", {
@@ -395,8 +389,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(identifyRoute, async (c) => {
     const caller = c.get("caller");
     const body = c.req.valid("json");
-    const customerId =
-      caller.mode === "proxy" ? proxyCustomer(caller) : caller.mode === "private" ? body.customerId : null;
+    const customerId = caller.mode === "proxy" ? caller.customerId : caller.mode === "private" ? body.customerId : null;
     if (!customerId) {
       throw new AppError("forbidden", {
         detail:
