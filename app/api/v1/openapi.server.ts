@@ -18,7 +18,8 @@ customer comes from the signed \`logged_in_customer_id\`.
 **Pagination**: opaque \`cursor\` and \`limit\` (1-100, default 50); \`pageInfo.nextCursor\` is null at the end.
 
 **Idempotency**: any POST may carry \`Idempotency-Key\` (1-255 visible ASCII characters). Within 24 hours a
-retry with the same key (same shop and credential) returns the original status and body with
+retry with the same key (same shop and credential; with a public key or the app proxy, also the same shopper:
+customer or anonymous id) returns the original status and body with
 \`Idempotent-Replayed: true\` and repeats nothing; the same key with a different request is a 422
 \`idempotency-key-reused\`; a retry while the first is still running is a 409 \`idempotency-key-in-use\`.
 Server errors (5xx) release the key.
