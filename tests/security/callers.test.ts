@@ -163,6 +163,21 @@ describe("app proxy: the shop and customer come only from the verified parameter
     expect(Number(after.headers.get("x-ratelimit-remaining-shopper"))).toBe(remaining - 2);
   });
 
+  it("counts a private key's customer 0123 and 123 in one shopper bucket", async () => {
+    const { secret } = await createShopWithKey();
+    const read = (customerId: string) =>
+      rawCall(app, validator, `/v1/storefront/wishlist?customerId=${customerId}`, {
+        headers: { Authorization: `Bearer ${secret}` },
+      });
+    const first = await read("0123");
+    expect(first.status).toBe(200);
+    expect((await first.json()).owner).toEqual({ type: "customer", customerId: "123" });
+    const second = await read("123");
+    expect(Number(second.headers.get("x-ratelimit-remaining-shopper"))).toBe(
+      Number(first.headers.get("x-ratelimit-remaining-shopper")) - 1,
+    );
+  });
+
   it.each(["12a", "-5", "+5", "1e3", " 5", "0x1F", "gid://shopify/Customer/5", "18446744073709551616", "1".repeat(21)])(
     "refuses a signed logged_in_customer_id that is no customer id (%j) with 401, not as a guest",
     async (customer) => {

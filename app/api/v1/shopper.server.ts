@@ -1,7 +1,6 @@
+import { parsePlatformId } from "~/lib/ids";
 import { anonymousIdSchema } from "~/services/wishlists/owner";
 import type { Caller } from "./context";
-
-const CUSTOMER_ID = /^(?:gid:\/\/shopify\/Customer\/)?(\d{1,20})$/;
 
 /**
  * The shopper a storefront request acts for, as one key: `c:<customer id>` or `a:<anonymous id>`, or null
@@ -10,13 +9,14 @@ const CUSTOMER_ID = /^(?:gid:\/\/shopify\/Customer\/)?(\d{1,20})$/;
  *  - app proxy: the platform-signed customer id, else the anonymous id;
  *  - public key: the anonymous id only (a public key never acts as a customer);
  *  - private key: the customer named by `customerId` (query, else body), else the anonymous id.
+ * Customer ids are in the canonical form of platform ids (`~/lib/ids`), as the routes store them.
  * The anonymous id is the `aid` query parameter, else the `anonymousId` body member, when it is well formed.
  */
 export function shopperKey(caller: Caller, query: URLSearchParams, body: unknown): string | null {
   if (caller.mode === "proxy" && caller.customerId) return `c:${caller.customerId}`;
   if (caller.mode === "private") {
     const named = query.get("customerId") ?? bodyField(body, "customerId");
-    const customer = named === null ? null : CUSTOMER_ID.exec(named)?.[1];
+    const customer = named === null ? null : parsePlatformId(named, "Customer");
     if (customer) return `c:${customer}`;
   }
   const aid = anonymousIdSchema.safeParse(query.get("aid") ?? bodyField(body, "anonymousId"));
