@@ -2784,7 +2784,7 @@ export interface paths {
         put?: never;
         /**
          * Merge the guest list into the customer's at login
-         * @description For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier `addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and returns the customer's full list. A share link the guest had sent keeps working: it opens the merged list (the customer's list takes the guest's token when it had none of its own). Repeating it merges nothing and still answers 200.
+         * @description For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier `addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and returns the customer's full list. The merged list never holds more than the most items a list may hold (see `list-full`): the customer's own items all stay, the guest's move earliest saved first while there is room, and the guest's items beyond the cap are not carried over (they are deleted with the guest list). A share link the guest had sent keeps working: it opens the merged list (the customer's list takes the guest's token when it had none of its own). Repeating it merges nothing and still answers 200.
          */
         post: {
             parameters: {
@@ -3328,7 +3328,7 @@ export interface paths {
         put?: never;
         /**
          * Save a product
-         * @description 201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; nothing changes and no event is emitted.
+         * @description 201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; nothing changes and no event is emitted. Saving a new item into a full list is a 409 `list-full`.
          */
         post: {
             parameters: {
@@ -3465,7 +3465,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Idempotency key in use */
+                /** @description Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; remove an item first), or Idempotency key in use (`idempotency-key-in-use`) */
                 409: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4049,7 +4049,7 @@ export interface paths {
         put?: never;
         /**
          * Save or unsave a product
-         * @description Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed.
+         * @description Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed. Saving into a full list is a 409 `list-full` (removing always works).
          */
         post: {
             parameters: {
@@ -4167,7 +4167,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Idempotency key in use */
+                /** @description Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; remove an item first), or Idempotency key in use (`idempotency-key-in-use`) */
                 409: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
