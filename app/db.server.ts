@@ -7,6 +7,7 @@ import { getEnv, sqliteFilePath } from "./env.server";
 import { PrismaClient as PostgresClient } from "./generated/prisma-postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/prisma-sqlite/client";
 import { createPostgresPool, createSqlDatabase, endPool, type SqlDatabase } from "./sql.server";
+import { BUSY_RETRY_BOUND_MS, serialisedSqliteAdapter, sqliteWriteLock } from "./sqlite-writes.server";
 
 /**
  * One data model, two engines (docs/decisions/001-two-database-engines.md). DATABASE_URL selects the
@@ -26,10 +27,17 @@ export function createDatabaseClient(pool?: pg.Pool): Db {
     const adapter = new PrismaPg(pool ?? createPostgresPool());
     return new PostgresClient({ adapter }) as unknown as Db;
   }
-  mkdirSync(path.dirname(sqliteFilePath(env.DATABASE_URL)), { recursive: true });
-  // better-sqlite3 waits up to `timeout` ms for a lock held by another process (web and worker share the file).
-  const adapter = new PrismaBetterSQLite3({ url: env.DATABASE_URL, timeout: 10_000 });
-  return new SqliteClient({ adapter });
+  const file = sqliteFilePath(env.DATABASE_URL);
+  mkdirSync(path.dirname(file), { recursive: true });
+  // No busy wait inside better-sqlite3 (it would stop the event loop): every write takes the process's
+  // write lock, and a lock held by another process (web and worker share the file) is retried
+  // asynchronously (sqlite-writes.server.ts, docs/decisions/015-sqlite-writers.md).
+  const adapter = serialisedSqliteAdapter(
+    new PrismaBetterSQLite3({ url: env.DATABASE_URL, timeout: 0 }),
+    sqliteWriteLock(file),
+  );
+  // A transaction may wait for the lock up to the busy bound: Prisma must not give up first (P2028).
+  return new SqliteClient({ adapter, transactionOptions: { maxWait: BUSY_RETRY_BOUND_MS + 5_000 } });
 }
 
 const globalForDb = globalThis as unknown as { prisma?: Db; sql?: SqlDatabase; pgPool?: pg.Pool | null };

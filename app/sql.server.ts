@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { Mutex } from "async-mutex";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { getEnv, sqliteFilePath } from "./env.server";
 import { logger } from "./logger.server";
+import { retryWhileBusy, sqliteWriteLock } from "./sqlite-writes.server";
 
 /**
  * Direct SQL on the same drivers Prisma uses, for the storefront's hot paths (decision 012): a toggle
@@ -65,10 +65,11 @@ function sqliteParam(value: SqlValue): string | number | null {
  * SQLite: two connections of its own next to Prisma's, one that writes and one that only reads (WAL lets
  * readers and the writer go on at once). A transaction takes the write lock up front (`BEGIN IMMEDIATE`),
  * so it can never fail half-way with SQLITE_BUSY_SNAPSHOT. The busy timeout is 0: waiting inside
- * better-sqlite3 would block the event loop, and with it the Prisma transaction (or the other process)
- * that holds the lock; a busy start is retried after a short async wait instead. A mutex keeps other
- * requests' writes out of an open transaction of the writing connection; a read outside a transaction
- * is one synchronous statement on the reading connection and needs no lock.
+ * better-sqlite3 would block the event loop, and with it whoever holds the lock. Before it begins, a
+ * transaction takes the process's write lock, which Prisma's writes take too (sqlite-writes.server.ts,
+ * docs/decisions/015-sqlite-writers.md), so no other write of this process can be in the way; a busy start
+ * (another process writes) is retried after a short async wait. A read outside a transaction is one
+ * synchronous statement on the reading connection and needs no lock.
  */
 function sqliteDatabase(url: string): SqlDatabase {
   const file = sqliteFilePath(url);
@@ -101,31 +102,28 @@ function sqliteDatabase(url: string): SqlDatabase {
   };
   const writing = runnerOf(writer);
   const reading = runnerOf(reader);
-  const mutex = new Mutex();
-  const isBusy = (error: unknown) => String((error as { code?: string })?.code ?? "").startsWith("SQLITE_BUSY");
+  const lock = sqliteWriteLock(file);
   const begin = writer.prepare("BEGIN IMMEDIATE");
   const commit = writer.prepare("COMMIT");
   const rollback = writer.prepare("ROLLBACK");
 
-  async function transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-    const started = Date.now();
-    for (let attempt = 1; ; attempt++) {
-      const release = await mutex.acquire();
+  function transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    return retryWhileBusy(async () => {
+      const release = await lock.acquire();
       let begun = false;
       try {
         begin.run();
         begun = true;
-        const result = await work(writing);
+        const result = await lock.holding(() => work(writing));
         commit.run();
         return result;
       } catch (error) {
         if (begun && writer.inTransaction) rollback.run();
-        if (!isBusy(error) || Date.now() - started > TRANSACTION_DEADLINE_MS) throw error;
+        throw error;
       } finally {
         release();
       }
-      await sleep(Math.min(50, attempt) * (0.5 + Math.random()));
-    }
+    });
   }
 
   return {
@@ -136,8 +134,14 @@ function sqliteDatabase(url: string): SqlDatabase {
     run: (sql, params) => transaction((tx) => tx.run(sql, params)),
     transaction,
     checkpoint: async () => {
-      const [result] = writer.pragma("wal_checkpoint(PASSIVE)") as Array<{ log: number }>;
-      return result?.log ?? 0;
+      // Never inside a transaction of the writing connection (PASSIVE itself never waits).
+      const release = await lock.acquire();
+      try {
+        const [result] = writer.pragma("wal_checkpoint(PASSIVE)") as Array<{ log: number }>;
+        return result?.log ?? 0;
+      } finally {
+        release();
+      }
     },
     close: async () => {
       reader.close();

@@ -1,0 +1,148 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, inject, it } from "vitest";
+import { prisma, sql } from "~/db.server";
+import { newId } from "~/lib/ids";
+import { BUSY_RETRY_BOUND_MS } from "~/sqlite-writes.server";
+import { createShopWithKey } from "./factories";
+import { holdWriteLockElsewhere } from "./support/hold-write-lock";
+import { BASE_URL, createTestApp } from "./support/http";
+
+/**
+ * The write lock that both data paths take on SQLite (docs/decisions/015-sqlite-writers.md), in-process:
+ * what happens at its edges. The same cases run on PostgreSQL, which needs no such lock.
+ */
+const engine = inject("engine");
+const app = await createTestApp();
+
+/** Counts turns of the event loop (a timer every 10 ms) while `work` runs. */
+async function countingTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns: number; ms: number }> {
+  let turns = 0;
+  const timer = setInterval(() => turns++, 10);
+  const started = performance.now();
+  try {
+    const result = await work();
+    return { result, turns, ms: performance.now() - started };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function storefrontToggle(shop: { domain: string; publicKey: string }) {
+  return app.request(`${BASE_URL}/v1/storefront/wishlist/toggle`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      "X-Service-Shop": shop.domain,
+      "X-Service-Public-Key": shop.publicKey,
+    },
+    body: JSON.stringify({ productId: "1", handle: "one", anonymousId: randomUUID() }),
+  });
+}
+
+describe("the write lock at its edges", () => {
+  it("a write through the shared client inside a direct-SQL transaction fails at once instead of waiting for itself", async () => {
+    const { shop } = await createShopWithKey();
+    const nested = sql().transaction(async (tx) => {
+      await tx.run(`UPDATE "Shop" SET "updatedAt" = ? WHERE "id" = ?`, [new Date(), shop.id]);
+      return prisma.apiKey.create({
+        data: { id: newId("apiKey"), shopId: shop.id, label: "nested", hash: randomUUID(), hint: "test" },
+      });
+    });
+    const nestedDirect = sql().transaction(async () =>
+      sql().run(`DELETE FROM "HeadlessOrigin" WHERE "shopId" = ?`, [shop.id]),
+    );
+    if (engine === "sqlite") {
+      // Before: the ORM's connection waited 10 s for the lock, synchronously, then failed as "timed out".
+      await expect(nested).rejects.toThrow(/inside a direct-SQL transaction/);
+      await expect(nestedDirect).rejects.toThrow(/inside a direct-SQL transaction/);
+      expect(await prisma.apiKey.count({ where: { shopId: shop.id, label: "nested" } })).toBe(0);
+    } else {
+      // PostgreSQL: separate pooled connections, row locks only; nothing to wait for.
+      await expect(nested).resolves.toMatchObject({ label: "nested" });
+      await expect(nestedDirect).resolves.toBe(0);
+    }
+    // The lock is free again for both paths.
+    await prisma.shop.update({ where: { id: shop.id }, data: { updatedAt: new Date() } });
+    expect((await storefrontToggle(shop)).status).toBe(200);
+  });
+
+  it("an interactive transaction holds the lock to its end; one that throws rolls back and frees it", async () => {
+    const { shop } = await createShopWithKey();
+    let direct: Promise<number> | undefined;
+    await prisma.$transaction(async (tx) => {
+      await tx.shop.update({ where: { id: shop.id }, data: { settings: "{}" } });
+      // A direct-SQL write started meanwhile waits (asynchronously) for this transaction.
+      direct = sql().run(`UPDATE "Shop" SET "settings" = ? WHERE "id" = ?`, ['{"guestEnabled":true}', shop.id]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await tx.shop.update({ where: { id: shop.id }, data: { settings: '{"guestEnabled":false}' } });
+    });
+    expect(await direct).toBe(1);
+    expect((await prisma.shop.findUniqueOrThrow({ where: { id: shop.id } })).settings).toBe('{"guestEnabled":true}');
+
+    await expect(
+      prisma.$transaction(async (tx) => {
+        await tx.shop.update({ where: { id: shop.id }, data: { settings: "{}" } });
+        throw new Error("changed my mind");
+      }),
+    ).rejects.toThrow("changed my mind");
+    expect((await prisma.shop.findUniqueOrThrow({ where: { id: shop.id } })).settings).toBe('{"guestEnabled":true}');
+    await prisma.shop.update({ where: { id: shop.id }, data: { settings: '{"guestEnabled":true}' } });
+    expect((await storefrontToggle(shop)).status).toBe(200);
+  });
+
+  it("a database that another connection keeps busy beyond the retry bound gives 503 problems, never a 500, without blocking", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const headers = { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" };
+    const release = await holdWriteLockElsewhere();
+    let responses: Response[];
+    let turns: number;
+    let ms: number;
+    try {
+      const writes = () =>
+        Promise.all([
+          app.request(`${BASE_URL}/v1/keys`, { method: "POST", headers, body: JSON.stringify({ label: "busy" }) }),
+          app.request(`${BASE_URL}/v1/shop/settings`, {
+            method: "PATCH",
+            headers,
+            body: JSON.stringify({ headlessOrigins: ["https://busy.example"] }),
+          }),
+          storefrontToggle(shop),
+        ]);
+      if (engine === "sqlite") {
+        ({ result: responses, turns, ms } = await countingTurns(writes));
+      } else {
+        // PostgreSQL waits in the server, asynchronously, for as long as the lock is held.
+        ({
+          result: responses,
+          turns,
+          ms,
+        } = await countingTurns(async () => {
+          const running = writes();
+          await new Promise((resolve) => setTimeout(resolve, 2_000));
+          await release();
+          return running;
+        }));
+      }
+    } finally {
+      await release();
+    }
+
+    if (engine === "sqlite") {
+      expect(responses.map((response) => response.status)).toEqual([503, 503, 503]);
+      for (const response of responses) {
+        expect(response.headers.get("retry-after")).toBe("1");
+        expect(await response.json()).toMatchObject({
+          type: expect.stringMatching(/\/problems\/service-unavailable$/),
+        });
+      }
+      expect(ms).toBeGreaterThanOrEqual(BUSY_RETRY_BOUND_MS);
+      expect(await prisma.apiKey.count({ where: { shopId: shop.id, label: "busy" } })).toBe(0);
+    } else {
+      expect(responses.map((response) => response.status)).toEqual([201, 200, 200]);
+    }
+    // The event loop kept turning throughout (a synchronous wait would leave it at a handful of turns).
+    expect(turns).toBeGreaterThan(ms / 10 / 10);
+    // And once the lock is free, writes go through at once.
+    expect((await storefrontToggle(shop)).status).toBe(200);
+  }, 60_000);
+});
