@@ -31,7 +31,7 @@ export function createDatabaseClient(pool?: pg.Pool): Db {
   mkdirSync(path.dirname(file), { recursive: true });
   // No busy wait inside better-sqlite3 (it would stop the event loop): every write takes the process's
   // write lock, and a lock held by another process (web and worker share the file) is retried
-  // asynchronously (sqlite-writes.server.ts, docs/decisions/015-sqlite-writers.md).
+  // asynchronously (sqlite-writes.server.ts, docs/decisions/016-sqlite-writers.md).
   const adapter = serialisedSqliteAdapter(
     new PrismaBetterSQLite3({ url: env.DATABASE_URL, timeout: 0 }),
     sqliteWriteLock(file),

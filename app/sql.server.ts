@@ -67,7 +67,7 @@ function sqliteParam(value: SqlValue): string | number | null {
  * so it can never fail half-way with SQLITE_BUSY_SNAPSHOT. The busy timeout is 0: waiting inside
  * better-sqlite3 would block the event loop, and with it whoever holds the lock. Before it begins, a
  * transaction takes the process's write lock, which Prisma's writes take too (sqlite-writes.server.ts,
- * docs/decisions/015-sqlite-writers.md), so no other write of this process can be in the way; a busy start
+ * docs/decisions/016-sqlite-writers.md), so no other write of this process can be in the way; a busy start
  * (another process writes) is retried after a short async wait. A read outside a transaction is one
  * synchronous statement on the reading connection and needs no lock.
  */

@@ -5,7 +5,7 @@ import { Mutex } from "async-mutex";
 import { AppError } from "./lib/problems";
 
 /**
- * One way to write per process on SQLite (docs/decisions/015-sqlite-writers.md).
+ * One way to write per process on SQLite (docs/decisions/016-sqlite-writers.md).
  *
  * A process has two connections that write to the database file: the direct-SQL writer (sql.server.ts)
  * and Prisma's. SQLite lets one connection write at a time, and a transaction of either path stays open

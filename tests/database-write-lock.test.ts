@@ -8,7 +8,7 @@ import { holdWriteLockElsewhere } from "./support/hold-write-lock";
 import { BASE_URL, createTestApp } from "./support/http";
 
 /**
- * The write lock that both data paths take on SQLite (docs/decisions/015-sqlite-writers.md), in-process:
+ * The write lock that both data paths take on SQLite (docs/decisions/016-sqlite-writers.md), in-process:
  * what happens at its edges. The same cases run on PostgreSQL, which needs no such lock.
  */
 const engine = inject("engine");
