@@ -47,7 +47,9 @@ export const PROBLEM_TYPES = {
     title: "Authentication required",
     description:
       "The request carries no valid credential: a missing, unknown or revoked key, or an app proxy request " +
-      "whose signature does not verify.",
+      "whose signature does not verify. Servers send `Authorization: Bearer svc_sk_...` (a private key); " +
+      "browsers send `X-Service-Shop` and `X-Service-Public-Key: svc_pk_...`; the theme calls through the app " +
+      "proxy, which the platform signs.",
   },
   forbidden: {
     status: 403,

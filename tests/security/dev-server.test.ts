@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +20,7 @@ const DATA = `/${path.relative(ROOT, TEST_DATA_DIR)}`; // /.data/test
 
 let web: RunningProcess;
 let port: number;
+let hmrPort: number;
 
 beforeAll(async () => {
   port = await freePort();
@@ -26,7 +28,7 @@ beforeAll(async () => {
     NODE_ENV: "development",
     HOST: undefined,
     PORT: String(port),
-    HMR_PORT: String(await freePort()),
+    HMR_PORT: String((hmrPort = await freePort())),
     SHOPIFY_APP_URL: `https://${TUNNEL_HOST}`,
   });
   await web.waitForOutput(/web server listening/, 90_000);
@@ -66,6 +68,25 @@ describe("the development server", () => {
     if (external) {
       await expect(fetch(`http://${external.address}:${port}/healthz`)).rejects.toThrow();
     }
+  });
+
+  it("keeps Vite's hot-reload socket on 127.0.0.1 too", async () => {
+    const connects = (host: string) =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect({ host, port: hmrPort });
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once("error", () => resolve(false));
+      });
+    // It is listening (so the refusal below means something)...
+    expect(await connects("127.0.0.1")).toBe(true);
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry && entry.family === "IPv4" && !entry.internal);
+    // ...but not on the machine's other addresses.
+    if (external) expect(await connects(external.address)).toBe(false);
   });
 
   const root = ROOT;

@@ -135,7 +135,13 @@ function resolveOwner(
     if (given.customerId && given.anonymousId) throw missing("Send customerId or an anonymous id, not both.");
     if (given.customerId) return { kind: "customer", customerId: given.customerId };
   }
-  if (!given.anonymousId) throw missing(`${anonymousField} is required for a shopper who is not logged in.`);
+  if (!given.anonymousId) {
+    throw missing(
+      caller.mode === "private"
+        ? `Name the shopper: customerId for a customer, or ${anonymousField} (the browser's anonymous id) for a guest.`
+        : `${anonymousField} is required for a shopper who is not logged in.`,
+    );
+  }
   return { kind: "anonymous", anonymousId: given.anonymousId };
 }
 
