@@ -132,6 +132,37 @@ describe("storefront bodies accept and ignore members they do not know (item 14)
   });
 });
 
+describe("toggle and add act for the shopper the rate limit and idempotency count", () => {
+  it.each(["/storefront/wishlist/toggle", "/storefront/wishlist/items"])(
+    "%s refuses a query aid and a body anonymousId naming different guests, and takes the guest from either",
+    async (path) => {
+      const { shop, aid, publicCall } = await storefront();
+      // A rotating query aid with a fixed body anonymousId would be counted as a new shopper each time.
+      const rotated = await publicCall(`${path}?aid=${randomUUID()}`, {
+        method: "POST",
+        body: { productId: "1", handle: "one", anonymousId: aid },
+      });
+      expect(rotated.status).toBe(400);
+      expect(await problemType(rotated)).toBe("http://localhost:3000/problems/invalid-parameter");
+      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);
+
+      const byQuery = await publicCall(`${path}?aid=${aid}`, {
+        method: "POST",
+        body: { productId: "2", handle: "two" },
+      });
+      expect([200, 201]).toContain(byQuery.status);
+      const both = await publicCall(`${path}?aid=${aid}`, {
+        method: "POST",
+        body: { productId: "3", handle: "three", anonymousId: aid },
+      });
+      expect([200, 201]).toContain(both.status);
+      const lists = await prisma.list.findMany({ where: { shopId: shop.id }, include: { items: true } });
+      expect(lists.map((list) => list.anonymousId)).toEqual([aid]);
+      expect(lists[0]!.items.map((item) => item.productId).sort()).toEqual(["2", "3"]);
+    },
+  );
+});
+
 describe("required bodies and well-formed ids (item 15)", () => {
   it("DELETE /storefront/wishlist/items without a body is 400 body-required and removes nothing; {} is accepted", async () => {
     const { aid, publicCall } = await storefront();

@@ -3332,7 +3332,12 @@ export interface paths {
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Anonymous id (ignored for a logged-in customer). */
+                    aid?: string;
+                    /** @description Private-key calls only. */
+                    customerId?: string;
+                };
                 header?: {
                     /**
                      * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
@@ -4053,7 +4058,12 @@ export interface paths {
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Anonymous id (ignored for a logged-in customer). */
+                    aid?: string;
+                    /** @description Private-key calls only. */
+                    customerId?: string;
+                };
                 header?: {
                     /**
                      * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.

@@ -83,6 +83,34 @@ describe("app proxy: the shop and customer come only from the verified parameter
     },
   );
 
+  it("refuses a signed guest query re-split into customer 777's (a parameter name holding '=')", async () => {
+    const victim = await victimShop();
+    // What the platform signs for a guest whose URL carries a=1logged_in_customer_id=777 ...
+    const signedPairs: Array<[string, string]> = [
+      ["a", "1logged_in_customer_id=777"],
+      ["logged_in_customer_id", ""],
+      ["path_prefix", "/apps/service"],
+      ["shop", victim.shop.domain],
+      ["timestamp", now()],
+    ];
+    const signature = proxySignature(signedPairs);
+    // ... runs together into the same string as this set, which names customer 777.
+    const resplit: Array<[string, string]> = [
+      ["a", "1"],
+      ["logged_in_customer_id", "777"],
+      ["logged_in_customer_id=path_prefix", "/apps/service"],
+      ["shop", victim.shop.domain],
+      ["timestamp", signedPairs[4]![1]],
+    ];
+    expect(proxySignature(resplit)).toBe(signature);
+    const response = await rawCall(
+      app,
+      validator,
+      `/proxy/v1/storefront/wishlist?${query([...resplit, ["signature", signature]])}`,
+    );
+    await expectProblem(response, 401, "unauthorized");
+  });
+
   it("accepts repeated ordinary parameters signed as the platform signs them (values joined by commas)", async () => {
     const { shop } = await createShopWithKey();
     const aid = randomUUID();

@@ -80,6 +80,12 @@ const PROXY_RESERVED = ["shop", "logged_in_customer_id", "path_prefix", "timesta
 function proxyParameters(url: URL): Record<string, string> {
   const values = new Map<string, string[]>();
   for (const [key, value] of url.searchParams) values.set(key, [...(values.get(key) ?? []), value]);
+  // The platform signs the sorted `key=value` pairs run together: with `=` inside a name, one signed set
+  // could be re-split into another that names a different customer. The platform never sends such a name.
+  const split = [...values.keys()].filter((key) => key.includes("="));
+  if (split.length) {
+    throw unauthorized(`App proxy parameter names may not contain "=": ${split.join(", ")}.`, false);
+  }
   const repeated = PROXY_RESERVED.filter((key) => (values.get(key)?.length ?? 0) > 1);
   if (repeated.length) {
     throw unauthorized(`App proxy parameters may appear only once: ${repeated.join(", ")} repeated.`, false);

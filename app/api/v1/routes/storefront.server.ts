@@ -187,6 +187,7 @@ const toggleRoute = apiRoute({
     "Saving into a full list is a 409 `list-full` (removing always works).",
   modes: ALL_MODES,
   request: {
+    query: OwnerQuery,
     body: {
       required: true,
       content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
@@ -208,6 +209,7 @@ const addRoute = apiRoute({
     "nothing changes and no event is emitted. Saving a new item into a full list is a 409 `list-full`.",
   modes: ALL_MODES,
   request: {
+    query: OwnerQuery,
     body: {
       required: true,
       content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
@@ -468,7 +470,8 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(toggleRoute, async (c) => {
     const caller = c.get("caller");
     const { anonymousId, customerId, ...item } = c.req.valid("json");
-    const owner = resolveOwner(caller, { anonymousId, customerId }, "body");
+    // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
+    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), { anonymousId, customerId }), "body");
     await assertGuestWritesAllowed(caller, owner);
     return c.json(await toggleItem({ shopId: caller.shopId, owner, item }), 200);
   });
@@ -476,7 +479,8 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(addRoute, async (c) => {
     const caller = c.get("caller");
     const { anonymousId, customerId, ...item } = c.req.valid("json");
-    const owner = resolveOwner(caller, { anonymousId, customerId }, "body");
+    // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
+    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), { anonymousId, customerId }), "body");
     await assertGuestWritesAllowed(caller, owner);
     const result = await addItem({ shopId: caller.shopId, owner, item });
     return c.json(serializeItem(result.item), result.created ? 201 : 200);
