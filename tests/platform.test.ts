@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { createHash, createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Job } from "bullmq";
@@ -10,8 +10,12 @@ import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { purgeIdempotencyJob } from "~/jobs/definitions";
 import { handleMaintenanceJob } from "../worker/handlers/maintenance";
 import { ROOT } from "../scripts/lib/databases";
-import { ensureShop, PLATFORM_WEBHOOK_RETENTION_MS } from "~/services/shops/shops.server";
-import { createShop } from "./factories";
+import {
+  ensureShop,
+  PLATFORM_WEBHOOK_RETENTION_MS,
+  purgeProcessedPlatformWebhooks,
+} from "~/services/shops/shops.server";
+import { createShop, createShopWithKey } from "./factories";
 import { BASE_URL, createTestApp } from "./support/http";
 
 const app = await createTestApp();
@@ -49,6 +53,20 @@ function platformWebhook(
 /** The app/uninstalled payload: the shop resource (`myshopify_domain`; `domain` is the primary domain). */
 const uninstalledBody = (shop: string, primary = shop) =>
   JSON.stringify({ id: 1, name: "Shop", domain: primary, myshopify_domain: shop });
+
+/** The same payload with the shop resource's `updated_at`, as the platform sends it. */
+const uninstalledBodyAt = (shop: string, updatedAt: string) =>
+  JSON.stringify({ id: 1, name: "Shop", domain: shop, myshopify_domain: shop, updated_at: updatedAt });
+
+/** The same signed request under a fresh `X-Shopify-Webhook-Id` (the HMAC does not cover that header). */
+const underNewId = (webhook: ReturnType<typeof platformWebhook>) => ({
+  ...webhook,
+  headers: { ...webhook.headers, "X-Shopify-Webhook-Id": randomUUID() },
+});
+
+/** What the shop's private key gets from GET /v1/shop: 200 while installed, 403 shop-uninstalled after. */
+const keyStatus = async (secret: string) =>
+  (await app.request(`${BASE_URL}/v1/shop`, { headers: { Authorization: `Bearer ${secret}` } })).status;
 
 const uninstalledAt = async (shopId: string) =>
   (await prisma.shop.findUniqueOrThrow({ where: { id: shopId } })).uninstalledAt;
@@ -160,6 +178,105 @@ describe("platform webhooks", () => {
     expect(await prisma.platformWebhook.count({ where: { id: webhook.headers["X-Shopify-Webhook-Id"] } })).toBe(1);
   });
 
+  it("processes each signed body once: the captured uninstall under a new webhook id leaves the reinstalled shop installed", async () => {
+    const { shop, secret } = await createShopWithKey();
+    await prisma.session.create({
+      data: { id: `offline_${shop.domain}`, shop: shop.domain, state: "s", accessToken: "shpat_test" },
+    });
+    const captured = platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain));
+    expect((await app.request(`${BASE_URL}/webhooks/app/uninstalled`, captured)).status).toBe(200);
+    expect(await keyStatus(secret)).toBe(403);
+
+    await ensureShop({ domain: shop.domain });
+    await prisma.session.create({
+      data: { id: `offline_${shop.domain}`, shop: shop.domain, state: "s", accessToken: "shpat_again" },
+    });
+    expect(await keyStatus(secret)).toBe(200);
+    // Same body and HMAC, another X-Shopify-Webhook-Id (which the HMAC does not cover), sent at once.
+    const replays = await Promise.all(
+      [1, 2, 3].map(() => app.request(`${BASE_URL}/webhooks/app/uninstalled`, underNewId(captured))),
+    );
+    expect(replays.map((response) => response.status)).toEqual([200, 200, 200]);
+    expect(await uninstalledAt(shop.id)).toBeNull();
+    expect(await keyStatus(secret)).toBe(200);
+    expect(await prisma.session.count({ where: { shop: shop.domain } })).toBe(1);
+    expect(
+      await prisma.platformWebhook.count({ where: { id: { startsWith: "sha256:" }, shopDomain: shop.domain } }),
+    ).toBe(1);
+  });
+
+  it("ignores an uninstall whose signed updated_at is not after the last one applied, past the ids' retention too", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const url = `${BASE_URL}/webhooks/app/uninstalled`;
+    const older = platformWebhook(
+      "app/uninstalled",
+      shop.domain,
+      uninstalledBodyAt(shop.domain, "2030-01-01T09:00:00-05:00"),
+    );
+    const captured = platformWebhook(
+      "app/uninstalled",
+      shop.domain,
+      uninstalledBodyAt(shop.domain, "2030-03-01T10:00:00-05:00"),
+    );
+    expect((await app.request(url, captured)).status).toBe(200);
+    expect(await keyStatus(secret)).toBe(403);
+    await ensureShop({ domain: shop.domain });
+
+    // Eight days later the processed ids and digests are forgotten; the captured body comes back.
+    expect(
+      await purgeProcessedPlatformWebhooks(new Date(Date.now() + PLATFORM_WEBHOOK_RETENTION_MS + 86_400_000)),
+    ).toBeGreaterThan(0);
+    expect((await app.request(url, underNewId(captured))).status).toBe(200);
+    // A body signed before the applied one (an earlier uninstall, or the platform's late retry of one).
+    expect((await app.request(url, older)).status).toBe(200);
+    expect(await uninstalledAt(shop.id)).toBeNull();
+    expect(await keyStatus(secret)).toBe(200);
+
+    // The merchant uninstalls again: the platform signs the shop resource as it is now, a later updated_at
+    // (the same instant written in UTC must not be read as a later one).
+    const sameInstant = platformWebhook(
+      "app/uninstalled",
+      shop.domain,
+      uninstalledBodyAt(shop.domain, "2030-03-01T15:00:00Z"),
+    );
+    expect((await app.request(url, sameInstant)).status).toBe(200);
+    expect(await uninstalledAt(shop.id)).toBeNull();
+    const genuine = platformWebhook(
+      "app/uninstalled",
+      shop.domain,
+      uninstalledBodyAt(shop.domain, "2030-03-01T15:00:01Z"),
+    );
+    expect((await app.request(url, genuine)).status).toBe(200);
+    expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
+    expect(await keyStatus(secret)).toBe(403);
+  });
+
+  it("a genuine second uninstall after a reinstall (a new signed body) uninstalls again", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const url = `${BASE_URL}/webhooks/app/uninstalled`;
+    const first = platformWebhook(
+      "app/uninstalled",
+      shop.domain,
+      uninstalledBodyAt(shop.domain, "2030-01-01T00:00:00Z"),
+    );
+    expect((await app.request(url, first)).status).toBe(200);
+    await ensureShop({ domain: shop.domain });
+    expect(await keyStatus(secret)).toBe(200);
+    const second = platformWebhook(
+      "app/uninstalled",
+      shop.domain,
+      uninstalledBodyAt(shop.domain, "2030-01-02T00:00:00Z"),
+    );
+    expect((await app.request(url, second)).status).toBe(200);
+    expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
+    expect(await keyStatus(secret)).toBe(403);
+    // Without updated_at (or with one that is no time) only the content and id checks apply.
+    await ensureShop({ domain: shop.domain });
+    const undated = platformWebhook("app/uninstalled", shop.domain, uninstalledBodyAt(shop.domain, "yesterday"));
+    expect((await app.request(url, undated)).status).toBe(200);
+    expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
+  });
+
   it("answers concurrent first deliveries of one webhook id with 200 and records the id once", async () => {
     const shop = await createShop();
     const webhook = platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain));
@@ -168,7 +285,8 @@ describe("platform webhooks", () => {
     );
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
     expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
-    expect(await prisma.platformWebhook.count({ where: { shopDomain: shop.domain } })).toBe(1);
+    expect(await prisma.platformWebhook.count({ where: { shopDomain: shop.domain } })).toBe(2);
+    expect(await prisma.platformWebhook.count({ where: { id: webhook.headers["X-Shopify-Webhook-Id"] } })).toBe(1);
   });
 
   it.each([
@@ -227,11 +345,19 @@ describe("platform webhooks", () => {
     "compliance topic %s: 200 when signed (once per webhook id), 401 when not, 400 for another shop's header",
     async (topic) => {
       const url = `${BASE_URL}/webhooks/${topic}`;
-      const body = JSON.stringify({ shop_id: 1, shop_domain: "a.myshopify.com", customer: { id: 7 } });
+      const body = JSON.stringify({ shop_id: 1, shop_domain: "a.myshopify.com", customer: { id: 7 }, request: topic });
       const signed = platformWebhook(topic, "a.myshopify.com", body);
       expect((await app.request(url, signed)).status).toBe(200);
       expect((await app.request(url, signed)).status).toBe(200);
       expect(await prisma.platformWebhook.findMany({ where: { id: signed.headers["X-Shopify-Webhook-Id"] } })).toEqual([
+        expect.objectContaining({ topic, shopDomain: "a.myshopify.com" }),
+      ]);
+      // The same signed body under another webhook id is that webhook again: 200, not recorded again.
+      const again = underNewId(signed);
+      expect((await app.request(url, again)).status).toBe(200);
+      expect(await prisma.platformWebhook.count({ where: { id: again.headers["X-Shopify-Webhook-Id"] } })).toBe(0);
+      const digest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
+      expect(await prisma.platformWebhook.findMany({ where: { id: digest } })).toEqual([
         expect.objectContaining({ topic, shopDomain: "a.myshopify.com" }),
       ]);
       expect((await app.request(url, platformWebhook(topic, "a.myshopify.com", body, "wrong"))).status).toBe(401);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { WebhookValidationErrorReason } from "@shopify/shopify-api";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
@@ -11,8 +12,9 @@ import type { HttpAppEnv } from "./http-app.server";
  * The platform's webhooks to this app (shopify.app.toml `[[webhooks.subscriptions]]`), one route per topic.
  * Each request is verified by the platform library (HMAC-SHA256 of the raw body with the app secret) over
  * the body read once; the shop is the one the signed body names, and the unsigned `X-Shopify-Shop-Domain`
- * and `X-Shopify-Topic` headers must agree with it and with the route; each `X-Shopify-Webhook-Id` is
- * processed once (docs/decisions/015-platform-callers.md).
+ * and `X-Shopify-Topic` headers must agree with it and with the route; each `X-Shopify-Webhook-Id` and
+ * each signed body is processed once, and an app/uninstalled signed before the last one applied is ignored
+ * (docs/decisions/015-platform-callers.md).
  */
 const TOPICS = {
   // The payload of app/uninstalled is the shop resource: `myshopify_domain` is its platform domain
@@ -29,6 +31,9 @@ export type PlatformWebhookTopic = keyof typeof TOPICS;
 export const PLATFORM_WEBHOOK_PATHS = Object.keys(TOPICS).map((topic) => `/webhooks/${topic}`);
 
 const WEBHOOK_ID = /^[\x21-\x7e]{1,255}$/;
+
+/** The shop resource's `updated_at` (ISO 8601 with an offset), the time the app/uninstalled body was signed. */
+const signedUpdatedAt = z.object({ updated_at: z.iso.datetime({ offset: true }) });
 
 function refused(detail: string): AppError {
   return new AppError("bad-request", { detail });
@@ -67,19 +72,35 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
   if (shopDomain(check.domain) !== domain) {
     throw refused("X-Shopify-Shop-Domain names another shop than the signed body.");
   }
-  return { id: check.webhookId, topic, shopDomain: domain };
+  const dated = topic === "app/uninstalled" ? signedUpdatedAt.safeParse(json) : null;
+  return {
+    receipt: {
+      id: check.webhookId,
+      topic,
+      shopDomain: domain,
+      bodySha256: createHash("sha256").update(rawBody).digest("hex"),
+    },
+    // Absent or not a time: only the id and content checks apply.
+    signedAt: dated?.success ? new Date(dated.data.updated_at) : null,
+  };
 }
 
 /** Mounts the platform webhook routes on the web process's application, before the Remix catch-all. */
 export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
   for (const topic of Object.keys(TOPICS) as PlatformWebhookTopic[]) {
     app.post(`/webhooks/${topic}`, async (c) => {
-      const webhook = await verify(c, topic);
-      const processed =
-        topic === "app/uninstalled" ? await markShopUninstalled(webhook) : await processPlatformWebhookOnce(webhook);
+      const { receipt, signedAt } = await verify(c, topic);
+      const outcome =
+        topic === "app/uninstalled"
+          ? await markShopUninstalled(receipt, signedAt)
+          : await processPlatformWebhookOnce(receipt);
       logger.info(
-        { shop: webhook.shopDomain, topic, webhookId: webhook.id, replay: !processed },
-        processed ? "platform webhook processed" : "platform webhook already processed",
+        { shop: receipt.shopDomain, topic, webhookId: receipt.id, bodySha256: receipt.bodySha256, signedAt, outcome },
+        {
+          processed: "platform webhook processed",
+          replay: "platform webhook already processed (same webhook id or same signed body)",
+          stale: "platform webhook ignored: signed before the one last applied",
+        }[outcome],
       );
       return c.body(null, 200);
     });

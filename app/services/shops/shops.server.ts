@@ -1,4 +1,4 @@
-import { prisma, sql, type Db, type Prisma } from "~/db.server";
+import { prisma, sql, type Prisma } from "~/db.server";
 import { parseTimestampOrNull } from "~/sql.server";
 import { AppError } from "~/lib/problems";
 import { newId } from "~/lib/ids";
@@ -22,12 +22,25 @@ export async function ensureShop({ domain }: { domain: string }) {
   });
 }
 
-/** A platform webhook, named by its `X-Shopify-Webhook-Id`, and the shop its signed body names. */
+/**
+ * A verified platform webhook: its `X-Shopify-Webhook-Id`, the SHA-256 of its signed body (hex), and the
+ * shop the signed body names.
+ */
 export interface PlatformWebhookReceipt {
   id: string;
   topic: string;
   shopDomain: string;
+  bodySha256: string;
 }
+
+/** What became of a verified webhook. */
+export type PlatformWebhookOutcome =
+  /** recorded and applied */
+  | "processed"
+  /** this webhook id or this signed body was processed before: nothing done */
+  | "replay"
+  /** recorded, but its signed content is older than what was already applied: nothing done */
+  | "stale";
 
 /** How long processed webhook ids are kept: well past the platform's retries of one delivery (48 hours). */
 export const PLATFORM_WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -37,19 +50,26 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Records the webhook id and applies its effects in one transaction, so each webhook id is processed once:
- * a second delivery of the same id (the platform's retry after a lost answer, or a captured request sent
- * again) changes nothing. Returns false for such a replay.
+ * Records the webhook id and the digest of its signed body (`sha256:<hex>`), both in the `PlatformWebhook`
+ * table, and applies its effects in the same transaction, so each webhook is processed once: a second
+ * delivery of the same id (the platform's retry after a lost answer), or of the same signed body under
+ * another id (the HMAC does not cover `X-Shopify-Webhook-Id`, so a captured request can be sent again with
+ * a new one), changes nothing and answers "replay". `effects` may answer "stale" to have the webhook
+ * recorded without effect.
  */
 export async function processPlatformWebhookOnce(
   webhook: PlatformWebhookReceipt,
-  effects: (db: Db) => Array<Prisma.PrismaPromise<unknown>> = () => [],
-): Promise<boolean> {
+  effects: (tx: Prisma.TransactionClient) => Promise<"processed" | "stale"> = async () => "processed",
+): Promise<PlatformWebhookOutcome> {
+  const { id, topic, shopDomain, bodySha256 } = webhook;
   try {
-    await prisma.$transaction([prisma.platformWebhook.create({ data: webhook }), ...effects(prisma)]);
-    return true;
+    return await prisma.$transaction(async (tx) => {
+      await tx.platformWebhook.create({ data: { id, topic, shopDomain } });
+      await tx.platformWebhook.create({ data: { id: `sha256:${bodySha256}`, topic, shopDomain } });
+      return effects(tx);
+    });
   } catch (error) {
-    if (isUniqueViolation(error)) return false;
+    if (isUniqueViolation(error)) return "replay";
     throw error;
   }
 }
@@ -57,17 +77,34 @@ export async function processPlatformWebhookOnce(
 /**
  * app/uninstalled: platform sessions are useless once the app is uninstalled, and the shop's keys and
  * storefront calls are refused from now on (uninstalledAt); the shop's data stays until shop/redact.
- * Returns false when this webhook id was already processed.
+ *
+ * `signedAt` is the signed body's `updated_at` (the shop resource's), when it has one. An uninstall signed
+ * no later than the one last applied to the shop (`Shop.uninstallSignedAt`) is a replay of a body older
+ * than the retention of processed webhooks, or the platform's late retry of an older uninstall: it is
+ * recorded and does nothing ("stale"), so it cannot uninstall a reinstalled shop
+ * (docs/decisions/015-platform-callers.md).
  */
-export async function markShopUninstalled(webhook: PlatformWebhookReceipt): Promise<boolean> {
+export async function markShopUninstalled(
+  webhook: PlatformWebhookReceipt,
+  signedAt: Date | null,
+): Promise<PlatformWebhookOutcome> {
   const domain = webhook.shopDomain;
-  return processPlatformWebhookOnce(webhook, (db) => [
-    db.session.deleteMany({ where: { shop: domain } }),
-    db.shop.updateMany({ where: { domain }, data: { uninstalledAt: new Date() } }),
-  ]);
+  return processPlatformWebhookOnce(webhook, async (tx) => {
+    // One conditional update, so concurrent uninstalls of one shop keep the latest signed time.
+    const { count } = await tx.shop.updateMany({
+      where: {
+        domain,
+        ...(signedAt && { OR: [{ uninstallSignedAt: null }, { uninstallSignedAt: { lt: signedAt } }] }),
+      },
+      data: { uninstalledAt: new Date(), ...(signedAt && { uninstallSignedAt: signedAt }) },
+    });
+    if (count === 0 && (await tx.shop.count({ where: { domain } })) > 0) return "stale";
+    await tx.session.deleteMany({ where: { shop: domain } });
+    return "processed";
+  });
 }
 
-/** Forgets processed webhook ids older than the retention (the worker's maintenance job). */
+/** Forgets processed webhook ids and body digests older than the retention (the worker's maintenance job). */
 export async function purgeProcessedPlatformWebhooks(now = new Date()): Promise<number> {
   const { count } = await prisma.platformWebhook.deleteMany({
     where: { receivedAt: { lt: new Date(now.getTime() - PLATFORM_WEBHOOK_RETENTION_MS) } },
