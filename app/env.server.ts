@@ -24,6 +24,11 @@ export const envSchema = z
       .refine((url) => /^(file:|postgres(ql)?:\/\/)/.test(url), {
         message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
       }),
+    /**
+     * SQLite: catch a write started inside a direct-SQL transaction at once (AsyncLocalStorage). Unset: on
+     * outside production, off in production, where its cost is measured (docs/decisions/016-sqlite-writers.md).
+     */
+    SQLITE_NESTED_WRITE_CHECK: z.stringbool().optional(),
     /** PostgreSQL connections per process, shared by Prisma and the direct-SQL hot paths. */
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     REDIS_URL: z
@@ -178,6 +183,7 @@ export const envSchema = z
     SHOPIFY_APP_URL: (env.SHOPIFY_APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
     DATABASE_URL: resolveDatabaseUrl(env.DATABASE_URL),
     DATABASE_ENGINE: env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgres" as const),
+    SQLITE_NESTED_WRITE_CHECK: env.SQLITE_NESTED_WRITE_CHECK ?? env.NODE_ENV !== "production",
   }));
 
 function networkList(value: string): string[] {

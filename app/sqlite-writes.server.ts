@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import path from "node:path";
 import type { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { Mutex } from "async-mutex";
+import { E_TIMEOUT, Mutex, type MutexInterface, withTimeout } from "async-mutex";
+import { getEnv } from "./env.server";
 import { AppError } from "./lib/problems";
 
 /**
@@ -35,31 +36,70 @@ export interface SqliteWriteLock {
 }
 
 interface LockState {
-  mutex: Mutex;
-  flow: AsyncLocalStorage<Holder>;
+  mutex: MutexInterface;
+  /** Development and tests only: which async flow holds the lock through a direct-SQL transaction. */
+  flow: AsyncLocalStorage<Holder> | null;
+}
+
+/** The longest wait for this process's write lock; past it the write is refused with a 503. */
+export const LOCK_WAIT_BOUND_MS = 20_000;
+
+export interface SqliteWriteLockOptions {
+  /**
+   * Catch a write started inside a direct-SQL transaction at once (it would wait for the lock its own flow
+   * holds). It needs AsyncLocalStorage, whose promise hooks cost every request about a fifth of the storefront's
+   * throughput on Node 20 (docs/benchmarks.md), so it is on outside production only: the test suite runs every
+   * write path with it. In production such a write fails after `waitBoundMs` instead. Default:
+   * SQLITE_NESTED_WRITE_CHECK.
+   */
+  guardNesting?: boolean;
+  waitBoundMs?: number;
 }
 
 // On globalThis: the server's modules and the Remix bundle each load their own copy of this file.
 const globalForLocks = globalThis as unknown as { sqliteWriteLocks?: Map<string, LockState> };
 
-/** The write lock of this process for one database file (both paths name the file the same way). */
-export function sqliteWriteLock(file: string): SqliteWriteLock {
+/**
+ * The write lock of this process for one database file (both paths name the file the same way). The
+ * options apply when the file's lock is first made.
+ */
+export function sqliteWriteLock(
+  file: string,
+  { guardNesting = getEnv().SQLITE_NESTED_WRITE_CHECK, waitBoundMs = LOCK_WAIT_BOUND_MS }: SqliteWriteLockOptions = {},
+): SqliteWriteLock {
   const locks = (globalForLocks.sqliteWriteLocks ??= new Map());
   const key = path.resolve(file);
   let state = locks.get(key);
-  if (!state) locks.set(key, (state = { mutex: new Mutex(), flow: new AsyncLocalStorage<Holder>() }));
+  if (!state) {
+    state = {
+      mutex: withTimeout(new Mutex(), waitBoundMs),
+      flow: guardNesting ? new AsyncLocalStorage<Holder>() : null,
+    };
+    locks.set(key, state);
+  }
   const { mutex, flow } = state;
   return {
     acquire: async () => {
-      if (flow.getStore()?.active) {
+      if (flow?.getStore()?.active) {
         throw new Error(
           "A database write was started inside a direct-SQL transaction, which holds the SQLite write lock until " +
             "it ends: use the transaction's runner (tx) for every write in it.",
         );
       }
-      return mutex.acquire();
+      try {
+        return await mutex.acquire();
+      } catch (error) {
+        if (error !== E_TIMEOUT) throw error;
+        throw new AppError("service-unavailable", {
+          detail:
+            `This process's database writes stayed queued for ${waitBoundMs / 1000} s; nothing was changed. ` +
+            "Retry later.",
+          headers: { "Retry-After": "1" },
+        });
+      }
     },
     holding: async (work) => {
+      if (!flow) return work();
       const holder: Holder = { active: true };
       try {
         return await flow.run(holder, work);

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import { prisma, sql } from "~/db.server";
 import { newId } from "~/lib/ids";
-import { BUSY_RETRY_BOUND_MS } from "~/sqlite-writes.server";
+import { BUSY_RETRY_BOUND_MS, sqliteWriteLock } from "~/sqlite-writes.server";
+import { TEST_DATA_DIR } from "../scripts/lib/databases";
 import { createShopWithKey } from "./factories";
 import { holdWriteLockElsewhere } from "./support/hold-write-lock";
 import { BASE_URL, createTestApp } from "./support/http";
@@ -64,6 +65,22 @@ describe("the write lock at its edges", () => {
     // The lock is free again for both paths.
     await prisma.shop.update({ where: { id: shop.id }, data: { updatedAt: new Date() } });
     expect((await storefrontToggle(shop)).status).toBe(200);
+  });
+
+  it("without the nested-write check (production), a write waiting for its own flow's lock gives up with a 503 after the bound", async () => {
+    // A lock of its own (another file name), as production makes it: no AsyncLocalStorage, a bounded wait.
+    const lock = sqliteWriteLock(`${TEST_DATA_DIR}/nested-${randomUUID()}.db`, {
+      guardNesting: false,
+      waitBoundMs: 1_000,
+    });
+    const release = await lock.acquire();
+    const started = performance.now();
+    const nested = lock.holding(async () => lock.acquire());
+    await expect(nested).rejects.toMatchObject({ slug: "service-unavailable", status: 503 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+    release();
+    // Free again: the next write gets it at once.
+    (await lock.acquire())();
   });
 
   it("an interactive transaction holds the lock to its end; one that throws rolls back and frees it", async () => {

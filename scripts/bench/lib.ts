@@ -20,7 +20,11 @@ export interface Measurement {
 
 /** Starts a TypeScript entry point as a child process and waits until `readyUrl` answers. */
 export async function startChild(script: string, args: string[], env: Record<string, string>, readyUrl: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  // BENCH_PROFILE_DIR: a CPU profile of the process (written when it stops), as the worker's below.
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit"],
@@ -148,7 +152,8 @@ export async function startAppServer(env: Record<string, string>) {
   const child = await startChild(
     "server/index.ts",
     [],
-    { ...env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" },
+    // As production runs it: without the development-only nested-write check (decision 016).
+    { SQLITE_NESTED_WRITE_CHECK: "false", ...env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" },
     `${base}/healthz`,
   );
   return { child, base };
