@@ -229,7 +229,8 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
     expect(decryptSecret(after, owner)).toBe("whsec_rotated");
   });
 
-  it("re-encrypts first-format and previous-secret values under the current secret, so the old one can go", async () => {
+  /** A shop with two endpoints sealed under an old SERVICE_SECRET: one in the first (v1) form, one in v2. */
+  async function endpointsUnderOldSecret() {
     const old = "old-service-secret-0123456789-0123456789";
     const next = "new-service-secret-0123456789-0123456789";
     const { shop: rotated } = await createShopWithKey();
@@ -240,6 +241,11 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
       data: { secretCiphertext: legacyV1(legacy.secret, old) },
     });
     const sealedBefore = await createWebhookEndpoint(rotated.id, "https://sealed.example/");
+    return { old, next, rotated, legacy, sealedBefore };
+  }
+
+  it("re-encrypts first-format and previous-secret values under the current secret, so the old one can go", async () => {
+    const { old, next, rotated, legacy, sealedBefore } = await endpointsUnderOldSecret();
 
     setSecrets(next, old);
     const { resealed } = await resealEndpointSecrets();
@@ -255,16 +261,7 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
   });
 
   it("the worker's hourly maintenance job reseals them, so SERVICE_SECRET_PREVIOUS can go after a rotation", async () => {
-    const old = "old-service-secret-0123456789-0123456789";
-    const next = "new-service-secret-0123456789-0123456789";
-    const { shop: rotated } = await createShopWithKey();
-    setSecrets(old, undefined);
-    const legacy = await createWebhookEndpoint(rotated.id, "https://legacy.example/");
-    await prisma.webhookEndpoint.update({
-      where: { id: legacy.endpoint.id },
-      data: { secretCiphertext: legacyV1(legacy.secret, old) },
-    });
-    const sealedBefore = await createWebhookEndpoint(rotated.id, "https://sealed.example/");
+    const { old, next, rotated, legacy, sealedBefore } = await endpointsUnderOldSecret();
     // A value no secret opens is left as it is and counted, not a failure of the job.
     const lost = await createWebhookEndpoint(rotated.id, "https://lost.example/");
     await prisma.webhookEndpoint.update({
