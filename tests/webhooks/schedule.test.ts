@@ -126,8 +126,14 @@ describe("the real worker with the production timing", () => {
       const retryIn = attempt!.nextRetryAt!.getTime() - attempt!.createdAt.getTime();
       expect(retryIn).toBeGreaterThanOrEqual(0.9 * MINUTE);
       expect(retryIn).toBeLessThanOrEqual(1.1 * MINUTE);
-      // BullMQ holds the job for that retry: delayed, one attempt made, nothing sent meanwhile.
-      const [job] = (await queue.getJobs(["delayed"])).filter((entry) => entry?.data.endpointId === endpoint.id);
+      // BullMQ holds the job for that retry: delayed, one attempt made, nothing sent meanwhile. The worker
+      // writes the failed attempt before it hands the failure back to BullMQ, which then moves the job: poll.
+      const delayedJob = async () =>
+        (await queue.getJobs(["delayed"])).find((entry) => entry?.data.endpointId === endpoint.id);
+      let job = await delayedJob();
+      for (const started = Date.now(); !job && Date.now() - started < 30_000; job = await delayedJob()) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       expect(job).toBeDefined();
       expect(job!.attemptsMade).toBe(1);
       expect(silent.received).toHaveLength(1);
