@@ -10,7 +10,7 @@ import { freePort, startProcess } from "./support/processes";
  * The web process as it runs (server/index.ts, a real process on this file's database) under writes
  * through both data paths at once: storefront toggles (direct SQL, docs/decisions/012) and merchant
  * writes through Prisma (keys, settings). No write may wait synchronously on the event loop
- * (docs/decisions/015): `/healthz`, which touches nothing but the event loop, is timed throughout.
+ * (docs/decisions/016-sqlite-writers.md): `/healthz`, which touches nothing but the event loop, is timed throughout.
  */
 const port = await freePort();
 const server = startProcess("server/index.ts", {

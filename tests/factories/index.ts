@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { prisma } from "~/db.server";
 import { newId } from "~/lib/ids";
+import type { StoredEvent } from "~/services/events/relay.server";
 import { createApiKey } from "~/services/keys/keys.server";
 import { ensureShop } from "~/services/shops/shops.server";
 
@@ -21,6 +22,17 @@ export async function createList(
   data: { isDefault?: true | null; name?: string } = {},
 ) {
   return prisma.list.create({ data: { id: newId("list"), shopId, ...owner, ...data } });
+}
+
+/** An outbox event as the relay hands it to the fan-out (not written to the database). */
+export function storedEvent(shopId: string): StoredEvent {
+  return {
+    id: `evt_${randomUUID().replaceAll("-", "")}`,
+    shopId,
+    type: "item.added",
+    data: JSON.stringify({ listId: "lst_x", customerId: null, anonymousId: null, item: {}, count: 1 }),
+    createdAt: new Date(),
+  };
 }
 
 /** A webhook endpoint row (not through the service, so the per-shop limit does not get in the way). */

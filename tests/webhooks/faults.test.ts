@@ -7,10 +7,9 @@ import { prisma } from "~/db.server";
 import { resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
-import type { StoredEvent } from "~/services/events/relay.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { createShop, createWebhookEndpoint } from "../factories";
+import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
 import { freePort, startProcess } from "../support/processes";
 import { startReceiver } from "./receiver";
 
@@ -62,13 +61,7 @@ describe("delivery guarantees under faults", () => {
     const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
     const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix: queuePrefix() });
     try {
-      const event: StoredEvent = {
-        id: `evt_${randomUUID().replaceAll("-", "")}`,
-        shopId: shop.id,
-        type: "item.added",
-        data: JSON.stringify({ listId: "lst_x", customerId: null, anonymousId: null, item: {}, count: 1 }),
-        createdAt: new Date(),
-      };
+      const event = storedEvent(shop.id);
       expect(await fanOutEvents(queue, [event])).toBe(1);
       expect(await fanOutEvents(queue, [event])).toBe(1);
       const counts = await queue.getJobCounts("wait", "delayed", "active", "completed", "failed");

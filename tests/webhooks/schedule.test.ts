@@ -9,14 +9,13 @@ import { prisma } from "~/db.server";
 import { parseEnv, resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
-import type { StoredEvent } from "~/services/events/relay.server";
 import { DeliveryFailed } from "~/services/webhooks/delivery.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { retryDelayMs, WEBHOOK_ATTEMPTS, WEBHOOK_RETRIES } from "~/services/webhooks/schedule";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { webhookBackoff } from "../../worker/handlers/webhooks";
 import { ROOT } from "../../scripts/lib/databases";
-import { createShop, createWebhookEndpoint } from "../factories";
+import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
 import { useWorker } from "../support/worker";
 import { startReceiver } from "./receiver";
 
@@ -78,13 +77,7 @@ describe("the production delivery schedule, from the real configuration", () => 
   it("queues every delivery with 6 attempts and the worker's backoff", async () => {
     const shop = await createShop();
     const { endpoint } = await createWebhookEndpoint(shop.id);
-    const event: StoredEvent = {
-      id: `evt_${randomUUID().replaceAll("-", "")}`,
-      shopId: shop.id,
-      type: "item.added",
-      data: JSON.stringify({ listId: "lst_x", customerId: null, anonymousId: null, item: {}, count: 1 }),
-      createdAt: new Date(),
-    };
+    const event = storedEvent(shop.id);
     expect(await fanOutEvents(queue, [event])).toBe(1);
     const job = await queue.getJob(`${event.id}-${endpoint.id}`);
     expect(job!.opts).toMatchObject({ attempts: 6, backoff: { type: "webhook" } });
