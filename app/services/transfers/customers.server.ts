@@ -145,21 +145,23 @@ export function createCustomerLookup({
     get calls() {
       return calls;
     },
-    async resolve(emails) {
-      const wanted = [...new Set(emails)];
-      const unknown = wanted.filter((email) => !byEmail.has(email));
-      for (let index = 0; index < unknown.length; index += EMAILS_PER_QUERY) {
-        await lookupEmails(unknown.slice(index, index + EMAILS_PER_QUERY));
-      }
-      return new Map(wanted.map((email) => [email, byEmail.get(email) ?? null]));
-    },
-    async resolveIds(ids) {
-      const wanted = [...new Set(ids)];
-      const unknown = wanted.filter((id) => !byId.has(id));
-      for (let index = 0; index < unknown.length; index += IDS_PER_QUERY) {
-        await lookupIds(unknown.slice(index, index + IDS_PER_QUERY));
-      }
-      return new Map(wanted.map((id) => [id, byId.get(id) ?? false]));
-    },
+    resolve: (emails) => resolveCached(emails, byEmail, EMAILS_PER_QUERY, lookupEmails, null),
+    resolveIds: (ids) => resolveCached(ids, byId, IDS_PER_QUERY, lookupIds, false),
   };
+}
+
+/** Values for `keys` from `cache`, asking `lookup` (which fills the cache) for the unknown ones in batches. */
+async function resolveCached<V>(
+  keys: Iterable<string>,
+  cache: Map<string, V>,
+  batchSize: number,
+  lookup: (batch: string[]) => Promise<void>,
+  missing: V,
+): Promise<Map<string, V>> {
+  const wanted = [...new Set(keys)];
+  const unknown = wanted.filter((key) => !cache.has(key));
+  for (let index = 0; index < unknown.length; index += batchSize) {
+    await lookup(unknown.slice(index, index + batchSize));
+  }
+  return new Map(wanted.map((key) => [key, cache.get(key) ?? missing]));
 }
