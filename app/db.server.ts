@@ -6,7 +6,8 @@ import type pg from "pg";
 import { getEnv, sqliteFilePath } from "./env.server";
 import { PrismaClient as PostgresClient } from "./generated/prisma-postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/prisma-sqlite/client";
-import { createPostgresPool, createSqlDatabase, endPool, type SqlDatabase } from "./sql.server";
+import { closeDatabase, sharedPostgresPool } from "./data/database.server";
+import { createPostgresPool, createSqlDatabase, type SqlDatabase } from "./sql.server";
 import { BUSY_RETRY_BOUND_MS, serialisedSqliteAdapter, sqliteWriteLock } from "./sqlite-writes.server";
 
 /**
@@ -40,13 +41,11 @@ export function createDatabaseClient(pool?: pg.Pool): Db {
   return new SqliteClient({ adapter, transactionOptions: { maxWait: BUSY_RETRY_BOUND_MS + 5_000 } });
 }
 
-const globalForDb = globalThis as unknown as { prisma?: Db; sql?: SqlDatabase; pgPool?: pg.Pool | null };
+const globalForDb = globalThis as unknown as { prisma?: Db; sql?: SqlDatabase };
 
+/** PostgreSQL: the data layer's pool (app/data/database.server.ts), so every path counts against one limit. */
 function sharedPool(): pg.Pool | undefined {
-  if (globalForDb.pgPool === undefined) {
-    globalForDb.pgPool = getEnv().DATABASE_ENGINE === "postgres" ? createPostgresPool() : null;
-  }
-  return globalForDb.pgPool ?? undefined;
+  return sharedPostgresPool() ?? undefined;
 }
 
 /** The process-wide client (a global so Vite's dev reloads and the Remix bundle share one pool). */
@@ -72,7 +71,7 @@ export async function disconnectDatabase(): Promise<void> {
   await prisma.$disconnect();
   const direct = globalForDb.sql;
   globalForDb.sql = undefined;
-  if (direct) await direct.close();
-  else if (globalForDb.pgPool) await endPool(globalForDb.pgPool);
-  globalForDb.pgPool = undefined;
+  // On PostgreSQL the direct-SQL layer shares the data layer's pool, which closeDatabase ends.
+  if (direct?.engine === "sqlite") await direct.close();
+  await closeDatabase();
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { getEnv, sqliteFilePath } from "./env.server";
-import { logger } from "./logger.server";
+import { createPostgresPool, endPool } from "./data/postgres.server";
 import { retryWhileBusy, sqliteWriteLock } from "./sqlite-writes.server";
 
 /**
@@ -213,35 +213,7 @@ function postgresDatabase(pool: pg.Pool): SqlDatabase {
   };
 }
 
-export function createPostgresPool(): pg.Pool {
-  const env = getEnv();
-  const pool = new pg.Pool({
-    connectionString: env.DATABASE_URL,
-    connectionTimeoutMillis: 5_000,
-    max: env.DATABASE_POOL_SIZE,
-  });
-  // An idle connection that dies (a server restart, a terminated backend) is dropped by the pool; without
-  // a listener its error would end the process.
-  pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection lost"));
-  return pool;
-}
-
-/**
- * Ends the pool and waits until every connection has closed: `pool.end()` resolves as soon as the
- * clients are told to end, before their sockets close.
- */
-export async function endPool(pool: pg.Pool): Promise<void> {
-  const open = pool.totalCount;
-  let closed = 0;
-  const allClosed = new Promise<void>((resolve) => {
-    if (open === 0) resolve();
-    pool.on("remove", () => {
-      if (++closed >= open) resolve();
-    });
-  });
-  await pool.end();
-  await Promise.race([allClosed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-}
+export { createPostgresPool, endPool };
 
 export function createSqlDatabase(pool?: pg.Pool): SqlDatabase {
   const env = getEnv();

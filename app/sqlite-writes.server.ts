@@ -1,9 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-import path from "node:path";
 import type { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { E_TIMEOUT, Mutex, type MutexInterface, withTimeout } from "async-mutex";
-import { getEnv } from "./env.server";
-import { AppError } from "./lib/problems";
 
 /**
  * One way to write per process on SQLite (docs/decisions/016-sqlite-writers.md).
@@ -17,134 +12,17 @@ import { AppError } from "./lib/problems";
  * retries (`retryWhileBusy`).
  */
 
-/** How long a write keeps retrying while another process holds the database's write lock; then a 503. */
-export const BUSY_RETRY_BOUND_MS = 10_000;
-
-/** Who holds the lock in an async flow: a direct-SQL transaction runs its work inside `holding`. */
-interface Holder {
-  active: boolean;
-}
-
-export interface SqliteWriteLock {
-  /**
-   * Waits, asynchronously, for the process's write lock and gives the function that releases it. Throws
-   * at once in a flow that already holds it through a direct-SQL transaction: that wait could never end.
-   */
-  acquire(): Promise<() => void>;
-  /** Runs `work` marked as the holder of the lock (so a nested write fails fast instead of deadlocking). */
-  holding<T>(work: () => Promise<T>): Promise<T>;
-}
-
-interface LockState {
-  mutex: MutexInterface;
-  /** Development and tests only: which async flow holds the lock through a direct-SQL transaction. */
-  flow: AsyncLocalStorage<Holder> | null;
-}
-
-/** The longest wait for this process's write lock; past it the write is refused with a 503. */
-export const LOCK_WAIT_BOUND_MS = 20_000;
-
-export interface SqliteWriteLockOptions {
-  /**
-   * Catch a write started inside a direct-SQL transaction at once (it would wait for the lock its own flow
-   * holds). It needs AsyncLocalStorage, whose promise hooks cost every request about a fifth of the storefront's
-   * throughput on Node 20 (docs/benchmarks.md), so it is on outside production only: the test suite runs every
-   * write path with it. In production such a write fails after `waitBoundMs` instead. Default:
-   * SQLITE_NESTED_WRITE_CHECK.
-   */
-  guardNesting?: boolean;
-  waitBoundMs?: number;
-}
-
-// On globalThis: the server's modules and the Remix bundle each load their own copy of this file.
-const globalForLocks = globalThis as unknown as { sqliteWriteLocks?: Map<string, LockState> };
-
-/**
- * The write lock of this process for one database file (both paths name the file the same way). The
- * options apply when the file's lock is first made.
- */
-export function sqliteWriteLock(
-  file: string,
-  { guardNesting = getEnv().SQLITE_NESTED_WRITE_CHECK, waitBoundMs = LOCK_WAIT_BOUND_MS }: SqliteWriteLockOptions = {},
-): SqliteWriteLock {
-  const locks = (globalForLocks.sqliteWriteLocks ??= new Map());
-  const key = path.resolve(file);
-  let state = locks.get(key);
-  if (!state) {
-    state = {
-      mutex: withTimeout(new Mutex(), waitBoundMs),
-      flow: guardNesting ? new AsyncLocalStorage<Holder>() : null,
-    };
-    locks.set(key, state);
-  }
-  const { mutex, flow } = state;
-  return {
-    acquire: async () => {
-      if (flow?.getStore()?.active) {
-        throw new Error(
-          "A database write was started inside a direct-SQL transaction, which holds the SQLite write lock until " +
-            "it ends: use the transaction's runner (tx) for every write in it.",
-        );
-      }
-      try {
-        return await mutex.acquire();
-      } catch (error) {
-        if (error !== E_TIMEOUT) throw error;
-        throw new AppError("service-unavailable", {
-          detail:
-            `This process's database writes stayed queued for ${waitBoundMs / 1000} s; nothing was changed. ` +
-            "Retry later.",
-          headers: { "Retry-After": "1" },
-        });
-      }
-    },
-    holding: async (work) => {
-      if (!flow) return work();
-      const holder: Holder = { active: true };
-      try {
-        return await flow.run(holder, work);
-      } finally {
-        // Promises the work left running keep the store; they no longer hold the lock.
-        holder.active = false;
-      }
-    },
-  };
-}
-
-/** SQLITE_BUSY and its extended codes, from better-sqlite3 or as Prisma's adapter wraps them. */
-export function isSqliteBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  const original = (error as { cause?: { originalCode?: unknown } })?.cause?.originalCode;
-  return [code, original].some((value) => typeof value === "string" && value.startsWith("SQLITE_BUSY"));
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs `attempt` again while it fails because the database is busy (another process writes), after an
- * async pause that grows to 50 ms with jitter, for up to BUSY_RETRY_BOUND_MS; then a 503 problem. Each
- * attempt must leave nothing behind when it fails (a transaction rolled back, the lock released).
- */
-export async function retryWhileBusy<T>(attempt: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  for (let attempts = 1; ; attempts++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!isSqliteBusy(error)) throw error;
-      if (Date.now() - started > BUSY_RETRY_BOUND_MS) {
-        throw new AppError("service-unavailable", {
-          detail:
-            `The database stayed busy with another process's writes for ${BUSY_RETRY_BOUND_MS / 1000} s; ` +
-            "nothing was changed. Retry later.",
-          headers: { "Retry-After": "1" },
-          cause: error,
-        });
-      }
-    }
-    await sleep(Math.min(50, attempts * 2) * (0.5 + Math.random()));
-  }
-}
+export {
+  BUSY_RETRY_BOUND_MS,
+  isSqliteBusy,
+  LOCK_WAIT_BOUND_MS,
+  retryWhileBusy,
+  sqliteWriteLock,
+  type SqliteWriteLock,
+} from "./data/sqlite-lock.server";
+import { problemOfDomainError } from "./api/domain-problems.server";
+import { retryWhileBusy, type SqliteWriteLock } from "./data/sqlite-lock.server";
+import { DomainError } from "./lib/domain-error";
 
 type AdapterFactory = PrismaBetterSQLite3;
 type Adapter = Awaited<ReturnType<AdapterFactory["connect"]>>;
@@ -181,16 +59,27 @@ export function serialisedSqliteAdapter(inner: AdapterFactory, lock: SqliteWrite
   };
 }
 
+/** Prisma turns an error with a `code` into its own request error: hand it the problem instead. */
+async function asProblem<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof DomainError ? problemOfDomainError(error) : error;
+  }
+}
+
 function serialisedAdapter(inner: Adapter, lock: SqliteWriteLock): Adapter {
   const locked = async <T>(work: () => Promise<T>): Promise<T> =>
-    retryWhileBusy(async () => {
-      const release = await lock.acquire();
-      try {
-        return await work();
-      } finally {
-        release();
-      }
-    });
+    asProblem(() =>
+      retryWhileBusy(async () => {
+        const release = await lock.acquire();
+        try {
+          return await work();
+        } finally {
+          release();
+        }
+      }),
+    );
   return {
     provider: inner.provider,
     adapterName: inner.adapterName,

@@ -15,6 +15,8 @@ export function postgresSchemaFrom(sqliteSchema: string): string {
     [/output\s*=\s*"\.\.\/app\/generated\/prisma-sqlite"/, 'output       = "../../app/generated/prisma-postgres"'],
     // The classic client is generated once, from the canonical schema.
     [/\n\/\/ The classic client[^]*?generator sessionStorageCompat \{[^}]*\}\n/, ""],
+    // The data layer's row types are generated once, from the canonical schema.
+    [/\/\/ Row types for the data layer[^]*?generator kysely \{[^}]*\}\n\n/, ""],
   ];
   let schema = sqliteSchema;
   for (const [pattern, replacement] of replacements) {

@@ -54,8 +54,8 @@ describe("the write lock at its edges", () => {
     );
     if (engine === "sqlite") {
       // Before: the ORM's connection waited 10 s for the lock, synchronously, then failed as "timed out".
-      await expect(nested).rejects.toThrow(/inside a direct-SQL transaction/);
-      await expect(nestedDirect).rejects.toThrow(/inside a direct-SQL transaction/);
+      await expect(nested).rejects.toThrow(/inside a transaction/);
+      await expect(nestedDirect).rejects.toThrow(/inside a transaction/);
       expect(await prisma.apiKey.count({ where: { shopId: shop.id, label: "nested" } })).toBe(0);
     } else {
       // PostgreSQL: separate pooled connections, row locks only; nothing to wait for.
@@ -67,7 +67,7 @@ describe("the write lock at its edges", () => {
     expect((await storefrontToggle(shop)).status).toBe(200);
   });
 
-  it("without the nested-write check (production), a write waiting for its own flow's lock gives up with a 503 after the bound", async () => {
+  it("without the nested-write check (production), a write waiting for its own flow's lock gives up (unavailable, a 503 at the edge) after the bound", async () => {
     // A lock of its own (another file name), as production makes it: no AsyncLocalStorage, a bounded wait.
     const lock = sqliteWriteLock(`${TEST_DATA_DIR}/nested-${randomUUID()}.db`, {
       guardNesting: false,
@@ -76,7 +76,7 @@ describe("the write lock at its edges", () => {
     const release = await lock.acquire();
     const started = performance.now();
     const nested = lock.holding(async () => lock.acquire());
-    await expect(nested).rejects.toMatchObject({ slug: "service-unavailable", status: 503 });
+    await expect(nested).rejects.toMatchObject({ code: "unavailable", retryAfterSeconds: 1 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(900);
     release();
     // Free again: the next write gets it at once.

@@ -5,6 +5,7 @@ import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { getEnv } from "~/env.server";
 import { problemResponse } from "~/lib/problem-response.server";
+import { asAppError } from "./domain-problems.server";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { clientAbortProblem, isClientAbort, limitRequestBody } from "./body-limit.server";
@@ -47,7 +48,7 @@ function clientProblem(error: unknown, c: Context): unknown {
 
 /** The single mapper from a thrown error to a response, with logging of the unexpected ones. */
 function handleError(thrown: unknown, c: Context): Response {
-  const error = clientProblem(thrown, c);
+  const error = asAppError(clientProblem(thrown, c));
   const requestId = c.get("requestId") as string | undefined;
   const response = problemResponse(error, c.req.path);
   if (response.status >= 500 && response.status !== 503 && response.status !== 502) {

@@ -1,6 +1,18 @@
-import { prisma, sql, type Prisma } from "~/db.server";
-import { parseTimestampOrNull } from "~/sql.server";
-import { AppError } from "~/lib/problems";
+import { database, isUniqueViolation, transaction, type Tx } from "~/data/database.server";
+import { deleteProcessedWebhooksBefore, insertProcessedWebhook } from "~/data/platform-webhook-rows.server";
+import { deleteSessionsOfShop } from "~/data/session-rows.server";
+import {
+  countShopUsage,
+  findShopById,
+  findShopForAuth,
+  isAnyShopOrigin,
+  markUninstalled,
+  replaceHeadlessOrigins,
+  shopExists,
+  updateShopSettingsText,
+  upsertShop,
+} from "~/data/shop-rows.server";
+import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { generatePublicKey } from "~/services/keys/secrets";
 import { DEFAULT_SHOP_SETTINGS, readShopSettings, type ShopSettings, type ShopSettingsPatch } from "./settings";
@@ -10,16 +22,11 @@ import { DEFAULT_SHOP_SETTINGS, readShopSettings, type ShopSettings, type ShopSe
  * shop installed again. Safe to call concurrently: the unique domain makes the second create a no-op.
  */
 export async function ensureShop({ domain }: { domain: string }) {
-  return prisma.shop.upsert({
-    where: { domain },
-    create: {
-      id: newId("shop"),
-      domain,
-      publicKey: generatePublicKey(),
-      settings: JSON.stringify(DEFAULT_SHOP_SETTINGS),
-    },
-    update: { uninstalledAt: null },
-  });
+  return upsertShop(
+    database(),
+    { id: newId("shop"), domain, publicKey: generatePublicKey(), settings: JSON.stringify(DEFAULT_SHOP_SETTINGS) },
+    new Date(),
+  );
 }
 
 /**
@@ -45,10 +52,6 @@ export type PlatformWebhookOutcome =
 /** How long processed webhook ids are kept: well past the platform's retries of one delivery (48 hours). */
 export const PLATFORM_WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
-}
-
 /**
  * Records the webhook id and the digest of its signed body (`sha256:<hex>`), both in the `PlatformWebhook`
  * table, and applies its effects in the same transaction, so each webhook is processed once: a second
@@ -59,13 +62,14 @@ function isUniqueViolation(error: unknown): boolean {
  */
 export async function processPlatformWebhookOnce(
   webhook: PlatformWebhookReceipt,
-  effects: (tx: Prisma.TransactionClient) => Promise<"processed" | "stale"> = async () => "processed",
+  effects: (tx: Tx) => Promise<"processed" | "stale"> = async () => "processed",
 ): Promise<PlatformWebhookOutcome> {
   const { id, topic, shopDomain, bodySha256 } = webhook;
   try {
-    return await prisma.$transaction(async (tx) => {
-      await tx.platformWebhook.create({ data: { id, topic, shopDomain } });
-      await tx.platformWebhook.create({ data: { id: `sha256:${bodySha256}`, topic, shopDomain } });
+    return await transaction(async (tx) => {
+      const at = new Date();
+      await insertProcessedWebhook(tx, { id, topic, shopDomain }, at);
+      await insertProcessedWebhook(tx, { id: `sha256:${bodySha256}`, topic, shopDomain }, at);
       return effects(tx);
     });
   } catch (error) {
@@ -91,56 +95,35 @@ export async function markShopUninstalled(
   const domain = webhook.shopDomain;
   return processPlatformWebhookOnce(webhook, async (tx) => {
     // One conditional update, so concurrent uninstalls of one shop keep the latest signed time.
-    const { count } = await tx.shop.updateMany({
-      where: {
-        domain,
-        ...(signedAt && { OR: [{ uninstallSignedAt: null }, { uninstallSignedAt: { lt: signedAt } }] }),
-      },
-      data: { uninstalledAt: new Date(), ...(signedAt && { uninstallSignedAt: signedAt }) },
-    });
-    if (count === 0 && (await tx.shop.count({ where: { domain } })) > 0) return "stale";
-    await tx.session.deleteMany({ where: { shop: domain } });
+    const changed = await markUninstalled(tx, domain, new Date(), signedAt);
+    if (!changed && (await shopExists(tx, domain))) return "stale";
+    await deleteSessionsOfShop(tx, domain);
     return "processed";
   });
 }
 
 /** Forgets processed webhook ids and body digests older than the retention (the worker's maintenance job). */
 export async function purgeProcessedPlatformWebhooks(now = new Date()): Promise<number> {
-  const { count } = await prisma.platformWebhook.deleteMany({
-    where: { receivedAt: { lt: new Date(now.getTime() - PLATFORM_WEBHOOK_RETENTION_MS) } },
-  });
-  return count;
+  return deleteProcessedWebhooksBefore(database(), new Date(now.getTime() - PLATFORM_WEBHOOK_RETENTION_MS));
 }
 
-/**
- * What authentication needs of a shop, on every storefront request: direct SQL (decision 012), since
- * through the ORM this one lookup cost more CPU than the rest of a wishlist read.
- */
+/** What authentication needs of a shop, on every API and storefront request. */
 export async function findShopByDomain(domain: string) {
-  const row = await sql().get<{
-    id: string;
-    domain: string;
-    publicKey: string;
-    settings: string;
-    uninstalledAt: unknown;
-  }>(`SELECT "id", "domain", "publicKey", "settings", "uninstalledAt" FROM "Shop" WHERE "domain" = ?`, [domain]);
-  return row ? { ...row, uninstalledAt: parseTimestampOrNull(row.uninstalledAt) } : null;
+  return (await findShopForAuth(database(), domain)) ?? null;
 }
+
+const noSuchShop = () => new DomainError("not_found", "The shop does not exist.");
 
 async function getShopRow(shopId: string) {
-  const shop = await prisma.shop.findUnique({ where: { id: shopId } });
-  if (!shop) throw new AppError("not-found", { detail: "The shop does not exist." });
+  const shop = await findShopById(database(), shopId);
+  if (!shop) throw noSuchShop();
   return shop;
 }
 
-/** The shop overview (spec 2): settings parsed, usage counted on the shop-scoped indexes. */
+/** The shop overview (OpenAPI `GET /v1/shop`): settings parsed, usage counted on the shop-scoped indexes. */
 export async function getShopOverview({ shopId }: { shopId: string }) {
-  const [shop, lists, items] = await Promise.all([
-    getShopRow(shopId),
-    prisma.list.count({ where: { shopId, retiredAt: null } }),
-    prisma.item.count({ where: { shopId } }),
-  ]);
-  return { shop, settings: readShopSettings(shop.settings), usage: { lists, items } };
+  const [shop, usage] = await Promise.all([getShopRow(shopId), countShopUsage(database(), shopId)]);
+  return { shop, settings: readShopSettings(shop.settings), usage };
 }
 
 export async function getShopSettings({ shopId }: { shopId: string }): Promise<ShopSettings> {
@@ -152,23 +135,18 @@ export async function getShopSettings({ shopId }: { shopId: string }): Promise<S
  * transaction, so CORS never sees an origin list that differs from the settings.
  */
 export async function updateShopSettings({ shopId, patch }: { shopId: string; patch: ShopSettingsPatch }) {
-  return prisma.$transaction(async (tx) => {
-    const shop = await tx.shop.findUnique({ where: { id: shopId } });
-    if (!shop) throw new AppError("not-found", { detail: "The shop does not exist." });
+  return transaction(async (tx) => {
+    const shop = await findShopById(tx, shopId);
+    if (!shop) throw noSuchShop();
     const next: ShopSettings = { ...readShopSettings(shop.settings), ...patch };
     if (patch.headlessOrigins) next.headlessOrigins = [...new Set(patch.headlessOrigins)];
-    await tx.shop.update({ where: { id: shopId }, data: { settings: JSON.stringify(next) } });
-    if (patch.headlessOrigins) {
-      await tx.headlessOrigin.deleteMany({ where: { shopId } });
-      if (next.headlessOrigins.length) {
-        await tx.headlessOrigin.createMany({ data: next.headlessOrigins.map((origin) => ({ shopId, origin })) });
-      }
-    }
+    await updateShopSettingsText(tx, shopId, JSON.stringify(next), new Date());
+    if (patch.headlessOrigins) await replaceHeadlessOrigins(tx, shopId, next.headlessOrigins);
     return next;
   });
 }
 
 /** Whether any shop declares this browser origin (CORS preflight, which names no shop). */
 export async function isDeclaredHeadlessOrigin(origin: string): Promise<boolean> {
-  return (await prisma.headlessOrigin.findFirst({ where: { origin }, select: { shopId: true } })) !== null;
+  return isAnyShopOrigin(database(), origin);
 }

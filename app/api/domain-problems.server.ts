@@ -1,0 +1,47 @@
+/**
+ * The edge between the domain's errors and HTTP: each DomainError code has one problem type
+ * (app/lib/problems.ts, documented in the OpenAPI description), and an issue's dotted field path becomes a
+ * JSON Pointer into the request body.
+ */
+import { DomainError, type DomainErrorCode } from "~/lib/domain-error";
+import { AppError, type ProblemSlug } from "~/lib/problems";
+
+const PROBLEM_OF: Record<DomainErrorCode, ProblemSlug> = {
+  not_found: "not-found",
+  conflict: "conflict",
+  invalid: "validation-error",
+  too_large: "payload-too-large",
+  list_full: "list-full",
+  sharing_disabled: "sharing-disabled",
+  guest_lists_disabled: "guest-wishlists-disabled",
+  shop_uninstalled: "shop-uninstalled",
+  idempotency_key_reused: "idempotency-key-reused",
+  idempotency_key_in_use: "idempotency-key-in-use",
+  platform_not_connected: "platform-not-connected",
+  platform_unavailable: "platform-unavailable",
+  unavailable: "service-unavailable",
+};
+
+/** RFC 6901 in URI fragment form: "items.2.productId" -> "#/items/2/productId". */
+export function bodyPointer(field: string): string {
+  if (field === "") return "#";
+  const tokens = field.split(".").map((token) => encodeURIComponent(token.replaceAll("~", "~0").replaceAll("/", "~1")));
+  return `#/${tokens.join("/")}`;
+}
+
+export function problemOfDomainError(error: DomainError): AppError {
+  return new AppError(PROBLEM_OF[error.code], {
+    detail: error.message,
+    ...(error.issues
+      ? { errors: error.issues.map((issue) => ({ pointer: bodyPointer(issue.field), detail: issue.message })) }
+      : {}),
+    ...(error.retryAfterSeconds !== undefined ? { headers: { "Retry-After": String(error.retryAfterSeconds) } } : {}),
+    extensions: error.details,
+    cause: error,
+  });
+}
+
+/** Any thrown value as the AppError the API answers with (unknown errors pass through to become a 500). */
+export function asAppError(error: unknown): unknown {
+  return error instanceof DomainError ? problemOfDomainError(error) : error;
+}

@@ -1,0 +1,109 @@
+/**
+ * Statements on `Shop` and its `HeadlessOrigin` mirror (docs/decisions/017-data-layer.md). Every function
+ * takes the handle to run on (`database()` or a transaction's `tx`) and is scoped by the shop's id or
+ * domain.
+ */
+import type { Selectable } from "kysely";
+import type { DB, Queryable } from "./database.server";
+
+export type ShopRow = Selectable<DB["Shop"]>;
+
+/** What authentication needs of a shop, on every API and storefront request. */
+export type ShopAuthRow = Pick<ShopRow, "id" | "domain" | "publicKey" | "settings" | "uninstalledAt">;
+
+export function findShopForAuth(q: Queryable, domain: string): Promise<ShopAuthRow | undefined> {
+  return q
+    .selectFrom("Shop")
+    .select(["id", "domain", "publicKey", "settings", "uninstalledAt"])
+    .where("domain", "=", domain)
+    .executeTakeFirst();
+}
+
+export function findShopById(q: Queryable, shopId: string): Promise<ShopRow | undefined> {
+  return q.selectFrom("Shop").selectAll().where("id", "=", shopId).executeTakeFirst();
+}
+
+export function findShopByDomain(q: Queryable, domain: string): Promise<ShopRow | undefined> {
+  return q.selectFrom("Shop").selectAll().where("domain", "=", domain).executeTakeFirst();
+}
+
+/**
+ * Creates the shop, or marks the one with this domain installed again; returns the row either way. One
+ * statement, so concurrent first installs of a shop make one row.
+ */
+export function upsertShop(
+  q: Queryable,
+  shop: { id: string; domain: string; publicKey: string; settings: string },
+  at: Date,
+): Promise<ShopRow> {
+  return q
+    .insertInto("Shop")
+    .values({ ...shop, planUpdatedAt: at, installedAt: at, createdAt: at, updatedAt: at })
+    .onConflict((conflict) => conflict.column("domain").doUpdateSet({ uninstalledAt: null, updatedAt: at }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateShopSettingsText(q: Queryable, shopId: string, settings: string, at: Date) {
+  const result = await q
+    .updateTable("Shop")
+    .set({ settings, updatedAt: at })
+    .where("id", "=", shopId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Marks the shop uninstalled unless an uninstall signed at or after `signedAt` was applied already.
+ * Returns whether the row changed.
+ */
+export async function markUninstalled(q: Queryable, domain: string, at: Date, signedAt: Date | null) {
+  const result = await q
+    .updateTable("Shop")
+    .set({ uninstalledAt: at, updatedAt: at, ...(signedAt && { uninstallSignedAt: signedAt }) })
+    .where("domain", "=", domain)
+    .$if(signedAt !== null, (query) =>
+      query.where((eb) => eb.or([eb("uninstallSignedAt", "is", null), eb("uninstallSignedAt", "<", signedAt!)])),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function shopExists(q: Queryable, domain: string): Promise<boolean> {
+  return (await q.selectFrom("Shop").select("id").where("domain", "=", domain).executeTakeFirst()) !== undefined;
+}
+
+/** Replaces the shop's headless origins (call inside the transaction that saves the settings). */
+export async function replaceHeadlessOrigins(q: Queryable, shopId: string, origins: readonly string[]) {
+  await q.deleteFrom("HeadlessOrigin").where("shopId", "=", shopId).execute();
+  if (origins.length) {
+    await q
+      .insertInto("HeadlessOrigin")
+      .values(origins.map((origin) => ({ shopId, origin })))
+      .execute();
+  }
+}
+
+/** Whether any shop declares this browser origin (CORS preflight, which names no shop). */
+export async function isAnyShopOrigin(q: Queryable, origin: string): Promise<boolean> {
+  const row = await q.selectFrom("HeadlessOrigin").select("shopId").where("origin", "=", origin).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The shop's usage: lists (not retired) and saved items, counted on the shop-scoped indexes. */
+export async function countShopUsage(q: Queryable, shopId: string): Promise<{ lists: number; items: number }> {
+  const [lists, items] = await Promise.all([
+    q
+      .selectFrom("List")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("shopId", "=", shopId)
+      .where("retiredAt", "is", null)
+      .executeTakeFirstOrThrow(),
+    q
+      .selectFrom("Item")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("shopId", "=", shopId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { lists: Number(lists.n), items: Number(items.n) };
+}
