@@ -22,6 +22,16 @@ export type Tx = Transaction<DB>;
 
 export type Engine = "sqlite" | "postgres";
 
+/**
+ * What a caller may add to a service's unit of work: `within` runs last inside the service's transaction,
+ * with its result, so that what it writes (the stored response of an Idempotency-Key) commits together
+ * with the change or not at all. Every service function that changes data in one transaction takes one
+ * as its last, optional parameter.
+ */
+export interface UnitOfWork<R> {
+  within?: (tx: Tx, result: R) => Promise<void>;
+}
+
 interface Store {
   engine: Engine;
   db: Kysely<DB>;
