@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
+import type pg from "pg";
 
 import { freePort } from "../lib/net";
 
@@ -70,9 +71,32 @@ export async function stopChild(child: ChildProcess) {
 
 /** Peak resident set size of a process so far (VmHWM), in MB. */
 export function peakRssMb(pid: number): number {
+  return statusMb(pid, "VmHWM");
+}
+
+/** Resident set size of a process now (VmRSS), in MB. */
+export function currentRssMb(pid: number): number {
+  return statusMb(pid, "VmRSS");
+}
+
+function statusMb(pid: number, field: "VmHWM" | "VmRSS"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+/**
+ * The web process's RSS once started and warmed up, before any load: a few sequential requests of each
+ * kind the benchmark sends (JIT, module caches, connection pools), then VmRSS.
+ */
+export async function idleRssAfterWarmUp(
+  pid: number,
+  requests: Array<{ url: string; init?: RequestInit }>,
+): Promise<number> {
+  for (let round = 0; round < 20; round++) {
+    for (const { url, init } of requests) await (await fetch(url, init)).arrayBuffer();
+  }
+  return currentRssMb(pid);
 }
 
 export async function load(
@@ -96,25 +120,43 @@ export async function load(
     requestsPerSecond: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx,
+    non2xx: result.non2xx + result.errors,
     peakRssMb: peakRssMb(options.pid),
   };
 }
 
+/** The goals of issue 12 for a figure next to its reference, and for the web process's memory. */
+export const GOALS = { throughputRatio: 0.5, p99Ratio: 2, idleRssMb: 150, peakRssMb: 256 };
+
+const met = (ok: boolean) => (ok ? "met" : "**missed**");
+
+/**
+ * One row per operation: the app next to its bare reference measured in the same run, the ratios, the web
+ * process's peak RSS so far, and whether the throughput and p99 goals are met.
+ */
 export function table(rows: Array<{ subject: Measurement; baseline: Measurement }>): string {
   const lines = [
-    "| Endpoint | req/s | p50 ms | p99 ms | peak RSS MB | baseline req/s | baseline p50 | baseline p99 | throughput ratio | p99 ratio |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| Operation | app req/s | reference req/s | ratio | app p50/p99 ms | reference p50/p99 ms | p99 ratio | app peak RSS MB | goal (>= 0.5x, p99 <= 2x) |",
+    "|---|---|---|---|---|---|---|---|---|",
   ];
   for (const { subject, baseline } of rows) {
+    const ratio = subject.requestsPerSecond / Math.max(baseline.requestsPerSecond, 1);
+    const p99Ratio = subject.p99 / Math.max(baseline.p99, 1);
     lines.push(
-      `| ${subject.name} | ${subject.requestsPerSecond} | ${subject.p50} | ${subject.p99} | ${subject.peakRssMb} | ` +
-        `${baseline.requestsPerSecond} | ${baseline.p50} | ${baseline.p99} | ` +
-        `${(subject.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x | ` +
-        `${(subject.p99 / Math.max(baseline.p99, 1)).toFixed(2)}x |`,
+      `| ${subject.name} | ${subject.requestsPerSecond} | ${baseline.requestsPerSecond} | ${ratio.toFixed(2)}x | ` +
+        `${subject.p50}/${subject.p99} | ${baseline.p50}/${baseline.p99} | ${p99Ratio.toFixed(2)}x | ` +
+        `${subject.peakRssMb} | throughput ${met(ratio >= GOALS.throughputRatio)}, p99 ${met(p99Ratio <= GOALS.p99Ratio)} |`,
     );
   }
   return lines.join("\n");
+}
+
+/** The web process's memory against its goals: idle (after start and warm-up) and peak under the load. */
+export function memoryLine(idleMb: number, peakMb: number): string {
+  return (
+    `Web process RSS: idle ${idleMb} MB (goal <= ${GOALS.idleRssMb}: ${met(idleMb <= GOALS.idleRssMb)}), ` +
+    `peak ${peakMb} MB (goal <= ${GOALS.peakRssMb}: ${met(peakMb <= GOALS.peakRssMb)}).`
+  );
 }
 
 /** A migrated scratch database for one benchmark run; `drop` removes it. */
@@ -157,4 +199,108 @@ export async function startAppServer(env: Record<string, string>) {
     `${base}/healthz`,
   );
   return { child, base };
+}
+
+export type BenchValue = string | number | boolean | null | Date;
+
+/**
+ * Plain SQL on the bare driver (better-sqlite3 or pg) for a benchmark's own seeding and counting, never
+ * through the app's data layer: `?` placeholders on both engines, timestamps stored as the app stores them
+ * (SQLite: ISO-8601 UTC text with milliseconds; PostgreSQL: timestamp(3)), booleans as 0/1 on SQLite.
+ */
+export interface BenchSql {
+  readonly engine: "sqlite" | "postgres";
+  all<T>(text: string, params?: BenchValue[]): Promise<T[]>;
+  run(text: string, params?: BenchValue[]): Promise<void>;
+  /** Runs `work` in one transaction on one connection. */
+  transaction(work: (sql: BenchSql) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function benchSql(url: string): Promise<BenchSql> {
+  if (url.startsWith("file:")) {
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(url.slice("file:".length));
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 10000");
+    db.pragma("foreign_keys = ON");
+    const param = (value: BenchValue) =>
+      value instanceof Date
+        ? value.toISOString().replace("Z", "+00:00")
+        : typeof value === "boolean"
+          ? Number(value)
+          : value;
+    const sqlite: BenchSql = {
+      engine: "sqlite",
+      all: async <T>(text: string, params: BenchValue[] = []) => db.prepare(text).all(...params.map(param)) as T[],
+      run: async (text, params = []) => void db.prepare(text).run(...params.map(param)),
+      transaction: async (work) => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          await work(sqlite);
+          db.exec("COMMIT");
+        } catch (error) {
+          db.exec("ROLLBACK");
+          throw error;
+        }
+      },
+      close: async () => void db.close(),
+    };
+    return sqlite;
+  }
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const numbered = (text: string) => {
+    let index = 0;
+    return text.replace(/\?/g, () => `$${++index}`);
+  };
+  const on = (client: pg.Pool | pg.PoolClient): BenchSql => ({
+    engine: "postgres",
+    all: async <T>(text: string, params: BenchValue[] = []) => (await client.query(numbered(text), params)).rows as T[],
+    run: async (text, params = []) => void (await client.query(numbered(text), params)),
+    transaction: async (work) => {
+      const connection = await pool.connect();
+      try {
+        await connection.query("BEGIN");
+        await work(on(connection));
+        await connection.query("COMMIT");
+      } catch (error) {
+        await connection.query("ROLLBACK");
+        throw error;
+      } finally {
+        connection.release();
+      }
+    },
+    close: () => pool.end(),
+  });
+  return on(pool);
+}
+
+/**
+ * Seeds `lists` customer lists of `itemsPerList` items each for a shop, in one transaction, as the app
+ * writes them (TypeIDs, timestamps set explicitly).
+ */
+export async function seedLists(sql: BenchSql, shopId: string, lists: number, itemsPerList: number) {
+  const { typeidUnboxed } = await import("typeid-js");
+  const listIds: string[] = [];
+  await sql.transaction(async (tx) => {
+    for (let index = 0; index < lists; index++) {
+      const listId = typeidUnboxed("lst");
+      const at = new Date();
+      listIds.push(listId);
+      await tx.run(
+        `INSERT INTO "List" ("id", "shopId", "customerId", "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
+          `VALUES (?, ?, ?, 'Wishlist', ?, ?, ?, ?)`,
+        [listId, shopId, String(1000 + index), true, false, at, at],
+      );
+      for (let item = 0; item < itemsPerList; item++) {
+        await tx.run(
+          `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
+            `VALUES (?, ?, ?, ?, '', ?, ?, ?)`,
+          [typeidUnboxed("itm"), listId, shopId, String(9000 + item), `product-${item}`, `Product ${item}`, at],
+        );
+      }
+    }
+  });
+  return listIds;
 }
