@@ -1,117 +1,176 @@
 /**
- * The storefront baseline (issue 4): a bare node:http server doing the same toggle and wishlist read in
- * one transaction on the same database, with no framework, ORM, auth, rate limit, events or rollups.
- * SQLite through better-sqlite3 (prepared statements), PostgreSQL through pg.
- * Usage: storefront-reference.ts <database url> <port> <shop id>; creates the shop row when missing (the
- * reference runs on a database of its own, migrated like ours, so neither run inherits the other's rows).
+ * The reference of the storefront benchmark: a bare node:http server doing per request the SQL the app
+ * does for a guest's toggle and wishlist read (docs/decisions/010-storefront-writes.md,
+ * docs/decisions/017-data-layer.md), with no framework, query builder, validation, rate limiter or idempotency.
+ * SQLite through better-sqlite3 (prepared statements, `BEGIN IMMEDIATE` as the app's transactions),
+ * PostgreSQL through pg (a pool of the app's default size, 10).
+ *
+ * Per request, as the app: the shop looked up by the `X-Service-Shop` domain and its public key compared in
+ * constant time (refused when unknown or uninstalled; its settings parsed). Toggle, in one transaction: the
+ * shopper's default list (locked on PostgreSQL), created when missing (insert that a concurrent creator
+ * makes do nothing, then read again); the item deleted by product, or inserted when it was not there; the
+ * list touched with its item count returned by the same statement; the `item.added`/`item.removed` event
+ * written to the outbox with the same payload. Read: the list, then its items newest first, serialised as
+ * the API's wishlist.
+ *
+ * Usage: storefront-reference.ts <database url> <port> <shop id> <shop domain> <public key>; creates the shop
+ * row when missing (the reference runs on a database of its own, migrated like the app's).
  */
-import { randomUUID } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { typeidUnboxed } from "typeid-js";
 
-const [url, portText, shopId] = process.argv.slice(2) as [string, string, string];
+const [url, portText, shopId, shopDomain, publicKey] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+
+type Row = Record<string, unknown>;
 
 interface Store {
-  toggle(anonymousId: string, productId: string): Promise<{ added: boolean; count: number; itemId: string }>;
-  read(anonymousId: string): Promise<unknown>;
+  shop(domain: string): Promise<Row | undefined>;
+  toggle(shopId: string, anonymousId: string, productId: string, handle: string): Promise<unknown>;
+  read(shopId: string, anonymousId: string): Promise<{ list: Row | undefined; items: Row[] }>;
+}
+
+const SHOP = `SELECT "id", "domain", "publicKey", "settings", "uninstalledAt" FROM "Shop" WHERE "domain" = ?`;
+const INSERT_SHOP =
+  `INSERT INTO "Shop" ("id", "domain", "publicKey", "settings", "planUpdatedAt", "installedAt", "createdAt", "updatedAt") ` +
+  `VALUES (?, ?, ?, '{}', ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+const FIND_LIST =
+  `SELECT * FROM "List" WHERE "shopId" = ? AND "anonymousId" = ? AND "customerId" IS NULL ` +
+  `AND "isDefault" = TRUE AND "retiredAt" IS NULL`;
+const INSERT_LIST =
+  `INSERT INTO "List" ("id", "shopId", "anonymousId", "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
+  `VALUES (?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?) ON CONFLICT DO NOTHING`;
+const DELETE_ITEM = `DELETE FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ? RETURNING *`;
+const INSERT_ITEM =
+  `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
+  `VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`;
+const TOUCH_AND_COUNT = `UPDATE "List" SET "updatedAt" = ? WHERE "id" = ? RETURNING (SELECT COUNT(*) FROM "Item" WHERE "listId" = ?) AS "n"`;
+const INSERT_EVENT = `INSERT INTO "Event" ("id", "shopId", "type", "data", "createdAt") VALUES (?, ?, ?, ?, ?)`;
+const ITEMS = `SELECT * FROM "Item" WHERE "listId" = ? ORDER BY "addedAt" DESC, "id" DESC`;
+
+const timestamp = (value: unknown) =>
+  value === null || value === undefined ? null : new Date(value as string | Date).toISOString();
+
+function item(row: Row) {
+  return {
+    id: row.id,
+    productId: row.productId,
+    variantId: row.variantId === "" ? null : row.variantId,
+    handle: row.handle,
+    titleSnapshot: row.titleSnapshot,
+    addedAt: timestamp(row.addedAt),
+  };
+}
+
+/** The event as the app writes it, and the toggle's answer. */
+function changed(shopId: string, anonymousId: string, listId: string, row: Row, added: boolean, count: number) {
+  const event = {
+    id: typeidUnboxed("evt"),
+    shopId,
+    type: added ? "item.added" : "item.removed",
+    data: JSON.stringify({ listId, customerId: null, anonymousId, item: item(row), count }),
+  };
+  return { event, result: { added, count, itemId: row.id } };
 }
 
 function sqliteStore(): Store {
   const db = new Database(url.slice("file:".length));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.prepare(
-    `INSERT INTO "Shop" (id, domain, "publicKey", "updatedAt") VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-  ).run(shopId, `${shopId}.example`, `pk_${shopId}`, new Date().toISOString());
-  const findList = db.prepare(`SELECT id FROM "List" WHERE "shopId" = ? AND "anonymousId" = ? AND "isDefault" = 1`);
-  const insertList = db.prepare(
-    `INSERT INTO "List" (id, "shopId", "anonymousId", "isDefault", name, "shareEnabled", "createdAt", "updatedAt") VALUES (?, ?, ?, 1, 'Wishlist', 0, ?, ?)`,
-  );
-  const findItem = db.prepare(`SELECT id FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ''`);
-  const insertItem = db.prepare(
-    `INSERT INTO "Item" (id, "listId", "shopId", "productId", "variantId", handle, "titleSnapshot", "addedAt") VALUES (?, ?, ?, ?, '', ?, '', ?)`,
-  );
-  const deleteItem = db.prepare(`DELETE FROM "Item" WHERE id = ?`);
-  const countItems = db.prepare(`SELECT COUNT(*) AS n FROM "Item" WHERE "listId" = ?`);
-  const listItems = db.prepare(`SELECT * FROM "Item" WHERE "listId" = ? ORDER BY "addedAt" DESC`);
-  const toggle = db.transaction((anonymousId: string, productId: string) => {
-    const now = new Date().toISOString();
-    let list = findList.get(shopId, anonymousId) as { id: string } | undefined;
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  const stamp = (date: Date) => date.toISOString().replace("Z", "+00:00");
+  const at = stamp(new Date());
+  db.prepare(INSERT_SHOP).run(shopId, shopDomain, publicKey, at, at, at, at);
+  const [shop, findList, insertList, deleteItem, insertItem, touchAndCount, insertEvent, items] = [
+    SHOP,
+    FIND_LIST,
+    INSERT_LIST,
+    DELETE_ITEM,
+    INSERT_ITEM,
+    TOUCH_AND_COUNT,
+    INSERT_EVENT,
+    ITEMS,
+  ].map((text) => db.prepare(text));
+  const toggle = db.transaction((shopId: string, anonymousId: string, productId: string, handle: string) => {
+    const now = stamp(new Date());
+    let list = findList!.get(shopId, anonymousId) as Row | undefined;
     if (!list) {
-      list = { id: `lst_${randomUUID().replaceAll("-", "")}` };
-      insertList.run(list.id, shopId, anonymousId, now, now);
+      insertList!.run(typeidUnboxed("lst"), shopId, anonymousId, now, now);
+      list = findList!.get(shopId, anonymousId) as Row;
     }
-    const item = findItem.get(list.id, productId) as { id: string } | undefined;
-    let itemId: string;
-    if (item) {
-      deleteItem.run(item.id);
-      itemId = item.id;
-    } else {
-      itemId = `itm_${randomUUID().replaceAll("-", "")}`;
-      insertItem.run(itemId, list.id, shopId, productId, `p-${productId}`, now);
-    }
-    const { n } = countItems.get(list.id) as { n: number };
-    return { added: !item, count: n, itemId };
+    const listId = list.id as string;
+    let row = deleteItem!.get(listId, productId, "") as Row | undefined;
+    const added = !row;
+    if (!row) row = insertItem!.get(typeidUnboxed("itm"), listId, shopId, productId, "", handle, "", now) as Row;
+    const { n } = touchAndCount!.get(now, listId, listId) as { n: number };
+    const { event, result } = changed(shopId, anonymousId, listId, row, added, n);
+    insertEvent!.run(event.id, event.shopId, event.type, event.data, now);
+    return result;
   });
   return {
-    toggle: async (anonymousId, productId) => toggle(anonymousId, productId),
-    read: async (anonymousId) => {
-      const list = findList.get(shopId, anonymousId) as { id: string } | undefined;
-      const items = list ? listItems.all(list.id) : [];
-      return { id: list?.id ?? null, count: items.length, items };
+    shop: async (domain) => shop!.get(domain) as Row | undefined,
+    // As the app's transactions: the write lock taken at BEGIN.
+    toggle: async (...args) => toggle.immediate(...args),
+    read: async (shopId, anonymousId) => {
+      const list = findList!.get(shopId, anonymousId) as Row | undefined;
+      return { list, items: list ? (items!.all(list.id) as Row[]) : [] };
     },
   };
 }
 
 async function postgresStore(): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
-  await pool.query(
-    `INSERT INTO "Shop" (id, domain, "publicKey", "updatedAt") VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-    [shopId, `${shopId}.example`, `pk_${shopId}`, new Date()],
-  );
+  const numbered = (text: string) => {
+    let index = 0;
+    return text.replace(/\?/g, () => `$${++index}`);
+  };
+  const [shop, findList, lockList, insertList, deleteItem, insertItem, touchAndCount, insertEvent, items] = [
+    SHOP,
+    FIND_LIST,
+    `${FIND_LIST} FOR UPDATE`,
+    INSERT_LIST,
+    DELETE_ITEM,
+    INSERT_ITEM,
+    TOUCH_AND_COUNT,
+    INSERT_EVENT,
+    ITEMS,
+  ].map(numbered) as [string, string, string, string, string, string, string, string, string];
+  const at = new Date();
+  await pool.query(numbered(INSERT_SHOP), [shopId, shopDomain, publicKey, at, at, at, at]);
   return {
-    toggle: async (anonymousId, productId) => {
+    shop: async (domain) => (await pool.query(shop, [domain])).rows[0] as Row | undefined,
+    toggle: async (shopId, anonymousId, productId, handle) => {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
         const now = new Date();
-        const findList = () =>
-          client.query(`SELECT id FROM "List" WHERE "shopId" = $1 AND "anonymousId" = $2 AND "isDefault" FOR UPDATE`, [
-            shopId,
-            anonymousId,
-          ]);
-        let list = (await findList()).rows[0];
+        let list = (await client.query(lockList, [shopId, anonymousId])).rows[0] as Row | undefined;
         if (!list) {
           // A parallel first save for the same shopper makes this insert do nothing; the re-read finds its list.
-          await client.query(
-            `INSERT INTO "List" (id, "shopId", "anonymousId", "isDefault", name, "shareEnabled", "createdAt", "updatedAt") VALUES ($1, $2, $3, true, 'Wishlist', false, $4, $4) ON CONFLICT DO NOTHING`,
-            [`lst_${randomUUID().replaceAll("-", "")}`, shopId, anonymousId, now],
-          );
-          list = (await findList()).rows[0];
+          await client.query(insertList, [typeidUnboxed("lst"), shopId, anonymousId, now, now]);
+          list = (await client.query(lockList, [shopId, anonymousId])).rows[0] as Row;
         }
-        const item = (
-          await client.query(`SELECT id FROM "Item" WHERE "listId" = $1 AND "productId" = $2 AND "variantId" = ''`, [
-            list.id,
-            productId,
-          ])
-        ).rows[0];
-        let itemId: string;
-        if (item) {
-          await client.query(`DELETE FROM "Item" WHERE id = $1`, [item.id]);
-          itemId = item.id;
-        } else {
-          itemId = `itm_${randomUUID().replaceAll("-", "")}`;
-          await client.query(
-            `INSERT INTO "Item" (id, "listId", "shopId", "productId", "variantId", handle, "titleSnapshot", "addedAt") VALUES ($1, $2, $3, $4, '', $5, '', $6)`,
-            [itemId, list.id, shopId, productId, `p-${productId}`, now],
-          );
+        const listId = list.id as string;
+        let row = (await client.query(deleteItem, [listId, productId, ""])).rows[0] as Row | undefined;
+        const added = !row;
+        if (!row) {
+          row = (await client.query(insertItem, [typeidUnboxed("itm"), listId, shopId, productId, "", handle, "", now]))
+            .rows[0] as Row;
         }
-        const count = Number(
-          (await client.query(`SELECT COUNT(*) AS n FROM "Item" WHERE "listId" = $1`, [list.id])).rows[0].n,
-        );
+        const count = Number((await client.query(touchAndCount, [now, listId, listId])).rows[0].n);
+        const { event, result } = changed(shopId, anonymousId, listId, row, added, count);
+        await client.query(insertEvent, [event.id, event.shopId, event.type, event.data, now]);
         await client.query("COMMIT");
-        return { added: !item, count, itemId };
+        return result;
       } catch (error) {
         await client.query("ROLLBACK");
         throw error;
@@ -119,17 +178,9 @@ async function postgresStore(): Promise<Store> {
         client.release();
       }
     },
-    read: async (anonymousId) => {
-      const list = (
-        await pool.query(`SELECT id FROM "List" WHERE "shopId" = $1 AND "anonymousId" = $2 AND "isDefault"`, [
-          shopId,
-          anonymousId,
-        ])
-      ).rows[0];
-      const items = list
-        ? (await pool.query(`SELECT * FROM "Item" WHERE "listId" = $1 ORDER BY "addedAt" DESC`, [list.id])).rows
-        : [];
-      return { id: list?.id ?? null, count: items.length, items };
+    read: async (shopId, anonymousId) => {
+      const list = (await pool.query(findList, [shopId, anonymousId])).rows[0] as Row | undefined;
+      return { list, items: list ? ((await pool.query(items, [list.id])).rows as Row[]) : [] };
     },
   };
 }
@@ -142,25 +193,55 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return body;
 }
 
-createServer(async (request, response) => {
-  try {
-    const { pathname, searchParams } = new URL(request.url ?? "/", "http://localhost");
-    let result: unknown;
-    if (request.method === "POST" && pathname === "/toggle") {
-      const body = JSON.parse(await readBody(request)) as { anonymousId: string; productId: string };
-      result = await store.toggle(body.anonymousId, body.productId);
-    } else if (request.method === "GET" && pathname === "/wishlist") {
-      result = await store.read(searchParams.get("aid") ?? "");
-    } else if (pathname === "/healthz") {
-      result = { status: "ok" };
-    } else {
-      response.writeHead(404).end();
-      return;
-    }
-    const json = JSON.stringify(result);
-    response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
-    response.end(json);
-  } catch (error) {
-    response.writeHead(500).end(String(error));
+const sameSecret = (a: string, b: string) => {
+  const [left, right] = [Buffer.from(a), Buffer.from(b)];
+  return left.length === right.length && timingSafeEqual(left, right);
+};
+
+async function answer(request: IncomingMessage): Promise<[number, unknown]> {
+  const { pathname, searchParams } = new URL(request.url ?? "/", "http://localhost");
+  if (pathname === "/healthz") return [200, { status: "ok" }];
+  const shop = await store.shop(String(request.headers["x-service-shop"] ?? ""));
+  if (!shop || !sameSecret(shop.publicKey as string, String(request.headers["x-service-public-key"] ?? ""))) {
+    return [401, { title: "Unauthorized" }];
   }
+  if (shop.uninstalledAt) return [403, { title: "Shop uninstalled" }];
+  JSON.parse(shop.settings as string);
+  if (request.method === "POST" && pathname === "/toggle") {
+    const body = JSON.parse(await readBody(request)) as { anonymousId: string; productId: string; handle: string };
+    return [200, await store.toggle(shop.id as string, body.anonymousId, body.productId, body.handle)];
+  }
+  if (request.method === "GET" && pathname === "/wishlist") {
+    const anonymousId = searchParams.get("aid") ?? "";
+    const { list, items } = await store.read(shop.id as string, anonymousId);
+    return [
+      200,
+      {
+        id: list?.id ?? null,
+        owner: { type: "anonymous", customerId: null },
+        name: list?.name ?? "Wishlist",
+        default: true,
+        count: items.length,
+        items: items.map(item),
+        share: {
+          enabled: list ? list.shareEnabled === true || list.shareEnabled === 1 : false,
+          token: list?.shareToken ?? null,
+        },
+        updatedAt: timestamp(list?.updatedAt),
+      },
+    ];
+  }
+  return [404, null];
+}
+
+createServer((request, response) => {
+  answer(request).then(
+    ([status, body]) => {
+      if (body === null) return void response.writeHead(status).end();
+      const json = JSON.stringify(body);
+      response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
+      response.end(json);
+    },
+    (error: unknown) => response.writeHead(500).end(String(error)),
+  );
 }).listen(Number(portText), "127.0.0.1");
