@@ -66,7 +66,7 @@ export const envSchema = z
      */
     SERVICE_SECRET_PREVIOUS: z.string().min(32, "must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    /** Rate limits per minute (spec 8); raised only by load tests, which must still pay for the limiter. */
+    /** Rate limits per minute (the OpenAPI description: rate limits); raised only by load tests, which must still pay for the limiter. */
     RATE_LIMIT_PRIVATE_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_STOREFRONT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     /**

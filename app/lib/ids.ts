@@ -2,7 +2,7 @@ import { typeidUnboxed } from "typeid-js";
 import { AppError } from "./problems";
 
 /**
- * Service ids carry a type prefix (spec 1). They are TypeIDs: the prefix, `_`, then a UUIDv7 in
+ * Service ids carry a type prefix (the OpenAPI description: ids). They are TypeIDs: the prefix, `_`, then a UUIDv7 in
  * Crockford base32, so ids sort by creation time and make stable cursor keys.
  */
 export const ID_PREFIXES = {
@@ -33,7 +33,7 @@ export function isId(kind: IdKind, value: string): boolean {
 
 /**
  * Checks an id taken from a request. A wrong prefix (or an id that is not ours at all) is a client
- * error, answered 400 (spec 1 and 7.2); a well-formed id that does not exist is a 404 later on.
+ * error, answered 400 (OpenAPI: problem type `invalid-id`); a well-formed id that does not exist is a 404 later on.
  */
 export function parseId(kind: IdKind, value: string, parameter = "id"): string {
   if (isId(kind, value)) return value;

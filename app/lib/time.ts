@@ -1,4 +1,4 @@
-/** Timestamps on the wire: ISO-8601 in UTC with milliseconds and a Z suffix (spec 1). */
+/** Timestamps on the wire: ISO-8601 in UTC with milliseconds and a Z suffix (the OpenAPI description, `format: date-time`). */
 export function toTimestamp(date: Date): string;
 export function toTimestamp(date: Date | null | undefined): string | null;
 export function toTimestamp(date: Date | null | undefined): string | null {

@@ -103,7 +103,7 @@ const limitSchema = z
   .default(50)
   .openapi({ type: "integer", minimum: 1, maximum: 100, default: 50 });
 
-/** Cursor pagination parameters (spec 8): `limit` 1-100, default 50; `cursor` a non-empty string. */
+/** Cursor pagination parameters (the OpenAPI description's pagination parameters): `limit` 1-100, default 50; `cursor` a non-empty string. */
 export const pageParamsSchema = z.object({
   cursor: z.string().min(1).optional(),
   limit: limitSchema,

@@ -1,6 +1,6 @@
 import type { ShopSettings } from "~/services/shops/settings";
 
-/** How the caller presented itself (spec 5). */
+/** How the caller presented itself (the OpenAPI description's security schemes). */
 export type CallerMode = "private" | "public" | "proxy";
 
 /** Resolved once per request; every handler and service call gets its shop from here. */

@@ -4,7 +4,7 @@ import { shopSettingsFields } from "~/services/shops/settings";
 
 /**
  * Response and shared schemas of /v1. The same objects validate requests and generate /openapi.json
- * (docs/decisions/007-api-layer.md). Field sets follow spec 2 exactly; additions are marked in their
+ * (docs/decisions/007-api-layer.md). Field sets are the v1 contract's; additions are marked in their
  * descriptions and are additive only.
  */
 
@@ -318,7 +318,7 @@ export const UploadSchema = z
   })
   .openapi("Upload");
 
-// Webhook event payloads (spec 6). Delivered to endpoints registered with POST /v1/webhooks.
+// Webhook event payloads (docs/webhooks.md). Delivered to endpoints registered with POST /v1/webhooks.
 const envelope = <T extends z.ZodType>(type: string, data: T, name: string) =>
   z
     .object({
