@@ -81,7 +81,7 @@ async function bareDriver() {
 const app =
   task === "import" || task === "export"
     ? {
-        db: await import("../../app/db.server"),
+        data: await import("../../app/data/database.server"),
         jobs: await import("../../app/services/transfers/jobs.server"),
       }
     : null;
@@ -168,13 +168,18 @@ if (task === "parse") {
   await db.close();
 } else if (task === "import" || task === "export") {
   const [jobId, shopId] = [args[0]!, args[1]!];
-  const { prisma, disconnectDatabase } = app!.db;
   const { runTransferJob } = app!.jobs;
   await runTransferJob({ shopId, jobId, finalAttempt: true });
-  const job = await prisma.transferJob.findUniqueOrThrow({ where: { id: jobId } });
-  if (job.status !== "succeeded") throw new Error(`job ${job.status}: ${job.error}`);
-  rows = job.rowsRead;
-  await disconnectDatabase();
+  await app!.data.closeDatabase();
+  // The job's outcome, read with the bare driver after the clock's work is done.
+  const db = await bareDriver();
+  const [job] = await db.all(
+    `SELECT "status", "error", "rowsRead", "imported", "skipped" FROM "TransferJob" WHERE "id" = ?`,
+    [jobId],
+  );
+  await db.close();
+  if (job?.status !== "succeeded") throw new Error(`job ${String(job?.status)}: ${String(job?.error)}`);
+  rows = Number(job.rowsRead);
   process.stdout.write(`JOB ${JSON.stringify({ imported: job.imported, skipped: job.skipped })}\n`);
 } else if (task === "reference-export") {
   const [shopId, out] = [args[0]!, args[1]!];

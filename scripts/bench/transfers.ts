@@ -15,7 +15,7 @@ import { copyFileSync, createWriteStream, existsSync, mkdirSync, rmSync, statSyn
 import { once } from "node:events";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { benchDatabase, ROOT } from "./lib";
+import { benchDatabase, benchSql, ROOT } from "./lib";
 import { customerSearch, startFakeAdminApi } from "../../tests/support/fake-admin-api";
 
 const { values } = parseArgs({
@@ -115,35 +115,51 @@ function runTask(args: string[], extraEnv: Record<string, string> = {}): Promise
   });
 }
 
-const { prisma, sql } = await import("../../app/db.server");
+// The shop through the app's service; its platform session, upload and job rows with plain SQL on the driver.
 const { ensureShop } = await import("../../app/services/shops/shops.server");
+const { closeDatabase } = await import("../../app/data/database.server");
 const { newId } = await import("../../app/lib/ids");
 const { uploadKey } = await import("../../app/services/transfers/jobs.server");
 const ours = await ensureShop({ domain: "bench-ours.myshopify.com" });
-await prisma.session.create({
-  data: { id: `offline_${ours.domain}`, shop: ours.domain, state: "", isOnline: false, accessToken: "shpat_bench" },
-});
+await closeDatabase();
+const sql = await benchSql(database.url);
+await sql.run(
+  `INSERT INTO "Session" ("id", "shop", "state", "isOnline", "accessToken", "accountOwner") VALUES (?, ?, '', ?, ?, ?)`,
+  [`offline_${ours.domain}`, ours.domain, false, "shpat_bench", false],
+);
+
+async function createJob(job: { kind: "import" | "export"; dryRun?: boolean; uploadId?: string }) {
+  const id = newId("job");
+  const now = new Date();
+  await sql.run(
+    `INSERT INTO "TransferJob" ("id", "shopId", "kind", "status", "format", "source", "dryRun", "uploadId", "rowsRead", ` +
+      `"createdAt", "updatedAt") VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, 0, ?, ?)`,
+    [
+      id,
+      ours.id,
+      job.kind,
+      job.kind === "export" ? "csv" : null,
+      job.kind === "import" ? "csv" : null,
+      job.dryRun ?? false,
+      job.uploadId ?? null,
+      now,
+      now,
+    ],
+  );
+  return { id };
+}
 
 async function importJob(dryRun: boolean) {
   const uploadId = newId("upload");
   const key = uploadKey(ours.id, uploadId);
   mkdirSync(path.dirname(path.join(storageDir, key)), { recursive: true });
   copyFileSync(csvFile, path.join(storageDir, key));
-  await prisma.upload.create({
-    data: {
-      id: uploadId,
-      shopId: ours.id,
-      storageKey: key,
-      filename: "bench.csv",
-      contentType: "text/csv",
-      maxBytes: 50 * 1024 * 1024,
-      expiresAt: new Date(Date.now() + 900_000),
-      sizeBytes: fileBytes,
-    },
-  });
-  return prisma.transferJob.create({
-    data: { id: newId("job"), shopId: ours.id, kind: "import", source: "csv", dryRun, uploadId },
-  });
+  await sql.run(
+    `INSERT INTO "Upload" ("id", "shopId", "storageKey", "filename", "contentType", "maxBytes", "sizeBytes", ` +
+      `"expiresAt", "createdAt") VALUES (?, ?, ?, 'bench.csv', 'text/csv', ?, ?, ?, ?)`,
+    [uploadId, ours.id, key, 50 * 1024 * 1024, fileBytes, new Date(Date.now() + 900_000), new Date()],
+  );
+  return createJob({ kind: "import", dryRun, uploadId });
 }
 
 try {
@@ -157,14 +173,17 @@ try {
   });
   const dry = await runTask(["import", (await importJob(true)).id, ours.id]);
   const real = await runTask(["import", (await importJob(false)).id, ours.id]);
-  const imported = await prisma.item.count({ where: { shopId: ours.id } });
+  const count = async () =>
+    Number((await sql.all<{ n: number }>(`SELECT COUNT(*) AS "n" FROM "Item" WHERE "shopId" = ?`, [ours.id]))[0]!.n);
+  const imported = await count();
   if (imported !== insert.rows) throw new Error(`imported ${imported} items, the reference ${insert.rows}`);
 
   // Export: top the shop up to --export-rows items.
-  const list = await prisma.list.findFirstOrThrow({ where: { shopId: ours.id } });
+  const [list] = await sql.all<{ id: string }>(`SELECT "id" FROM "List" WHERE "shopId" = ? LIMIT 1`, [ours.id]);
+  if (!list) throw new Error("the import made no list");
   for (let have = imported; have < exportRows; have += 500) {
     const count = Math.min(500, exportRows - have);
-    await sql().transaction((tx) =>
+    await sql.transaction((tx) =>
       tx.run(
         `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") VALUES ` +
           Array.from({ length: count }, () => "(?, ?, ?, ?, '', 'extra', '', ?)").join(", "),
@@ -178,9 +197,7 @@ try {
       ),
     );
   }
-  const exportJob = await prisma.transferJob.create({
-    data: { id: newId("job"), shopId: ours.id, kind: "export", format: "csv" },
-  });
+  const exportJob = await createJob({ kind: "export" });
   const exported = await runTask(["export", exportJob.id, ours.id]);
   const rawExport = await runTask([
     "reference-export",
@@ -210,7 +227,7 @@ try {
   );
 } finally {
   await platform.close();
-  await prisma.$disconnect();
+  await sql.close();
   rmSync(storageDir, { recursive: true, force: true });
   await database.drop();
   await referenceDatabase.drop();
