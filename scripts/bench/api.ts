@@ -77,7 +77,11 @@ const operations: Array<{ name: string; path: string; requests?: unknown[] }> = 
   { name: "GET /healthz", path: "/healthz" },
 ];
 
-const app = await startAppServer(env);
+const dropOnFailure = async (error: unknown): Promise<never> => {
+  await database.drop();
+  throw error;
+};
+const app = await startAppServer(env).catch(dropOnFailure);
 const referencePort = await freePort();
 const referenceBase = `http://127.0.0.1:${referencePort}`;
 const reference = await startChild(
@@ -85,7 +89,10 @@ const reference = await startChild(
   [database.url, String(referencePort)],
   {},
   `${referenceBase}/healthz`,
-);
+).catch(async (error: unknown) => {
+  await stopChild(app.child);
+  return dropOnFailure(error);
+});
 
 const rows: Array<{ subject: Measurement; baseline: Measurement }> = [];
 let idleRss = 0;

@@ -84,8 +84,17 @@ const readRequests = (path: string) => [
 const rows: Array<{ subject: Measurement; baseline: Measurement }> = [];
 const subjects: Measurement[] = [];
 // Ours runs as deployed: web server plus worker (whose outbox relay folds the events into the analytics).
-const server = await startAppServer(env);
-const worker = process.env.BENCH_WITHOUT_WORKER ? null : await startWorker(env);
+const dropOnFailure = async (error: unknown): Promise<never> => {
+  await Promise.all([database.drop(), referenceDatabase.drop()]);
+  throw error;
+};
+const server = await startAppServer(env).catch(dropOnFailure);
+const worker = process.env.BENCH_WITHOUT_WORKER
+  ? null
+  : await startWorker(env).catch(async (error: unknown) => {
+      await stopChild(server.child);
+      return dropOnFailure(error);
+    });
 let idleRss = 0;
 try {
   // Reads of a shopper who saves nothing (the warm-up writes no row the load would find).
@@ -112,7 +121,7 @@ const reference = await startChild(
   [referenceDatabase.url, String(referencePort), shop.id, shop.domain, shop.publicKey],
   {},
   `http://127.0.0.1:${referencePort}/healthz`,
-);
+).catch(dropOnFailure);
 try {
   const theirs = (name: string, requests: unknown[]) =>
     load(name, `http://127.0.0.1:${referencePort}`, {
