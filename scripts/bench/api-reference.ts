@@ -23,6 +23,15 @@ import pg from "pg";
 const [url, portText] = process.argv.slice(2) as [string, string];
 const PAGE = 50;
 
+// As the app's pool: timestamp(3) columns hold UTC, sent and read as such whatever the process's time zone.
+pg.defaults.parseInputDatesAsUTC = true;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === 1114
+      ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
 type Row = Record<string, unknown>;
 
 interface Store {
@@ -84,7 +93,7 @@ function sqliteStore(): Store {
 }
 
 function postgresStore(): Store {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
   const numbered = (text: string) => {
     let index = 0;
     return text.replace(/\?/g, () => `$${++index}`);
