@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- <name> [options]`: the benchmark scripts of the hot paths. Each measures the real
- * server next to a baseline in the same run and prints throughput, latency percentiles, peak memory
- * and ratios. Figures are recorded in docs/benchmarks.md. Needs `npm run build` first.
+ * server next to a bare reference doing the same SQL on the same driver in the same run, and prints per
+ * operation both throughputs and latency percentiles, the ratios, the web process's idle and peak RSS, and
+ * whether each goal is met (docs/benchmarks.md describes the method and records the figures). Needs
+ * `npm run build` first.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
