@@ -1,0 +1,155 @@
+/**
+ * Statements on `TransferJob`, the rows of imports and exports (docs/imports.md, "Job states";
+ * docs/decisions/017-data-layer.md). Every function takes the handle to run on and is scoped by the
+ * shop's id, except the worker's bookkeeping by job id (BullMQ knows a job by the row's id only).
+ */
+import type { Insertable, Selectable } from "kysely";
+import type { DB, Queryable } from "./database.server";
+
+export type TransferJobRow = Selectable<DB["TransferJob"]>;
+export type TransferKind = "import" | "export";
+
+/** A job to run: its row, its upload's storage key (if any is left) and its shop's domain. */
+export type RunnableJobRow = TransferJobRow & { storageKey: string | null; shopDomain: string };
+
+export function insertTransferJob(
+  q: Queryable,
+  job: Omit<Insertable<DB["TransferJob"]>, "createdAt" | "updatedAt">,
+  at: Date,
+): Promise<TransferJobRow> {
+  return q
+    .insertInto("TransferJob")
+    .values({ ...job, createdAt: at, updatedAt: at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes the job if it is still queued (its queueing failed); returns whether it did. */
+export async function deleteQueuedTransferJob(q: Queryable, shopId: string, jobId: string): Promise<boolean> {
+  const result = await q
+    .deleteFrom("TransferJob")
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .where("status", "=", "queued")
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export function findTransferJob(
+  q: Queryable,
+  shopId: string,
+  jobId: string,
+  kind: TransferKind,
+): Promise<TransferJobRow | undefined> {
+  return q
+    .selectFrom("TransferJob")
+    .selectAll()
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .where("kind", "=", kind)
+    .executeTakeFirst();
+}
+
+/** A page of the shop's jobs of one kind, newest first (ids sort by creation time), after the id `before`. */
+export function listTransferJobs(
+  q: Queryable,
+  shopId: string,
+  { kind, before, limit }: { kind: TransferKind; before?: string; limit: number },
+): Promise<TransferJobRow[]> {
+  return q
+    .selectFrom("TransferJob")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .where("kind", "=", kind)
+    .$if(before !== undefined, (query) => query.where("id", "<", before!))
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+}
+
+/** The job with what running it needs, in one statement. */
+export function findRunnableJob(q: Queryable, shopId: string, jobId: string): Promise<RunnableJobRow | undefined> {
+  return q
+    .selectFrom("TransferJob as j")
+    .innerJoin("Shop as s", "s.id", "j.shopId")
+    .leftJoin("Upload as u", "u.id", "j.uploadId")
+    .selectAll("j")
+    .select(["u.storageKey as storageKey", "s.domain as shopDomain"])
+    .where("j.id", "=", jobId)
+    .where("j.shopId", "=", shopId)
+    .executeTakeFirst();
+}
+
+/** An attempt starts: running, counting from zero; `startedAt` is the first attempt's time. */
+export async function markTransferJobRunning(
+  q: Queryable,
+  shopId: string,
+  jobId: string,
+  startedAt: Date,
+  at: Date,
+): Promise<void> {
+  await q
+    .updateTable("TransferJob")
+    .set({ status: "running", startedAt, rowsRead: 0, error: null, updatedAt: at })
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .execute();
+}
+
+export async function updateTransferJobProgress(q: Queryable, shopId: string, jobId: string, rowsRead: number) {
+  await q
+    .updateTable("TransferJob")
+    .set({ rowsRead, updatedAt: new Date() })
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .execute();
+}
+
+/** An import's position and totals after a batch (JSON); written in the batch's transaction. */
+export async function saveTransferJobCheckpoint(q: Queryable, shopId: string, jobId: string, checkpoint: string) {
+  await q.updateTable("TransferJob").set({ checkpoint }).where("id", "=", jobId).where("shopId", "=", shopId).execute();
+}
+
+export async function markTransferJobSucceeded(
+  q: Queryable,
+  shopId: string,
+  jobId: string,
+  outcome: { rowsRead: number; resultKey: string; imported?: number; skipped?: number },
+  at: Date,
+): Promise<void> {
+  await q
+    .updateTable("TransferJob")
+    .set({ ...outcome, status: "succeeded", finishedAt: at, updatedAt: at })
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .execute();
+}
+
+export async function markTransferJobFailed(
+  q: Queryable,
+  shopId: string,
+  jobId: string,
+  { error, resultKey }: { error: string; resultKey: string | null },
+  at: Date,
+): Promise<void> {
+  await q
+    .updateTable("TransferJob")
+    .set({ status: "failed", error, finishedAt: at, updatedAt: at, ...(resultKey ? { resultKey } : {}) })
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .execute();
+}
+
+/**
+ * Fails a job BullMQ gave up on without our handler finishing it, unless it is finished already; by job
+ * id alone (BullMQ's id for it). Returns whether it changed the row.
+ */
+export async function abandonTransferJobRow(q: Queryable, jobId: string, error: string, at: Date): Promise<boolean> {
+  const result = await q
+    .updateTable("TransferJob")
+    .set({ status: "failed", error, finishedAt: at, updatedAt: at })
+    .where("id", "=", jobId)
+    .where("status", "in", ["queued", "running"])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest";
+import { database, engine, transaction } from "~/data/database.server";
+import {
+  abandonTransferJobRow,
+  deleteQueuedTransferJob,
+  findRunnableJob,
+  findTransferJob,
+  insertTransferJob,
+  listTransferJobs,
+  markTransferJobFailed,
+  markTransferJobRunning,
+  markTransferJobSucceeded,
+  saveTransferJobCheckpoint,
+  updateTransferJobProgress,
+} from "~/data/transfer-job-rows.server";
+import { insertUpload } from "~/data/upload-rows.server";
+import { newId } from "~/lib/ids";
+import { createShop } from "../factories";
+
+/** Statements on TransferJob, on both engines: values, shop scoping, the worker's state changes. */
+const newJob = (shopId: string, kind: "import" | "export" = "export", extra: { uploadId?: string } = {}) =>
+  insertTransferJob(
+    database(),
+    { id: newId("job"), shopId, kind, ...(kind === "export" ? { format: "csv" } : { source: "csv" }), ...extra },
+    new Date("2026-01-02T03:04:05.678Z"),
+  );
+
+describe(`TransferJob rows (${engine()})`, () => {
+  it("inserts a queued job with its defaults and timestamps to the millisecond", async () => {
+    const shop = await createShop();
+    const job = await newJob(shop.id);
+    expect(job).toMatchObject({ status: "queued", dryRun: false, rowsRead: 0, imported: null, error: null });
+    expect(job.createdAt.toISOString()).toBe("2026-01-02T03:04:05.678Z");
+    expect(job.updatedAt).toEqual(job.createdAt);
+    const read = await findTransferJob(database(), shop.id, job.id, "export");
+    expect(read).toEqual(job);
+    expect(read?.dryRun).toBe(false);
+  });
+
+  it("finds a job only in its shop and of its kind", async () => {
+    const [shop, other] = [await createShop(), await createShop()];
+    const job = await newJob(shop.id);
+    expect(await findTransferJob(database(), other.id, job.id, "export")).toBeUndefined();
+    expect(await findTransferJob(database(), shop.id, job.id, "import")).toBeUndefined();
+    expect(await findRunnableJob(database(), other.id, job.id)).toBeUndefined();
+  });
+
+  it("pages a shop's jobs of one kind newest first", async () => {
+    const [shop, other] = [await createShop(), await createShop()];
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await newJob(shop.id)).id);
+    await newJob(shop.id, "import");
+    await newJob(other.id);
+    const first = await listTransferJobs(database(), shop.id, { kind: "export", limit: 2 });
+    expect(first.map((job) => job.id)).toEqual([ids[2], ids[1]]);
+    const rest = await listTransferJobs(database(), shop.id, { kind: "export", before: ids[1], limit: 2 });
+    expect(rest.map((job) => job.id)).toEqual([ids[0]]);
+  });
+
+  it("reads a runnable job with its upload's storage key and its shop's domain", async () => {
+    const shop = await createShop();
+    const uploadId = newId("upload");
+    await insertUpload(
+      database(),
+      {
+        id: uploadId,
+        shopId: shop.id,
+        storageKey: `imports/${shop.id}/${uploadId}.csv`,
+        filename: "a.csv",
+        contentType: "text/csv",
+        maxBytes: 10,
+        expiresAt: new Date(),
+      },
+      new Date(),
+    );
+    const job = await newJob(shop.id, "import", { uploadId });
+    expect(await findRunnableJob(database(), shop.id, job.id)).toMatchObject({
+      id: job.id,
+      storageKey: `imports/${shop.id}/${uploadId}.csv`,
+      shopDomain: shop.domain,
+    });
+    const exportJob = await newJob(shop.id);
+    expect(await findRunnableJob(database(), shop.id, exportJob.id)).toMatchObject({ storageKey: null });
+  });
+
+  it("runs a job through running, progress, checkpoint and success", async () => {
+    const shop = await createShop();
+    const job = await newJob(shop.id, "import");
+    const started = new Date("2026-02-03T04:05:06.789Z");
+    await markTransferJobRunning(database(), shop.id, job.id, started, new Date());
+    await updateTransferJobProgress(database(), shop.id, job.id, 5_000);
+    await transaction((tx) => saveTransferJobCheckpoint(tx, shop.id, job.id, '{"line":7}'));
+    let read = await findTransferJob(database(), shop.id, job.id, "import");
+    expect(read).toMatchObject({ status: "running", rowsRead: 5_000, checkpoint: '{"line":7}' });
+    expect(read?.startedAt?.toISOString()).toBe("2026-02-03T04:05:06.789Z");
+    expect(read!.updatedAt.getTime()).toBeGreaterThan(job.updatedAt.getTime());
+
+    const finished = new Date("2026-02-03T04:06:00.001Z");
+    await markTransferJobSucceeded(
+      database(),
+      shop.id,
+      job.id,
+      { rowsRead: 9, imported: 7, skipped: 2, resultKey: "reports/x.json" },
+      finished,
+    );
+    read = await findTransferJob(database(), shop.id, job.id, "import");
+    expect(read).toMatchObject({
+      status: "succeeded",
+      rowsRead: 9,
+      imported: 7,
+      skipped: 2,
+      resultKey: "reports/x.json",
+    });
+    expect(read?.finishedAt).toEqual(finished);
+  });
+
+  it("fails a job, keeping an earlier result key when the failure has none", async () => {
+    const shop = await createShop();
+    const job = await newJob(shop.id, "import");
+    await markTransferJobFailed(database(), shop.id, job.id, { error: "bad", resultKey: "reports/r.json" }, new Date());
+    await markTransferJobFailed(database(), shop.id, job.id, { error: "worse", resultKey: null }, new Date());
+    expect(await findTransferJob(database(), shop.id, job.id, "import")).toMatchObject({
+      status: "failed",
+      error: "worse",
+      resultKey: "reports/r.json",
+    });
+  });
+
+  it("changes nothing of another shop's job", async () => {
+    const [shop, other] = [await createShop(), await createShop()];
+    const job = await newJob(shop.id);
+    await markTransferJobRunning(database(), other.id, job.id, new Date(), new Date());
+    await updateTransferJobProgress(database(), other.id, job.id, 9);
+    await markTransferJobFailed(database(), other.id, job.id, { error: "x", resultKey: null }, new Date());
+    expect(await deleteQueuedTransferJob(database(), other.id, job.id)).toBe(false);
+    expect(await findTransferJob(database(), shop.id, job.id, "export")).toEqual(job);
+  });
+
+  it("deletes a job only while it is queued", async () => {
+    const shop = await createShop();
+    const [queued, running] = [await newJob(shop.id), await newJob(shop.id)];
+    await markTransferJobRunning(database(), shop.id, running.id, new Date(), new Date());
+    expect(await deleteQueuedTransferJob(database(), shop.id, queued.id)).toBe(true);
+    expect(await deleteQueuedTransferJob(database(), shop.id, running.id)).toBe(false);
+    expect(await findTransferJob(database(), shop.id, queued.id, "export")).toBeUndefined();
+    expect(await findTransferJob(database(), shop.id, running.id, "export")).toBeDefined();
+  });
+
+  it("abandons only unfinished jobs, once, when concurrent watchers race", async () => {
+    const shop = await createShop();
+    const [queued, done] = [await newJob(shop.id), await newJob(shop.id)];
+    await markTransferJobSucceeded(
+      database(),
+      shop.id,
+      done.id,
+      { rowsRead: 1, resultKey: "exports/x.csv" },
+      new Date(),
+    );
+    const changed = await Promise.all(
+      Array.from({ length: 4 }, () => abandonTransferJobRow(database(), queued.id, "stopped", new Date())),
+    );
+    expect(changed.filter(Boolean).length).toBeGreaterThanOrEqual(1);
+    expect(await abandonTransferJobRow(database(), done.id, "stopped", new Date())).toBe(false);
+    expect(await findTransferJob(database(), shop.id, queued.id, "export")).toMatchObject({ status: "failed" });
+    expect(await findTransferJob(database(), shop.id, done.id, "export")).toMatchObject({ status: "succeeded" });
+  });
+
+  it("refuses a duplicate job id", async () => {
+    const shop = await createShop();
+    const job = await newJob(shop.id);
+    await expect(
+      insertTransferJob(database(), { id: job.id, shopId: shop.id, kind: "export" }, new Date()),
+    ).rejects.toThrow();
+  });
+});
