@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { findAttempts } from "~/data/webhook-delivery-rows.server";
 import { drainOutbox, relayOutbox, type StoredEvent } from "~/services/events/relay.server";
 import { purgeRelayedEvents } from "~/services/events/retention.server";
 import type { Owner } from "~/services/wishlists/owner";
@@ -11,8 +12,18 @@ import { startProcess } from "./support/processes";
 const anonymous = (): Owner => ({ kind: "anonymous", anonymousId: randomUUID() });
 const item = (productId: string) => ({ productId, handle: `p-${productId}` });
 
+async function pendingEvents(shopId: string): Promise<number> {
+  const row = await database()
+    .selectFrom("Event")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("dispatchedAt", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 async function shopTotals(shopId: string) {
-  const rows = await prisma.dailyShopStat.findMany({ where: { shopId } });
+  const rows = await database().selectFrom("DailyShopStat").selectAll().where("shopId", "=", shopId).execute();
   return {
     adds: rows.reduce((sum, row) => sum + row.adds, 0),
     removes: rows.reduce((sum, row) => sum + row.removes, 0),
@@ -37,7 +48,7 @@ describe("outbox relay", () => {
       "item.removed",
     ]);
     expect(await shopTotals(shop.id)).toEqual({ adds: 2, removes: 1, activeShoppers: 1 });
-    expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(0);
+    expect(await pendingEvents(shop.id)).toBe(0);
     expect(await relayOutbox()).toBe(0);
     expect(await shopTotals(shop.id)).toEqual({ adds: 2, removes: 1, activeShoppers: 1 });
   });
@@ -49,7 +60,7 @@ describe("outbox relay", () => {
       throw new Error("queue unavailable");
     };
     await expect(relayOutbox({ fanOut: failing })).rejects.toThrow("queue unavailable");
-    expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(1);
+    expect(await pendingEvents(shop.id)).toBe(1);
     expect(await shopTotals(shop.id)).toEqual({ adds: 0, removes: 0, activeShoppers: 0 });
     await drainOutbox();
     expect(await shopTotals(shop.id)).toEqual({ adds: 1, removes: 0, activeShoppers: 1 });
@@ -70,12 +81,16 @@ describe("outbox relay", () => {
     writing = false;
     await Promise.all(relays);
     await drainOutbox();
-    const events = await prisma.event.findMany({ where: { shopId: shop.id } });
+    const events = await database().selectFrom("Event").selectAll().where("shopId", "=", shop.id).execute();
     expect(events).toHaveLength(60);
     expect(events.every((event) => event.dispatchedAt !== null)).toBe(true);
     const adds = events.filter((event) => event.type === "item.added").length;
     expect(await shopTotals(shop.id)).toEqual({ adds, removes: 60 - adds, activeShoppers: 5 });
-    const products = await prisma.dailyProductStat.findMany({ where: { shopId: shop.id } });
+    const products = await database()
+      .selectFrom("DailyProductStat")
+      .selectAll()
+      .where("shopId", "=", shop.id)
+      .execute();
     expect(products.reduce((sum, row) => sum + row.adds + row.removes, 0)).toBe(60);
   });
 
@@ -91,7 +106,7 @@ describe("outbox relay", () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(await shopTotals(shop.id)).toEqual({ adds: 2, removes: 0, activeShoppers: 2 });
-      expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(0);
+      expect(await pendingEvents(shop.id)).toBe(0);
     } finally {
       expect(await worker.stop()).toBe(0);
     }
@@ -104,17 +119,16 @@ describe("outbox relay", () => {
     const recent = await createDelivery(shop.id, endpoint.id); // relayed yesterday
     const pending = await createDelivery(shop.id, endpoint.id); // never relayed, however old
     const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
-    await prisma.event.update({
-      where: { id: old.eventId },
-      data: { dispatchedAt: daysAgo(40), createdAt: daysAgo(40) },
-    });
-    await prisma.event.update({ where: { id: recent.eventId }, data: { dispatchedAt: daysAgo(1) } });
-    await prisma.event.update({ where: { id: pending.eventId }, data: { dispatchedAt: null, createdAt: daysAgo(90) } });
+    const setEvent = (id: string, values: { dispatchedAt: Date | null; createdAt?: Date }) =>
+      database().updateTable("Event").set(values).where("id", "=", id).execute();
+    await setEvent(old.eventId, { dispatchedAt: daysAgo(40), createdAt: daysAgo(40) });
+    await setEvent(recent.eventId, { dispatchedAt: daysAgo(1) });
+    await setEvent(pending.eventId, { dispatchedAt: null, createdAt: daysAgo(90) });
 
     expect(await purgeRelayedEvents({ relayedBefore: daysAgo(30) })).toBeGreaterThanOrEqual(1);
-    const left = await prisma.event.findMany({ where: { shopId: shop.id }, select: { id: true } });
+    const left = await database().selectFrom("Event").select("id").where("shopId", "=", shop.id).execute();
     expect(left.map((event) => event.id).sort()).toEqual([recent.eventId, pending.eventId].sort());
-    const log = await prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, select: { id: true } });
+    const log = await findAttempts(database(), shop.id, endpoint.id);
     expect(log.map((delivery) => delivery.id).sort()).toEqual([recent.id, pending.id].sort());
   });
 });

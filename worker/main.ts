@@ -1,4 +1,4 @@
-import { Queue, Worker } from "bullmq";
+import { Worker } from "bullmq";
 import { disconnectDatabase, prepareDatabase } from "../app/db.server";
 import {
   HEALTH_QUEUE,
@@ -8,18 +8,18 @@ import {
   TRANSFER_QUEUE,
   WEBHOOK_QUEUE,
 } from "../app/jobs/definitions";
-import { queuePrefix } from "../app/jobs/queues.server";
+import { queue, queuePrefix } from "../app/jobs/queues.server";
 import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { createRedis } from "../app/redis.server";
-import { handleHealthJob } from "./handlers/health";
-import { DeliveryFailed } from "../app/services/webhooks/delivery.server";
+import { handleHealthJob } from "./handlers/health-jobs";
 import { fanOutEvents } from "../app/services/webhooks/fanout.server";
 import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
-import { createWebhookHandler, webhookBackoff } from "./handlers/webhooks";
-import { handleTransferJob, watchTransferWorker } from "./handlers/transfers";
-import { startOutboxRelay } from "./relay";
+import { createWebhookHandler, webhookBackoff } from "./handlers/webhook-jobs";
+import { handleTransferJob, watchTransferWorker } from "./handlers/transfer-jobs";
+import { startOutboxRelay } from "./outbox-loop";
+import { isRoutineFailure } from "./outcomes";
 
 /** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
 export async function startWorker() {
@@ -59,7 +59,7 @@ export async function startWorker() {
     new Worker(MAINTENANCE_QUEUE, handleMaintenanceJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
   ];
   // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
-  const maintenance = new Queue(MAINTENANCE_QUEUE, { connection, prefix: queuePrefix() });
+  const maintenance = queue(MAINTENANCE_QUEUE, connection);
   for (const job of [purgeIdempotencyJob, purgeEventsJob]) {
     await maintenance.upsertJobScheduler(
       job.schedulerId,
@@ -70,15 +70,15 @@ export async function startWorker() {
   for (const worker of workers) {
     worker.on("failed", (job, error) => {
       // A receiver answering non-2xx is routine (it is retried and logged per delivery), not a worker error.
-      if (error instanceof DeliveryFailed)
+      if (isRoutineFailure(error))
         logger.info({ queue: worker.name, jobId: job?.id, reason: error.message }, "delivery failed");
       else logger.error({ err: error, queue: worker.name, jobId: job?.id }, "job failed");
     });
   }
-  const transferQueue = new Queue(TRANSFER_QUEUE, { connection, prefix: queuePrefix() });
+  const transferQueue = queue(TRANSFER_QUEUE, connection);
   watchTransferWorker(transfers, transferQueue);
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  const webhooks = new Queue(WEBHOOK_QUEUE, { connection, prefix: queuePrefix() });
+  const webhooks = queue(WEBHOOK_QUEUE, connection);
   const relay = startOutboxRelay({
     intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
     fanOut: async (events) => void (await fanOutEvents(webhooks, events)),

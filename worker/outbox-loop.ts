@@ -1,14 +1,14 @@
+/**
+ * Runs the outbox relay in a loop (docs/decisions/012-storefront-hot-paths.md): a full batch is followed
+ * at once by the next, an empty or partial one by a pause. A failure (database or Redis away) is logged
+ * and retried after the pause; the events stay pending meanwhile, so nothing is lost. Several worker
+ * processes may run it: an event is claimed by exactly one relay.
+ */
 import { setTimeout as sleep } from "node:timers/promises";
-import { sql } from "../app/db.server";
+import { checkpoint } from "../app/data/database.server";
 import { logger } from "../app/logger.server";
 import { relayOutbox, type RelayOptions } from "../app/services/events/relay.server";
 
-/**
- * Runs the outbox relay in a loop (decision 012): a full batch is followed at once by the next, an
- * empty or partial one by a pause. A failure (database or Redis away) is logged and retried after the
- * pause; the events stay pending meanwhile, so nothing is lost. Several worker processes may run it:
- * an event is claimed by exactly one relay.
- */
 const CHECKPOINT_EVERY_MS = 200;
 
 export function startOutboxRelay({ intervalMs, ...options }: RelayOptions & { intervalMs: number }) {
@@ -23,13 +23,11 @@ export function startOutboxRelay({ intervalMs, ...options }: RelayOptions & { in
       } catch (error) {
         logger.error({ err: error }, "outbox relay failed; retrying");
       }
-      // SQLite: keep the WAL short here, so that the web process's commits rarely checkpoint (decision 012);
-      // at most five times a second, since each checkpoint copies pages and syncs the file.
+      // SQLite: keep the WAL short here, so that the web process's commits rarely checkpoint (decision 012
+      // above); at most five times a second, since each checkpoint copies pages and syncs the file.
       if (Date.now() - checkpointedAt >= CHECKPOINT_EVERY_MS) {
         checkpointedAt = Date.now();
-        await sql()
-          .checkpoint()
-          .catch((error: unknown) => logger.warn({ err: error }, "WAL checkpoint failed"));
+        await checkpoint().catch((error: unknown) => logger.warn({ err: error }, "WAL checkpoint failed"));
       }
       if (taken < batchSize) await sleep(intervalMs, undefined, { signal: controller.signal }).catch(() => undefined);
     }

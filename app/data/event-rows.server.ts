@@ -1,9 +1,13 @@
 /**
  * Statements on `Event`, the transactional outbox (docs/decisions/010-storefront-writes.md): a change
  * inserts its event through the same `tx`, so there is no change without its event and no event without
- * its change.
+ * its change. The relay reads the pending ones in id order and marks them relayed; the maintenance job
+ * deletes relayed ones past their retention.
  */
-import type { Queryable } from "./database.server";
+import type { Selectable } from "kysely";
+import type { DB, Queryable } from "./database.server";
+
+export type EventRow = Selectable<DB["Event"]>;
 
 export interface EventInsert {
   id: string;
@@ -16,4 +20,51 @@ export interface EventInsert {
 
 export async function insertEvent(q: Queryable, event: EventInsert): Promise<void> {
   await q.insertInto("Event").values(event).execute();
+}
+
+/** Up to `limit` events not yet relayed (of every shop), oldest id first. */
+export function findPendingEvents(q: Queryable, limit: number): Promise<EventInsert[]> {
+  return q
+    .selectFrom("Event")
+    .select(["id", "shopId", "type", "data", "createdAt"])
+    .where("dispatchedAt", "is", null)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Marks those of `ids` still pending as relayed at `at`, in one statement; returns the ids this call
+ * marked (an id another relay marked first is not among them).
+ */
+export async function markEventsRelayed(q: Queryable, ids: readonly string[], at: Date): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q
+    .updateTable("Event")
+    .set({ dispatchedAt: at })
+    .where("dispatchedAt", "is", null)
+    .where("id", "in", ids)
+    .returning("id")
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Deletes up to `limit` events (of every shop) relayed before `before`, oldest first; their delivery log
+ * goes with them (foreign key, ON DELETE CASCADE). Pending events are never deleted. Returns how many.
+ */
+export async function deleteRelayedEventsBefore(q: Queryable, before: Date, limit: number): Promise<number> {
+  const result = await q
+    .deleteFrom("Event")
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom("Event")
+        .select("id")
+        .where("dispatchedAt", "is not", null)
+        .where("dispatchedAt", "<", before)
+        .orderBy("dispatchedAt")
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rangeDays } from "~/services/analytics/analytics.server";
+import { rangeDays } from "~/services/analytics/reports.server";
 import { drainOutbox } from "~/services/events/relay.server";
 import type { Owner } from "~/services/wishlists/owner";
 import { addItem, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";

@@ -1,5 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { insertEvent } from "~/data/event-rows.server";
+import { insertAttempts } from "~/data/webhook-delivery-rows.server";
+import { insertEndpoint } from "~/data/webhook-endpoint-rows.server";
 import { newId } from "~/lib/ids";
 import type { StoredEvent } from "~/services/events/relay.server";
 import { createApiKey } from "~/services/keys/keys.server";
@@ -37,38 +41,49 @@ export function storedEvent(shopId: string): StoredEvent {
 
 /** A webhook endpoint row (not through the service, so the per-shop limit does not get in the way). */
 export async function createWebhookEndpoint(shopId: string, url = "https://receiver.example/hooks") {
-  const { encryptSecret, generateWebhookSecret } = await import("~/services/webhooks/secrets.server");
+  const { encryptSecret, generateWebhookSecret } = await import("~/services/webhooks/endpoint-secrets.server");
   const secret = generateWebhookSecret();
   const id = newId("webhookEndpoint");
-  const endpoint = await prisma.webhookEndpoint.create({
-    data: {
+  const endpoint = await insertEndpoint(
+    database(),
+    {
       id,
       shopId,
       url,
       events: JSON.stringify(["item.added"]),
       secretCiphertext: encryptSecret(secret, { endpointId: id, shopId }),
     },
-  });
+    new Date(),
+  );
   return { endpoint, secret };
 }
 
 /** An event and one logged delivery attempt of it to the endpoint (for the delivery log and redelivery). */
 export async function createDelivery(shopId: string, endpointId: string) {
-  const event = await prisma.event.create({
-    data: { id: newId("event"), shopId, type: "ping", data: JSON.stringify({ endpointId, message: "hi" }) },
+  const eventId = newId("event");
+  const at = new Date();
+  await insertEvent(database(), {
+    id: eventId,
+    shopId,
+    type: "ping",
+    data: JSON.stringify({ endpointId, message: "hi" }),
+    createdAt: at,
   });
-  return prisma.webhookDelivery.create({
-    data: {
-      id: newId("delivery"),
+  const id = newId("delivery");
+  await insertAttempts(database(), [
+    {
+      id,
       shopId,
       endpointId,
-      eventId: event.id,
-      attempt: 1,
+      eventId,
       status: "failed",
       statusCode: 500,
       durationMs: 12,
       error: "HTTP 500",
-      finishedAt: new Date(),
+      responseSnippet: null,
+      nextRetryAt: null,
+      at,
     },
-  });
+  ]);
+  return { id, eventId, endpointId, attempt: 1 };
 }

@@ -2,7 +2,9 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { findAttempts } from "~/data/webhook-delivery-rows.server";
+import { findEndpoint, setEndpointHealth } from "~/data/webhook-endpoint-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
@@ -71,9 +73,19 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
  * before it is marked dispatched) and none of the shop's delivery jobs is waiting, running or due for a
  * retry. What the receivers got by then is all they will ever get, with no fixed sleep.
  */
+async function pendingEvents(shopId: string): Promise<number> {
+  const row = await database()
+    .selectFrom("Event")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("dispatchedAt", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 async function settled(shopId: string, timeoutMs = 60_000): Promise<void> {
   const pending = async () => {
-    const undispatched = await prisma.event.count({ where: { shopId, dispatchedAt: null } });
+    const undispatched = await pendingEvents(shopId);
     const jobs = await queue.getJobs(["wait", "active", "delayed", "prioritized", "waiting-children"]);
     return undispatched + jobs.filter((job) => job?.data?.shopId === shopId).length;
   };
@@ -115,11 +127,15 @@ describe("webhook deliveries through the real worker", () => {
         count: 1,
         item: { productId: "42", variantId: null, handle: "p-42", titleSnapshot: "Product 42" },
       });
-      const event = await prisma.event.findUniqueOrThrow({ where: { id: body.id } });
+      const event = await database()
+        .selectFrom("Event")
+        .selectAll()
+        .where("id", "=", body.id)
+        .executeTakeFirstOrThrow();
       expect(event.type).toBe("item.added");
       // The delivery log names the same delivery id the receiver saw.
       const log = await until(
-        () => prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } }),
+        () => findAttempts(database(), shop.id, endpoint.id),
         (rows) => rows.length === 1,
       );
       expect(log[0]).toMatchObject({
@@ -150,13 +166,13 @@ describe("webhook deliveries through the real worker", () => {
       expect(ping.response.status).toBe(202);
       await settled(shop.id);
 
-      const events = await prisma.event.findMany({ where: { shopId: shop.id } });
+      const events = await database().selectFrom("Event").selectAll().where("shopId", "=", shop.id).execute();
       expect(events.map((event) => event.type).sort()).toEqual(["item.added", "item.removed", "ping"]);
       const idOf = (type: string) => events.find((event) => event.type === type)!.id;
       expect(sentTo(removals.received)).toEqual([`item.removed ${idOf("item.removed")}`, `ping ${idOf("ping")}`]);
       expect(sentTo(additions.received)).toEqual([`item.added ${idOf("item.added")}`]);
       // The delivery log agrees: each attempt is logged against the endpoint that got it.
-      const log = await prisma.webhookDelivery.findMany({ where: { shopId: shop.id } });
+      const log = await database().selectFrom("WebhookDelivery").selectAll().where("shopId", "=", shop.id).execute();
       const logged = (endpointId: string) =>
         log
           .filter((row) => row.endpointId === endpointId)
@@ -219,11 +235,11 @@ describe("webhook deliveries through the real worker", () => {
     const receiver = await startReceiver((_request, _index, res) => void res.writeHead(503).end());
     try {
       const { shop, api, endpoint } = await setupShop(receiver.url);
-      await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failCount: 18 } });
+      await setEndpointHealth(database(), shop.id, endpoint.id, { failCount: 18 }, new Date());
       await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("8") });
       await receiver.waitFor(2);
       const disabled = await until(
-        () => prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } }),
+        async () => (await findEndpoint(database(), shop.id, endpoint.id))!,
         (row) => row.disabledAt !== null,
       );
       expect(disabled.failCount).toBe(20);
@@ -244,11 +260,11 @@ describe("webhook deliveries through the real worker", () => {
     const receiver = await startReceiver((_request, _index, res) => void res.writeHead(204).end());
     try {
       const { shop, endpoint } = await setupShop(receiver.url);
-      await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failCount: 5 } });
+      await setEndpointHealth(database(), shop.id, endpoint.id, { failCount: 5 }, new Date());
       await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("3") });
       await receiver.waitFor(1);
       const row = await until(
-        () => prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } }),
+        async () => (await findEndpoint(database(), shop.id, endpoint.id))!,
         (value) => value.failCount === 0,
       );
       expect(row.failCount).toBe(0);
@@ -273,7 +289,7 @@ describe("webhook deliveries through the real worker", () => {
         const { shop, endpoint } = await setupShop(target.url);
         await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("5") });
         const [first] = await until(
-          () => prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, orderBy: { attempt: "asc" } }),
+          () => findAttempts(database(), shop.id, endpoint.id),
           (rows) => rows.length >= 1,
         );
         expect(first).toMatchObject({ status: "failed", attempt: 1 });
@@ -297,7 +313,13 @@ describe("webhook deliveries through the real worker", () => {
       const countAfterDelete = receiver.received.length;
 
       const disabled = await setupShop(`${receiver.url}?disabled`);
-      await prisma.webhookEndpoint.update({ where: { id: disabled.endpoint.id }, data: { disabledAt: new Date() } });
+      await setEndpointHealth(
+        database(),
+        disabled.shop.id,
+        disabled.endpoint.id,
+        { disabledAt: new Date() },
+        new Date(),
+      );
       await toggleItem({ shopId: disabled.shop.id, owner: anonymous(), item: item("1") });
       await Promise.all([settled(deleted.shop.id), settled(disabled.shop.id)]);
       expect(receiver.received.filter((request) => request.body.includes(disabled.shop.domain))).toHaveLength(0);
@@ -348,7 +370,7 @@ describe("a receiver that does not answer in time", () => {
       const { shop, endpoint } = await setupShop(silent.url);
       await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("5") });
       const [first] = await until(
-        () => prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, orderBy: { attempt: "asc" } }),
+        () => findAttempts(database(), shop.id, endpoint.id),
         (rows) => rows.length >= 1,
       );
       expect(first).toMatchObject({ status: "failed", attempt: 1, statusCode: null });

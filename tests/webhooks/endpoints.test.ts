@@ -1,13 +1,14 @@
 import { createCipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { countEndpoints, replaceSealedSecret } from "~/data/webhook-endpoint-rows.server";
 import { resetEnvCache } from "~/env.server";
 import {
   decryptSecret,
   encryptSecret,
   endpointSecret,
   resealEndpointSecrets,
-} from "~/services/webhooks/secrets.server";
+} from "~/services/webhooks/endpoint-secrets.server";
 import type { Job } from "bullmq";
 import { purgeIdempotencyJob } from "~/jobs/definitions";
 import { handleMaintenanceJob } from "../../worker/handlers/maintenance";
@@ -20,6 +21,8 @@ const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
 const { shop, secret: apiKey } = await createShopWithKey();
 const api = apiClient(app, validator, { Authorization: `Bearer ${apiKey}` });
+const endpointRow = (id: string) =>
+  database().selectFrom("WebhookEndpoint").selectAll().where("id", "=", id).executeTakeFirst();
 const post = (body: unknown) =>
   rawCall(app, validator, "/v1/webhooks", {
     method: "POST",
@@ -44,7 +47,7 @@ describe("webhook endpoint management", () => {
     const listed = await api.GET("/webhooks");
     const entry = listed.data!.find((endpoint) => endpoint.id === id)!;
     expect(entry).not.toHaveProperty("secret");
-    const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    const row = (await endpointRow(id))!;
     expect(row.secretCiphertext).not.toContain(secret.slice(6));
     expect(decryptSecret(row.secretCiphertext, { endpointId: id, shopId: shop.id })).toBe(secret);
   });
@@ -91,8 +94,8 @@ describe("webhook endpoint management", () => {
     expect((await api.POST("/webhooks/{id}/test", path)).response.status).toBe(404);
     expect((await api.POST("/webhooks/{id}/enable", path)).response.status).toBe(404);
     expect((await api.GET("/webhooks/{id}/deliveries", path)).response.status).toBe(404);
-    expect(await prisma.webhookEndpoint.count({ where: { id: endpoint.id } })).toBe(1);
-    expect(await prisma.event.count({ where: { shopId: other.shop.id } })).toBe(0);
+    expect(await endpointRow(endpoint.id)).toBeDefined();
+    expect(await database().selectFrom("Event").select("id").where("shopId", "=", other.shop.id).execute()).toEqual([]);
     const wrongPrefix = await api.DELETE("/webhooks/{id}", {
       params: { path: { id: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" } },
     });
@@ -114,7 +117,12 @@ describe("webhook endpoint management", () => {
     const { endpoint } = await createWebhookEndpoint(shop.id);
     const response = await api.POST("/webhooks/{id}/test", { params: { path: { id: endpoint.id } } });
     expect(response.response.status).toBe(202);
-    const events = await prisma.event.findMany({ where: { shopId: shop.id, type: "ping" } });
+    const events = await database()
+      .selectFrom("Event")
+      .selectAll()
+      .where("shopId", "=", shop.id)
+      .where("type", "=", "ping")
+      .execute();
     expect(events.map((event) => JSON.parse(event.data))).toContainEqual({
       endpointId: endpoint.id,
       message: "Test event from the wishlist service.",
@@ -148,7 +156,7 @@ describe("webhook endpoint management", () => {
       body: JSON.stringify({ url: "https://one-more.example/", events: ["item.added"] }),
     });
     expect(response.status).toBe(409);
-    expect(await prisma.webhookEndpoint.count({ where: { shopId: full.id } })).toBe(20);
+    expect(await countEndpoints(database(), full.id)).toBe(20);
   });
 });
 
@@ -167,7 +175,7 @@ describe("the endpoint cap under concurrency", () => {
     );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([...Array(4).fill(201), ...Array(8).fill(409)]);
-    expect(await prisma.webhookEndpoint.count({ where: { shopId: busy.id } })).toBe(20);
+    expect(await countEndpoints(database(), busy.id)).toBe(20);
   });
 });
 
@@ -236,10 +244,12 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
     const { shop: rotated } = await createShopWithKey();
     setSecrets(old, undefined);
     const legacy = await createWebhookEndpoint(rotated.id, "https://legacy.example/");
-    await prisma.webhookEndpoint.update({
-      where: { id: legacy.endpoint.id },
-      data: { secretCiphertext: legacyV1(legacy.secret, old) },
-    });
+    await replaceSealedSecret(
+      database(),
+      legacy.endpoint,
+      legacy.endpoint.secretCiphertext,
+      legacyV1(legacy.secret, old),
+    );
     const sealedBefore = await createWebhookEndpoint(rotated.id, "https://sealed.example/");
     return { old, next, rotated, legacy, sealedBefore };
   }
@@ -254,7 +264,7 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
 
     setSecrets(next, undefined);
     for (const { endpoint, secret } of [legacy, sealedBefore]) {
-      const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const row = (await endpointRow(endpoint.id))!;
       expect(row.secretCiphertext.startsWith("v2.")).toBe(true);
       expect(decryptSecret(row.secretCiphertext, { endpointId: endpoint.id, shopId: rotated.id })).toBe(secret);
     }
@@ -264,10 +274,12 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
     const { old, next, rotated, legacy, sealedBefore } = await endpointsUnderOldSecret();
     // A value no secret opens is left as it is and counted, not a failure of the job.
     const lost = await createWebhookEndpoint(rotated.id, "https://lost.example/");
-    await prisma.webhookEndpoint.update({
-      where: { id: lost.endpoint.id },
-      data: { secretCiphertext: legacyV1(lost.secret, "some-other-service-secret-0123456789-01") },
-    });
+    await replaceSealedSecret(
+      database(),
+      lost.endpoint,
+      lost.endpoint.secretCiphertext,
+      legacyV1(lost.secret, "some-other-service-secret-0123456789-01"),
+    );
 
     setSecrets(next, old);
     const job = { id: "maintenance-test", name: purgeIdempotencyJob.name } as Job;
@@ -278,11 +290,11 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
 
     setSecrets(next, undefined);
     for (const { endpoint, secret } of [legacy, sealedBefore]) {
-      const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const row = (await endpointRow(endpoint.id))!;
       expect(row.secretCiphertext.startsWith("v2.")).toBe(true);
       expect(decryptSecret(row.secretCiphertext, { endpointId: endpoint.id, shopId: rotated.id })).toBe(secret);
     }
-    const unchanged = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: lost.endpoint.id } });
+    const unchanged = (await endpointRow(lost.endpoint.id))!;
     expect(unchanged.secretCiphertext.startsWith("v1.")).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
@@ -54,6 +54,16 @@ async function startRedis(port: number): Promise<ChildProcess> {
   return child;
 }
 
+async function pendingEvents(shopId: string): Promise<number> {
+  const row = await database()
+    .selectFrom("Event")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("dispatchedAt", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 describe("delivery guarantees under faults", () => {
   it("relaying the same events twice queues each delivery once", async () => {
     const shop = await createShop();
@@ -84,21 +94,20 @@ describe("delivery guarantees under faults", () => {
       await worker.waitForOutput(/worker ready/);
       const shop = await createShop();
       await createWebhookEndpoint(shop.id, receiver.url);
-      await prisma.webhookEndpoint.updateMany({ where: { shopId: shop.id }, data: { events: '["item.added"]' } });
       const dead = new Promise((resolve) => redis.once("exit", resolve));
       redis.kill("SIGKILL");
       await dead; // no relay pass can reach it from here on
       await toggleItem({ shopId: shop.id, owner: anonymous(), item }); // the change and its event need no Redis
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(receiver.received).toHaveLength(0);
-      expect(await prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } })).toBe(1);
+      expect(await pendingEvents(shop.id)).toBe(1);
       redis = await startRedis(port);
       const [request] = await receiver.waitFor(1, 20_000);
       expect(request!.headers["x-service-event"]).toBe("item.added");
       // The relay marks the event dispatched after handing it to the queue, so the worker may deliver it
       // first: wait for the mark rather than read it at once.
       const undispatched = await until(
-        () => prisma.event.count({ where: { shopId: shop.id, dispatchedAt: null } }),
+        () => pendingEvents(shop.id),
         (count) => count === 0,
       );
       expect(undispatched).toBe(0);
@@ -127,7 +136,7 @@ describe("delivery guarantees under faults", () => {
       expect(retried!.body.equals(held!.body)).toBe(true); // the same event: receivers dedupe by its id
       // The killed attempt left no log entry (it never finished); the retry is logged once it has its answer.
       const logged = await until(
-        () => prisma.webhookDelivery.findMany({ where: { shopId: shop.id } }),
+        () => database().selectFrom("WebhookDelivery").selectAll().where("shopId", "=", shop.id).execute(),
         (rows) => rows.length > 0,
       );
       expect(logged.map((delivery) => delivery.status)).toEqual(["succeeded"]);

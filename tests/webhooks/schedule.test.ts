@@ -5,15 +5,16 @@ import { parseEnv as parseDotEnv } from "node:util";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { findAttempts } from "~/data/webhook-delivery-rows.server";
 import { parseEnv, resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
-import { DeliveryFailed } from "~/services/webhooks/delivery.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { retryDelayMs, WEBHOOK_ATTEMPTS, WEBHOOK_RETRIES } from "~/services/webhooks/schedule";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { webhookBackoff } from "../../worker/handlers/webhooks";
+import { webhookBackoff } from "../../worker/handlers/webhook-jobs";
+import { JobFailed } from "../../worker/outcomes";
 import { ROOT } from "../../scripts/lib/databases";
 import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
 import { useWorker } from "../support/worker";
@@ -63,7 +64,7 @@ describe("the production delivery schedule, from the real configuration", () => 
       expect(retryDelayMs(retry, unit, () => 1)).toBe(Math.round(centre[retry - 1]! * 1.1));
     }
     // The strategy the worker gives BullMQ: the delay a failed attempt logged, else the schedule itself.
-    expect(webhookBackoff(1, "webhook", new DeliveryFailed("x", 61_234))).toBe(61_234);
+    expect(webhookBackoff(1, "webhook", new JobFailed("x", 61_234, true))).toBe(61_234);
     for (let sample = 0; sample < 20; sample++) {
       const first = webhookBackoff(1, "webhook", new Error("no answer")) as number;
       expect(first).toBeGreaterThanOrEqual(0.9 * MINUTE);
@@ -105,10 +106,10 @@ describe("the real worker with the production timing", () => {
       });
       await silent.waitFor(1, 30_000);
       const request = silent.received[0]!;
-      let attempt = await prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
+      let attempt = (await findAttempts(database(), shop.id, endpoint.id))[0];
       for (const started = Date.now(); (!attempt || closedAt === 0) && Date.now() - started < 60_000;) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        attempt = await prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
+        attempt = (await findAttempts(database(), shop.id, endpoint.id))[0];
       }
       // Not before 10 s: the connection stayed open that long (timers never fire early; 50 ms for clocks).
       expect(closedAt).toBeGreaterThan(0);

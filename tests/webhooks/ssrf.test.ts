@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { findAttempts } from "~/data/webhook-delivery-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { redactAddresses, refusalReason, resetAllowedNetworks } from "~/services/webhooks/ssrf.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
@@ -43,7 +44,7 @@ async function firstDelivery(url: string) {
   const started = Date.now();
   let delivery = null;
   while (!delivery && Date.now() - started < 30_000) {
-    delivery = await prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
+    delivery = (await findAttempts(database(), shop.id, endpoint.id))[0] ?? null;
     if (!delivery) await new Promise((resolve) => setTimeout(resolve, 25));
   }
   expect(delivery).toMatchObject({ status: "failed", statusCode: null, attempt: 1 });

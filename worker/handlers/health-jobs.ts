@@ -1,3 +1,4 @@
+/** The health queue's job: proves the worker is connected and consuming; it does no work. */
 import type { Job } from "bullmq";
 import { healthJob } from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";

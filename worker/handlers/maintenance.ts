@@ -5,9 +5,15 @@ import { logger } from "../../app/logger.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
-import { resealEndpointSecrets } from "../../app/services/webhooks/secrets.server";
+import { resealEndpointSecrets } from "../../app/services/webhooks/endpoint-secrets.server";
+import { JobFailed, runJob } from "../outcomes";
 
-export async function handleMaintenanceJob(job: Job) {
+/** The maintenance queue's scheduled jobs: purges, and resealing webhook secrets after a rotation. */
+export function handleMaintenanceJob(job: Job) {
+  return runJob(() => maintain(job));
+}
+
+async function maintain(job: Job) {
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();
     // Processed platform webhook ids (replay protection) expire on the same hourly schedule.
@@ -34,5 +40,5 @@ export async function handleMaintenanceJob(job: Job) {
     logger.info({ jobId: job.id, purged, days }, "relayed events and their delivery log purged");
     return { purged };
   }
-  throw new Error(`unknown maintenance job ${job.name}`);
+  throw new JobFailed(`unknown maintenance job ${job.name}`, null);
 }

@@ -1,12 +1,6 @@
-import type {
-  ApiKey,
-  Item,
-  List,
-  TransferJob,
-  Upload,
-  WebhookDelivery,
-  WebhookEndpoint,
-} from "~/generated/prisma-sqlite/client";
+import type { ApiKey, Item, List, TransferJob, Upload } from "~/generated/prisma-sqlite/client";
+import type { WebhookDeliveryRow } from "~/data/webhook-delivery-rows.server";
+import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
 import { toTimestamp } from "~/lib/time";
 
 import { serializeItem } from "~/services/wishlists/serialize";
@@ -44,7 +38,7 @@ export function serializeApiKey(key: ApiKey) {
   };
 }
 
-export function serializeWebhookEndpoint(endpoint: WebhookEndpoint) {
+export function serializeWebhookEndpoint(endpoint: WebhookEndpointRow) {
   return {
     id: endpoint.id,
     url: endpoint.url,
@@ -55,11 +49,11 @@ export function serializeWebhookEndpoint(endpoint: WebhookEndpoint) {
   };
 }
 
-export function serializeWebhookDelivery(delivery: WebhookDelivery & { event: { type: string } }) {
+export function serializeWebhookDelivery(delivery: WebhookDeliveryRow & { eventType: string }) {
   return {
     id: delivery.id,
     eventId: delivery.eventId,
-    eventType: delivery.event.type,
+    eventType: delivery.eventType,
     attempt: delivery.attempt,
     status: delivery.status as "succeeded" | "failed",
     statusCode: delivery.statusCode,

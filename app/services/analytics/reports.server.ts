@@ -1,5 +1,15 @@
-import { prisma } from "~/db.server";
-import { Prisma } from "~/generated/prisma-sqlite/client";
+/**
+ * The analytics reports (docs/decisions/011-analytics-rollups.md; GET /v1/analytics/* in
+ * docs/openapi.json), read from the daily rollups.
+ */
+import {
+  countActiveOwners,
+  countSaversOfProducts,
+  findShopStats,
+  latestItemsOfProducts,
+  topProductStats,
+} from "~/data/daily-stat-rows.server";
+import { database } from "~/data/database.server";
 import { utcDay } from "./rollups.server";
 
 export const RANGES = { "7d": 7, "30d": 30, "90d": 90 } as const;
@@ -29,39 +39,23 @@ export async function topProducts({
   limit?: number;
 }) {
   const days = rangeDays(range, now);
-  const rows = await prisma.dailyProductStat.groupBy({
-    by: ["productId"],
-    where: { shopId, day: { gte: days[0]!, lte: days.at(-1)! } },
-    _sum: { adds: true, removes: true },
-    orderBy: [{ _sum: { adds: "desc" } }, { productId: "asc" }],
-    take: limit,
-  });
+  const [from, to] = [days[0]!, days.at(-1)!];
+  const rows = await topProductStats(database(), shopId, from, to, limit);
   const productIds = rows.map((row) => row.productId);
-  if (productIds.length === 0) return { from: days[0]!, to: days.at(-1)!, products: [] };
   const [savers, latest] = await Promise.all([
-    prisma.$queryRaw<Array<{ productId: string; savers: number | bigint }>>`
-      SELECT "productId", COUNT(DISTINCT "listId") AS "savers" FROM "Item"
-      WHERE "shopId" = ${shopId} AND "productId" IN (${Prisma.join(productIds)})
-      GROUP BY "productId"`,
-    prisma.item.findMany({
-      where: { shopId, productId: { in: productIds } },
-      distinct: ["productId"],
-      orderBy: [{ productId: "asc" }, { addedAt: "desc" }],
-      select: { productId: true, handle: true, titleSnapshot: true },
-    }),
+    countSaversOfProducts(database(), shopId, productIds),
+    latestItemsOfProducts(database(), shopId, productIds),
   ]);
-  const saversBy = new Map(savers.map((row) => [row.productId, Number(row.savers)]));
-  const latestBy = new Map(latest.map((row) => [row.productId, row]));
   return {
-    from: days[0]!,
-    to: days.at(-1)!,
+    from,
+    to,
     products: rows.map((row) => ({
       productId: row.productId,
-      handle: latestBy.get(row.productId)?.handle ?? null,
-      title: latestBy.get(row.productId)?.titleSnapshot || null,
-      saves: row._sum.adds ?? 0,
-      removes: row._sum.removes ?? 0,
-      savers: saversBy.get(row.productId) ?? 0,
+      handle: latest.get(row.productId)?.handle ?? null,
+      title: latest.get(row.productId)?.titleSnapshot || null,
+      saves: row.adds,
+      removes: row.removes,
+      savers: savers.get(row.productId) ?? 0,
     })),
   };
 }
@@ -69,12 +63,10 @@ export async function topProducts({
 /** A zero-filled daily series of saves, removals and active shoppers, with totals for the range. */
 export async function activity({ shopId, range, now = new Date() }: { shopId: string; range: Range; now?: Date }) {
   const days = rangeDays(range, now);
-  const where = { shopId, day: { gte: days[0]!, lte: days.at(-1)! } };
-  const [stats, distinct] = await Promise.all([
-    prisma.dailyShopStat.findMany({ where }),
-    prisma.$queryRaw<Array<{ shoppers: number | bigint }>>`
-      SELECT COUNT(DISTINCT "ownerKey") AS "shoppers" FROM "DailyActiveOwner"
-      WHERE "shopId" = ${shopId} AND "day" >= ${days[0]!} AND "day" <= ${days.at(-1)!}`,
+  const [from, to] = [days[0]!, days.at(-1)!];
+  const [stats, shoppers] = await Promise.all([
+    findShopStats(database(), shopId, from, to),
+    countActiveOwners(database(), shopId, from, to),
   ]);
   const byDay = new Map(stats.map((stat) => [stat.day, stat]));
   const series = days.map((day) => ({
@@ -84,13 +76,13 @@ export async function activity({ shopId, range, now = new Date() }: { shopId: st
     activeShoppers: byDay.get(day)?.activeShoppers ?? 0,
   }));
   return {
-    from: days[0]!,
-    to: days.at(-1)!,
+    from,
+    to,
     days: series,
     totals: {
       adds: series.reduce((sum, day) => sum + day.adds, 0),
       removes: series.reduce((sum, day) => sum + day.removes, 0),
-      activeShoppers: Number(distinct[0]?.shoppers ?? 0),
+      activeShoppers: shoppers,
     },
   };
 }

@@ -1,4 +1,9 @@
-import type { SqlRunner } from "~/sql.server";
+/**
+ * The analytics rollups' arithmetic (docs/decisions/011-analytics-rollups.md): item events folded into
+ * per-day counts of products and shops, and the owners active each day.
+ */
+import { addProductStats, addShopStats, insertActiveOwners } from "~/data/daily-stat-rows.server";
+import type { Tx } from "~/data/database.server";
 import type { Owner } from "~/services/wishlists/owner";
 
 /** UTC calendar day, YYYY-MM-DD: the rollups' key. */
@@ -19,15 +24,6 @@ export interface ItemChange {
   owner: Owner;
 }
 
-const PRODUCT_STAT = `INSERT INTO "DailyProductStat" ("shopId", "day", "productId", "adds", "removes") VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT ("shopId", "day", "productId") DO UPDATE SET
-    "adds" = "DailyProductStat"."adds" + excluded."adds", "removes" = "DailyProductStat"."removes" + excluded."removes"`;
-const ACTIVE_OWNER = `INSERT INTO "DailyActiveOwner" ("shopId", "day", "ownerKey") VALUES (?, ?, ?) ON CONFLICT DO NOTHING`;
-const SHOP_STAT = `INSERT INTO "DailyShopStat" ("shopId", "day", "adds", "removes", "activeShoppers") VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT ("shopId", "day") DO UPDATE SET
-    "adds" = "DailyShopStat"."adds" + excluded."adds", "removes" = "DailyShopStat"."removes" + excluded."removes",
-    "activeShoppers" = "DailyShopStat"."activeShoppers" + excluded."activeShoppers"`;
-
 interface Counts {
   adds: number;
   removes: number;
@@ -41,12 +37,13 @@ function bump(map: Map<string, Counts>, key: string, change: ItemChange) {
 }
 
 /**
- * Folds a batch of item changes into the daily rollups (decision 011), in the caller's transaction: the
- * outbox relay calls it in the same transaction that marks those events relayed, so each event is counted
- * exactly once. Changes are summed per row first, so a busy shop's day row is written once per batch.
- * An owner counts once a day: its DailyActiveOwner insert does nothing when it was already active.
+ * Folds a batch of item changes into the daily rollups, in the caller's transaction: the outbox relay
+ * calls it in the same transaction that marks those events relayed, so each event is counted exactly
+ * once. Changes are summed per row first, then each table is written in one statement. An owner counts
+ * once a day: its DailyActiveOwner insert does nothing when it was already active.
  */
-export async function applyItemChanges(tx: SqlRunner, changes: ItemChange[]): Promise<void> {
+export async function applyItemChanges(tx: Tx, changes: ItemChange[]): Promise<void> {
+  if (changes.length === 0) return;
   const products = new Map<string, Counts>();
   const shops = new Map<string, Counts & { newOwners: number }>();
   const owners = new Set<string>();
@@ -58,16 +55,26 @@ export async function applyItemChanges(tx: SqlRunner, changes: ItemChange[]): Pr
     bump(shops, shopKey, change);
     owners.add(JSON.stringify([change.shopId, day, ownerKey(change.owner)]));
   }
-  for (const key of owners) {
-    const [shopId, day, owner] = JSON.parse(key) as [string, string, string];
-    if ((await tx.run(ACTIVE_OWNER, [shopId, day, owner])) > 0) shops.get(JSON.stringify([shopId, day]))!.newOwners++;
-  }
-  for (const [key, { adds, removes }] of products) {
-    const [shopId, day, productId] = JSON.parse(key) as [string, string, string];
-    await tx.run(PRODUCT_STAT, [shopId, day, productId, adds, removes]);
-  }
-  for (const [key, { adds, removes, newOwners }] of shops) {
-    const [shopId, day] = JSON.parse(key) as [string, string];
-    await tx.run(SHOP_STAT, [shopId, day, adds, removes, newOwners]);
-  }
+  const active = await insertActiveOwners(
+    tx,
+    [...owners].map((key) => {
+      const [shopId, day, owner] = JSON.parse(key) as [string, string, string];
+      return { shopId, day, ownerKey: owner };
+    }),
+  );
+  for (const { shopId, day } of active) shops.get(JSON.stringify([shopId, day]))!.newOwners++;
+  await addProductStats(
+    tx,
+    [...products].map(([key, { adds, removes }]) => {
+      const [shopId, day, productId] = JSON.parse(key) as [string, string, string];
+      return { shopId, day, productId, adds, removes };
+    }),
+  );
+  await addShopStats(
+    tx,
+    [...shops].map(([key, { adds, removes, newOwners }]) => {
+      const [shopId, day] = JSON.parse(key) as [string, string];
+      return { shopId, day, adds, removes, activeShoppers: newOwners };
+    }),
+  );
 }

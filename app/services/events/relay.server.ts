@@ -1,15 +1,16 @@
-import { sql } from "~/db.server";
-import { parseTimestamp } from "~/sql.server";
+/**
+ * The outbox relay (docs/decisions/010-storefront-writes.md, 012-storefront-hot-paths.md), run by the
+ * worker: it takes pending events (dispatchedAt NULL) in id order, hands them to `fanOut` (which must be
+ * idempotent: it may see an event twice), then in one transaction marks them relayed and folds the item
+ * events into the analytics rollups. Only the events this run actually marks are counted, so two relays
+ * running at once never count one twice.
+ */
+import { database, transaction } from "~/data/database.server";
+import { findPendingEvents, markEventsRelayed } from "~/data/event-rows.server";
 import { applyItemChanges, type ItemChange } from "~/services/analytics/rollups.server";
 import type { Owner } from "~/services/wishlists/owner";
 import type { EventType } from "./outbox.server";
 
-/**
- * The outbox relay (decisions 010 and 012), run by the worker: it takes pending events (dispatchedAt
- * NULL) in id order, hands them to `fanOut` (which must be idempotent: it may see an event twice), then
- * in one transaction marks them relayed and folds the item events into the analytics rollups. Only the
- * events this run actually marks are counted, so two relays running at once never count one twice.
- */
 export interface StoredEvent {
   id: string;
   shopId: string;
@@ -41,26 +42,17 @@ function itemChange(event: StoredEvent): ItemChange | null {
 
 /** Relays one batch; returns how many events it took (less than the batch size: the outbox is drained). */
 export async function relayOutbox({ batchSize = 500, fanOut }: RelayOptions = {}): Promise<number> {
-  const db = sql();
-  const rows = await db.all<Record<string, unknown>>(
-    `SELECT "id", "shopId", "type", "data", "createdAt" FROM "Event" WHERE "dispatchedAt" IS NULL ORDER BY "id" LIMIT ?`,
-    [batchSize],
-  );
-  if (rows.length === 0) return 0;
-  const events: StoredEvent[] = rows.map((row) => ({
-    id: row.id as string,
-    shopId: row.shopId as string,
-    type: row.type as EventType,
-    data: row.data as string,
-    createdAt: parseTimestamp(row.createdAt),
-  }));
+  const events = (await findPendingEvents(database(), batchSize)) as StoredEvent[];
+  if (events.length === 0) return 0;
   await fanOut?.(events);
-  await db.transaction(async (tx) => {
-    const claimed = await tx.all<{ id: string }>(
-      `UPDATE "Event" SET "dispatchedAt" = ? WHERE "dispatchedAt" IS NULL AND "id" IN (${events.map(() => "?").join(", ")}) RETURNING "id"`,
-      [new Date(), ...events.map((event) => event.id)],
+  await transaction(async (tx) => {
+    const mine = new Set(
+      await markEventsRelayed(
+        tx,
+        events.map((event) => event.id),
+        new Date(),
+      ),
     );
-    const mine = new Set(claimed.map((row) => row.id));
     const changes = events.filter((event) => mine.has(event.id)).flatMap((event) => itemChange(event) ?? []);
     await applyItemChanges(tx, changes);
   });

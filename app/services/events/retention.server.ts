@@ -1,4 +1,9 @@
-import { sql } from "~/db.server";
+/**
+ * How long the outbox keeps relayed events (EVENT_RETENTION_DAYS, docs/webhooks.md): the maintenance job
+ * deletes older ones, and their delivery log with them.
+ */
+import { transaction } from "~/data/database.server";
+import { deleteRelayedEventsBefore } from "~/data/event-rows.server";
 
 const CHUNK = 1_000;
 
@@ -10,13 +15,7 @@ const CHUNK = 1_000;
 export async function purgeRelayedEvents({ relayedBefore }: { relayedBefore: Date }): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await sql().transaction((tx) =>
-      tx.run(
-        `DELETE FROM "Event" WHERE "id" IN (SELECT "id" FROM "Event" WHERE "dispatchedAt" IS NOT NULL ` +
-          `AND "dispatchedAt" < ? ORDER BY "dispatchedAt" LIMIT ${CHUNK})`,
-        [relayedBefore],
-      ),
-    );
+    const deleted = await transaction((tx) => deleteRelayedEventsBefore(tx, relayedBefore, CHUNK));
     total += deleted;
     if (deleted < CHUNK) return total;
   }

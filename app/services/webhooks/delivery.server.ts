@@ -1,34 +1,28 @@
+/**
+ * Webhook delivery attempts (docs/webhooks.md, docs/decisions/013-webhook-delivery.md): one signed POST
+ * per job run, its outcome written to the delivery log together with the endpoint's failure count.
+ */
 import { createHmac } from "node:crypto";
 import type { Readable } from "node:stream";
 import { request, type Dispatcher } from "undici";
-import { sql } from "~/db.server";
+import { database, transaction, type Tx } from "~/data/database.server";
+import { insertAttempts, type AttemptRecord } from "~/data/webhook-delivery-rows.server";
+import { addFailures, findEndpointForDelivery, resetFailCounts } from "~/data/webhook-endpoint-rows.server";
 import { getEnv } from "~/env.server";
 import type { DeliverWebhookPayload } from "~/jobs/definitions";
-import type { SqlRunner } from "~/sql.server";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
 import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
-import { endpointSecret } from "./secrets.server";
+import { endpointSecret } from "./endpoint-secrets.server";
 import { assertLiteralHostAllowed, redactAddresses } from "./ssrf.server";
 
 export const USER_AGENT = "WishlistService-Webhooks/1 (+https://wishlist-service.example/docs/webhooks)";
 /** Response bodies are read up to this many bytes and kept in the delivery log. */
 export const RESPONSE_SNIPPET_BYTES = 1_024;
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (spec 6). */
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (docs/webhooks.md). */
 export function signatureHeader(secret: string, body: string, timestamp: number): string {
   return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
-}
-
-/** Thrown for a failed attempt that will be retried; BullMQ's backoff strategy reads `delayMs`. */
-export class DeliveryFailed extends Error {
-  constructor(
-    message: string,
-    readonly delayMs: number,
-  ) {
-    super(message);
-    this.name = "DeliveryFailed";
-  }
 }
 
 async function readCapped(body: Readable & { dump?: () => Promise<void> }, cap: number): Promise<string> {
@@ -73,132 +67,28 @@ function describe(error: unknown, url: URL | null): string {
   return redactAddresses(code ? `${code}: ${message}` : message, literalHost).slice(0, 500);
 }
 
-interface EndpointRow {
-  url: string;
-  secretCiphertext: string;
-  disabledAt: unknown;
-}
-
-interface LogRecord {
-  deliveryId: string;
-  payload: DeliverWebhookPayload;
-  succeeded: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  snippet: string | null;
-  nextRetryAt: Date | null;
-  at: Date;
-}
-
-/** Logs one attempt and keeps the endpoint's consecutive-failure count (disabled at 20). */
-async function applyRecord(tx: SqlRunner, record: LogRecord) {
-  const { payload, at } = record;
-  const gone =
-    (await tx.get(`SELECT 1 AS "x" FROM "WebhookEndpoint" WHERE "id" = ?`, [payload.endpointId])) === undefined;
-  if (gone) return; // deleted while we were sending: its log went with it
-  await tx.run(
-    `INSERT INTO "WebhookDelivery" ("id", "shopId", "endpointId", "eventId", "attempt", "status", "statusCode", ` +
-      `"durationMs", "error", "responseSnippet", "nextRetryAt", "createdAt", "finishedAt") ` +
-      `SELECT ?, ?, ?, ?, COALESCE(MAX("attempt"), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM "WebhookDelivery" ` +
-      `WHERE "eventId" = ? AND "endpointId" = ?`,
-    [
-      record.deliveryId,
-      payload.shopId,
-      payload.endpointId,
-      payload.eventId,
-      record.succeeded ? "succeeded" : "failed",
-      record.statusCode,
-      record.durationMs,
-      record.error,
-      record.snippet,
-      record.nextRetryAt,
-      at,
-      at,
-      payload.eventId,
-      payload.endpointId,
-    ],
-  );
-  if (record.succeeded) {
-    await tx.run(`UPDATE "WebhookEndpoint" SET "failCount" = 0, "updatedAt" = ? WHERE "id" = ? AND "failCount" <> 0`, [
-      at,
-      payload.endpointId,
-    ]);
-  } else {
-    await tx.run(
-      `UPDATE "WebhookEndpoint" SET "failCount" = "failCount" + 1, "updatedAt" = ?, ` +
-        `"disabledAt" = CASE WHEN "disabledAt" IS NULL AND "failCount" + 1 >= ? THEN ? ELSE "disabledAt" END ` +
-        `WHERE "id" = ?`,
-      [at, AUTO_DISABLE_AFTER, at, payload.endpointId],
-    );
-  }
-}
-
 /**
- * A batch of records in three statements whatever its size: one multi-row insert (attempt numbers from the
- * log, rows of deleted endpoints dropped), one reset of the failure count for endpoints whose last
- * attempt succeeded, and one update per endpoint whose batch ends in failures (consecutive failures are
- * counted in order: a success in the batch resets the count before the failures after it).
+ * Logs a batch of attempts and keeps their endpoints' consecutive-failure counts (disabled at 20), in the
+ * caller's transaction: one multi-row insert (attempt numbers from the log, rows of deleted endpoints
+ * dropped), one reset of the count for endpoints whose last attempt in the batch succeeded, and one
+ * update per endpoint whose batch ends in failures (counted in order: a success in the batch resets the
+ * count before the failures after it).
  */
-async function applyBatch(tx: SqlRunner, records: LogRecord[]) {
-  const cast = (type: string) => (tx.engine === "postgres" ? `?::${type}` : "?");
-  const row = `(${[
-    cast("text"),
-    cast("text"),
-    cast("text"),
-    cast("text"),
-    cast("text"),
-    cast("int"),
-    cast("int"),
-    cast("text"),
-    cast("text"),
-    cast("timestamp"),
-    cast("timestamp"),
-  ].join(", ")})`;
-  await tx.run(
-    `INSERT INTO "WebhookDelivery" ("id", "shopId", "endpointId", "eventId", "attempt", "status", "statusCode", ` +
-      `"durationMs", "error", "responseSnippet", "nextRetryAt", "createdAt", "finishedAt") ` +
-      `SELECT v.column1, v.column2, v.column3, v.column4, COALESCE((SELECT MAX(d."attempt") FROM "WebhookDelivery" d ` +
-      `WHERE d."eventId" = v.column4 AND d."endpointId" = v.column3), 0) + 1, v.column5, v.column6, v.column7, ` +
-      `v.column8, v.column9, v.column10, v.column11, v.column11 FROM (VALUES ${records.map(() => row).join(", ")}) AS v ` +
-      `WHERE EXISTS (SELECT 1 FROM "WebhookEndpoint" e WHERE e."id" = v.column3)`,
-    records.flatMap((record) => [
-      record.deliveryId,
-      record.payload.shopId,
-      record.payload.endpointId,
-      record.payload.eventId,
-      record.succeeded ? "succeeded" : "failed",
-      record.statusCode,
-      record.durationMs,
-      record.error,
-      record.snippet,
-      record.nextRetryAt,
-      record.at,
-    ]),
-  );
+async function applyBatch(tx: Tx, records: AttemptRecord[]) {
+  await insertAttempts(tx, records);
   const counters = new Map<string, { reset: boolean; failures: number; at: Date }>();
   for (const record of records) {
-    const counter = counters.get(record.payload.endpointId) ?? { reset: false, failures: 0, at: record.at };
-    if (record.succeeded) Object.assign(counter, { reset: true, failures: 0 });
-    else counter.failures++;
+    const counter = counters.get(record.endpointId) ?? { reset: false, failures: 0, at: record.at };
+    if (record.status === "failed") counter.failures++;
+    else Object.assign(counter, { reset: true, failures: 0 });
     counter.at = record.at;
-    counters.set(record.payload.endpointId, counter);
+    counters.set(record.endpointId, counter);
   }
   const resets = [...counters].filter(([, counter]) => counter.failures === 0).map(([id]) => id);
-  if (resets.length > 0) {
-    await tx.run(
-      `UPDATE "WebhookEndpoint" SET "failCount" = 0, "updatedAt" = ? WHERE "failCount" <> 0 AND "id" IN (${resets.map(() => "?").join(", ")})`,
-      [new Date(), ...resets],
-    );
-  }
+  await resetFailCounts(tx, resets, new Date());
   for (const [endpointId, { reset, failures, at }] of counters) {
     if (failures === 0) continue;
-    const next = reset ? "?" : `"failCount" + ?`;
-    await tx.run(
-      `UPDATE "WebhookEndpoint" SET "failCount" = ${next}, "updatedAt" = ?, ` +
-        `"disabledAt" = CASE WHEN "disabledAt" IS NULL AND ${next} >= ? THEN ? ELSE "disabledAt" END WHERE "id" = ?`,
-      [failures, at, failures, AUTO_DISABLE_AFTER, at, endpointId],
-    );
+    await addFailures(tx, endpointId, { failures, afterSuccess: reset, disableAt: AUTO_DISABLE_AFTER }, at);
   }
 }
 
@@ -209,10 +99,10 @@ async function applyBatch(tx: SqlRunner, records: LogRecord[]) {
  * one bad record (its endpoint deleted on PostgreSQL between check and insert) fails alone.
  */
 class DeliveryLog {
-  private pending: Array<{ record: LogRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private pending: Array<{ record: AttemptRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing = false;
 
-  write(record: LogRecord): Promise<void> {
+  write(record: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ record, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -225,7 +115,7 @@ class DeliveryLog {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, 200);
         try {
-          await sql().transaction((tx) =>
+          await transaction((tx) =>
             applyBatch(
               tx,
               batch.map((entry) => entry.record),
@@ -238,9 +128,7 @@ class DeliveryLog {
             "delivery log batch failed; writing it one record at a time",
           );
           for (const entry of batch) {
-            await sql()
-              .transaction((tx) => applyRecord(tx, entry.record))
-              .then(entry.resolve, entry.reject);
+            await transaction((tx) => applyBatch(tx, [entry.record])).then(entry.resolve, entry.reject);
           }
         }
       }
@@ -257,7 +145,7 @@ export type DeliveryOutcome =
   | { status: "succeeded" | "failed"; deliveryId: string; statusCode: number | null; retryInMs: number | null };
 
 /**
- * One attempt (issue 5): POST the exact envelope bytes, signed, with a timeout and no redirects; log the
+ * One attempt: POST the exact envelope bytes, signed, with a timeout and no redirects; log the
  * attempt and keep the endpoint's consecutive-failure count (disabled at 20), in one transaction. A
  * deleted or disabled endpoint is sent nothing. `attemptsMade` is how many attempts this job made before.
  */
@@ -270,11 +158,7 @@ export async function deliverOnce(
   }: { attemptsMade: number; maxAttempts?: number; dispatcher: Dispatcher },
 ): Promise<DeliveryOutcome> {
   const env = getEnv();
-  const db = sql();
-  const endpoint = await db.get<EndpointRow>(
-    `SELECT "url", "secretCiphertext", "disabledAt" FROM "WebhookEndpoint" WHERE "id" = ? AND "shopId" = ?`,
-    [payload.endpointId, payload.shopId],
-  );
+  const endpoint = await findEndpointForDelivery(database(), payload.shopId, payload.endpointId);
   if (!endpoint) return { status: "skipped", reason: "endpoint-deleted" };
   if (endpoint.disabledAt !== null) return { status: "skipped", reason: "endpoint-disabled" };
 
@@ -319,13 +203,15 @@ export async function deliverOnce(
   const now = new Date();
 
   await deliveryLog.write({
-    deliveryId,
-    payload,
-    succeeded,
+    id: deliveryId,
+    shopId: payload.shopId,
+    endpointId: payload.endpointId,
+    eventId: payload.eventId,
+    status: succeeded ? "succeeded" : "failed",
     statusCode,
     durationMs,
     error,
-    snippet,
+    responseSnippet: snippet,
     nextRetryAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
     at: now,
   });

@@ -1,7 +1,3 @@
-import { randomBytes } from "node:crypto";
-import { sql } from "~/db.server";
-import { decryptWith, keysFor, open, seal, SEALED_PREFIX, UnreadableCiphertextError } from "~/lib/encryption.server";
-
 /**
  * Endpoint signing secrets: shown once at creation, stored encrypted (lib/encryption.server.ts: AES-256-GCM,
  * key derived from SERVICE_SECRET for this purpose only, versioned for rotation), decrypted by the worker to
@@ -11,6 +7,11 @@ import { decryptWith, keysFor, open, seal, SEALED_PREFIX, UnreadableCiphertextEr
  * Values stored before associated data was added (`v1.<iv>.<tag>.<ciphertext>`, no key id, no associated
  * data) still decrypt, under SERVICE_SECRET or SERVICE_SECRET_PREVIOUS.
  */
+import { randomBytes } from "node:crypto";
+import { database } from "~/data/database.server";
+import { findEndpointsNotSealedWith, replaceSealedSecret } from "~/data/webhook-endpoint-rows.server";
+import { decryptWith, keysFor, open, seal, SEALED_PREFIX, UnreadableCiphertextError } from "~/lib/encryption.server";
+
 const PURPOSE = "webhook-secret-encryption";
 
 export interface SecretOwner {
@@ -68,10 +69,7 @@ export function endpointSecret(stored: string, owner: SecretOwner): string {
  */
 export async function resealEndpointSecrets(): Promise<{ resealed: number; unreadable: number }> {
   const current = `${SEALED_PREFIX}${keysFor(PURPOSE)[0]!.id}.`;
-  const rows = await sql().all<{ id: string; shopId: string; secretCiphertext: string }>(
-    `SELECT "id", "shopId", "secretCiphertext" FROM "WebhookEndpoint" WHERE substr("secretCiphertext", 1, ?) <> ?`,
-    [current.length, current],
-  );
+  const rows = await findEndpointsNotSealedWith(database(), current);
   let resealed = 0;
   let unreadable = 0;
   for (const row of rows) {
@@ -84,10 +82,7 @@ export async function resealEndpointSecrets(): Promise<{ resealed: number; unrea
       unreadable++;
       continue;
     }
-    resealed += await sql().run(
-      `UPDATE "WebhookEndpoint" SET "secretCiphertext" = ? WHERE "id" = ? AND "secretCiphertext" = ?`,
-      [encryptSecret(secret, owner), row.id, row.secretCiphertext],
-    );
+    if (await replaceSealedSecret(database(), row, row.secretCiphertext, encryptSecret(secret, owner))) resealed++;
   }
   return { resealed, unreadable };
 }

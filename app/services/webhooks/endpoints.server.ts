@@ -1,122 +1,144 @@
-import { prisma, sql } from "~/db.server";
+/**
+ * The merchant's webhook endpoints (docs/webhooks.md; the /v1/webhooks operations of docs/openapi.json):
+ * registration with a signing secret shown once, the test event, re-enabling, the delivery log and
+ * redelivery. Errors are DomainErrors; the API maps them to problems.
+ */
+import { transaction, database, type UnitOfWork } from "~/data/database.server";
+import { findDeliveryWithEvent, listDeliveries as listDeliveryRows } from "~/data/webhook-delivery-rows.server";
+import {
+  countEndpoints,
+  deleteEndpoint as deleteEndpointRow,
+  enableEndpoint as enableEndpointRow,
+  findEndpoint,
+  insertEndpoint,
+  listEndpoints as listEndpointRows,
+  lockShopEndpoints,
+  type WebhookEndpointRow,
+} from "~/data/webhook-endpoint-rows.server";
 import { getEnv } from "~/env.server";
-import type { WebhookEndpoint } from "~/generated/prisma-sqlite/client";
+import { enqueueWebhookDelivery } from "~/jobs/queues.server";
+import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
-import { AppError } from "~/lib/problems";
-import { insertEvent } from "~/services/events/outbox.server";
-import { encryptSecret, generateWebhookSecret } from "./secrets.server";
+import { recordEvent, type EventType } from "~/services/events/outbox.server";
+import { encryptSecret, generateWebhookSecret } from "./endpoint-secrets.server";
+import { envelope } from "./fanout.server";
 
-/** The event types an endpoint may subscribe to (spec 6); `ping` is sent only by the test call. */
+/** The event types an endpoint may subscribe to (docs/webhooks.md); `ping` is sent only by the test call. */
 export const SUBSCRIBABLE_EVENTS = ["item.added", "item.removed", "list.merged", "list.shared"] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 export const MAX_ENDPOINTS_PER_SHOP = 20;
 
-export function endpointEvents(endpoint: Pick<WebhookEndpoint, "events">): SubscribableEvent[] {
-  return JSON.parse(endpoint.events) as SubscribableEvent[];
-}
+const invalidUrl = (message: string, issue: string) =>
+  new DomainError("invalid", message, { issues: [{ field: "url", message: issue }] });
 
 /** https only, unless WEBHOOK_ALLOW_HTTP (development); no credentials in the URL. */
-export function checkEndpointUrl(raw: string): string {
+function checkEndpointUrl(raw: string): string {
   const url = new URL(raw);
   const allowHttp = getEnv().WEBHOOK_ALLOW_HTTP;
   if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
-    throw new AppError("validation-error", {
-      detail: allowHttp ? "url must be an http or https URL." : "url must be an https URL.",
-      errors: [{ pointer: "#/url", detail: allowHttp ? "must use http or https" : "must use https" }],
-    });
+    throw invalidUrl(
+      allowHttp ? "url must be an http or https URL." : "url must be an https URL.",
+      allowHttp ? "must use http or https" : "must use https",
+    );
   }
   if (url.username || url.password) {
-    throw new AppError("validation-error", {
-      detail: "url must not carry credentials; verify deliveries with the signing secret instead.",
-      errors: [{ pointer: "#/url", detail: "must not contain a user name or password" }],
-    });
+    throw invalidUrl(
+      "url must not carry credentials; verify deliveries with the signing secret instead.",
+      "must not contain a user name or password",
+    );
   }
   return url.toString();
 }
 
+const noEndpoint = () => new DomainError("not_found", "No webhook endpoint with this id in this shop.");
+
 /**
  * Creates the endpoint, at most MAX_ENDPOINTS_PER_SHOP per shop even under concurrent requests: the count
- * and the insert run in one transaction that holds the shop's row lock (PostgreSQL) or the database's write
- * lock (SQLite, taken at BEGIN), so parallel creations are counted one after another.
+ * and the insert run in one transaction that holds the shop's endpoint lock (PostgreSQL) or the
+ * database's write lock (SQLite), so parallel creations are counted one after another.
  */
-export async function createEndpoint({
-  shopId,
-  url,
-  events,
-}: {
-  shopId: string;
-  url: string;
-  events: SubscribableEvent[];
-}) {
+export async function createEndpoint(
+  { shopId, url, events }: { shopId: string; url: string; events: SubscribableEvent[] },
+  unit?: UnitOfWork<{ endpoint: WebhookEndpointRow; secret: string }>,
+) {
   const checkedUrl = checkEndpointUrl(url);
   const secret = generateWebhookSecret();
   const id = newId("webhookEndpoint");
   const secretCiphertext = encryptSecret(secret, { endpointId: id, shopId });
-  await sql().transaction(async (tx) => {
-    if (tx.engine === "postgres") await tx.get(`SELECT "id" FROM "Shop" WHERE "id" = ? FOR UPDATE`, [shopId]);
-    const row = await tx.get<{ n: number | string }>(
-      `SELECT COUNT(*) AS "n" FROM "WebhookEndpoint" WHERE "shopId" = ?`,
-      [shopId],
-    );
-    if (Number(row?.n ?? 0) >= MAX_ENDPOINTS_PER_SHOP) {
-      throw new AppError("conflict", {
-        detail: `A shop may have at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints.`,
-      });
+  return transaction(async (tx) => {
+    await lockShopEndpoints(tx, shopId);
+    if ((await countEndpoints(tx, shopId)) >= MAX_ENDPOINTS_PER_SHOP) {
+      throw new DomainError("conflict", `A shop may have at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints.`);
     }
-    const now = new Date();
-    await tx.run(
-      `INSERT INTO "WebhookEndpoint" ("id", "shopId", "url", "events", "secretCiphertext", "failCount", "createdAt", "updatedAt") ` +
-        `VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
-      [id, shopId, checkedUrl, JSON.stringify([...new Set(events)]), secretCiphertext, now, now],
+    const endpoint = await insertEndpoint(
+      tx,
+      { id, shopId, url: checkedUrl, events: JSON.stringify([...new Set(events)]), secretCiphertext },
+      new Date(),
     );
+    const result = { endpoint, secret };
+    await unit?.within?.(tx, result);
+    return result;
   });
-  const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
-  return { endpoint, secret };
 }
 
-export async function listEndpoints({ shopId }: { shopId: string }) {
-  return prisma.webhookEndpoint.findMany({ where: { shopId }, orderBy: { id: "asc" } });
-}
-
-export async function getEndpoint({ shopId, endpointId }: { shopId: string; endpointId: string }) {
-  const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, shopId } });
-  if (!endpoint) throw new AppError("not-found", { detail: "No webhook endpoint with this id in this shop." });
-  return endpoint;
+export async function listEndpoints({ shopId }: { shopId: string }): Promise<WebhookEndpointRow[]> {
+  return listEndpointRows(database(), shopId);
 }
 
 /** Deleting removes the endpoint and its delivery log; its pending deliveries find it gone and send nothing. */
-export async function deleteEndpoint({ shopId, endpointId }: { shopId: string; endpointId: string }) {
-  const { count } = await prisma.webhookEndpoint.deleteMany({ where: { id: endpointId, shopId } });
-  if (count === 0) throw new AppError("not-found", { detail: "No webhook endpoint with this id in this shop." });
+export async function deleteEndpoint(
+  { shopId, endpointId }: { shopId: string; endpointId: string },
+  unit?: UnitOfWork<void>,
+): Promise<void> {
+  await transaction(async (tx) => {
+    if (!(await deleteEndpointRow(tx, shopId, endpointId))) throw noEndpoint();
+    await unit?.within?.(tx, undefined);
+  });
 }
 
 /** Re-enables a disabled endpoint and resets its consecutive-failure count (additive). */
-export async function enableEndpoint({ shopId, endpointId }: { shopId: string; endpointId: string }) {
-  await getEndpoint({ shopId, endpointId });
-  return prisma.webhookEndpoint.update({ where: { id: endpointId }, data: { disabledAt: null, failCount: 0 } });
+export async function enableEndpoint(
+  { shopId, endpointId }: { shopId: string; endpointId: string },
+  unit?: UnitOfWork<WebhookEndpointRow>,
+): Promise<WebhookEndpointRow> {
+  return transaction(async (tx) => {
+    const endpoint = await enableEndpointRow(tx, shopId, endpointId, new Date());
+    if (!endpoint) throw noEndpoint();
+    await unit?.within?.(tx, endpoint);
+    return endpoint;
+  });
 }
 
 /**
- * POST /webhooks/{id}/test: a `ping` event in the outbox, addressed to this endpoint only; it then takes
- * the same path as every event (relay, queue, signed delivery, retries, delivery log).
+ * POST /v1/webhooks/{id}/test: a `ping` event in the outbox, addressed to this endpoint only; it then
+ * takes the same path as every event (relay, queue, signed delivery, retries, delivery log). Returns the
+ * event's id.
  */
-export async function sendTestEvent({ shopId, endpointId }: { shopId: string; endpointId: string }) {
-  const endpoint = await getEndpoint({ shopId, endpointId });
-  if (endpoint.disabledAt) {
-    throw new AppError("conflict", {
-      detail: "The endpoint is disabled. Re-enable it (POST /v1/webhooks/{id}/enable) before testing it.",
-    });
-  }
-  return sql().transaction((tx) =>
-    insertEvent(tx, {
+export async function sendTestEvent(
+  { shopId, endpointId }: { shopId: string; endpointId: string },
+  unit?: UnitOfWork<string>,
+): Promise<string> {
+  return transaction(async (tx) => {
+    const endpoint = await findEndpoint(tx, shopId, endpointId);
+    if (!endpoint) throw noEndpoint();
+    if (endpoint.disabledAt) {
+      throw new DomainError(
+        "conflict",
+        "The endpoint is disabled. Re-enable it (POST /v1/webhooks/{id}/enable) before testing it.",
+      );
+    }
+    const eventId = await recordEvent(tx, {
       shopId,
       type: "ping",
       data: { endpointId, message: "Test event from the wishlist service." },
-    }),
-  );
+    });
+    await unit?.within?.(tx, eventId);
+    return eventId;
+  });
 }
 
+/** A page of the endpoint's delivery log, newest first (`limit + 1` rows: the caller pages them). */
 export async function listDeliveries({
   shopId,
   endpointId,
@@ -128,11 +150,44 @@ export async function listDeliveries({
   after?: string;
   limit: number;
 }) {
-  await getEndpoint({ shopId, endpointId });
-  return prisma.webhookDelivery.findMany({
-    where: { shopId, endpointId, ...(after ? { id: { lt: after } } : {}) },
-    orderBy: { id: "desc" },
-    take: limit + 1,
-    include: { event: { select: { type: true } } },
-  });
+  if (!(await findEndpoint(database(), shopId, endpointId))) throw noEndpoint();
+  return listDeliveryRows(database(), shopId, endpointId, { before: after, limit });
+}
+
+/**
+ * Sends a logged delivery's event to its endpoint once more: one attempt, the same envelope, a new
+ * delivery id and signature (it is logged as the next attempt of that event). Nothing is written here;
+ * the delivery job logs the attempt.
+ */
+export async function redeliver({
+  shopId,
+  shopDomain,
+  endpointId,
+  deliveryId,
+}: {
+  shopId: string;
+  shopDomain: string;
+  endpointId: string;
+  deliveryId: string;
+}): Promise<void> {
+  const [endpoint, delivery] = await Promise.all([
+    findEndpoint(database(), shopId, endpointId),
+    findDeliveryWithEvent(database(), shopId, endpointId, deliveryId),
+  ]);
+  if (!endpoint) throw noEndpoint();
+  if (!delivery) throw new DomainError("not_found", "No delivery with this id for this endpoint.");
+  if (endpoint.disabledAt) {
+    throw new DomainError("conflict", "The endpoint is disabled. Re-enable it before redelivering.");
+  }
+  const event = {
+    id: delivery.eventId,
+    shopId,
+    type: delivery.eventType as EventType,
+    data: delivery.eventData,
+    createdAt: delivery.eventCreatedAt,
+  };
+  await enqueueWebhookDelivery(
+    { shopId, eventId: event.id, eventType: event.type, endpointId, body: envelope(event, shopDomain) },
+    { jobId: `redeliver-${deliveryId}-${Date.now()}`, attempts: 1 },
+  );
 }

@@ -19,5 +19,5 @@ export function retryDelayMs(retry: number, unitMs: number, random = Math.random
   return Math.round(retryDelayUnits(retry) * unitMs * jitter);
 }
 
-/** Consecutive failed attempts after which an endpoint is disabled (spec 8). */
+/** Consecutive failed attempts after which an endpoint is disabled (docs/webhooks.md). */
 export const AUTO_DISABLE_AFTER = 20;

@@ -1,3 +1,10 @@
+/**
+ * Where webhook deliveries may connect (docs/webhooks.md, SSRF). Only public unicast addresses, unless an address
+ * is inside a network of WEBHOOK_ALLOWED_NETWORKS (tests and the local demo allow loopback). The check
+ * runs at connect time on the addresses DNS returned for that very connection, so a name that resolved
+ * to a public address when the endpoint was created and to a private one now (DNS rebinding) is refused.
+ * IP literals never reach DNS, so they are checked before connecting.
+ */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
@@ -5,15 +12,9 @@ import { Agent } from "undici";
 import { getEnv } from "~/env.server";
 import { logger } from "~/logger.server";
 
-/**
- * Where webhook deliveries may connect (issue 5, SSRF). Only public unicast addresses, unless an address
- * is inside a network of WEBHOOK_ALLOWED_NETWORKS (tests and the local demo allow loopback). The check
- * runs at connect time on the addresses DNS returned for that very connection, so a name that resolved
- * to a public address when the endpoint was created and to a private one now (DNS rebinding) is refused.
- * IP literals never reach DNS, so they are checked before connecting.
- */
-export class DestinationRefused extends Error {
-  readonly code = "DESTINATION_REFUSED";
+/** A connection the check refuses: an error with the code the delivery log shows before its message. */
+function destinationRefused(message: string): Error {
+  return Object.assign(new Error(message), { code: "DESTINATION_REFUSED" });
 }
 
 let allowed: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> | undefined;
@@ -51,7 +52,7 @@ const safeLookup: LookupFunction = (hostname, options, callback) => {
       // address it resolved to (the operator's log has that).
       logger.warn({ hostname, reason: refused ?? "no address" }, "webhook destination refused after DNS");
       return callback(
-        new DestinationRefused(
+        destinationRefused(
           `${hostname} resolves to an address that is not public; deliveries go to public addresses only`,
         ),
         "",
@@ -63,12 +64,12 @@ const safeLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-/** Throws DestinationRefused for an IP-literal host that is refused (names are checked at connect time). */
+/** Throws (code DESTINATION_REFUSED) for an IP-literal host that is refused (names are checked at connect time). */
 export function assertLiteralHostAllowed(url: URL): void {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (isIP(host)) {
     const reason = refusalReason(host);
-    if (reason) throw new DestinationRefused(reason);
+    if (reason) throw destinationRefused(reason);
   }
 }
 

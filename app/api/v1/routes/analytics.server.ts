@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { activity, topProducts } from "~/services/analytics/analytics.server";
+import { activity, topProducts } from "~/services/analytics/reports.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
 import { PlatformId } from "../schemas";

@@ -1,23 +1,20 @@
+/**
+ * The /v1/webhooks operations (docs/openapi.json, docs/webhooks.md): each validates its request, calls the
+ * webhooks service and serializes what it returns.
+ */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { prisma } from "~/db.server";
-import { createQueue } from "~/jobs/queues.server";
-import { deliverWebhookJob, WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
-import { AppError } from "~/lib/problems";
-import { getRequestRedis } from "~/redis.server";
-import { parseTimestamp } from "~/sql.server";
 import {
   createEndpoint,
   deleteEndpoint,
   enableEndpoint,
-  getEndpoint,
   listDeliveries,
   listEndpoints,
+  redeliver as redeliverEvent,
   sendTestEvent,
   SUBSCRIBABLE_EVENTS,
 } from "~/services/webhooks/endpoints.server";
-import { envelope } from "~/services/webhooks/fanout.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
 import {
@@ -152,10 +149,6 @@ const redeliver = apiRoute({
   responses: { 202: { description: "Queued" } },
 });
 
-let queue: ReturnType<typeof createQueue> | undefined;
-/** On the request connection, so it closes with the server. */
-const webhookQueue = () => (queue ??= createQueue(WEBHOOK_QUEUE, getRequestRedis()));
-
 export function registerWebhookRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(list, async (c) => {
     const endpoints = await listEndpoints({ shopId: c.get("caller").shopId });
@@ -199,25 +192,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<V1Env>) {
     const params = c.req.valid("param");
     const endpointId = parseId("webhookEndpoint", params.id);
     const deliveryId = parseId("delivery", params.deliveryId, "deliveryId");
-    const endpoint = await getEndpoint({ shopId, endpointId });
-    const delivery = await prisma.webhookDelivery.findFirst({
-      where: { id: deliveryId, endpointId, shopId },
-      include: { event: true },
-    });
-    if (!delivery) throw new AppError("not-found", { detail: "No delivery with this id for this endpoint." });
-    if (endpoint.disabledAt) {
-      throw new AppError("conflict", { detail: "The endpoint is disabled. Re-enable it before redelivering." });
-    }
-    const { event } = delivery;
-    const body = envelope(
-      { id: event.id, shopId, type: event.type as never, data: event.data, createdAt: parseTimestamp(event.createdAt) },
-      shopDomain,
-    );
-    await webhookQueue().add(
-      deliverWebhookJob.name,
-      { shopId, eventId: event.id, eventType: event.type, endpointId, body },
-      { ...deliverWebhookJob.options, jobId: `redeliver-${deliveryId}-${Date.now()}`, attempts: 1 },
-    );
+    await redeliverEvent({ shopId, shopDomain, endpointId, deliveryId });
     return c.body(null, 202);
   });
 }
