@@ -1,7 +1,7 @@
 import { QueueEvents } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { HEALTH_QUEUE, MAINTENANCE_QUEUE, healthJob, purgeEventsJob, purgeIdempotencyJob } from "~/jobs/definitions";
-import { createHealthQueue, createQueue, queuePrefix } from "~/jobs/queues.server";
+import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { createRedis } from "~/redis.server";
 import { freePort, startProcess } from "./support/processes";
 
@@ -28,7 +28,7 @@ describe("worker process", () => {
   it("connects, consumes a health job, and shuts down cleanly on SIGTERM", async () => {
     const worker = startProcess("worker/index.ts", {});
     const connection = createRedis("worker");
-    const queue = createHealthQueue(connection);
+    const queue = createQueue(HEALTH_QUEUE, connection);
     const events = new QueueEvents(HEALTH_QUEUE, { connection: createRedis("worker"), prefix: queuePrefix() });
     try {
       await worker.waitForOutput(/worker ready/);
