@@ -37,7 +37,7 @@ afterAll(async () => {
   queueRedis.disconnect();
 });
 
-/** The receiver's side, written here independently of the service's code: spec 6's scheme. */
+/** The receiver's side, written here independently of the service's code: the scheme of docs/webhooks.md. */
 function verify(received: Received, secret: string, toleranceSeconds = 300): boolean {
   const header = String(received.headers["x-service-signature"] ?? "");
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);

@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  addProductStats,
+  addShopStats,
+  countActiveOwners,
+  countSaversOfProducts,
+  findShopStats,
+  insertActiveOwners,
+  latestItemsOfProducts,
+  topProductStats,
+} from "~/data/daily-stat-rows.server";
+import { database, engine, transaction } from "~/data/database.server";
+import { upsertShop } from "~/data/shop-rows.server";
+import { newId } from "~/lib/ids";
+
+/** The analytics rollups on both engines: additive upserts, once-a-day owners, range sums, scoping. */
+async function newShop() {
+  return upsertShop(
+    database(),
+    {
+      id: newId("shop"),
+      domain: `stats-${randomBytes(4).toString("hex")}.myshopify.com`,
+      publicKey: `svc_pk_${randomBytes(12).toString("hex")}`,
+      settings: "{}",
+    },
+    new Date(),
+  );
+}
+
+describe(`daily stat rows (${engine()})`, () => {
+  it("counts an owner once a day: only first sightings come back", async () => {
+    const [shop, other] = [await newShop(), await newShop()];
+    const day = "2026-06-01";
+    expect(
+      await insertActiveOwners(database(), [
+        { shopId: shop.id, day, ownerKey: "c:1" },
+        { shopId: shop.id, day, ownerKey: "a:x" },
+      ]),
+    ).toHaveLength(2);
+    const again = await insertActiveOwners(database(), [
+      { shopId: shop.id, day, ownerKey: "c:1" },
+      { shopId: shop.id, day: "2026-06-02", ownerKey: "c:1" },
+      { shopId: other.id, day, ownerKey: "c:1" },
+    ]);
+    expect(again).toEqual(
+      expect.arrayContaining([
+        { shopId: shop.id, day: "2026-06-02", ownerKey: "c:1" },
+        { shopId: other.id, day, ownerKey: "c:1" },
+      ]),
+    );
+    expect(again).toHaveLength(2);
+    expect(await insertActiveOwners(database(), [])).toEqual([]);
+    expect(await countActiveOwners(database(), shop.id, "2026-06-01", "2026-06-02")).toBe(2);
+    expect(await countActiveOwners(database(), shop.id, "2026-06-02", "2026-06-02")).toBe(1);
+    expect(await countActiveOwners(database(), other.id, "2026-06-01", "2026-06-30")).toBe(1);
+  });
+
+  it("adds to existing counts and creates missing rows, many rows in one statement", async () => {
+    const [shop, other] = [await newShop(), await newShop()];
+    await addShopStats(database(), [{ shopId: shop.id, day: "2026-06-01", adds: 2, removes: 1, activeShoppers: 1 }]);
+    await addShopStats(database(), [
+      { shopId: shop.id, day: "2026-06-01", adds: 3, removes: 0, activeShoppers: 2 },
+      { shopId: shop.id, day: "2026-06-03", adds: 1, removes: 1, activeShoppers: 1 },
+      { shopId: other.id, day: "2026-06-01", adds: 9, removes: 9, activeShoppers: 9 },
+    ]);
+    await addShopStats(database(), []);
+    expect(await findShopStats(database(), shop.id, "2026-06-01", "2026-06-02")).toEqual([
+      { day: "2026-06-01", adds: 5, removes: 1, activeShoppers: 3 },
+    ]);
+    expect(await findShopStats(database(), shop.id, "2026-06-01", "2026-06-03")).toHaveLength(2);
+  });
+
+  it("sums product counts over the range, most saved first, ties by product id, within the shop", async () => {
+    const [shop, other] = [await newShop(), await newShop()];
+    const stat = (day: string, productId: string, adds: number, removes = 0) => ({
+      shopId: shop.id,
+      day,
+      productId,
+      adds,
+      removes,
+    });
+    await addProductStats(database(), [
+      stat("2026-06-01", "b", 2),
+      stat("2026-06-01", "a", 1, 1),
+      stat("2026-06-01", "c", 5),
+    ]);
+    await addProductStats(database(), [
+      stat("2026-06-02", "a", 1),
+      stat("2026-06-01", "b", 1),
+      stat("2026-07-01", "z", 99),
+    ]);
+    await addProductStats(database(), [{ ...stat("2026-06-01", "q", 50), shopId: other.id }]);
+    expect(await topProductStats(database(), shop.id, "2026-06-01", "2026-06-30", 10)).toEqual([
+      { productId: "c", adds: 5, removes: 0 },
+      { productId: "b", adds: 3, removes: 0 },
+      { productId: "a", adds: 2, removes: 1 },
+    ]);
+    expect(await topProductStats(database(), shop.id, "2026-06-02", "2026-06-02", 1)).toEqual([
+      { productId: "a", adds: 1, removes: 0 },
+    ]);
+  });
+
+  it("adds concurrent batches of one day row without losing any", async () => {
+    const shop = await newShop();
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        transaction((tx) =>
+          addShopStats(tx, [{ shopId: shop.id, day: "2026-06-05", adds: 1, removes: 0, activeShoppers: 0 }]),
+        ),
+      ),
+    );
+    expect((await findShopStats(database(), shop.id, "2026-06-05", "2026-06-05"))[0]?.adds).toBe(10);
+  });
+
+  it("reads current savers and the latest handle and title of products from the shop's items", async () => {
+    const [shop, other] = [await newShop(), await newShop()];
+    const lists = [newId("list"), newId("list")];
+    for (const id of lists) {
+      await database()
+        .insertInto("List")
+        .values({ id, shopId: shop.id, anonymousId: id, updatedAt: new Date() })
+        .execute();
+    }
+    const item = (listId: string, productId: string, handle: string, addedAt: string, variantId = "") => ({
+      id: newId("item"),
+      listId,
+      shopId: shop.id,
+      productId,
+      variantId,
+      handle,
+      titleSnapshot: handle.toUpperCase(),
+      addedAt: new Date(addedAt),
+    });
+    await database()
+      .insertInto("Item")
+      .values([
+        item(lists[0]!, "p1", "old", "2026-06-01T00:00:00.000Z"),
+        item(lists[0]!, "p1", "older", "2026-05-01T00:00:00.000Z", "v2"),
+        item(lists[1]!, "p1", "new", "2026-06-02T00:00:00.000Z"),
+        item(lists[1]!, "p2", "two", "2026-06-01T00:00:00.000Z"),
+      ])
+      .execute();
+    const savers = await countSaversOfProducts(database(), shop.id, ["p1", "p2", "p3"]);
+    expect(Object.fromEntries(savers)).toEqual({ p1: 2, p2: 1 });
+    const latest = await latestItemsOfProducts(database(), shop.id, ["p1", "p2"]);
+    expect(latest.get("p1")).toEqual({ handle: "new", titleSnapshot: "NEW" });
+    expect(latest.get("p2")).toEqual({ handle: "two", titleSnapshot: "TWO" });
+    expect((await countSaversOfProducts(database(), other.id, ["p1"])).size).toBe(0);
+    expect((await latestItemsOfProducts(database(), other.id, ["p1"])).size).toBe(0);
+    expect((await latestItemsOfProducts(database(), shop.id, [])).size).toBe(0);
+  });
+});
