@@ -1,16 +1,17 @@
-import { Readable } from "node:stream";
-import type { Context, Env, Hono } from "hono";
-import { getEnv } from "~/env.server";
-import { AppError } from "~/lib/problems";
-import { FILES_PATH, TooLargeError, verifySignedFileUrl, type SignedOperation } from "~/services/storage/local.server";
-import { getStorage } from "~/services/storage/index.server";
-
 /**
  * The local storage driver's signed URLs (outside /v1: they carry their own authority, no key). PUT
  * takes an upload: signature, expiry and Content-Type are checked before a byte is read, and the size
  * cap while streaming. GET serves an export or a report as an attachment. With STORAGE_DRIVER=s3 the
  * store itself serves these URLs and this answers 404.
  */
+import { Readable } from "node:stream";
+import type { Context, Env, Hono } from "hono";
+import { getEnv } from "~/env.server";
+import { isDomainError } from "~/lib/domain-error";
+import { AppError } from "~/lib/problems";
+import { FILES_PATH, verifySignedFileUrl, type SignedOperation } from "~/services/storage/local.server";
+import { getStorage } from "~/services/storage/index.server";
+
 function grantFor(c: Context, method: SignedOperation) {
   if (getEnv().STORAGE_DRIVER !== "local") throw new AppError("not-found", { detail: "Files are not served here." });
   const check = verifySignedFileUrl(method, new URL(c.req.url));
@@ -47,7 +48,7 @@ export function registerFileRoutes<E extends Env>(app: Hono<E>) {
       const stored = await getStorage().write(grant.key, body, grant.contentType, { maxBytes });
       return c.json({ size: stored.size }, 200);
     } catch (error) {
-      if (error instanceof TooLargeError) throw tooLarge();
+      if (isDomainError(error, "too_large")) throw tooLarge();
       throw error;
     }
   });

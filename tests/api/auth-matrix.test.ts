@@ -3,7 +3,7 @@ import { prisma } from "~/db.server";
 import { Readable } from "node:stream";
 import { createApiKey, revokeApiKey } from "~/services/keys/keys.server";
 import { getStorage } from "~/services/storage/index.server";
-import { createExportJob, createUpload } from "~/services/transfers/jobs.server";
+import { createUpload, startExport } from "~/services/transfers/jobs.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
@@ -102,7 +102,7 @@ const endpoints: Endpoint[] = [
   {
     name: "GET /exports/{jobId}",
     method: "GET",
-    path: async () => `/exports/${(await createExportJob({ shopId: shop.id, format: "csv" })).id}`,
+    path: async () => `/exports/${(await startExport({ shopId: shop.id, format: "csv" })).id}`,
     ok: 200,
   },
   { name: "GET /imports", method: "GET", path: async () => "/imports", ok: 200 },

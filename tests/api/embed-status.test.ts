@@ -7,7 +7,7 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 process.env.SHOPIFY_ADMIN_API_TIMEOUT_MS = "400";
 afterAll(() => platform.close());
 
-const { prisma } = await import("~/db.server");
+const { database } = await import("~/data/database.server");
 const { resetEnvCache } = await import("~/env.server");
 const { SHOPIFY_API_VERSION } = await import("~/shopify-api-version");
 const { createShopWithKey } = await import("../factories");
@@ -17,15 +17,16 @@ const { createTestApp } = await import("../support/http");
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
 const { shop, secret } = await createShopWithKey();
-await prisma.session.create({
-  data: {
+await database()
+  .insertInto("Session")
+  .values({
     id: `offline_${shop.domain}`,
     shop: shop.domain,
     state: "",
     isOnline: false,
     accessToken: "shpat_offline_token",
-  },
-});
+  })
+  .execute();
 const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
 const EMBED = "shopify://apps/wishlist-service/blocks/app-embed/0b7c7c4e-1111-4222-8333-944455556666";
 

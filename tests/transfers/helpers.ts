@@ -16,11 +16,39 @@ export const viaApp =
  * Gives the shop an offline access token, as installing the app does: imports ask the platform (the fake
  * Admin API of tests/support) whether each row's customer is one of the shop's.
  */
-export async function connectToPlatform(shopDomain: string) {
-  const { prisma } = await import("~/db.server");
-  await prisma.session.create({
-    data: { id: `offline_${shopDomain}`, shop: shopDomain, state: "", isOnline: false, accessToken: "shpat_x" },
-  });
+export async function connectToPlatform(shopDomain: string, accessToken = "shpat_x") {
+  const { database } = await import("~/data/database.server");
+  await database()
+    .insertInto("Session")
+    .values({ id: `offline_${shopDomain}`, shop: shopDomain, state: "", isOnline: false, accessToken })
+    .execute();
+}
+
+/** How many items the shop has saved (optionally those of one customer's default list). */
+export async function countItems(shopId: string, customerId?: string): Promise<number> {
+  const { database } = await import("~/data/database.server");
+  const row = await database()
+    .selectFrom("Item as i")
+    .innerJoin("List as l", "l.id", "i.listId")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("i.shopId", "=", shopId)
+    .$if(customerId !== undefined, (query) =>
+      query.where("l.customerId", "=", customerId!).where("l.isDefault", "=", true),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** How many lists the shop has (optionally of one customer). */
+export async function countLists(shopId: string, customerId?: string): Promise<number> {
+  const { database } = await import("~/data/database.server");
+  const row = await database()
+    .selectFrom("List")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .$if(customerId !== undefined, (query) => query.where("customerId", "=", customerId!))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Steps 1 and 2 of an import: ask for an upload URL, PUT the bytes there. Returns the fileUrl. */

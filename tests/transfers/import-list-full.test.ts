@@ -6,13 +6,12 @@ const platform = await startFakeAdminApi();
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 platform.answer(customerSearch({}, undefined, { ids: (id) => Number(id) >= 4000 && Number(id) < 4100 }));
 
-const { prisma } = await import("~/db.server");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { createShopWithKey } = await import("../factories");
 const { OpenApiValidator, apiClient } = await import("../support/api");
 const { createTestApp } = await import("../support/http");
 const { useWorker } = await import("../support/worker");
-const { connectToPlatform, download, runImport, upload, viaApp } = await import("./helpers");
+const { connectToPlatform, countItems, download, runImport, upload, viaApp } = await import("./helpers");
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
@@ -32,8 +31,7 @@ async function connectedShop() {
 }
 
 const reportOf = async (job: { resultUrl: string | null }) => (await download(fetcher, job.resultUrl!)).json();
-const countOf = (shopId: string, customerId: string) =>
-  prisma.item.count({ where: { shopId, list: { customerId, isDefault: true } } });
+const countOf = (shopId: string, customerId: string) => countItems(shopId, customerId);
 
 describe("imports into lists that reach MAX_ITEMS_PER_LIST", () => {
   it("skips the rows beyond the cap as list-full, by line, in the dry run and the real run alike", async () => {

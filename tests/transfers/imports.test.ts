@@ -13,7 +13,7 @@ const isShopCustomer = (id: string) =>
 const shopCustomers = () => customerSearch(DIRECTORY, undefined, { ids: isShopCustomer });
 platform.answer(shopCustomers());
 
-const { prisma } = await import("~/db.server");
+const { database } = await import("~/data/database.server");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../factories");
@@ -22,7 +22,7 @@ const { createTestApp } = await import("../support/http");
 const { useWorker } = await import("../support/worker");
 const { createQueue } = await import("~/jobs/queues.server");
 const { TRANSFER_QUEUE } = await import("~/jobs/definitions");
-const { download, runImport, upload, viaApp } = await import("./helpers");
+const { connectToPlatform, countItems, countLists, download, runImport, upload, viaApp } = await import("./helpers");
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
@@ -32,20 +32,20 @@ const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
 
 async function connectedShop() {
   const { shop, secret } = await createShopWithKey();
-  await prisma.session.create({
-    data: { id: `offline_${shop.domain}`, shop: shop.domain, state: "", isOnline: false, accessToken: "shpat_x" },
-  });
+  await connectToPlatform(shop.domain);
   return { shop, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
 }
 
 async function itemsOf(shopId: string) {
-  const items = await prisma.item.findMany({
-    where: { shopId },
-    include: { list: true },
-    orderBy: { productId: "asc" },
-  });
+  const items = await database()
+    .selectFrom("Item as i")
+    .innerJoin("List as l", "l.id", "i.listId")
+    .select(["l.customerId", "i.productId", "i.variantId", "i.handle", "i.titleSnapshot", "i.addedAt"])
+    .where("i.shopId", "=", shopId)
+    .orderBy("i.productId")
+    .execute();
   return items.map((item) => ({
-    customerId: item.list.customerId,
+    customerId: item.customerId,
     productId: item.productId,
     variantId: item.variantId,
     handle: item.handle,
@@ -132,7 +132,7 @@ describe("imports through the real worker", () => {
     const kept = (await itemsOf(shop.id)).find((item) => item.productId === "9002");
     expect(kept!.addedAt).toBe(savedAt.toISOString());
     // The list is the customer's one default list, not a second one.
-    expect(await prisma.list.count({ where: { shopId: shop.id, customerId: "1001" } })).toBe(1);
+    expect(await countLists(shop.id, "1001")).toBe(1);
   });
 
   it("a dry run writes nothing and reports what the real run then does, duplicates within the file included", async () => {
@@ -144,11 +144,11 @@ describe("imports through the real worker", () => {
     const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
     const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
     expect(dry).toMatchObject({ status: "succeeded", dryRun: true, imported: 1_250, skipped: 0, rowsProcessed: 2_500 });
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);
-    expect(await prisma.list.count({ where: { shopId: shop.id } })).toBe(0);
+    expect(await countItems(shop.id)).toBe(0);
+    expect(await countLists(shop.id)).toBe(0);
     const real = await runImport(api, { source: "csv", fileUrl });
     expect(real).toMatchObject({ imported: 1_250, skipped: 0 });
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(1_250);
+    expect(await countItems(shop.id)).toBe(1_250);
     expect((await reportOf(real)).totals).toEqual((await reportOf(dry)).totals);
   });
 
@@ -224,7 +224,7 @@ describe("imports through the real worker", () => {
       expect(job).toMatchObject({ status: "succeeded", imported: 2_500, skipped: 0, rowsProcessed: 2_500 });
       const report = await reportOf(job);
       expect(report.totals).toMatchObject({ rows: 2_500, imported: 2_500, unchanged: 0, skipped: 0 });
-      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(2_500);
+      expect(await countItems(shop.id)).toBe(2_500);
       const again = await runImport(api, { source: "vendor_b", fileUrl });
       expect(again).toMatchObject({ status: "succeeded", imported: 0, skipped: 0 });
     } finally {
@@ -243,8 +243,8 @@ describe("imports through the real worker", () => {
     const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
     const job = await runImport(api, { source: "csv", fileUrl });
     for (const run of [dry, job]) expect(run).toMatchObject({ status: "succeeded", imported: 601, skipped: 2 });
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(601);
-    const owners = await prisma.list.findMany({ where: { shopId: shop.id }, select: { customerId: true } });
+    expect(await countItems(shop.id)).toBe(601);
+    const owners = await database().selectFrom("List").select("customerId").where("shopId", "=", shop.id).execute();
     expect(owners.map((list) => list.customerId)).not.toContain("99999");
     const report = await reportOf(job);
     expect(report.totals.skippedBy).toEqual({ "customer-id-not-found": 2 });
@@ -286,7 +286,7 @@ describe("imports through the real worker", () => {
       expect(report).toMatchObject({ status: "failed", error: message, jobId: job.jobId });
       expect(report.totals).toMatchObject({ rows: 3, imported: 0 });
       expect(report.format.variant).toBe("classic (v1)");
-      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);
+      expect(await countItems(shop.id)).toBe(0);
       // Three attempts, each asking three times (twice again after a backoff of 1 s, then 3 s).
       expect(await attemptsOf(job.jobId)).toBe(3);
       expect(platform.calls).toHaveLength(9);
@@ -314,7 +314,7 @@ describe("imports through the real worker", () => {
       const { fileUrl } = await upload(api, fetcher, emailOnlyFile());
       const job = await runImport(api, { source: "vendor_b", fileUrl }, 120_000);
       expect(job).toMatchObject({ status: "succeeded", imported: 3, skipped: 0, error: null });
-      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(3);
+      expect(await countItems(shop.id)).toBe(3);
       expect(await attemptsOf(job.jobId)).toBe(1);
       expect(platform.calls).toHaveLength(3);
       const [first, second] = platform.calls.map((call) => call.at);
@@ -425,7 +425,7 @@ describe("imports through the real worker", () => {
     // The dry run names the variant and the columns that map to nothing before anything is written.
     expect(dryReport.format.variant).toBe(expected.variant);
     expect(dryReport.columns.unmapped).toEqual(expected.unmapped);
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);
+    expect(await countItems(shop.id)).toBe(0);
 
     const job = await runImport(api, { source: expected.source, fileUrl });
     expect(job).toMatchObject({ status: "succeeded", imported: expected.imported, skipped: expected.issues.length });
@@ -482,7 +482,7 @@ describe("imports through the real worker", () => {
       expect(job.status).toBe("failed");
       expect(job.error).toMatch(error);
       expect(job.imported).toBeNull();
-      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);
+      expect(await countItems(shop.id)).toBe(0);
       expect((await reportOf(job)).error).toBe(job.error);
     },
   );

@@ -1,4 +1,6 @@
-import type { ApiKey, Item, List, TransferJob, Upload } from "~/generated/prisma-sqlite/client";
+import type { ApiKey, Item, List } from "~/generated/prisma-sqlite/client";
+import type { TransferJobRow as TransferJob } from "~/data/transfer-job-rows.server";
+import type { UploadRow as Upload } from "~/data/upload-rows.server";
 import type { WebhookDeliveryRow } from "~/data/webhook-delivery-rows.server";
 import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
 import { toTimestamp } from "~/lib/time";

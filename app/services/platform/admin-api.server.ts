@@ -1,14 +1,17 @@
-import { request } from "undici";
-import { prisma } from "~/db.server";
-import { getEnv } from "~/env.server";
-import { AppError } from "~/lib/problems";
-import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
-
 /**
  * Minimal Admin GraphQL client for server-side jobs and API calls that act for a shop outside an admin
- * session: the shop's offline token, our API version, a hard timeout, and platform failures mapped to
- * problems (never a hang, never a raw upstream error).
+ * session: the shop's offline token, our API version, a hard timeout, and platform failures as domain
+ * errors (never a hang, never a raw upstream error): `platform_not_connected` when the shop has no token
+ * or the platform refuses it, `platform_unavailable` (PlatformUnavailable) when the platform does not
+ * answer usefully.
  */
+import { request } from "undici";
+import { database } from "~/data/database.server";
+import { findOfflineAccessToken } from "~/data/session-rows.server";
+import { getEnv } from "~/env.server";
+import { DomainError } from "~/lib/domain-error";
+import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
+
 export async function adminGraphql<T>(input: {
   shopDomain: string;
   query: string;
@@ -23,38 +26,30 @@ export async function adminGraphql<T>(input: {
 }
 
 /**
- * The platform could not answer (502 platform-unavailable). `transient` when asking again later may work
- * (no connection, a timeout, a 5xx, a body cut short); `reason` says what happened in a few words, for
- * messages that name it ("Admin API unreachable"); `retryAfterMs` is the platform's Retry-After, if any.
+ * The platform could not answer: a `platform_unavailable` domain error. `transient` when asking again
+ * later may work (no connection, a timeout, a 5xx, a body cut short); `reason` says what happened in a few
+ * words, for messages that name it ("Admin API unreachable"); `retryAfterSeconds` is the platform's
+ * Retry-After, if any.
  */
-export class PlatformUnavailable extends AppError {
-  readonly transient: boolean;
-  readonly reason: string;
-  readonly retryAfterMs: number | undefined;
-
+export class PlatformUnavailable extends DomainError {
   constructor(
-    detail: string,
-    {
-      transient,
-      reason,
-      retryAfterMs,
-      cause,
-    }: { transient: boolean; reason: string; retryAfterMs?: number; cause?: unknown },
+    message: string,
+    readonly reason: string,
+    options: { transient: boolean; retryAfterSeconds?: number; cause?: unknown },
   ) {
-    super("platform-unavailable", { detail, cause });
-    this.transient = transient;
-    this.reason = reason;
-    this.retryAfterMs = retryAfterMs;
+    super("platform_unavailable", message, options);
   }
 }
 
-const unavailable = (detail: string, reason = "unavailable", transient = false) =>
-  new PlatformUnavailable(detail, { transient, reason });
+const notConnected = (message: string) => new DomainError("platform_not_connected", message);
 
-/** Retry-After in seconds (the platform does not send dates), as milliseconds; undefined if absent or odd. */
-function retryAfterMs(header: string | string[] | undefined): number | undefined {
+const unavailable = (message: string, reason = "unavailable", transient = false) =>
+  new PlatformUnavailable(message, reason, { transient });
+
+/** Retry-After in seconds (the platform does not send dates), at most 600; undefined if absent or odd. */
+function retryAfterSeconds(header: string | string[] | undefined): number | undefined {
   const seconds = Number(Array.isArray(header) ? header[0] : header);
-  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 600) * 1000 : undefined;
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 600) : undefined;
 }
 
 /** The platform's query cost report (extensions.cost), used to pace bulk work under its rate limit. */
@@ -85,14 +80,9 @@ export async function adminGraphqlPayload<T>({
   query: string;
   variables?: Record<string, unknown>;
 }): Promise<AdminPayload<T>> {
-  const session = await prisma.session.findFirst({
-    where: { shop: shopDomain, isOnline: false },
-    select: { accessToken: true },
-  });
-  if (!session?.accessToken) {
-    throw new AppError("platform-not-connected", {
-      detail: `No platform access token for ${shopDomain}: open the app from the shop's admin to connect it.`,
-    });
+  const accessToken = await findOfflineAccessToken(database(), shopDomain);
+  if (!accessToken) {
+    throw notConnected(`No platform access token for ${shopDomain}: open the app from the shop's admin to connect it.`);
   }
   const env = getEnv();
   const origin = env.SHOPIFY_ADMIN_API_ORIGIN ?? `https://${shopDomain}`;
@@ -101,48 +91,50 @@ export async function adminGraphqlPayload<T>({
   try {
     response = await request(url, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-shopify-access-token": session.accessToken },
+      headers: { "content-type": "application/json", "x-shopify-access-token": accessToken },
       body: JSON.stringify({ query, variables }),
       headersTimeout: env.SHOPIFY_ADMIN_API_TIMEOUT_MS,
       bodyTimeout: env.SHOPIFY_ADMIN_API_TIMEOUT_MS,
       signal: AbortSignal.timeout(env.SHOPIFY_ADMIN_API_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new PlatformUnavailable(`The platform's Admin API could not be reached for ${shopDomain}.`, {
+    throw new PlatformUnavailable(`The platform's Admin API could not be reached for ${shopDomain}.`, "unreachable", {
       transient: true,
-      reason: "unreachable",
       cause: error,
     });
   }
   if (response.statusCode === 401 || response.statusCode === 403) {
     await response.body.dump();
-    throw new AppError("platform-not-connected", {
-      detail: `The platform refused the shop's access token (HTTP ${response.statusCode}): open the app from the shop's admin to reconnect it.`,
-    });
+    throw notConnected(
+      `The platform refused the shop's access token (HTTP ${response.statusCode}): open the app from the shop's admin to reconnect it.`,
+    );
   }
   if (response.statusCode === 429) {
     await response.body.dump();
-    return { throttledForMs: retryAfterMs(response.headers["retry-after"]) ?? 1_000 };
+    return { throttledForMs: (retryAfterSeconds(response.headers["retry-after"]) ?? 1) * 1000 };
   }
   if (response.statusCode !== 200) {
     await response.body.dump();
     // A 5xx (or a 408) is the platform's trouble and may pass; another 4xx is a request it will never take.
-    throw new PlatformUnavailable(`The platform's Admin API answered HTTP ${response.statusCode}.`, {
-      transient: response.statusCode >= 500 || response.statusCode === 408,
-      reason: `answered HTTP ${response.statusCode}`,
-      retryAfterMs: retryAfterMs(response.headers["retry-after"]),
-    });
+    throw new PlatformUnavailable(
+      `The platform's Admin API answered HTTP ${response.statusCode}.`,
+      `answered HTTP ${response.statusCode}`,
+      {
+        transient: response.statusCode >= 500 || response.statusCode === 408,
+        retryAfterSeconds: retryAfterSeconds(response.headers["retry-after"]),
+      },
+    );
   }
   let payload: { data?: T; errors?: AdminPayload<T>["errors"]; extensions?: { cost?: QueryCost } };
   try {
     payload = (await response.body.json()) as typeof payload;
   } catch (error) {
     // A body cut short or an HTML error page from a proxy in between: asking again may work.
-    throw new PlatformUnavailable("The platform's Admin API answered with a body that is not JSON.", {
-      transient: true,
-      reason: "answered with a body that is not JSON",
-      cause: error,
-    });
+    throw new PlatformUnavailable(
+      "The platform's Admin API answered with a body that is not JSON.",
+      "answered with a body that is not JSON",
+      { transient: true, cause: error },
+    );
   }
   const cost = payload.extensions?.cost;
   const throttled = payload.errors?.some((error) => error.extensions?.code === "THROTTLED");

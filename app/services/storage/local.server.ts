@@ -4,6 +4,7 @@ import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { DomainError } from "~/lib/domain-error";
 import { deriveKey } from "~/lib/secrets.server";
 import {
   assertStorageKey,
@@ -13,20 +14,16 @@ import {
   type PresignedUpload,
 } from "./storage";
 
-/** Thrown while streaming when a body goes past its cap; the partial file is removed. */
-export class TooLargeError extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`The body is larger than ${maxBytes} bytes.`);
-    this.name = "TooLargeError";
-  }
-}
-
-/** Counts bytes going through and fails as soon as they pass `maxBytes` (never after the fact). */
+/**
+ * Counts bytes going through and fails as soon as they pass `maxBytes` (never after the fact), with a
+ * `too_large` domain error whose `details.maxBytes` is the cap.
+ */
 export function byteLimit(maxBytes: number, counted: { bytes: number } = { bytes: 0 }) {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       counted.bytes += chunk.length;
-      if (counted.bytes > maxBytes) callback(new TooLargeError(maxBytes));
+      if (counted.bytes > maxBytes)
+        callback(new DomainError("too_large", `The body is larger than ${maxBytes} bytes.`, { details: { maxBytes } }));
       else callback(null, chunk);
     },
   });

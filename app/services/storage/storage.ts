@@ -1,11 +1,11 @@
-import type { Readable } from "node:stream";
-
 /**
  * Where import uploads, import reports and export files live (issue 6). One interface, two drivers:
  * local disk under .data/ with URLs this app signs and serves (the embedded default), and any
  * S3-compatible store with presigned URLs (STORAGE_DRIVER=s3). Keys are made by the services, never
  * taken from requests: `<area>/<shop id>/<object id>[.ext]`.
  */
+import type { Readable } from "node:stream";
+
 export interface PresignedUpload {
   url: string;
   method: "PUT";
@@ -43,7 +43,7 @@ export interface FileStorage {
   read(key: string): Promise<Readable>;
   /**
    * Streams `body` into the object, replacing it whole only once complete. With `maxBytes`, fails with
-   * TooLargeError as soon as the body passes it, and nothing is stored.
+   * a `too_large` domain error as soon as the body passes it, and nothing is stored.
    */
   write(key: string, body: Readable, contentType: string, options?: { maxBytes?: number }): Promise<StoredObject>;
   remove(key: string): Promise<void>;

@@ -1,9 +1,10 @@
 /**
- * How import files' columns map to what an imported item needs (spec 4, import rules 1-2). The vendor
+ * How import files' columns map to what an imported item needs (docs/imports.md, import rules 1-2). The vendor
  * formats are the CSV exports of two rival wishlist apps; their header names changed between versions,
  * so every known variant is listed here, in one table (docs/imports.md shows each with a sample under
  * tests/fixtures/imports/). Headers are compared with case, spaces, underscores and hyphens ignored.
  */
+
 export type Field = "customerId" | "email" | "anonymousId" | "productId" | "variantId" | "handle" | "title" | "addedAt";
 
 export const SOURCES = ["csv", "vendor_a", "vendor_b"] as const;

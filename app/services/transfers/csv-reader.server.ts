@@ -1,14 +1,15 @@
-import { Transform, type Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import Papa from "papaparse";
-import { byteLimit } from "~/services/storage/local.server";
-
 /**
  * Streams a CSV file through papaparse in chunks, never holding the file: bytes are capped, decoded as
  * UTF-8 (a BOM is dropped, invalid UTF-8 or NUL bytes mean it is not a text file), and parsed with
  * quoted fields, commas and line breaks inside quotes, LF or CRLF. Each record carries the line it
  * starts on, counting the line breaks inside quoted fields, so reports point at what an editor shows.
  */
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import Papa from "papaparse";
+import { DomainError, isDomainError } from "~/lib/domain-error";
+import { byteLimit } from "~/services/storage/local.server";
+
 export interface CsvRecord {
   line: number;
   fields: string[];
@@ -16,15 +17,16 @@ export interface CsvRecord {
   malformed?: string;
 }
 
-/** The file cannot be read as CSV at all: nothing from it is imported. */
-export class MalformedFileError extends Error {
-  constructor(
-    message: string,
-    readonly line?: number,
-  ) {
-    super(message);
-    this.name = "MalformedFileError";
-  }
+/**
+ * The file cannot be read as CSV at all, so nothing from it is imported: an `invalid` domain error that
+ * says so, marked as being about the file (`details.file`).
+ */
+export function malformedFile(message: string): DomainError {
+  return new DomainError("invalid", message, { details: { file: "malformed" } });
+}
+
+export function isMalformedFile(error: unknown): error is DomainError {
+  return isDomainError(error, "invalid") && error.details.file === "malformed";
 }
 
 /**
@@ -55,10 +57,10 @@ function utf8Decoder(onNewline: (newline: "\r\n" | "\n" | "\r") => void) {
     try {
       text = chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
     } catch {
-      throw new MalformedFileError(`The file is not UTF-8 text (invalid bytes near byte ${offset}).`);
+      throw malformedFile(`The file is not UTF-8 text (invalid bytes near byte ${offset}).`);
     }
     const nul = text.indexOf("\0");
-    if (nul >= 0) throw new MalformedFileError("The file is not a CSV text file (it contains NUL bytes).");
+    if (nul >= 0) throw malformedFile("The file is not a CSV text file (it contains NUL bytes).");
     offset += chunk?.length ?? 0;
     return text;
   };
@@ -96,8 +98,8 @@ function breaksIn(fields: string[]): number {
 
 /**
  * Reads `input` to the end, calling `onRecords` with each chunk's records (empty lines left out) and
- * waiting for it before reading on. Rejects with MalformedFileError when the file is not CSV text or
- * a quoted field never ends, and with TooLargeError past `maxBytes`.
+ * waiting for it before reading on. Rejects with `malformedFile` when the file is not CSV text or a
+ * quoted field never ends, and with a `too_large` domain error past `maxBytes`.
  */
 export async function readCsv(
   input: Readable,
@@ -137,7 +139,7 @@ export async function readCsv(
           for (const error of results.errors) {
             const line = lines[error.row ?? lines.length - 1] ?? nextLine;
             if (error.code === "MissingQuotes") {
-              fail(new MalformedFileError(`A quoted field starting on line ${line} is never closed.`, line));
+              fail(malformedFile(`A quoted field starting on line ${line} is never closed.`));
               parser.abort();
               return;
             }

@@ -1,15 +1,16 @@
+/**
+ * Import rule 3 (docs/imports.md): every row must resolve to a customer of the shop, by customer id when
+ * the row has one (checked through the platform's Admin GraphQL API: the id must be a customer of this
+ * shop), otherwise by email. Both are asked in batches (250 ids per `nodes` query, 50 emails per search
+ * query), each answer is cached for the whole job (found or not), and calls are paced by the platform's
+ * cost-based rate limit: a THROTTLED answer or an HTTP 429 waits as long as the platform says, and a
+ * nearly empty bucket waits before the next call. A transient failure (no connection, a timeout, a 5xx)
+ * is asked again after a backoff (RETRY_DELAYS_MS) before the error reaches the job, which BullMQ then
+ * retries as a whole.
+ */
 import { adminGraphqlPayload, PlatformUnavailable } from "~/services/platform/admin-api.server";
 import { parsePlatformId } from "./values";
 
-/**
- * Import rule 3: every row must resolve to a customer of the shop, by customer id when the row has one
- * (checked through the platform's Admin GraphQL API: the id must be a customer of this shop), otherwise
- * by email. Both are asked in batches (250 ids per `nodes` query, 50 emails per search query), each answer
- * is cached for the whole job (found or not), and calls are paced by the platform's cost-based rate
- * limit: a THROTTLED answer or an HTTP 429 waits as long as the platform says, and a nearly empty bucket
- * waits before the next call. A transient failure (no connection, a timeout, a 5xx) is asked again after
- * a backoff (RETRY_DELAYS_MS) before the error reaches the job, which BullMQ then retries as a whole.
- */
 export const EMAILS_PER_QUERY = 50;
 /** The most ids the platform takes in one `nodes(ids:)` query. */
 export const IDS_PER_QUERY = 250;
@@ -74,23 +75,21 @@ export function createCustomerLookup({
       } catch (error) {
         if (!(error instanceof PlatformUnavailable) || !error.transient || failed >= RETRY_DELAYS_MS.length) {
           if (error instanceof PlatformUnavailable && error.transient && failed > 0) {
-            throw new PlatformUnavailable(`${error.detail} (asked ${failed + 1} times)`, {
+            throw new PlatformUnavailable(`${error.message} (asked ${failed + 1} times)`, error.reason, {
               transient: true,
-              reason: error.reason,
               cause: error,
             });
           }
           throw error;
         }
-        waitBeforeNext = Math.max(RETRY_DELAYS_MS[failed]!, error.retryAfterMs ?? 0);
+        waitBeforeNext = Math.max(RETRY_DELAYS_MS[failed]!, (error.retryAfterSeconds ?? 0) * 1000);
         failed += 1;
         continue;
       }
       if (payload.throttledForMs !== undefined) {
         if (++throttled > MAX_THROTTLED_RETRIES) {
-          throw new PlatformUnavailable(`The platform kept throttling the ${what}.`, {
+          throw new PlatformUnavailable(`The platform kept throttling the ${what}.`, "kept throttling", {
             transient: true,
-            reason: "kept throttling",
           });
         }
         waitBeforeNext = payload.throttledForMs;
@@ -101,7 +100,8 @@ export function createCustomerLookup({
         // changes nothing.
         throw new PlatformUnavailable(
           `The platform's Admin API refused the ${what}: ${payload.errors?.[0]?.message ?? "no data"}.`,
-          { transient: false, reason: "refused the query" },
+          "refused the query",
+          { transient: false },
         );
       }
       // Pace the next call: when the bucket cannot pay for another query like this one, wait until it can.

@@ -1,16 +1,7 @@
-import { createHmac } from "node:crypto";
-import { Readable } from "node:stream";
-import Papa from "papaparse";
-import { sql } from "~/db.server";
-import { deriveKey } from "~/lib/secrets.server";
-import { parseTimestamp } from "~/sql.server";
-import { publishBatchTiming } from "./timings";
-import { FORMULA_GUARD } from "./values";
-
 /**
- * The export job (import rule 8): the shop's saved items in the generic CSV columns, read in keyset
- * batches and streamed into storage, so memory stays flat whatever the shop's size. Cells that a
- * spreadsheet could run as a formula (FORMULA_GUARD: =, +, -, @ first, after whitespace too, a leading tab,
+ * The export job (docs/imports.md, import rule 8): the shop's saved items in the generic CSV columns,
+ * read in keyset batches and streamed into storage, so memory stays flat whatever the shop's size. Cells
+ * that a spreadsheet could run as a formula (FORMULA_GUARD: =, +, -, @ first, after whitespace too, a leading tab,
  * CR or LF, or any line break) get a leading `'`; the import takes it off again, so an export re-imports
  * cleanly (docs/imports.md, "Formula guard").
  *
@@ -18,19 +9,17 @@ import { FORMULA_GUARD } from "./values";
  * carries a pseudonym in `anonymous_id`: a UUID derived from the real id with a keyed hash. It groups a
  * guest's rows and is stable across exports, but opens nothing. Guest rows are skipped on import anyway.
  */
+import { createHmac } from "node:crypto";
+import { Readable } from "node:stream";
+import Papa from "papaparse";
+import { database } from "~/data/database.server";
+import { exportItemsPage } from "~/data/transfer-job-rows.server";
+import { deriveKey } from "~/lib/secrets.server";
+import { publishBatchTiming } from "./timings";
+import { FORMULA_GUARD } from "./values";
+
 export const EXPORT_COLUMNS = ["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"];
 const BATCH = 2_000;
-
-interface ExportRow {
-  id: string;
-  customerId: string | null;
-  anonymousId: string | null;
-  productId: string;
-  variantId: string;
-  handle: string;
-  addedAt: string | Date;
-  retiredAt: string | Date | null;
-}
 
 export function anonymousPseudonym(anonymousId: string): string {
   const hex = createHmac("sha256", deriveKey("export-pseudonym")).update(anonymousId).digest("hex").slice(0, 32);
@@ -55,12 +44,7 @@ export function exportCsv(shopId: string, onRows?: (rows: number) => void): Read
         // lists are dropped after the cursor has passed them, so they can never end the export early.
         for (;;) {
           const began = performance.now();
-          const rows = await sql().all<ExportRow>(
-            `SELECT i."id", l."customerId", l."anonymousId", l."retiredAt", i."productId", i."variantId", i."handle", ` +
-              `i."addedAt" FROM (SELECT * FROM "Item" WHERE "shopId" = ? AND "id" > ? ORDER BY "id" LIMIT ${BATCH}) i ` +
-              `JOIN "List" l ON l."id" = i."listId" ORDER BY i."id"`,
-            [shopId, after],
-          );
+          const rows = await exportItemsPage(database(), shopId, { after, limit: BATCH });
           if (rows.length === 0) {
             this.push(null);
             return;
@@ -76,7 +60,7 @@ export function exportCsv(shopId: string, onRows?: (rows: number) => void): Read
               row.productId,
               row.variantId,
               row.handle,
-              parseTimestamp(row.addedAt).toISOString(),
+              row.addedAt.toISOString(),
             ]),
             { escapeFormulae: FORMULA_GUARD, newline: "\r\n", header: false },
           );

@@ -1,25 +1,24 @@
-import { sql } from "~/db.server";
-import { AppError } from "~/lib/problems";
-import { PlatformUnavailable } from "~/services/platform/admin-api.server";
-import type { SqlRunner } from "~/sql.server";
-import { getStorage } from "~/services/storage/index.server";
-import { TooLargeError } from "~/services/storage/local.server";
-import { importItems, maxItemsPerList, type ImportRow } from "~/services/wishlists/wishlists.server";
-import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
-import { readCsv, MalformedFileError, type CsvRecord } from "./csv-reader.server";
-import { createCustomerLookup, type CustomerLookup } from "./customers.server";
-import { IMPORT_MAX_BYTES, JobFailure, RetryableJobFailure } from "./limits";
-import { publishBatchTiming } from "./timings";
-import { parseEmail, parseImportDate, parsePlatformId, unguard } from "./values";
-
 /**
- * The import job (spec 4, import rules 1-8). Two passes over the stored file, each streamed:
+ * The import job (docs/imports.md, import rules 1-8). Two passes over the stored file, each streamed:
  * 1. check it whole (UTF-8 text, CSV quoting, the header's columns, the 50 MB cap) and count its rows,
  *    so a malformed file fails before anything is written;
  * 2. resolve each row (ids, dates, customers by id or by email through the platform) and save batches
  *    through the wishlists service; a dry run runs the same transactions and rolls each back.
  * Its report (JSON: totals, columns, the first issues with their line numbers) is stored next to it.
  */
+import { database, transaction } from "~/data/database.server";
+import { saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
+import { isDomainError } from "~/lib/domain-error";
+import { PlatformUnavailable } from "~/services/platform/admin-api.server";
+import { getStorage } from "~/services/storage/index.server";
+import { importItems, maxItemsPerList, type ImportRow } from "~/services/wishlists/wishlists.server";
+import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
+import { isMalformedFile, malformedFile, readCsv, type CsvRecord } from "./csv-reader.server";
+import { createCustomerLookup, type CustomerLookup } from "./customers.server";
+import { IMPORT_MAX_BYTES, JobFailure } from "./limits";
+import { publishBatchTiming } from "./timings";
+import { parseEmail, parseImportDate, parsePlatformId, unguard } from "./values";
+
 export const BATCH_ROWS = 1_000;
 const REPORTED_ISSUES = 100;
 
@@ -133,8 +132,11 @@ class Tally {
 const cell = (record: CsvRecord, column: number | undefined) =>
   column === undefined ? "" : unguard((record.fields[column] ?? "").trim());
 
-/** Pass 1: the file is CSV text within the cap, with the columns its source needs. Returns the mapping. */
-async function checkFile(key: string, source: Source) {
+/**
+ * Pass 1: the file is CSV text within the cap, with the columns its source needs. Returns the mapping;
+ * a header without them fails the job for good, with `refuse`'s report.
+ */
+async function checkFile(key: string, source: Source, refuse: (message: string, mapping: ColumnMapping) => never) {
   let mapping: ColumnMapping | null = null;
   let rows = 0;
   await readCsv(await getStorage().read(key), {
@@ -143,25 +145,21 @@ async function checkFile(key: string, source: Source) {
       for (const record of records) {
         if (!mapping) {
           mapping = mapColumns(source, record.fields);
-          if (mapping.missing.length > 0) {
-            throw new MappingError(mapping);
-          }
+          if (mapping.missing.length > 0) refuse(missingColumns(mapping), mapping);
         } else rows += 1;
       }
     },
   });
-  if (!mapping) throw new MalformedFileError("The file is empty: a header row is required.");
+  if (!mapping) throw malformedFile("The file is empty: a header row is required.");
   return { mapping: mapping as ColumnMapping, rows };
 }
 
-class MappingError extends Error {
-  constructor(readonly mapping: ColumnMapping) {
-    super(
-      `The header row lacks ${mapping.missing.join(", ")}. ` +
-        (mapping.mapped.length === 0 ? "Is the first row a header row? " : "") +
-        "See the report for the columns that were recognised.",
-    );
-  }
+function missingColumns(mapping: ColumnMapping): string {
+  return (
+    `The header row lacks ${mapping.missing.join(", ")}. ` +
+    (mapping.mapped.length === 0 ? "Is the first row a header row? " : "") +
+    "See the report for the columns that were recognised."
+  );
 }
 
 export interface ImportContext {
@@ -181,14 +179,8 @@ export interface ImportContext {
   resumeFrom?: ImportCheckpoint | null;
 }
 
-class DryRunRollback<R> extends Error {
-  constructor(
-    readonly inserted: string[],
-    readonly full: R[],
-  ) {
-    super("dry run: rolled back");
-  }
-}
+/** Thrown to roll a dry run's batch back once it has run. */
+class DryRunRollback extends Error {}
 
 export async function runImport(context: ImportContext): Promise<ImportReport> {
   const { jobId, shopId, source, dryRun, storageKey } = context;
@@ -220,12 +212,12 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
 
   let mapping: ColumnMapping;
   try {
-    ({ mapping } = await checkFile(storageKey, source));
+    ({ mapping } = await checkFile(storageKey, source, (message, unusable) => {
+      throw new JobFailure(message, report("failed", message, unusable), true);
+    }));
   } catch (error) {
-    if (error instanceof MappingError)
-      throw new JobFailure(error.message, report("failed", error.message, error.mapping));
     const message = fileProblem(error);
-    if (message) throw new JobFailure(message, report("failed", message));
+    if (message) throw new JobFailure(message, report("failed", message), true);
     throw error;
   }
 
@@ -284,23 +276,25 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
         line: lastLine,
         tally: settle(Tally.from(tally.snapshot()), inserted, full).snapshot(),
       } satisfies ImportCheckpoint);
-    const saveCheckpoint = (runner: SqlRunner, inserted: number, full: typeof rows) =>
-      runner.run(`UPDATE "TransferJob" SET "checkpoint" = ? WHERE "id" = ?`, [checkpoint(inserted, full), jobId]);
     if (rows.length === 0) {
-      if (!dryRun) await saveCheckpoint(sql(), 0, []);
+      if (!dryRun) await saveTransferJobCheckpoint(database(), shopId, jobId, checkpoint(0, []));
       return;
     }
     let result: { inserted: string[]; full: typeof rows };
+    let rolledBack: typeof result | undefined;
     try {
-      result = await sql().transaction(async (tx) => {
+      result = await transaction(async (tx) => {
         const written = await importItems(tx, { shopId, rows, at: startedAt, uncommitted });
-        if (dryRun) throw new DryRunRollback(written.inserted, written.full);
-        await saveCheckpoint(tx, written.inserted.length, written.full);
+        if (dryRun) {
+          rolledBack = written;
+          throw new DryRunRollback();
+        }
+        await saveTransferJobCheckpoint(tx, shopId, jobId, checkpoint(written.inserted.length, written.full));
         return written;
       });
     } catch (error) {
-      if (!(error instanceof DryRunRollback)) throw error;
-      result = { inserted: error.inserted, full: error.full as typeof rows };
+      if (!(error instanceof DryRunRollback) || !rolledBack) throw error;
+      result = rolledBack;
       for (const key of result.inserted) {
         seen!.add(flat(key));
         const customerId = key.slice(0, key.indexOf("|"));
@@ -322,14 +316,13 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       // Anything else leaves a report too, with what was done and what to do (docs/imports.md, "Job states").
       const stopped = stoppedBy(error, { dryRun, imported: tally.imported });
       const failed = report("failed", stopped.message, mapping);
-      if (stopped.final) throw new JobFailure(stopped.message, failed);
-      throw new RetryableJobFailure(stopped.message, failed, { cause: error });
+      throw new JobFailure(stopped.message, failed, stopped.final, { cause: error });
     }
     const detail = dryRun
       ? `${message} The file changed during the dry run; nothing was written.`
       : `${message} The file changed while it was being imported: the ${tally.imported} rows counted as ` +
         "imported are saved; upload the file again and re-run the import to finish (it is idempotent).";
-    throw new JobFailure(detail, report("failed", detail, mapping));
+    throw new JobFailure(detail, report("failed", detail, mapping), true);
   }
   await context.onProgress?.(tally.rows);
   return report("succeeded", null, mapping);
@@ -367,7 +360,7 @@ export function stoppedBy(error: unknown, { dryRun, imported }: { dryRun: boolea
     : imported === 0
       ? "Nothing was imported."
       : `The ${imported} rows counted as imported are saved; running the import again adds only the rest.`;
-  if (error instanceof AppError && error.slug === "platform-not-connected") {
+  if (isDomainError(error, "platform_not_connected")) {
     return {
       final: true,
       message:
@@ -379,11 +372,11 @@ export function stoppedBy(error: unknown, { dryRun, imported }: { dryRun: boolea
     return {
       final: true,
       message:
-        `The shop's customer data could not be read (Admin API ${error.reason}: ${error.detail}) ${saved} ` +
+        `The shop's customer data could not be read (Admin API ${error.reason}: ${error.message}) ${saved} ` +
         "Reinstall the app so that it may read customers, then run the import again.",
     };
   }
-  if (error instanceof AppError && error.slug === "platform-unavailable") {
+  if (isDomainError(error, "platform_unavailable")) {
     const reason = error instanceof PlatformUnavailable ? error.reason : "unavailable";
     return {
       final: false,
@@ -402,8 +395,8 @@ export function stoppedBy(error: unknown, { dryRun, imported }: { dryRun: boolea
 
 /** The message of an error that makes the file unusable as a whole, or null for any other error. */
 function fileProblem(error: unknown): string | null {
-  if (error instanceof MalformedFileError) return error.message;
-  if (error instanceof TooLargeError) return `The file is larger than ${IMPORT_MAX_BYTES} bytes (50 MB).`;
+  if (isMalformedFile(error)) return error.message;
+  if (isDomainError(error, "too_large")) return `The file is larger than ${IMPORT_MAX_BYTES} bytes (50 MB).`;
   return null;
 }
 

@@ -1,21 +1,39 @@
+/**
+ * Imports and exports as jobs (docs/imports.md, "Job states"; the TransferJob schema of docs/openapi.json):
+ * starting one creates its row and queues it; the worker runs it through queued -> running -> succeeded |
+ * failed, counting rows as it goes. Every statement is scoped by the shop id.
+ */
 import { Readable } from "node:stream";
-import { prisma, sql } from "~/db.server";
-import type { TransferJob, Upload } from "~/generated/prisma-sqlite/client";
+import { database, engine, transaction, type UnitOfWork } from "~/data/database.server";
+import {
+  abandonTransferJobRow,
+  analyzeAfterBulkLoad,
+  deleteQueuedTransferJob,
+  findRunnableJob,
+  findTransferJob,
+  insertTransferJob,
+  listTransferJobs,
+  markTransferJobFailed,
+  markTransferJobRunning,
+  markTransferJobSucceeded,
+  updateTransferJobProgress,
+  type RunnableJobRow,
+  type TransferJobRow,
+  type TransferKind,
+} from "~/data/transfer-job-rows.server";
+import { findUpload, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
+import { enqueueTransferJob } from "~/jobs/queues.server";
+import { DomainError, isDomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
-import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { getStorage } from "~/services/storage/index.server";
 import type { Source } from "./columns";
 import { exportCsv } from "./export.server";
 import { runImport, type ImportCheckpoint, type ImportReport } from "./import.server";
-import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, RetryableJobFailure, UPLOAD_URL_SECONDS } from "./limits";
+import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, UPLOAD_URL_SECONDS } from "./limits";
 
-/**
- * Imports and exports as jobs (spec 2 Transfer job, 3, 4): the API creates the row and queues it; the
- * worker runs it through queued -> running -> succeeded | failed, counting rows as it goes. Every query
- * is scoped by the shop id.
- */
-export type JobStatus = "queued" | "running" | "succeeded" | "failed";
+export type { TransferJobRow, TransferKind } from "~/data/transfer-job-rows.server";
+export type { UploadRow } from "~/data/upload-rows.server";
 
 /** Content types a browser or a script sends for a CSV file (Windows reports Excel's). */
 export const UPLOAD_CONTENT_TYPES = ["text/csv", "application/csv", "text/plain", "application/vnd.ms-excel"] as const;
@@ -23,24 +41,28 @@ export const UPLOAD_CONTENT_TYPES = ["text/csv", "application/csv", "text/plain"
 const ANALYZE_AFTER_ROWS = 10_000;
 
 export const uploadKey = (shopId: string, uploadId: string) => `imports/${shopId}/${uploadId}.csv`;
-export const reportKey = (shopId: string, jobId: string) => `reports/${shopId}/${jobId}.json`;
-export const exportKey = (shopId: string, jobId: string) => `exports/${shopId}/${jobId}.csv`;
+const reportKey = (shopId: string, jobId: string) => `reports/${shopId}/${jobId}.json`;
+const exportKey = (shopId: string, jobId: string) => `exports/${shopId}/${jobId}.csv`;
 
-export function fileUrlOf(baseUrl: string, uploadId: string) {
+function fileUrlOf(baseUrl: string, uploadId: string) {
   return `${baseUrl}/v1/imports/uploads/${uploadId}`;
 }
 
-export async function createUpload({
-  shopId,
-  baseUrl,
-  filename,
-  contentType,
-}: {
-  shopId: string;
-  baseUrl: string;
-  filename: string;
-  contentType: string;
-}) {
+/** Step 1 of an import: a presigned upload target and its row. */
+export async function createUpload(
+  {
+    shopId,
+    baseUrl,
+    filename,
+    contentType,
+  }: {
+    shopId: string;
+    baseUrl: string;
+    filename: string;
+    contentType: string;
+  },
+  unit?: UnitOfWork<{ upload: UploadRow; fileUrl: string }>,
+) {
   const id = newId("upload");
   const storageKey = uploadKey(shopId, id);
   const target = await getStorage().presignUpload({
@@ -49,26 +71,39 @@ export async function createUpload({
     maxBytes: IMPORT_MAX_BYTES,
     expiresInSeconds: UPLOAD_URL_SECONDS,
   });
-  const upload = await prisma.upload.create({
-    data: { id, shopId, storageKey, filename, contentType, maxBytes: IMPORT_MAX_BYTES, expiresAt: target.expiresAt },
+  const fileUrl = fileUrlOf(baseUrl, id);
+  const upload = await transaction(async (tx) => {
+    const row = await insertUpload(
+      tx,
+      { id, shopId, storageKey, filename, contentType, maxBytes: IMPORT_MAX_BYTES, expiresAt: target.expiresAt },
+      new Date(),
+    );
+    await unit?.within?.(tx, { upload: row, fileUrl });
+    return row;
   });
-  return { upload, target, fileUrl: fileUrlOf(baseUrl, id) };
+  return { upload, target, fileUrl };
 }
 
 /** The shop's upload with what is stored for it now (null size: nothing uploaded yet). */
-export async function getUpload({ shopId, uploadId }: { shopId: string; uploadId: string }) {
-  const upload = await prisma.upload.findFirst({ where: { id: uploadId, shopId } });
+async function findUploadWithSize(shopId: string, uploadId: string) {
+  const upload = await findUpload(database(), shopId, uploadId);
   if (!upload) return null;
   const stored = await getStorage().stat(upload.storageKey);
   return { upload, sizeBytes: stored?.size ?? null };
 }
 
+/** The shop's upload with what is stored for it now (null size: nothing uploaded yet); `not_found` if none. */
+export async function getUpload({ shopId, uploadId }: { shopId: string; uploadId: string }) {
+  const found = await findUploadWithSize(shopId, uploadId);
+  if (!found) throw new DomainError("not_found", "No upload with this id.");
+  return found;
+}
+
 const FILE_URL_PATH = /\/v1\/imports\/uploads\/(upl_[A-Za-z0-9]+)$/;
 
-/** The upload a `fileUrl` names, if it is one of this shop's; refuses it otherwise (422, or 413 if too large). */
-export async function resolveFileUrl({ shopId, fileUrl }: { shopId: string; fileUrl: string }): Promise<Upload> {
-  const invalid = (detail: string) =>
-    new AppError("validation-error", { detail, errors: [{ pointer: "#/fileUrl", detail }] });
+/** The upload a `fileUrl` names, if it is one of this shop's; `invalid` otherwise, `too_large` past the cap. */
+async function resolveFileUrl(shopId: string, fileUrl: string): Promise<UploadRow> {
+  const invalid = (message: string) => new DomainError("invalid", message, { issues: [{ field: "fileUrl", message }] });
   let path: string;
   try {
     path = new URL(fileUrl).pathname;
@@ -76,56 +111,71 @@ export async function resolveFileUrl({ shopId, fileUrl }: { shopId: string; file
     throw invalid("fileUrl must be the fileUrl returned by POST /v1/imports/upload.");
   }
   const uploadId = FILE_URL_PATH.exec(path)?.[1];
-  const found = uploadId ? await getUpload({ shopId, uploadId }) : null;
+  const found = uploadId ? await findUploadWithSize(shopId, uploadId) : null;
   // Another shop's upload is answered exactly like one that does not exist.
   if (!found) throw invalid("fileUrl does not name an upload of this shop (use POST /v1/imports/upload).");
   if (found.sizeBytes === null) {
     throw invalid("Nothing has been uploaded to this fileUrl yet: PUT the file to its uploadUrl first.");
   }
   if (found.sizeBytes > IMPORT_MAX_BYTES) {
-    throw new AppError("payload-too-large", {
-      detail: `The uploaded file has ${found.sizeBytes} bytes; imports take at most ${IMPORT_MAX_BYTES}.`,
-      extensions: { maxBytes: IMPORT_MAX_BYTES },
-    });
+    throw new DomainError(
+      "too_large",
+      `The uploaded file has ${found.sizeBytes} bytes; imports take at most ${IMPORT_MAX_BYTES}.`,
+      { details: { maxBytes: IMPORT_MAX_BYTES } },
+    );
   }
-  await prisma.upload.update({
-    where: { id: found.upload.id },
-    data: { sizeBytes: found.sizeBytes, uploadedAt: new Date() },
-  });
+  await markUploaded(database(), shopId, found.upload.id, found.sizeBytes, new Date());
   return found.upload;
 }
 
-export async function createImportJob({
-  shopId,
-  upload,
-  source,
-  dryRun,
-}: {
-  shopId: string;
-  upload: Upload;
-  source: Source;
-  dryRun: boolean;
-}) {
-  return prisma.transferJob.create({
-    data: { id: newId("job"), shopId, kind: "import", source, dryRun, uploadId: upload.id },
+/**
+ * Creates the job's row (with what `unit` adds, in one transaction), then queues it. If the queue
+ * (Redis) cannot take it, the row is deleted again and `unavailable` thrown: no job is left `queued`
+ * forever.
+ */
+async function startJob(
+  job: { shopId: string; kind: TransferKind; format?: string; source?: Source; dryRun?: boolean; uploadId?: string },
+  unit: UnitOfWork<TransferJobRow> | undefined,
+): Promise<TransferJobRow> {
+  const id = newId("job");
+  const row = await transaction(async (tx) => {
+    const created = await insertTransferJob(tx, { id, ...job }, new Date());
+    await unit?.within?.(tx, created);
+    return created;
   });
+  try {
+    await enqueueTransferJob({ id: row.id, shopId: row.shopId, kind: job.kind });
+  } catch (error) {
+    await deleteQueuedTransferJob(database(), row.shopId, row.id);
+    throw new DomainError("unavailable", "The job queue is unreachable; nothing was started.", { cause: error });
+  }
+  return row;
 }
 
-export async function createExportJob({ shopId, format }: { shopId: string; format: "csv" }) {
-  return prisma.transferJob.create({ data: { id: newId("job"), shopId, kind: "export", format } });
+/** Starts an import of the upload `fileUrl` names (docs/imports.md). */
+export async function startImport(
+  { shopId, fileUrl, source, dryRun }: { shopId: string; fileUrl: string; source: Source; dryRun: boolean },
+  unit?: UnitOfWork<TransferJobRow>,
+): Promise<TransferJobRow> {
+  const upload = await resolveFileUrl(shopId, fileUrl);
+  return startJob({ shopId, kind: "import", source, dryRun, uploadId: upload.id }, unit);
 }
 
-/** Undoes a job row whose queueing failed, so no job is left `queued` forever. */
-export async function discardJob({ shopId, jobId }: { shopId: string; jobId: string }) {
-  await prisma.transferJob.deleteMany({ where: { id: jobId, shopId, status: "queued" } });
+/** Starts an export of the shop's saved items. */
+export async function startExport(
+  { shopId, format }: { shopId: string; format: "csv" },
+  unit?: UnitOfWork<TransferJobRow>,
+): Promise<TransferJobRow> {
+  return startJob({ shopId, kind: "export", format }, unit);
 }
 
-export async function getJob({ shopId, jobId, kind }: { shopId: string; jobId: string; kind: "import" | "export" }) {
-  const job = await prisma.transferJob.findFirst({ where: { id: jobId, shopId, kind } });
-  if (!job) throw new AppError("not-found", { detail: `No ${kind} job with this id.` });
+export async function getJob({ shopId, jobId, kind }: { shopId: string; jobId: string; kind: TransferKind }) {
+  const job = await findTransferJob(database(), shopId, jobId, kind);
+  if (!job) throw new DomainError("not_found", `No ${kind} job with this id.`);
   return job;
 }
 
+/** A page of the shop's jobs, newest first, and one more row to tell whether there is a next page. */
 export async function listJobs({
   shopId,
   kind,
@@ -133,21 +183,16 @@ export async function listJobs({
   limit,
 }: {
   shopId: string;
-  kind: "import" | "export";
+  kind: TransferKind;
   after?: string;
   limit: number;
 }) {
-  // Newest first: ids sort by creation time.
-  return prisma.transferJob.findMany({
-    where: { shopId, kind, ...(after ? { id: { lt: after } } : {}) },
-    orderBy: { id: "desc" },
-    take: limit + 1,
-  });
+  return listTransferJobs(database(), shopId, { kind, before: after, limit: limit + 1 });
 }
 
 /** A fresh signed download link (24 hours) for a finished job's file or report. */
-export async function resultLink(job: TransferJob) {
-  if (!job.resultKey) return null;
+export async function resultLink(job: TransferJobRow) {
+  if (!job.resultKey || (job.status !== "succeeded" && job.status !== "failed")) return null;
   const isExport = job.kind === "export";
   return getStorage().presignDownload({
     key: job.resultKey,
@@ -157,16 +202,7 @@ export async function resultLink(job: TransferJob) {
   });
 }
 
-/** Direct SQL on the writing connection, like the import's own batches (no ORM round trip per update). */
-async function progress(jobId: string, rowsRead: number) {
-  await sql().run(`UPDATE "TransferJob" SET "rowsRead" = ?, "updatedAt" = ? WHERE "id" = ?`, [
-    rowsRead,
-    new Date(),
-    jobId,
-  ]);
-}
-
-async function storeReport(job: TransferJob, report: unknown) {
+async function storeReport(job: RunnableJobRow, report: unknown) {
   const key = reportKey(job.shopId, job.id);
   await getStorage().write(key, Readable.from([JSON.stringify(report, null, 2)]), "application/json");
   return key;
@@ -181,16 +217,19 @@ export const UNEXPECTED_FAILURE = "The job failed unexpectedly; it was retried."
  * already finished is left as it is.
  */
 export async function abandonTransferJob(jobId: string, message: string) {
-  await prisma.transferJob.updateMany({
-    where: { id: jobId, status: { in: ["queued", "running"] } },
-    data: { status: "failed", error: message, finishedAt: new Date() },
-  });
+  await abandonTransferJobRow(database(), jobId, message, new Date());
 }
 
+/** How an attempt at a job ended: `done` (succeeded or failed for good) or `retry` (run it again). */
+export type TransferOutcome = { outcome: "done" } | { outcome: "retry"; error: unknown };
+
+const DONE: TransferOutcome = { outcome: "done" };
+
 /**
- * Runs one job in the worker. A JobFailure (the file or its columns, the shop's refused access) fails the
- * job for good, with its report; any other error is thrown for BullMQ to retry, and fails the job on the
- * last attempt, with the report and message of a RetryableJobFailure when the import left one.
+ * Runs one attempt at a job in the worker. A final JobFailure (the file or its columns, the shop's
+ * refused access) or a domain error that is not transient fails the job for good, with its report; any
+ * other error asks for another attempt, and fails the job on the last one, with the message and report
+ * of a JobFailure when the import left one.
  */
 export async function runTransferJob({
   shopId,
@@ -200,103 +239,105 @@ export async function runTransferJob({
   shopId: string;
   jobId: string;
   finalAttempt: boolean;
-}) {
-  const job = await prisma.transferJob.findFirst({
-    where: { id: jobId, shopId },
-    include: { upload: true, shop: true },
-  });
+}): Promise<TransferOutcome> {
+  const job = await findRunnableJob(database(), shopId, jobId);
   if (!job) {
     logger.warn({ jobId }, "transfer job row is gone; nothing to run");
-    return;
+    return DONE;
   }
-  if (job.status === "succeeded" || job.status === "failed") return;
-  await prisma.transferJob.update({
-    where: { id: job.id },
-    data: { status: "running", startedAt: job.startedAt ?? new Date(), rowsRead: 0, error: null },
-  });
+  if (job.status === "succeeded" || job.status === "failed") return DONE;
+  const startedAt = new Date();
+  await markTransferJobRunning(database(), shopId, jobId, job.startedAt ?? startedAt, startedAt);
   const fail = async (message: string, report?: unknown) => {
     // The job is marked failed even when its report cannot be stored, rather than left `running`.
     const resultKey = report
       ? await storeReport(job, report).catch((error: unknown) => {
-          logger.error({ err: error, jobId: job.id }, "import report could not be stored");
+          logger.error({ err: error, jobId }, "import report could not be stored");
           return null;
         })
       : null;
-    await prisma.transferJob.update({
-      where: { id: job.id },
-      data: { status: "failed", error: message, finishedAt: new Date(), ...(resultKey ? { resultKey } : {}) },
-    });
+    await markTransferJobFailed(database(), shopId, jobId, { error: message, resultKey }, new Date());
   };
 
   try {
-    if (job.kind === "export") {
-      const key = exportKey(job.shopId, job.id);
-      let rows = 0;
-      let reported = Date.now();
-      await getStorage().write(
-        key,
-        exportCsv(job.shopId, (total) => {
-          rows = total;
-          if (Date.now() - reported > 1_000) {
-            reported = Date.now();
-            void progress(job.id, total).catch(() => {});
-          }
-        }),
-        "text/csv; charset=utf-8",
-      );
-      await prisma.transferJob.update({
-        where: { id: job.id },
-        data: { status: "succeeded", rowsRead: rows, resultKey: key, finishedAt: new Date() },
-      });
-      return;
-    }
-
-    if (!job.upload) throw new JobFailure("The job's upload no longer exists.");
-    let reported = 0;
-    const report: ImportReport = await runImport({
-      jobId: job.id,
-      shopId: job.shopId,
-      shopDomain: job.shop.domain,
-      source: job.source as Source,
-      dryRun: job.dryRun,
-      storageKey: job.upload.storageKey,
-      resumeFrom: job.checkpoint ? (JSON.parse(job.checkpoint) as ImportCheckpoint) : null,
-      onProgress: async (rows) => {
-        if (rows - reported >= 5_000) {
-          reported = rows;
-          await progress(job.id, rows);
-        }
-      },
-    });
-    if (!job.dryRun && report.totals.imported >= ANALYZE_AFTER_ROWS && sql().engine === "postgres") {
-      // Fresh planner statistics after a bulk load: with the stale ones PostgreSQL may read a whole shop's
-      // items for each page of the next export or list browse, until autovacuum gets round to it.
-      await sql().run(`ANALYZE "Item"`);
-      await sql().run(`ANALYZE "List"`);
-    }
-    const resultKey = await storeReport(job, report);
-    await prisma.transferJob.update({
-      where: { id: job.id },
-      data: {
-        status: "succeeded",
-        rowsRead: report.totals.rows,
-        imported: report.totals.imported,
-        skipped: report.totals.skipped,
-        resultKey,
-        finishedAt: new Date(),
-      },
-    });
+    if (job.kind === "export") await runExport(job);
+    else await runImportJob(job);
+    return DONE;
   } catch (error) {
-    if (error instanceof JobFailure) {
+    if (error instanceof JobFailure && error.final) {
       await fail(error.message, error.report);
-      return;
+      return DONE;
+    }
+    if (isDomainError(error) && !error.transient) {
+      await fail(error.message);
+      return DONE;
     }
     if (finalAttempt) {
-      if (error instanceof RetryableJobFailure) await fail(error.message, error.report);
-      else await fail(error instanceof AppError ? (error.detail ?? error.message) : UNEXPECTED_FAILURE);
+      if (error instanceof JobFailure) await fail(error.message, error.report);
+      else await fail(isDomainError(error) ? error.message : UNEXPECTED_FAILURE);
     } else {
-      logger.warn({ err: error, jobId: job.id }, "transfer job attempt failed; BullMQ runs it again");
+      logger.warn({ err: error, jobId }, "transfer job attempt failed; BullMQ runs it again");
     }
-    throw error;
+    return { outcome: "retry", error };
   }
+}
+
+/** Progress through the shared handle (one statement, outside any transaction). */
+const progress = (job: RunnableJobRow, rowsRead: number) =>
+  updateTransferJobProgress(database(), job.shopId, job.id, rowsRead);
+
+async function runExport(job: RunnableJobRow) {
+  const key = exportKey(job.shopId, job.id);
+  let rows = 0;
+  let reported = Date.now();
+  await getStorage().write(
+    key,
+    exportCsv(job.shopId, (total) => {
+      rows = total;
+      if (Date.now() - reported > 1_000) {
+        reported = Date.now();
+        void progress(job, total).catch(() => {});
+      }
+    }),
+    "text/csv; charset=utf-8",
+  );
+  await markTransferJobSucceeded(database(), job.shopId, job.id, { rowsRead: rows, resultKey: key }, new Date());
+}
+
+async function runImportJob(job: RunnableJobRow) {
+  if (!job.storageKey) throw new JobFailure("The job's upload no longer exists.", undefined, true);
+  let reported = 0;
+  const report: ImportReport = await runImport({
+    jobId: job.id,
+    shopId: job.shopId,
+    shopDomain: job.shopDomain,
+    source: job.source as Source,
+    dryRun: job.dryRun,
+    storageKey: job.storageKey,
+    resumeFrom: job.checkpoint ? (JSON.parse(job.checkpoint) as ImportCheckpoint) : null,
+    onProgress: async (rows) => {
+      if (rows - reported >= 5_000) {
+        reported = rows;
+        await progress(job, rows);
+      }
+    },
+  });
+  if (!job.dryRun && report.totals.imported >= ANALYZE_AFTER_ROWS && engine() === "postgres") {
+    // Fresh planner statistics after a bulk load: with the stale ones PostgreSQL may read a whole shop's
+    // items for each page of the next export or list browse, until autovacuum gets round to it.
+    await analyzeAfterBulkLoad(database());
+  }
+  const resultKey = await storeReport(job, report);
+  await markTransferJobSucceeded(
+    database(),
+    job.shopId,
+    job.id,
+    {
+      rowsRead: report.totals.rows,
+      imported: report.totals.imported,
+      skipped: report.totals.skipped,
+      resultKey,
+    },
+    new Date(),
+  );
 }

@@ -1,31 +1,26 @@
-/** Spec 8: import files up to 50 MB, upload URLs for 15 minutes, download links for 24 hours. */
+/**
+ * The limits of imports and exports (docs/imports.md): files up to 50 MB, upload URLs valid 15 minutes,
+ * download links 24 hours; and how a job stops with a message for the merchant.
+ */
+
 export const IMPORT_MAX_BYTES = 50 * 1024 * 1024;
 export const UPLOAD_URL_SECONDS = 15 * 60;
 export const DOWNLOAD_URL_SECONDS = 24 * 60 * 60;
 
-/** A job that cannot succeed whatever the retries (a malformed file, missing columns): failed, with its report. */
+/**
+ * A transfer job stopped with a message for the merchant and, for an import, its report. `final`: running
+ * it again cannot help (a malformed file, missing columns, refused access), so the job fails at once;
+ * otherwise (the platform or the database unreachable) BullMQ runs it again, and the job fails with this
+ * message and report if its last attempt ends the same way.
+ */
 export class JobFailure extends Error {
   constructor(
     message: string,
-    readonly report?: unknown,
-  ) {
-    super(message);
-    this.name = "JobFailure";
-  }
-}
-
-/**
- * A job stopped by something that may pass (the platform or the database unreachable): BullMQ runs it
- * again; on the last attempt the job fails with this message, which tells the merchant what to do, and
- * this report.
- */
-export class RetryableJobFailure extends Error {
-  constructor(
-    message: string,
     readonly report: unknown,
+    readonly final: boolean,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = "RetryableJobFailure";
+    this.name = "JobFailure";
   }
 }

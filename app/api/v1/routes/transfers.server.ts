@@ -1,25 +1,19 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getEnv } from "~/env.server";
-import { TRANSFER_QUEUE, transferJob } from "~/jobs/definitions";
-import { createQueue } from "~/jobs/queues.server";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
-import { AppError } from "~/lib/problems";
-import { getRequestRedis } from "~/redis.server";
 import {
-  createExportJob,
-  createImportJob,
   createUpload,
-  discardJob,
   getJob,
   getUpload,
   listJobs,
-  resolveFileUrl,
   resultLink,
+  startExport as startExportJob,
+  startImport as startImportJob,
   UPLOAD_CONTENT_TYPES,
+  type TransferJobRow,
 } from "~/services/transfers/jobs.server";
 import { SOURCES } from "~/services/transfers/columns";
-import type { TransferJob } from "~/generated/prisma-sqlite/client";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
 import {
@@ -200,38 +194,14 @@ const importGet = apiRoute({
   responses: jobResponse("The import job"),
 });
 
-let queue: ReturnType<typeof createQueue> | undefined;
-const transferQueue = () => (queue ??= createQueue(TRANSFER_QUEUE, getRequestRedis()));
-
-/** Queues the job; if Redis cannot take it, the row goes too and the caller gets a 503 (nothing half-made). */
-async function enqueue(job: TransferJob) {
-  try {
-    await transferQueue().add(
-      transferJob.names[job.kind as "import" | "export"],
-      { shopId: job.shopId, jobId: job.id },
-      { ...transferJob.options, jobId: job.id },
-    );
-  } catch (error) {
-    await discardJob({ shopId: job.shopId, jobId: job.id });
-    throw new AppError("service-unavailable", {
-      detail: "The job queue is unreachable; nothing was started.",
-      cause: error,
-    });
-  }
-}
-
-async function serialize(job: TransferJob) {
-  return serializeTransferJob(
-    job,
-    job.status === "succeeded" || job.status === "failed" ? await resultLink(job) : null,
-  );
+async function serialize(job: TransferJobRow) {
+  return serializeTransferJob(job, await resultLink(job));
 }
 
 export function registerTransferRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(startExport, async (c) => {
     const { format } = c.req.valid("json");
-    const job = await createExportJob({ shopId: c.get("caller").shopId, format });
-    await enqueue(job);
+    const job = await startExportJob({ shopId: c.get("caller").shopId, format });
     return c.json({ jobId: job.id }, 202);
   });
 
@@ -279,16 +249,13 @@ export function registerTransferRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(uploadGet, async (c) => {
     const uploadId = parseId("upload", c.req.valid("param").uploadId, "uploadId");
     const found = await getUpload({ shopId: c.get("caller").shopId, uploadId });
-    if (!found) throw new AppError("not-found", { detail: "No upload with this id." });
     return c.json(serializeUpload(found.upload, found.sizeBytes), 200);
   });
 
   app.openapi(startImport, async (c) => {
     const { shopId } = c.get("caller");
     const { source, fileUrl, dryRun } = c.req.valid("json");
-    const file = await resolveFileUrl({ shopId, fileUrl });
-    const job = await createImportJob({ shopId, upload: file, source, dryRun });
-    await enqueue(job);
+    const job = await startImportJob({ shopId, fileUrl, source, dryRun });
     return c.json({ jobId: job.id }, 202);
   });
 

@@ -1,12 +1,22 @@
+/**
+ * Runs imports and exports (app/services/transfers) for BullMQ. An attempt that is `done` completes the
+ * BullMQ job (the row says whether the transfer succeeded or failed); one that asks for a `retry` throws
+ * its error, which reaches BullMQ as worker/outcomes.ts decides for every queue.
+ */
 import type { Job, Queue, Worker } from "bullmq";
 import { transferJob, type TransferJobPayload } from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";
 import { abandonTransferJob, runTransferJob, UNEXPECTED_FAILURE } from "../../app/services/transfers/jobs.server";
+import { runJob } from "../outcomes";
 
-/** Runs an import or an export (app/services/transfers); the row says which. */
+/** Runs an import or an export; the row says which. */
 export async function handleTransferJob(job: Job<TransferJobPayload>) {
   const { shopId, jobId } = transferJob.payload.parse(job.data);
-  await runTransferJob({ shopId, jobId, finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+  const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  await runJob(async () => {
+    const attempt = await runTransferJob({ shopId, jobId, finalAttempt });
+    if (attempt.outcome === "retry") throw attempt.error;
+  });
 }
 
 /**
