@@ -1,11 +1,10 @@
 import "@shopify/shopify-app-remix/adapters/node";
 import { shopifyApi } from "@shopify/shopify-api";
 import { AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
-import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
-import { prisma } from "./db.server";
 import { getEnv } from "./env.server";
 import { logger } from "./logger.server";
 import { SHOPIFY_API_VERSION } from "./shopify-api-version";
+import { platformSessionStorage } from "./services/shops/platform-sessions.server";
 import { ensureShop } from "./services/shops/shops.server";
 
 const env = getEnv();
@@ -31,9 +30,7 @@ const shopify = shopifyApp({
   ...credentials,
   appUrl: env.SHOPIFY_APP_URL,
   authPathPrefix: "/auth",
-  // The session storage library types its client loosely; ours is the engine-neutral client.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  sessionStorage: new PrismaSessionStorage(prisma as any),
+  sessionStorage: platformSessionStorage,
   distribution: AppDistribution.AppStore,
   future: { unstable_newEmbeddedAuthStrategy: true },
   hooks: {

@@ -4,13 +4,12 @@ import { loadEnvOrExit } from "../app/env.server";
 
 const env = loadEnvOrExit();
 
-const { disconnectDatabase, prepareDatabase } = await import("../app/db.server");
+const { closeDatabase } = await import("../app/data/database.server");
 const { seedDemoShop } = await import("../app/services/demo/demo-shop.server");
 
-await prepareDatabase();
 const file = path.resolve(env.DEMO_SHOP_FILE);
 const demo = await seedDemoShop({ appUrl: env.SHOPIFY_APP_URL, file });
-await disconnectDatabase();
+await closeDatabase();
 
 // Deliberately printed (not logged): the demo key exists so a developer can call the API at once.
 process.stdout.write(

@@ -6,7 +6,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { Hono } from "hono";
 import { createHttpApp, type RemixHandler } from "../app/api/http-app.server";
-import { disconnectDatabase, prepareDatabase } from "../app/db.server";
+import { closeDatabase, database } from "../app/data/database.server";
 import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { closeRequestRedis, getRequestRedis, whenRedisReady } from "../app/redis.server";
@@ -39,7 +39,8 @@ async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServ
 
 export async function startWebServer() {
   const env = getEnv();
-  await prepareDatabase();
+  // Opens the data layer's handle (SQLite: the connections, with their PRAGMAs) before taking traffic.
+  database();
   // Connect to Redis before taking traffic (rate limits count there); a Redis that is down is reported
   // by /readyz rather than stopping the server.
   await whenRedisReady(getRequestRedis(), 5_000).catch((error: unknown) =>
@@ -102,7 +103,7 @@ export async function startWebServer() {
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await vite?.close();
-    await Promise.allSettled([disconnectDatabase(), closeRequestRedis()]);
+    await Promise.allSettled([closeDatabase(), closeRequestRedis()]);
     process.exit(0);
   };
   process.once("SIGTERM", () => void stop("SIGTERM"));

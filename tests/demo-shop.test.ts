@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { prisma } from "~/db.server";
 import { DEMO_SHOP_DOMAIN, seedDemoShop } from "~/services/demo/demo-shop.server";
 import { findActiveKeyBySecret } from "~/services/keys/keys.server";
-import { hashKey } from "~/services/keys/secrets";
+import { hashKey } from "~/services/keys/key-secrets";
 
 const dir = mkdtempSync(path.join(tmpdir(), "demo-shop-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

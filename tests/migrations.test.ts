@@ -1,7 +1,8 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { prisma } from "~/db.server";
+import { sql } from "kysely";
+import { database } from "~/data/database.server";
 import { ROOT } from "../scripts/lib/databases";
 
 const engine = inject("engine");
@@ -13,19 +14,22 @@ describe(`migrations on ${engine}`, () => {
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name)
       .sort();
-    const applied = await prisma.$queryRawUnsafe<Array<{ migration_name: string; finished_at: unknown }>>(
-      `SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name`,
-    );
+    const { rows: applied } = await sql<{ migration_name: string; finished_at: unknown }>`
+      SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name`.execute(database());
     expect(applied.map((row) => row.migration_name)).toEqual(expected);
     expect(applied.every((row) => row.finished_at !== null)).toBe(true);
   });
 
   it("created every table of the data model", async () => {
-    const sql =
+    const query =
       engine === "sqlite"
-        ? `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`
-        : `SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`;
-    const tables = (await prisma.$queryRawUnsafe<Array<{ name: string }>>(sql)).map((row) => row.name).sort();
+        ? sql<{
+            name: string;
+          }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`
+        : sql<{
+            name: string;
+          }>`SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`;
+    const tables = (await query.execute(database())).rows.map((row) => row.name).sort();
     expect(tables).toEqual([
       "ApiKey",
       "DailyActiveOwner",
@@ -47,16 +51,15 @@ describe(`migrations on ${engine}`, () => {
   });
 
   it("enforces foreign keys (and SQLite runs in WAL mode)", async () => {
-    const { prepareDatabase } = await import("~/db.server");
-    await prepareDatabase();
     await expect(
-      prisma.item.create({
-        data: { id: "itm_orphan", listId: "lst_missing", shopId: "shop_missing", productId: "1", handle: "x" },
-      }),
+      database()
+        .insertInto("Item")
+        .values({ id: "itm_orphan", listId: "lst_missing", shopId: "shop_missing", productId: "1", handle: "x" })
+        .execute(),
     ).rejects.toThrow();
     if (engine === "sqlite") {
-      const [journal] = await prisma.$queryRawUnsafe<Array<{ journal_mode: string }>>("PRAGMA journal_mode");
-      expect(journal?.journal_mode).toBe("wal");
+      const { rows } = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(database());
+      expect(rows[0]?.journal_mode).toBe("wal");
     }
   });
 });

@@ -1,5 +1,5 @@
 import { Worker } from "bullmq";
-import { disconnectDatabase, prepareDatabase } from "../app/db.server";
+import { closeDatabase, database } from "../app/data/database.server";
 import {
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
@@ -23,7 +23,7 @@ import { isRoutineFailure } from "./outcomes";
 
 /** Starts every queue consumer of the worker process and closes them cleanly on SIGTERM/SIGINT. */
 export async function startWorker() {
-  await prepareDatabase();
+  database(); // opens the data layer's handle (SQLite: the connections, with their PRAGMAs)
   const connection = createRedis("worker");
   connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
@@ -96,7 +96,7 @@ export async function startWorker() {
     await agent.close();
     await connection.quit().catch(() => connection.disconnect());
     await deliveryConnection.quit().catch(() => deliveryConnection.disconnect());
-    await disconnectDatabase();
+    await closeDatabase();
     logger.info("worker stopped");
     process.exit(0);
   };

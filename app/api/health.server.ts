@@ -1,4 +1,5 @@
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { pingDatabase } from "~/data/readiness.server";
 import { AppError } from "~/lib/problems";
 import { getRequestRedis, whenRedisReady } from "~/redis.server";
 
@@ -24,10 +25,13 @@ async function withTimeout(check: Promise<unknown>): Promise<CheckResult> {
   }
 }
 
+/** Opening the handle may throw at once (SQLite: a file that is no database): that is "unreachable" too. */
+const databaseAnswers = async () => pingDatabase(database());
+
 /** Readiness: the database and Redis both answer within 2 s; otherwise a 503 problem naming which did not. */
 export async function checkReadiness() {
   const [database, redis] = await Promise.all([
-    withTimeout(prisma.$queryRawUnsafe("SELECT 1")),
+    withTimeout(databaseAnswers()),
     withTimeout(whenRedisReady(getRequestRedis(), CHECK_TIMEOUT_MS).then(() => getRequestRedis().ping())),
   ]);
   const checks = { database, redis };

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { AppError } from "./problems";
-import { deriveKey } from "./secrets.server";
+import { deriveKey } from "./derived-keys.server";
 
 /**
  * Opaque pagination cursors: base64url(JSON payload) + "." + base64url(HMAC). The HMAC covers a scope

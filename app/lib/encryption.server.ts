@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { getEnv } from "~/env.server";
-import { deriveKey, type KeyPurpose } from "./secrets.server";
+import { deriveKey, type KeyPurpose } from "./derived-keys.server";
 
 /**
  * Encryption at rest: AES-256-GCM under a key derived from SERVICE_SECRET for one purpose, with associated

@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma, sql } from "~/db.server";
-import { IDEMPOTENCY_WINDOW_MS } from "~/services/idempotency/idempotency.server";
+import { database } from "~/data/database.server";
+import {
+  completeIdempotencyKey,
+  IDEMPOTENCY_WINDOW_MS,
+  releaseIdempotencyKey,
+  reserveIdempotencyKey,
+} from "~/services/idempotency/idempotency.server";
 import { createApiKey } from "~/services/keys/keys.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
@@ -22,7 +27,17 @@ async function setup() {
       },
       body: JSON.stringify({ label }),
     });
-  const count = (label: string) => prisma.apiKey.count({ where: { shopId: shop.id, label } });
+  const count = async (label: string) =>
+    Number(
+      (
+        await database()
+          .selectFrom("ApiKey")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("shopId", "=", shop.id)
+          .where("label", "=", label)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { shop, secret, post, count };
 }
 
@@ -94,10 +109,12 @@ describe("Idempotency-Key on POST", () => {
   it("forgets a key after 24 hours", async () => {
     const { shop, post, count } = await setup();
     await post("old", "key-old");
-    await prisma.idempotencyRecord.updateMany({
-      where: { shopId: shop.id, key: "key-old" },
-      data: { expiresAt: new Date(Date.now() - 1), createdAt: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS - 1) },
-    });
+    await database()
+      .updateTable("IdempotencyRecord")
+      .set({ expiresAt: new Date(Date.now() - 1), createdAt: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS - 1) })
+      .where("shopId", "=", shop.id)
+      .where("key", "=", "key-old")
+      .execute();
     const again = await post("old", "key-old");
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBeNull();
@@ -117,12 +134,19 @@ describe("purging expired idempotency records", () => {
     const { shop, post } = await setup();
     await post("keep", "fresh");
     await post("drop", "stale");
-    await prisma.idempotencyRecord.updateMany({
-      where: { shopId: shop.id, key: "stale" },
-      data: { expiresAt: new Date(Date.now() - 1) },
-    });
+    await database()
+      .updateTable("IdempotencyRecord")
+      .set({ expiresAt: new Date(Date.now() - 1) })
+      .where("shopId", "=", shop.id)
+      .where("key", "=", "stale")
+      .execute();
     expect(await purgeExpiredIdempotencyKeys()).toBeGreaterThanOrEqual(1);
-    const keys = (await prisma.idempotencyRecord.findMany({ where: { shopId: shop.id } })).map((record) => record.key);
+    const records = await database()
+      .selectFrom("IdempotencyRecord")
+      .select("key")
+      .where("shopId", "=", shop.id)
+      .execute();
+    const keys = records.map((record) => record.key);
     expect(keys).toEqual(["fresh"]);
   });
 });
@@ -157,8 +181,22 @@ describe("Idempotency-Key on storefront POSTs: scoped per shopper", () => {
         method: "POST",
         headers: { Authorization: `Bearer ${secret}`, "Idempotency-Key": key },
       });
-    const items = (owner: { customerId: string } | { anonymousId: string }) =>
-      prisma.item.count({ where: { shopId: shop.id, list: { ...owner, isDefault: true } } });
+    const items = async (owner: { customerId: string } | { anonymousId: string }) => {
+      const row = await database()
+        .selectFrom("Item")
+        .innerJoin("List", "List.id", "Item.listId")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("Item.shopId", "=", shop.id)
+        .where("List.isDefault", "=", true)
+        .$if("customerId" in owner, (query) =>
+          query.where("List.customerId", "=", (owner as { customerId: string }).customerId),
+        )
+        .$if("anonymousId" in owner, (query) =>
+          query.where("List.anonymousId", "=", (owner as { anonymousId: string }).anonymousId),
+        )
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
     return { shop, proxy, publicCall, privateCall, items };
   }
 
@@ -228,12 +266,13 @@ describe("stored responses hold no one-time secret in clear", () => {
     const created = await post("secret-keeper", "key-secret");
     expect(created.status).toBe(201);
     const { secret, id } = await created.json();
-    expect(secret).toMatch(/^svc_sk_/);
 
-    const [row] = await sql().all<Record<string, unknown>>(
-      `SELECT * FROM "IdempotencyRecord" WHERE "shopId" = ? AND "key" = ?`,
-      [shop.id, "key-secret"],
-    );
+    const row = await database()
+      .selectFrom("IdempotencyRecord")
+      .selectAll()
+      .where("shopId", "=", shop.id)
+      .where("key", "=", "key-secret")
+      .executeTakeFirst();
     expect(row).toBeDefined();
     const raw = JSON.stringify(row);
     expect(raw).not.toContain(secret);
@@ -259,9 +298,7 @@ describe("stored responses hold no one-time secret in clear", () => {
     expect(created.status).toBe(201);
     const endpoint = await created.json();
     expect(endpoint.secret).toMatch(/^whsec_/);
-    const rows = await sql().all<Record<string, unknown>>(`SELECT * FROM "IdempotencyRecord" WHERE "shopId" = ?`, [
-      shop.id,
-    ]);
+    const rows = await database().selectFrom("IdempotencyRecord").selectAll().where("shopId", "=", shop.id).execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(endpoint.secret.slice("whsec_".length));
 
@@ -269,7 +306,12 @@ describe("stored responses hold no one-time secret in clear", () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(await replay.json()).toEqual(endpoint);
-    expect(await prisma.webhookEndpoint.count({ where: { shopId: shop.id } })).toBe(1);
+    const endpoints = await database()
+      .selectFrom("WebhookEndpoint")
+      .select("id")
+      .where("shopId", "=", shop.id)
+      .execute();
+    expect(endpoints).toHaveLength(1);
   });
 
   it("does not replay a stored response under another scope (the scope is bound to the ciphertext)", async () => {
@@ -277,10 +319,12 @@ describe("stored responses hold no one-time secret in clear", () => {
     await post("bound", "key-bound");
     const other = await createApiKey({ shopId: shop.id, label: "other" });
     // Moving the record to another credential makes it unreadable: it is dropped and the request runs anew.
-    await prisma.idempotencyRecord.updateMany({
-      where: { shopId: shop.id, key: "key-bound" },
-      data: { credentialId: other.key.id },
-    });
+    await database()
+      .updateTable("IdempotencyRecord")
+      .set({ credentialId: other.key.id })
+      .where("shopId", "=", shop.id)
+      .where("key", "=", "key-bound")
+      .execute();
     const moved = await rawCall(app, validator, "/v1/keys", {
       method: "POST",
       headers: {
@@ -292,5 +336,75 @@ describe("stored responses hold no one-time secret in clear", () => {
     });
     expect(moved.status).toBe(201);
     expect(moved.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
+describe("Idempotency-Key records in the service's unit of work", () => {
+  const response = (body: string) => ({ status: 201, headers: { "content-type": "application/json" }, body });
+  const record = (shopId: string, key: string) =>
+    database()
+      .selectFrom("IdempotencyRecord")
+      .selectAll()
+      .where("shopId", "=", shopId)
+      .where("key", "=", key)
+      .executeTakeFirst();
+  const keysLabelled = (shopId: string, label: string) =>
+    database().selectFrom("ApiKey").select("id").where("shopId", "=", shopId).where("label", "=", label).execute();
+
+  it("commits the completed record with the change: a retry replays it and the key exists once", async () => {
+    const { shop } = await createShopWithKey();
+    const scope = { shopId: shop.id, credentialId: "unit-scope", key: "unit-1" };
+    const reservation = await reserveIdempotencyKey(scope, "hash-1");
+    if (reservation.kind !== "reserved") throw new Error("expected a reservation");
+    const created = await createApiKey(
+      { shopId: shop.id, label: "in-unit" },
+      { within: (tx, result) => completeIdempotencyKey(reservation, response(result.key.id), tx) },
+    );
+    // As if the process died now: nothing completes the record after the work, and it is complete anyway.
+    expect(await record(shop.id, "unit-1")).toMatchObject({ state: "completed", responseStatus: 201 });
+    expect(await keysLabelled(shop.id, "in-unit")).toEqual([{ id: created.key.id }]);
+    const retry = await reserveIdempotencyKey(scope, "hash-1");
+    expect(retry).toEqual({ kind: "replay", response: response(created.key.id) });
+
+    // The middleware's later steps leave a record completed with the change alone.
+    await completeIdempotencyKey(reservation, response("other"));
+    await releaseIdempotencyKey(reservation);
+    expect(await reserveIdempotencyKey(scope, "hash-1")).toEqual({
+      kind: "replay",
+      response: response(created.key.id),
+    });
+  });
+
+  it("rolls the completed record back with the change: no key, the record still in flight, then released", async () => {
+    const { shop } = await createShopWithKey();
+    const scope = { shopId: shop.id, credentialId: "unit-scope", key: "unit-2" };
+    const reservation = await reserveIdempotencyKey(scope, "hash-2");
+    if (reservation.kind !== "reserved") throw new Error("expected a reservation");
+    const failing = createApiKey(
+      { shopId: shop.id, label: "rolled-back" },
+      {
+        within: async (tx, result) => {
+          await completeIdempotencyKey(reservation, response(result.key.id), tx);
+          throw new Error("the transaction fails after the record was written");
+        },
+      },
+    );
+    await expect(failing).rejects.toThrow("the transaction fails");
+    expect(await keysLabelled(shop.id, "rolled-back")).toEqual([]);
+    expect(await record(shop.id, "unit-2")).toMatchObject({ state: "in_flight", responseStatus: null });
+    await releaseIdempotencyKey(reservation);
+    expect(await record(shop.id, "unit-2")).toBeUndefined();
+  });
+
+  it("POST /v1/keys stores its response in the key's transaction: one key, one completed record, replayed", async () => {
+    const { shop, post, count } = await setup();
+    const first = await post("http-unit", "key-unit");
+    expect(first.status).toBe(201);
+    const stored = await record(shop.id, "key-unit");
+    expect(stored).toMatchObject({ state: "completed", responseStatus: 201 });
+    const retry = await post("http-unit", "key-unit");
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retry.text()).toBe(await first.text());
+    expect(await count("http-unit")).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { createHttpApp } from "~/api/http-app.server";
-import { prepareDatabase } from "~/db.server";
+import { database } from "~/data/database.server";
 import { ROOT } from "../../scripts/lib/databases";
 
 /**
@@ -10,7 +10,7 @@ import { ROOT } from "../../scripts/lib/databases";
  * it first). Requests run through every layer the server runs; only the socket is skipped.
  */
 export async function createTestApp() {
-  await prepareDatabase();
+  database();
   const buildUrl = pathToFileURL(path.join(ROOT, "build/server/index.js")).href;
   const build = (await import(/* @vite-ignore */ buildUrl)) as ServerBuild;
   const remix = createRequestHandler(build, "production");

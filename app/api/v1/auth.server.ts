@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { canonicalPlatformId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import { findKeyForAuthentication, touchApiKey } from "~/services/keys/keys.server";
-import { PRIVATE_KEY_PREFIX, PUBLIC_KEY_PREFIX } from "~/services/keys/secrets";
+import { PRIVATE_KEY_PREFIX, PUBLIC_KEY_PREFIX } from "~/services/keys/key-secrets";
 import { readShopSettings } from "~/services/shops/settings";
 import { findShopByDomain } from "~/services/shops/shops.server";
 import { platformApi, shopDomain } from "~/shopify.server";
@@ -31,9 +31,9 @@ async function privateKeyCaller(authorization: string): Promise<Caller> {
   const key = await findKeyForAuthentication(secret);
   if (!key) throw unauthorized("Unknown API key.");
   if (key.revokedAt) throw unauthorized("This API key has been revoked.");
-  if (key.shop.uninstalledAt) throw shopUninstalled(key.shop.domain);
-  touchApiKey(key.id);
-  return { mode: "private", shopId: key.shop.id, shopDomain: key.shop.domain, credentialId: key.id, customerId: null };
+  if (key.shopUninstalledAt) throw shopUninstalled(key.shopDomain);
+  touchApiKey({ shopId: key.shopId, keyId: key.id });
+  return { mode: "private", shopId: key.shopId, shopDomain: key.shopDomain, credentialId: key.id, customerId: null };
 }
 
 async function publicKeyCaller(
@@ -139,7 +139,10 @@ async function appProxyCaller(request: Request): Promise<Caller> {
   return { mode: "proxy", shopId: shop.id, shopDomain: shop.domain, credentialId: "proxy", customerId };
 }
 
-/** Resolves the caller of a /v1 or /proxy/v1 request (spec 5); 401 when no mode applies. */
+/**
+ * Resolves the caller of a /v1 or /proxy/v1 request (the security schemes of docs/openapi.json); 401 when
+ * no mode applies.
+ */
 export async function resolveCaller(c: Context<V1Env>): Promise<Caller> {
   if (c.req.path.startsWith("/proxy/")) return appProxyCaller(c.req.raw);
   const authorization = c.req.header("authorization");

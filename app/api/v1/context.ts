@@ -1,4 +1,5 @@
 import type { ShopSettings } from "~/services/shops/settings";
+import type { ReservedKey } from "./idempotency-key.server";
 
 /** How the caller presented itself (the OpenAPI description's security schemes). */
 export type CallerMode = "private" | "public" | "proxy";
@@ -11,7 +12,7 @@ export interface Caller {
   /**
    * The API key id, or "public" / "proxy" for the credentials every shopper of the shop shares. A private
    * key's id is the scope of its Idempotency-Key records; "public" and "proxy" are scoped further per shopper
-   * (`idempotencyScope` in idempotency.server.ts, with `shopperKey` in shopper.server.ts).
+   * (`idempotencyScope` in idempotency-key.server.ts, with `shopperKey` in shopper.server.ts).
    */
   credentialId: string;
   /**
@@ -24,5 +25,11 @@ export interface Caller {
 }
 
 export interface V1Env {
-  Variables: { requestId: string; caller: Caller; corsOrigin: string | undefined };
+  Variables: {
+    requestId: string;
+    caller: Caller;
+    corsOrigin: string | undefined;
+    /** Set on a POST that reserved an Idempotency-Key (idempotency-key.server.ts). */
+    idempotencyKey: ReservedKey | undefined;
+  };
 }

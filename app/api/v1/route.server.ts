@@ -6,7 +6,7 @@ import { API_BODY_LIMIT_BYTES } from "../body-limit.server";
 import { requireJsonBody } from "./body.server";
 import { clientAddress } from "./client-address.server";
 import type { CallerMode, V1Env } from "./context";
-import { idempotency } from "./idempotency.server";
+import { idempotency } from "./idempotency-key.server";
 import { IDEMPOTENCY_KEY_PARAMETER, withResponseHeaders } from "./openapi.server";
 import { rateLimit } from "./rate-limit.server";
 import { ProblemSchema } from "./schemas";

@@ -1,4 +1,5 @@
-import type { ApiKey, Item, List } from "~/generated/prisma-sqlite/client";
+import type { Item, List } from "~/generated/prisma-sqlite/client";
+import type { ApiKeyRow } from "~/data/api-key-rows.server";
 import type { TransferJobRow as TransferJob } from "~/data/transfer-job-rows.server";
 import type { UploadRow as Upload } from "~/data/upload-rows.server";
 import type { WebhookDeliveryRow } from "~/data/webhook-delivery-rows.server";
@@ -28,7 +29,7 @@ export function serializeList(list: List & { count: number; items: Item[] }) {
   return { ...serializeListSummary(list), items: list.items.map(serializeItem) };
 }
 
-export function serializeApiKey(key: ApiKey) {
+export function serializeApiKey(key: ApiKeyRow) {
   return {
     id: key.id,
     label: key.label,

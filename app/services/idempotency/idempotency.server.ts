@@ -1,13 +1,9 @@
-import { prisma } from "~/db.server";
-import { open, seal, SEALED_PREFIX, UnreadableCiphertextError } from "~/lib/encryption.server";
-import { AppError } from "~/lib/problems";
-import { logger } from "~/logger.server";
-
 /**
  * Idempotency-Key records (docs/openapi.json): 24 hours, scoped per shop, credential and shopper (the
- * credential column holds the scope, see api/v1/idempotency.server.ts), in the database so they hold across
- * every app process. The unique (shop, credential, key) index decides which of several concurrent requests
- * runs; the others see its record.
+ * credential column holds the scope, see app/api/v1/idempotency-key.server.ts), in the database so they hold
+ * across every app process. The unique (shop, credential, key) index decides which of several concurrent
+ * requests runs; the others see its record. A service's unit of work may complete the record inside its own
+ * transaction, so the stored response commits together with the change (docs/decisions/017-data-layer.md).
  *
  * Stored response bodies are encrypted (lib/encryption.server.ts, AES-256-GCM with the record's scope as
  * associated data): a creation response carries a one-time secret (`svc_sk_...`, `whsec_...`), which must
@@ -16,63 +12,74 @@ import { logger } from "~/logger.server";
  * (SERVICE_SECRET rotated without SERVICE_SECRET_PREVIOUS, or a record moved to another scope) is treated as
  * an expired record: dropped, and the request runs anew.
  */
+import { database, isUniqueViolation, type Queryable } from "~/data/database.server";
+import {
+  completeIdempotencyRecord,
+  deleteExpiredIdempotencyRecords,
+  deleteIdempotencyRecord,
+  deleteInFlightIdempotencyRecord,
+  findIdempotencyRecord,
+  insertIdempotencyRecord,
+  type IdempotencyScope,
+} from "~/data/idempotency-rows.server";
+import { DomainError } from "~/lib/domain-error";
+import { open, seal, SEALED_PREFIX, UnreadableCiphertextError } from "~/lib/encryption.server";
+import { logger } from "~/logger.server";
+
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/** The outcome kept for replays: the caller's status code, the headers it repeats, the body. */
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
 }
 
-interface Scope {
-  shopId: string;
-  credentialId: string;
-  key: string;
+export interface Reservation {
+  recordId: string;
+  scope: IdempotencyScope;
 }
 
-export type Reservation =
-  { kind: "reserved"; recordId: string; scope: Scope } | { kind: "replay"; response: StoredResponse };
+export type ReservationOutcome = ({ kind: "reserved" } & Reservation) | { kind: "replay"; response: StoredResponse };
 
 const PURPOSE = "idempotency-response";
-const associatedData = ({ shopId, credentialId, key }: Scope) => `${shopId}\0${credentialId}\0${key}`;
+const associatedData = ({ shopId, credentialId, key }: IdempotencyScope) => `${shopId}\0${credentialId}\0${key}`;
 
 /** Records written before bodies were encrypted (at most 24 hours old at the upgrade) are plain. */
-function readBody(scope: Scope, stored: string): string {
+function readBody(scope: IdempotencyScope, stored: string): string {
   return stored.startsWith(SEALED_PREFIX) ? open(PURPOSE, stored, associatedData(scope)) : stored;
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
-}
-
 /** Reserves the key for this request, or returns the stored result of the request that used it. */
-export async function reserveIdempotencyKey(scope: Scope, requestHash: string, now = new Date()): Promise<Reservation> {
+export async function reserveIdempotencyKey(
+  scope: IdempotencyScope,
+  requestHash: string,
+  now = new Date(),
+): Promise<ReservationOutcome> {
+  const db = database();
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const record = await prisma.idempotencyRecord.create({
-        data: { ...scope, requestHash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS) },
-      });
-      return { kind: "reserved", recordId: record.id, scope };
+      const expiresAt = new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS);
+      const recordId = await insertIdempotencyRecord(db, scope, requestHash, now, expiresAt);
+      return { kind: "reserved", recordId, scope };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
-    const existing = await prisma.idempotencyRecord.findUnique({
-      where: { shopId_credentialId_key: scope },
-    });
+    const existing = await findIdempotencyRecord(db, scope);
     if (!existing) continue; // released between our insert and read: try again
     if (existing.expiresAt <= now) {
-      await prisma.idempotencyRecord.deleteMany({ where: { id: existing.id, expiresAt: { lte: now } } });
+      await deleteIdempotencyRecord(db, scope.shopId, existing.id, now);
       continue;
     }
     if (existing.requestHash !== requestHash) {
-      throw new AppError("idempotency-key-reused", {
-        detail: "This Idempotency-Key was used for a different request in the last 24 hours.",
-      });
+      throw new DomainError(
+        "idempotency_key_reused",
+        "This Idempotency-Key was used for a different request in the last 24 hours.",
+      );
     }
     if (existing.state !== "completed" || existing.responseStatus === null) {
-      throw new AppError("idempotency-key-in-use", {
-        detail: "A request with this Idempotency-Key is still in progress.",
-        headers: { "Retry-After": "1" },
+      throw new DomainError("idempotency_key_in_use", "A request with this Idempotency-Key is still in progress.", {
+        retryAfterSeconds: 1,
       });
     }
     let body: string;
@@ -81,7 +88,7 @@ export async function reserveIdempotencyKey(scope: Scope, requestHash: string, n
     } catch (error) {
       if (!(error instanceof UnreadableCiphertextError)) throw error;
       logger.warn({ shopId: scope.shopId, err: error }, "stored idempotent response unreadable: the request runs anew");
-      await prisma.idempotencyRecord.deleteMany({ where: { id: existing.id } });
+      await deleteIdempotencyRecord(db, scope.shopId, existing.id);
       continue;
     }
     return {
@@ -93,35 +100,37 @@ export async function reserveIdempotencyKey(scope: Scope, requestHash: string, n
       },
     };
   }
-  throw new AppError("idempotency-key-in-use", { detail: "The Idempotency-Key is contended; retry." });
+  throw new DomainError("idempotency_key_in_use", "The Idempotency-Key is contended; retry.");
 }
 
-/** Stores the outcome. Server errors release the key instead, so the client may retry the same request. */
+/**
+ * Stores the outcome on `q`: a service's transaction (`tx`, from its unit of work), so the response commits
+ * with the change, or the shared handle after the work. Only a record still in flight is completed, so a
+ * record a unit of work completed is never overwritten. A server error (status 500 or more) releases the key
+ * instead, so the client may retry the same request.
+ */
 export async function completeIdempotencyKey(
-  { recordId, scope }: { recordId: string; scope: Scope },
+  { recordId, scope }: Reservation,
   response: StoredResponse,
+  q: Queryable = database(),
 ): Promise<void> {
   if (response.status >= 500) {
-    await prisma.idempotencyRecord.deleteMany({ where: { id: recordId } });
+    await deleteInFlightIdempotencyRecord(q, scope.shopId, recordId);
     return;
   }
-  await prisma.idempotencyRecord.update({
-    where: { id: recordId },
-    data: {
-      state: "completed",
-      responseStatus: response.status,
-      responseHeaders: JSON.stringify(response.headers),
-      responseBody: seal(PURPOSE, response.body, associatedData(scope)),
-    },
+  await completeIdempotencyRecord(q, scope.shopId, recordId, {
+    responseStatus: response.status,
+    responseHeaders: JSON.stringify(response.headers),
+    responseBody: seal(PURPOSE, response.body, associatedData(scope)),
   });
 }
 
-export async function releaseIdempotencyKey(recordId: string): Promise<void> {
-  await prisma.idempotencyRecord.deleteMany({ where: { id: recordId } });
+/** The request failed: the key is free again, unless its record was completed with the change already. */
+export async function releaseIdempotencyKey({ recordId, scope }: Reservation): Promise<void> {
+  await deleteInFlightIdempotencyRecord(database(), scope.shopId, recordId);
 }
 
 /** Housekeeping: drops expired records (run by the worker). */
 export async function purgeExpiredIdempotencyKeys(now = new Date()): Promise<number> {
-  const { count } = await prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
-  return count;
+  return deleteExpiredIdempotencyRecords(database(), now);
 }

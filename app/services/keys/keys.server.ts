@@ -1,48 +1,65 @@
-import { prisma } from "~/db.server";
-import { AppError } from "~/lib/problems";
+/** A shop's private API keys: created with a one-time secret, listed, revoked, and found by their secret. */
+import {
+  findActiveApiKeyByHash,
+  findApiKeyById,
+  findApiKeyForAuth,
+  findApiKeysOfShop,
+  insertApiKey,
+  revokeApiKeyRow,
+  touchApiKeyRow,
+  type ApiKeyAuthRow,
+  type ApiKeyRow,
+} from "~/data/api-key-rows.server";
+import { database, transaction, type UnitOfWork } from "~/data/database.server";
+import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
-import { generatePrivateKey, hashKey } from "./secrets";
+import { generatePrivateKey, hashKey } from "./key-secrets";
 
-/** Creates a private key for the shop. The secret is returned here once and never stored. */
-export async function createApiKey({ shopId, label }: { shopId: string; label: string }) {
+export interface CreatedApiKey {
+  key: ApiKeyRow;
+  /** The secret, returned here once and never stored (only its hash is). */
+  secret: string;
+}
+
+/** Creates a private key for the shop. */
+export async function createApiKey(
+  { shopId, label }: { shopId: string; label: string },
+  unit?: UnitOfWork<CreatedApiKey>,
+): Promise<CreatedApiKey> {
   const secret = generatePrivateKey();
-  const key = await prisma.apiKey.create({
-    data: { id: newId("apiKey"), shopId, label, kind: "private", hash: hashKey(secret), hint: secret.slice(-4) },
+  const values = { id: newId("apiKey"), shopId, label, kind: "private", hash: hashKey(secret), hint: secret.slice(-4) };
+  return transaction(async (tx) => {
+    const created = { key: await insertApiKey(tx, values, new Date()), secret };
+    await unit?.within?.(tx, created);
+    return created;
   });
-  return { key, secret };
 }
 
 /** The shop's keys, newest first (revoked ones included, with revokedAt set). */
-export async function listApiKeys({ shopId }: { shopId: string }) {
-  return prisma.apiKey.findMany({ where: { shopId }, orderBy: { id: "desc" } });
+export async function listApiKeys({ shopId }: { shopId: string }): Promise<ApiKeyRow[]> {
+  return findApiKeysOfShop(database(), shopId);
 }
 
-/** Revokes a key of this shop. Revoking an already revoked key is a no-op (same 204). */
-export async function revokeApiKey({ shopId, keyId }: { shopId: string; keyId: string }) {
-  const { count } = await prisma.apiKey.updateMany({
-    where: { id: keyId, shopId, revokedAt: null },
-    data: { revokedAt: new Date() },
-  });
-  if (count === 0 && !(await prisma.apiKey.findFirst({ where: { id: keyId, shopId }, select: { id: true } }))) {
-    throw new AppError("not-found", { detail: `No API key ${keyId} in this shop.` });
+/** Revokes a key of this shop. Revoking an already revoked key changes nothing and is no error. */
+export async function revokeApiKey({ shopId, keyId }: { shopId: string; keyId: string }): Promise<void> {
+  if (await revokeApiKeyRow(database(), shopId, keyId, new Date())) return;
+  if (!(await findApiKeyById(database(), shopId, keyId))) {
+    throw new DomainError("not_found", `No API key ${keyId} in this shop.`);
   }
 }
 
 /** The active (not revoked) key of this shop matching a secret, if any. */
 export async function findActiveKeyBySecret({ shopId, secret }: { shopId: string; secret: string }) {
-  return prisma.apiKey.findFirst({ where: { shopId, hash: hashKey(secret), revokedAt: null } });
+  return (await findActiveApiKeyByHash(database(), shopId, hashKey(secret))) ?? null;
 }
 
 /**
- * Authentication lookup: the key (any shop) whose hash matches, with its shop. This is the one query
- * not scoped by a shop id, because it is how the shop of a private-key call is found.
+ * Authentication lookup: the key (any shop) whose hash matches, with its shop. The one lookup not scoped by
+ * a shop id, because it is how the shop of a private-key call is found.
  */
-export async function findKeyForAuthentication(secret: string) {
-  return prisma.apiKey.findUnique({
-    where: { hash: hashKey(secret) },
-    include: { shop: { select: { id: true, domain: true, uninstalledAt: true } } },
-  });
+export async function findKeyForAuthentication(secret: string): Promise<ApiKeyAuthRow | null> {
+  return (await findApiKeyForAuth(database(), hashKey(secret))) ?? null;
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -52,11 +69,11 @@ const lastTouched = new Map<string, number>();
  * Keeps lastUsedAt roughly current (to the minute) without a write per request: each process writes at
  * most once a minute per key, and never waits for it.
  */
-export function touchApiKey(keyId: string, now = Date.now()): void {
+export function touchApiKey({ shopId, keyId }: { shopId: string; keyId: string }, now = Date.now()): void {
   const previous = lastTouched.get(keyId);
   if (previous !== undefined && now - previous < TOUCH_INTERVAL_MS) return;
   lastTouched.set(keyId, now);
-  prisma.apiKey
-    .update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } })
-    .catch((error: unknown) => logger.warn({ err: error, keyId }, "could not record key use"));
+  touchApiKeyRow(database(), shopId, keyId, new Date(now)).catch((error: unknown) =>
+    logger.warn({ err: error, keyId }, "could not record key use"),
+  );
 }

@@ -14,7 +14,7 @@ import {
 } from "~/data/shop-rows.server";
 import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
-import { generatePublicKey } from "~/services/keys/secrets";
+import { generatePublicKey } from "~/services/keys/key-secrets";
 import { DEFAULT_SHOP_SETTINGS, readShopSettings, type ShopSettings, type ShopSettingsPatch } from "./settings";
 
 /**

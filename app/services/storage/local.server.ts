@@ -5,7 +5,7 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DomainError } from "~/lib/domain-error";
-import { deriveKey } from "~/lib/secrets.server";
+import { deriveKey } from "~/lib/derived-keys.server";
 import {
   assertStorageKey,
   isStorageKey,

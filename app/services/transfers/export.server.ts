@@ -14,7 +14,7 @@ import { Readable } from "node:stream";
 import Papa from "papaparse";
 import { database } from "~/data/database.server";
 import { exportItemsPage } from "~/data/transfer-job-rows.server";
-import { deriveKey } from "~/lib/secrets.server";
+import { deriveKey } from "~/lib/derived-keys.server";
 import { publishBatchTiming } from "./timings";
 import { FORMULA_GUARD } from "./values";
 

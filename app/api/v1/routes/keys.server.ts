@@ -1,7 +1,8 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
-import { createApiKey, listApiKeys, revokeApiKey } from "~/services/keys/keys.server";
+import { createApiKey, listApiKeys, revokeApiKey, type CreatedApiKey } from "~/services/keys/keys.server";
 import type { V1Env } from "../context";
+import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
 import { ApiKeyCreatedSchema, ApiKeySchema } from "../schemas";
 import { serializeApiKey } from "../serializers";
@@ -60,8 +61,14 @@ export function registerKeyRoutes(app: OpenAPIHono<V1Env>) {
   });
 
   app.openapi(createKey, async (c) => {
-    const { key, secret } = await createApiKey({ shopId: c.get("caller").shopId, label: c.req.valid("json").label });
-    return c.json({ ...serializeApiKey(key), secret }, 201);
+    const reply = idempotentReply(c, ({ key, secret }: CreatedApiKey) =>
+      c.json({ ...serializeApiKey(key), secret }, 201),
+    );
+    const created = await createApiKey(
+      { shopId: c.get("caller").shopId, label: c.req.valid("json").label },
+      reply.unit,
+    );
+    return reply.send(created);
   });
 
   app.openapi(revokeKey, async (c) => {

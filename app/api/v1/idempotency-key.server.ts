@@ -1,17 +1,25 @@
+/**
+ * Idempotency-Key on POST (docs/openapi.json): the middleware reserves the key before the route runs and
+ * completes the record with the route's response after it; a route whose service takes a unit of work
+ * completes it inside the service's transaction instead (`idempotentReply`), so a process that dies after
+ * the change commits cannot leave a record that lets a retry run the change again.
+ */
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
+import type { Tx, UnitOfWork } from "~/data/database.server";
 import { AppError } from "~/lib/problems";
 import {
   completeIdempotencyKey,
   releaseIdempotencyKey,
   reserveIdempotencyKey,
+  type StoredResponse,
 } from "~/services/idempotency/idempotency.server";
 import type { Caller, V1Env } from "./context";
 import { parseJsonOrUndefined, shopperKey } from "./shopper.server";
 
 /** Headers of the original response that a replay repeats. */
 const REPLAYED_HEADERS = ["content-type", "location"];
-export const REPLAY_HEADER = "Idempotent-Replayed";
+const REPLAY_HEADER = "Idempotent-Replayed";
 
 /**
  * Query parameters the platform's app proxy adds afresh each time it forwards a request: a shopper's retry
@@ -42,6 +50,54 @@ function fingerprint(c: Context<V1Env>, query: URLSearchParams, body: string): s
     .digest("hex");
 }
 
+/** What of a response a replay repeats: status, the replayed headers, the body. */
+async function storedResponse(response: Response): Promise<StoredResponse> {
+  const headers = Object.fromEntries(
+    REPLAYED_HEADERS.flatMap((name) => {
+      const value = response.headers.get(name);
+      return value === null ? [] : [[name, value]];
+    }),
+  );
+  return { status: response.status, headers, body: await response.clone().text() };
+}
+
+/** The key a request reserved, in the request's context for `idempotentReply`. */
+export interface ReservedKey {
+  /** Completes the record with `response` through the service's transaction. */
+  completeWithin(tx: Tx, response: Response): Promise<void>;
+  /** Set once the route answers with a response its service's transaction stored. */
+  completedWithChange: boolean;
+}
+
+/**
+ * How a route answers so that its Idempotency-Key record commits with the change: `unit` goes to the
+ * service as its unit of work (undefined without a reserved key); `respond` builds the response from the
+ * service's result, inside the transaction; `send(result)` answers with that response (or builds it, when
+ * no key was reserved).
+ *
+ *     const reply = idempotentReply(c, (created: Created) => c.json(serialize(created), 201));
+ *     const created = await createThing(input, reply.unit);
+ *     return reply.send(created);
+ */
+export function idempotentReply<R, T extends Response>(c: Context<V1Env>, respond: (result: R) => T) {
+  const reserved = c.get("idempotencyKey");
+  let stored: T | undefined;
+  const unit: UnitOfWork<R> | undefined = reserved && {
+    within: async (tx, result) => {
+      stored = respond(result);
+      await reserved.completeWithin(tx, stored);
+    },
+  };
+  return {
+    unit,
+    send(result: R): T {
+      if (!reserved || !stored) return respond(result);
+      reserved.completedWithChange = true;
+      return stored;
+    },
+  };
+}
+
 /**
  * Idempotency-Key on POST (docs/openapi.json): the first request runs and its status, body and content type
  * are kept for 24 hours, the body encrypted (services/idempotency); a retry from the same shopper with the
@@ -68,22 +124,18 @@ export const idempotency: MiddlewareHandler<V1Env> = async (c, next) => {
     const { status, headers, body: stored } = reservation.response;
     return new Response(status === 204 ? null : stored, { status, headers: { ...headers, [REPLAY_HEADER]: "true" } });
   }
+  const reserved: ReservedKey = {
+    completeWithin: async (tx, response) => completeIdempotencyKey(reservation, await storedResponse(response), tx),
+    completedWithChange: false,
+  };
+  c.set("idempotencyKey", reserved);
   try {
     await next();
   } catch (error) {
-    await releaseIdempotencyKey(reservation.recordId);
+    // Deletes only a record still in flight: one completed with the change keeps its response.
+    await releaseIdempotencyKey(reservation);
     throw error;
   }
-  const response = c.res;
-  const headers = Object.fromEntries(
-    REPLAYED_HEADERS.flatMap((name) => {
-      const value = response.headers.get(name);
-      return value === null ? [] : [[name, value]];
-    }),
-  );
-  await completeIdempotencyKey(reservation, {
-    status: response.status,
-    headers,
-    body: await response.clone().text(),
-  });
+  if (reserved.completedWithChange) return;
+  await completeIdempotencyKey(reservation, await storedResponse(c.res));
 };
