@@ -4,7 +4,10 @@ import path from "node:path";
 import type { Job } from "bullmq";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
+import { insertProcessedWebhook } from "~/data/platform-webhook-rows.server";
+import { upsertSession } from "~/data/session-rows.server";
+import { findShopById } from "~/data/shop-rows.server";
 import { parseEnv } from "~/env.server";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { purgeIdempotencyJob } from "~/jobs/definitions";
@@ -68,8 +71,43 @@ const underNewId = (webhook: ReturnType<typeof platformWebhook>) => ({
 const keyStatus = async (secret: string) =>
   (await app.request(`${BASE_URL}/v1/shop`, { headers: { Authorization: `Bearer ${secret}` } })).status;
 
-const uninstalledAt = async (shopId: string) =>
-  (await prisma.shop.findUniqueOrThrow({ where: { id: shopId } })).uninstalledAt;
+const uninstalledAt = async (shopId: string) => (await findShopById(database(), shopId))!.uninstalledAt;
+
+/** The shop's offline session, as the platform library stores it after OAuth. */
+const storeOfflineSession = (domain: string, accessToken: string) =>
+  upsertSession(database(), {
+    id: `offline_${domain}`,
+    shop: domain,
+    state: "s",
+    isOnline: false,
+    scope: null,
+    expires: null,
+    accessToken,
+    userId: null,
+    firstName: null,
+    lastName: null,
+    email: null,
+    accountOwner: false,
+    locale: null,
+    collaborator: false,
+    emailVerified: false,
+    refreshToken: null,
+    refreshTokenExpires: null,
+  });
+
+const sessionCount = async (domain: string) =>
+  (await database().selectFrom("Session").select("id").where("shop", "=", domain).execute()).length;
+
+/** Processed platform webhooks: by exact id, by id prefix, and of a shop. */
+const processed = (where: { id?: string; idPrefix?: string; shopDomain?: string }) =>
+  database()
+    .selectFrom("PlatformWebhook")
+    .selectAll()
+    .$if(where.id !== undefined, (query) => query.where("id", "=", where.id!))
+    .$if(where.idPrefix !== undefined, (query) => query.where("id", "like", `${where.idPrefix}%`))
+    .$if(where.shopDomain !== undefined, (query) => query.where("shopDomain", "=", where.shopDomain!))
+    .execute();
+const processedCount = async (where: Parameters<typeof processed>[0]) => (await processed(where)).length;
 
 describe("platform configuration", () => {
   it("uses one Admin API version in code and in shopify.app.toml", () => {
@@ -111,15 +149,13 @@ describe("platform configuration", () => {
 describe("platform webhooks", () => {
   it("app/uninstalled with a valid HMAC: 200, sessions removed, shop marked uninstalled", async () => {
     const shop = await createShop();
-    await prisma.session.create({
-      data: { id: `offline_${shop.domain}`, shop: shop.domain, state: "s", accessToken: "shpat_test" },
-    });
+    await storeOfflineSession(shop.domain, "shpat_test");
     const response = await app.request(
       `${BASE_URL}/webhooks/app/uninstalled`,
       platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain, "www.example-shop.com")),
     );
     expect(response.status).toBe(200);
-    expect(await prisma.session.count({ where: { shop: shop.domain } })).toBe(0);
+    expect(await sessionCount(shop.domain)).toBe(0);
     expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
   });
 
@@ -175,22 +211,18 @@ describe("platform webhooks", () => {
     );
     expect(replays.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(await uninstalledAt(shop.id)).toBeNull();
-    expect(await prisma.platformWebhook.count({ where: { id: webhook.headers["X-Shopify-Webhook-Id"] } })).toBe(1);
+    expect(await processedCount({ id: webhook.headers["X-Shopify-Webhook-Id"] })).toBe(1);
   });
 
   it("processes each signed body once: the captured uninstall under a new webhook id leaves the reinstalled shop installed", async () => {
     const { shop, secret } = await createShopWithKey();
-    await prisma.session.create({
-      data: { id: `offline_${shop.domain}`, shop: shop.domain, state: "s", accessToken: "shpat_test" },
-    });
+    await storeOfflineSession(shop.domain, "shpat_test");
     const captured = platformWebhook("app/uninstalled", shop.domain, uninstalledBody(shop.domain));
     expect((await app.request(`${BASE_URL}/webhooks/app/uninstalled`, captured)).status).toBe(200);
     expect(await keyStatus(secret)).toBe(403);
 
     await ensureShop({ domain: shop.domain });
-    await prisma.session.create({
-      data: { id: `offline_${shop.domain}`, shop: shop.domain, state: "s", accessToken: "shpat_again" },
-    });
+    await storeOfflineSession(shop.domain, "shpat_again");
     expect(await keyStatus(secret)).toBe(200);
     // Same body and HMAC, another X-Shopify-Webhook-Id (which the HMAC does not cover), sent at once.
     const replays = await Promise.all(
@@ -199,10 +231,8 @@ describe("platform webhooks", () => {
     expect(replays.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(await uninstalledAt(shop.id)).toBeNull();
     expect(await keyStatus(secret)).toBe(200);
-    expect(await prisma.session.count({ where: { shop: shop.domain } })).toBe(1);
-    expect(
-      await prisma.platformWebhook.count({ where: { id: { startsWith: "sha256:" }, shopDomain: shop.domain } }),
-    ).toBe(1);
+    expect(await sessionCount(shop.domain)).toBe(1);
+    expect(await processedCount({ idPrefix: "sha256:", shopDomain: shop.domain })).toBe(1);
   });
 
   it("ignores an uninstall whose signed updated_at is not after the last one applied, past the ids' retention too", async () => {
@@ -285,8 +315,8 @@ describe("platform webhooks", () => {
     );
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
     expect(await uninstalledAt(shop.id)).toBeInstanceOf(Date);
-    expect(await prisma.platformWebhook.count({ where: { shopDomain: shop.domain } })).toBe(2);
-    expect(await prisma.platformWebhook.count({ where: { id: webhook.headers["X-Shopify-Webhook-Id"] } })).toBe(1);
+    expect(await processedCount({ shopDomain: shop.domain })).toBe(2);
+    expect(await processedCount({ id: webhook.headers["X-Shopify-Webhook-Id"] })).toBe(1);
   });
 
   it.each([
@@ -349,15 +379,15 @@ describe("platform webhooks", () => {
       const signed = platformWebhook(topic, "a.myshopify.com", body);
       expect((await app.request(url, signed)).status).toBe(200);
       expect((await app.request(url, signed)).status).toBe(200);
-      expect(await prisma.platformWebhook.findMany({ where: { id: signed.headers["X-Shopify-Webhook-Id"] } })).toEqual([
+      expect(await processed({ id: signed.headers["X-Shopify-Webhook-Id"] })).toEqual([
         expect.objectContaining({ topic, shopDomain: "a.myshopify.com" }),
       ]);
       // The same signed body under another webhook id is that webhook again: 200, not recorded again.
       const again = underNewId(signed);
       expect((await app.request(url, again)).status).toBe(200);
-      expect(await prisma.platformWebhook.count({ where: { id: again.headers["X-Shopify-Webhook-Id"] } })).toBe(0);
+      expect(await processedCount({ id: again.headers["X-Shopify-Webhook-Id"] })).toBe(0);
       const digest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
-      expect(await prisma.platformWebhook.findMany({ where: { id: digest } })).toEqual([
+      expect(await processed({ id: digest })).toEqual([
         expect.objectContaining({ topic, shopDomain: "a.myshopify.com" }),
       ]);
       expect((await app.request(url, platformWebhook(topic, "a.myshopify.com", body, "wrong"))).status).toBe(401);
@@ -369,15 +399,12 @@ describe("platform webhooks", () => {
     const now = Date.now();
     const old = new Date(now - PLATFORM_WEBHOOK_RETENTION_MS - 60_000);
     const recent = new Date(now - PLATFORM_WEBHOOK_RETENTION_MS + 600_000);
-    await prisma.platformWebhook.createMany({
-      data: [
-        { id: `old-${randomUUID()}`, topic: "shop/redact", shopDomain: "a.myshopify.com", receivedAt: old },
-        { id: `recent-${randomUUID()}`, topic: "shop/redact", shopDomain: "a.myshopify.com", receivedAt: recent },
-      ],
-    });
+    const webhook = { topic: "shop/redact", shopDomain: "a.myshopify.com" };
+    await insertProcessedWebhook(database(), { id: `old-${randomUUID()}`, ...webhook }, old);
+    await insertProcessedWebhook(database(), { id: `recent-${randomUUID()}`, ...webhook }, recent);
     const job = { id: "maintenance-test", name: purgeIdempotencyJob.name } as Job;
     expect(await handleMaintenanceJob(job)).toMatchObject({ platformWebhooks: 1 });
-    expect(await prisma.platformWebhook.count({ where: { id: { startsWith: "old-" } } })).toBe(0);
-    expect(await prisma.platformWebhook.count({ where: { id: { startsWith: "recent-" } } })).toBe(1);
+    expect(await processedCount({ idPrefix: "old-" })).toBe(0);
+    expect(await processedCount({ idPrefix: "recent-" })).toBe(1);
   });
 });
