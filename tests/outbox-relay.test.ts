@@ -4,7 +4,7 @@ import { database } from "~/data/database.server";
 import { findAttempts } from "~/data/webhook-delivery-rows.server";
 import { drainOutbox, relayOutbox, type StoredEvent } from "~/services/events/relay.server";
 import { purgeRelayedEvents } from "~/services/events/retention.server";
-import type { Owner } from "~/services/wishlists/owner";
+import type { Owner } from "~/services/owners/owner";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createDelivery, createShop, createWebhookEndpoint } from "./factories";
 import { startProcess } from "./support/processes";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rangeDays } from "~/services/analytics/reports.server";
 import { drainOutbox } from "~/services/events/relay.server";
-import type { Owner } from "~/services/wishlists/owner";
+import type { Owner } from "~/services/owners/owner";
 import { addItem, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, apiClient } from "../support/api";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
-import { newId } from "~/lib/ids";
+import { database } from "~/data/database.server";
+import { insertItem } from "~/data/item-rows.server";
 import { createApiKey } from "~/services/keys/keys.server";
 import { createList, createShopWithKey } from "../factories";
 import { OpenApiValidator, apiClient } from "../support/api";
@@ -11,8 +11,13 @@ const validator = await OpenApiValidator.load(app);
 const a = await createShopWithKey("shop A");
 const b = await createShopWithKey("shop B");
 const bList = await createList(b.shop.id, { customerId: "777" });
-await prisma.item.create({
-  data: { id: newId("item"), listId: bList.id, shopId: b.shop.id, productId: "1", handle: "b-secret" },
+await insertItem(database(), b.shop.id, {
+  listId: bList.id,
+  productId: "1",
+  variantId: "",
+  handle: "b-secret",
+  titleSnapshot: "",
+  addedAt: new Date(),
 });
 const bKey = await createApiKey({ shopId: b.shop.id, label: "B's second key" });
 
@@ -27,7 +32,15 @@ describe("tenant isolation: shop A's credentials never reach shop B", () => {
   it("DELETE /keys/{B's key} is 404 and B's key keeps working", async () => {
     const { response } = await asA.DELETE("/keys/{id}", { params: { path: { id: bKey.key.id } } });
     expect(response.status).toBe(404);
-    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: bKey.key.id } })).revokedAt).toBeNull();
+    expect(
+      (
+        await database()
+          .selectFrom("ApiKey")
+          .select("revokedAt")
+          .where("id", "=", bKey.key.id)
+          .executeTakeFirstOrThrow()
+      ).revokedAt,
+    ).toBeNull();
   });
 
   it("browsing lists and keys shows only A's", async () => {
@@ -43,7 +56,10 @@ describe("tenant isolation: shop A's credentials never reach shop B", () => {
     const overview = await asA.GET("/shop");
     expect(overview.data).toMatchObject({ domain: a.shop.domain, usage: { lists: 0, items: 0 } });
     await asA.PATCH("/shop/settings", { body: { guestEnabled: false } });
-    const bSettings = JSON.parse((await prisma.shop.findUniqueOrThrow({ where: { id: b.shop.id } })).settings);
+    const bSettings = JSON.parse(
+      (await database().selectFrom("Shop").select("settings").where("id", "=", b.shop.id).executeTakeFirstOrThrow())
+        .settings,
+    );
     expect(bSettings.guestEnabled).toBe(true);
   });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { prisma, sql } from "~/db.server";
+import { transaction } from "~/data/database.server";
 import { getEnv } from "~/env.server";
 import { importItems, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
+import { countEvents, countItems } from "../support/wishlist-rows";
 import { OpenApiValidator, rawCall } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
 
@@ -20,7 +21,7 @@ const row = (customerId: string, product: number, addedAt = new Date(Date.UTC(20
 /** A customer's list holding `count` items (products 1..count), written as an import writes it. */
 async function listWith(shopId: string, customerId: string, count: number) {
   const rows = Array.from({ length: count }, (_, index) => row(customerId, index + 1));
-  await sql().transaction((tx) => importItems(tx, { shopId, rows }));
+  await transaction((tx) => importItems(tx, { shopId, rows }));
 }
 
 async function shopWithCustomer(items: number) {
@@ -33,7 +34,7 @@ async function shopWithCustomer(items: number) {
       headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
       body: JSON.stringify({ customerId, ...(body as object) }),
     });
-  const count = () => prisma.item.count({ where: { shopId: shop.id, list: { customerId, isDefault: true } } });
+  const count = () => countItems(shop.id, customerId);
   return { shop, customerId, call, count };
 }
 
@@ -53,7 +54,7 @@ describe("items per list: at most MAX_ITEMS_PER_LIST", () => {
     });
     expect(problem.detail).toContain(String(max));
     expect(await count()).toBe(max);
-    expect(await prisma.event.count({ where: { shopId: shop.id } })).toBe(0);
+    expect(await countEvents(shop.id)).toBe(0);
 
     const added = await call("/storefront/wishlist/items", { productId: "999002", handle: "another" });
     expect(added.status).toBe(409);
@@ -96,13 +97,13 @@ describe("items per list: at most MAX_ITEMS_PER_LIST", () => {
       row("501", 700_004),
       row("502", 1), // another customer's list has its own room
     ];
-    const result = await sql().transaction((tx) => importItems(tx, { shopId: shop.id, rows }));
+    const result = await transaction((tx) => importItems(tx, { shopId: shop.id, rows }));
     expect(result.inserted.sort()).toEqual(["501|700001|", "501|700002|", "502|1|"]);
     expect(result.full).toEqual([rows[3], rows[5]]);
-    expect(await prisma.item.count({ where: { shopId: shop.id, list: { customerId: "501" } } })).toBe(max);
+    expect(await countItems(shop.id, "501")).toBe(max);
 
     const beyond = Array.from({ length: max + 3 }, (_, index) => row("503", index + 1));
-    const second = await sql().transaction((tx) => importItems(tx, { shopId: shop.id, rows: beyond }));
+    const second = await transaction((tx) => importItems(tx, { shopId: shop.id, rows: beyond }));
     expect(second.inserted).toHaveLength(max);
     expect(second.full).toEqual(beyond.slice(max));
   });

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
 import { addItem, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
+import { countItems, countLists, eventsOf, itemsOf } from "../support/wishlist-rows";
 import { BASE_URL, createTestApp } from "../support/http";
 
 const app = await createTestApp();
@@ -21,7 +21,7 @@ async function setup() {
       body: JSON.stringify({ productId, handle: `p${productId}`, anonymousId: aid }),
     });
   const eventLog = async () =>
-    (await prisma.event.findMany({ where: { shopId: shop.id }, orderBy: { id: "asc" } })).map((event) => ({
+    (await eventsOf(shop.id)).map((event) => ({
       type: event.type,
       ...(JSON.parse(event.data) as { count: number; item: { productId: string } }),
     }));
@@ -36,8 +36,8 @@ describe("concurrent storefront writes on one owner (real parallel requests)", (
     const results = await Promise.all(responses.map((response) => response.json()));
 
     expect(results.filter((result) => result.added)).toHaveLength(10);
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0); // an even number of toggles
-    expect(await prisma.list.count({ where: { shopId: shop.id } })).toBe(1);
+    expect(await countItems(shop.id)).toBe(0); // an even number of toggles
+    expect(await countLists(shop.id)).toBe(1);
     const log = await eventLog();
     expect(log).toHaveLength(20);
     expect(log.map((event) => event.count)).toEqual(
@@ -56,7 +56,7 @@ describe("concurrent storefront writes on one owner (real parallel requests)", (
     );
     expect(results.every((result) => result.added)).toBe(true);
     expect(results.map((result) => result.count).sort((a, b) => a - b)).toEqual(products.map((_, index) => index + 1));
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(15);
+    expect(await countItems(shop.id)).toBe(15);
     expect((await eventLog()).map((event) => event.count)).toEqual(products.map((_, index) => index + 1));
   });
 
@@ -95,10 +95,7 @@ describe("concurrent storefront writes on one owner (real parallel requests)", (
             ? "added"
             : "removed",
     );
-    const changes = await prisma.event.findMany({
-      where: { shopId: shop.id, data: { contains: '"productId":"8"' } },
-      orderBy: { id: "asc" },
-    });
+    const changes = (await eventsOf(shop.id)).filter((event) => event.data.includes('"productId":"8"'));
     const reported = (kind: string) => outcomes.filter((outcome) => outcome === kind).length;
     expect(changes.filter((event) => event.type === "item.added")).toHaveLength(reported("added"));
     expect(changes.filter((event) => event.type === "item.removed")).toHaveLength(reported("removed"));
@@ -107,11 +104,11 @@ describe("concurrent storefront writes on one owner (real parallel requests)", (
     expect(changes.map((event) => event.type)).toEqual(
       changes.map((_, index) => (index % 2 === 0 ? "item.added" : "item.removed")),
     );
-    const saved = await prisma.item.findMany({ where: { shopId: shop.id } });
+    const saved = await itemsOf(shop.id);
     expect(saved.map((row) => row.productId)).toEqual(changes.length % 2 === 1 ? ["8"] : []);
 
     // Invariant: events replayed in order give exactly the final state.
-    const log = await prisma.event.findMany({ where: { shopId: shop.id }, orderBy: { id: "asc" } });
+    const log = await eventsOf(shop.id);
     let count = 0;
     for (const event of log) {
       count += event.type === "item.added" ? 1 : -1;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
 import { createShopWithKey } from "../factories";
+import { countItems, eventsOf, itemsOf, listsOf } from "../support/wishlist-rows";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { createTestApp } from "../support/http";
 
@@ -73,7 +73,7 @@ describe("storefront bodies accept and ignore members they do not know (item 14)
     });
     expect(merged.status).toBe(200);
     expect(await merged.json()).toMatchObject({ owner: { type: "customer", customerId: "4242" }, count: 1 });
-    const events = await prisma.event.findMany({ where: { shopId: shop.id } });
+    const events = await eventsOf(shop.id);
     expect(events.map((event) => event.data).join("\n")).not.toContain("colour");
   });
 
@@ -144,7 +144,7 @@ describe("toggle and add act for the shopper the rate limit and idempotency coun
       });
       expect(rotated.status).toBe(400);
       expect(await problemType(rotated)).toBe("http://localhost:3000/problems/invalid-parameter");
-      expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(0);
+      expect(await countItems(shop.id)).toBe(0);
 
       const byQuery = await publicCall(`${path}?aid=${aid}`, {
         method: "POST",
@@ -156,9 +156,9 @@ describe("toggle and add act for the shopper the rate limit and idempotency coun
         body: { productId: "3", handle: "three", anonymousId: aid },
       });
       expect([200, 201]).toContain(both.status);
-      const lists = await prisma.list.findMany({ where: { shopId: shop.id }, include: { items: true } });
+      const lists = await listsOf(shop.id);
       expect(lists.map((list) => list.anonymousId)).toEqual([aid]);
-      expect(lists[0]!.items.map((item) => item.productId).sort()).toEqual(["2", "3"]);
+      expect((await itemsOf(shop.id)).map((item) => item.productId).sort()).toEqual(["2", "3"]);
     },
   );
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
 import { createShopWithKey } from "../factories";
+import { eventsOf } from "../support/wishlist-rows";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { createTestApp } from "../support/http";
 
@@ -33,9 +33,7 @@ async function shopper() {
 }
 
 const mergedEvents = (shopId: string) =>
-  prisma.event
-    .findMany({ where: { shopId, type: "list.merged" } })
-    .then((rows) => rows.map((row) => JSON.parse(row.data)));
+  eventsOf(shopId, "list.merged").then((rows) => rows.map((row) => JSON.parse(row.data)));
 
 describe("POST /storefront/identify (guest merge)", () => {
   it("unions by product+variant, keeps the earliest addedAt, counts only moved items, retires the guest list", async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 const MAX = 4;
 process.env.MAX_ITEMS_PER_LIST = String(MAX);
 
-const { prisma } = await import("~/db.server");
+const { countItems, eventsOf } = await import("../support/wishlist-rows");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { createShopWithKey } = await import("../factories");
 const { OpenApiValidator, rawCall, signedProxyPath } = await import("../support/api");
@@ -33,10 +33,7 @@ async function shopper(customerId: string) {
       signedProxyPath("/proxy/v1/storefront/identify", { shop: shop.domain, logged_in_customer_id: customerId }),
       { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ anonymousId: aid }) },
     );
-  const merged = async () =>
-    (await prisma.event.findMany({ where: { shopId: shop.id, type: "list.merged" } })).map((row) =>
-      JSON.parse(row.data),
-    );
+  const merged = async () => (await eventsOf(shop.id, "list.merged")).map((row) => JSON.parse(row.data));
   return { shop, aid, save, identify, merged };
 }
 
@@ -63,7 +60,7 @@ describe("guest merge at login never passes MAX_ITEMS_PER_LIST", () => {
     expect(list.items.find((item: Item) => item.productId === "2").addedAt).toBe(day(2).toISOString());
     expect(await merged()).toEqual([{ listId: list.id, customerId: "700", mergedCount: 2 }]);
     // The rest went with the retired guest list: nothing is left behind anywhere.
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(MAX);
+    expect(await countItems(shop.id)).toBe(MAX);
   });
 
   it("moves nothing into a list already at the cap, and still answers 200 with mergedCount 0", async () => {
@@ -79,6 +76,6 @@ describe("guest merge at login never passes MAX_ITEMS_PER_LIST", () => {
     expect(products(list.items)).toEqual(["11", "12", "13", "14"]);
     expect(list.items.find((item: Item) => item.productId === "11").addedAt).toBe(day(1).toISOString());
     expect(await merged()).toEqual([{ listId: list.id, customerId: "701", mergedCount: 0 }]);
-    expect(await prisma.item.count({ where: { shopId: shop.id } })).toBe(MAX);
+    expect(await countItems(shop.id)).toBe(MAX);
   });
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
+import { countEvents, countLists, eventsOf } from "../support/wishlist-rows";
 import { OpenApiValidator, rawCall } from "../support/api";
 import { createTestApp } from "../support/http";
 
@@ -58,7 +58,7 @@ describe("share links", () => {
     expect(shared).not.toHaveProperty("owner");
     expect(shared).not.toHaveProperty("share");
 
-    const sharedEvents = await prisma.event.findMany({ where: { shopId: shop.id, type: "list.shared" } });
+    const sharedEvents = await eventsOf(shop.id, "list.shared");
     expect(sharedEvents.map((event) => JSON.parse(event.data))).toEqual([
       { listId: link.listId, shareToken: link.token, url: link.url },
     ]);
@@ -72,7 +72,7 @@ describe("share links", () => {
       Array.from({ length: 8 }, () => call(`/storefront/wishlist/share?aid=${aid}`, "POST").then((r) => r.json())),
     );
     expect(new Set(links.map((link) => link.token)).size).toBe(1);
-    expect(await prisma.event.count({ where: { shopId: shop.id, type: "list.shared" } })).toBe(1);
+    expect(await countEvents(shop.id, "list.shared")).toBe(1);
   });
 
   it("answers 404 for an unknown token and never opens another shop's list", async () => {
@@ -99,6 +99,6 @@ describe("share links", () => {
     expect((await view.json()).type).toBe("http://localhost:3000/problems/sharing-disabled");
     const create = await call(`/storefront/wishlist/share?aid=${randomUUID()}`, "POST");
     expect(create.status).toBe(403);
-    expect(await prisma.list.count({ where: { shopId: shop.id } })).toBe(1);
+    expect(await countLists(shop.id)).toBe(1);
   });
 });

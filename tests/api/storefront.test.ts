@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
+import { countEvents, countLists, eventsOf } from "../support/wishlist-rows";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { createTestApp } from "../support/http";
 
@@ -53,9 +53,7 @@ async function storefront() {
 }
 
 const events = (shopId: string) =>
-  prisma.event
-    .findMany({ where: { shopId }, orderBy: { id: "asc" } })
-    .then((rows) => rows.map((row) => ({ type: row.type, data: JSON.parse(row.data) })));
+  eventsOf(shopId).then((rows) => rows.map((row) => ({ type: row.type, data: JSON.parse(row.data) })));
 
 describe("storefront wishlist: public key (anonymous)", () => {
   it("reads an empty list without creating one, then toggles on and off with one event each", async () => {
@@ -68,7 +66,7 @@ describe("storefront wishlist: public key (anonymous)", () => {
       updatedAt: null,
       owner: { type: "anonymous", customerId: null },
     });
-    expect(await prisma.list.count({ where: { shopId: shop.id } })).toBe(0);
+    expect(await countLists(shop.id)).toBe(0);
 
     const body = {
       productId: "gid://shopify/Product/101",
@@ -229,6 +227,6 @@ describe("storefront wishlist: bad inputs", () => {
       body: { productId: "1", handle: "a" },
     });
     expect(customer.status).toBe(200);
-    expect(await prisma.event.count({ where: { shopId: shop.id } })).toBe(1);
+    expect(await countEvents(shop.id)).toBe(1);
   });
 });

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { prisma } from "~/db.server";
 import { database } from "~/data/database.server";
 import { insertEvent } from "~/data/event-rows.server";
 import { insertAttempts } from "~/data/webhook-delivery-rows.server";
@@ -25,7 +24,12 @@ export async function createList(
   owner: { customerId: string } | { anonymousId: string } = { anonymousId: randomUUID() },
   data: { isDefault?: true | null; name?: string } = {},
 ) {
-  return prisma.list.create({ data: { id: newId("list"), shopId, ...owner, ...data } });
+  const at = new Date();
+  return database()
+    .insertInto("List")
+    .values({ id: newId("list"), shopId, ...owner, ...data, createdAt: at, updatedAt: at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** An outbox event as the relay hands it to the fan-out (not written to the database). */

@@ -7,7 +7,7 @@ import type { V1Env } from "./context";
 /**
  * Whether the request may carry a body. A GET or HEAD body has no meaning here and is ignored; not
  * asking for it also spares the server adapter from building a full Fetch Request (a measurable share of
- * a wishlist read, decision 012).
+ * a wishlist read, docs/decisions/012-storefront-hot-paths.md).
  */
 export function mayHaveBody(c: Context<V1Env>): boolean {
   return c.req.method !== "GET" && c.req.method !== "HEAD" && c.req.raw.body !== null;
@@ -51,12 +51,16 @@ async function readText(c: Context<V1Env>): Promise<string> {
  * media type is 415, text that is not JSON is 400, and a route that requires a body answers an empty one
  * sent as JSON with 400 `body-required` (where the body is optional, an empty one is no body). A request with neither
  * body nor Content-Type is left to the route's schema.
+ *
+ * The body is parsed here, once per request: the value is kept in the context (`jsonBody`) for the shopper's
+ * key (shopper.server.ts), and the route's validator reads the same value instead of parsing the text again.
  */
 export function requireJsonBody(bodyRequired: boolean): MiddlewareHandler<V1Env> {
   return async (c, next) => {
     if (mayHaveBody(c)) {
       const text = await readText(c);
       const type = c.req.header("content-type");
+      let parsed: unknown;
       if (text.length === 0) {
         if (bodyRequired && type !== undefined) {
           assertJsonMediaType(type);
@@ -66,15 +70,20 @@ export function requireJsonBody(bodyRequired: boolean): MiddlewareHandler<V1Env>
         }
         // An optional body sent empty is no body: the route's validator reads it as {}, as it does when no
         // Content-Type comes with it.
-        // (Hono keeps the body as a promise of its text there, whatever the declared type says.)
-        if (type !== undefined) c.req.bodyCache.text = Promise.resolve("{}") as unknown as string;
+        if (type !== undefined) parsed = {};
       } else {
         assertJsonMediaType(type);
         try {
-          JSON.parse(text);
+          parsed = JSON.parse(text);
         } catch (error) {
           throw new AppError("malformed-json", { detail: `The body is not valid JSON: ${(error as Error).message}` });
         }
+      }
+      if (parsed !== undefined) {
+        c.set("jsonBody", parsed);
+        const value = parsed;
+        // Hono's validator reads the body through `c.req.json()`, which would parse the text again.
+        c.req.json = (() => Promise.resolve(value)) as typeof c.req.json;
       }
     }
     await next();

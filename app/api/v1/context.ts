@@ -12,7 +12,7 @@ export interface Caller {
   /**
    * The API key id, or "public" / "proxy" for the credentials every shopper of the shop shares. A private
    * key's id is the scope of its Idempotency-Key records; "public" and "proxy" are scoped further per shopper
-   * (`idempotencyScope` in idempotency-key.server.ts, with `shopperKey` in shopper.server.ts).
+   * (`idempotencyScope` in idempotency-key.server.ts, with `shopperOf` in shopper.server.ts).
    */
   credentialId: string;
   /**
@@ -31,5 +31,9 @@ export interface V1Env {
     corsOrigin: string | undefined;
     /** Set on a POST that reserved an Idempotency-Key (idempotency-key.server.ts). */
     idempotencyKey: ReservedKey | undefined;
+    /** The JSON body, parsed once (body.server.ts); undefined when the request has none. */
+    jsonBody: unknown;
+    /** The storefront shopper's key, once resolved (`shopperOf`, shopper.server.ts); null: nobody named. */
+    shopper: string | null | undefined;
   };
 }

@@ -15,7 +15,7 @@ import {
   type StoredResponse,
 } from "~/services/idempotency/idempotency.server";
 import type { Caller, V1Env } from "./context";
-import { parseJsonOrUndefined, shopperKey } from "./shopper.server";
+import { shopperOf } from "./shopper.server";
 
 /** Headers of the original response that a replay repeats. */
 const REPLAYED_HEADERS = ["content-type", "location"];
@@ -34,9 +34,9 @@ const PROXY_SIGNING_PARAMETERS = new Set(["signature", "timestamp"]);
  * records are scoped per shopper (`public:a:<anonymous id>`, `proxy:c:<customer id>`, ...). One shopper's
  * key can then never replay another shopper's answer.
  */
-export function idempotencyScope(caller: Caller, query: URLSearchParams, body: unknown): string {
+function idempotencyScope(c: Context<V1Env>, caller: Caller): string {
   if (caller.mode === "private") return caller.credentialId;
-  return `${caller.credentialId}:${shopperKey(caller, query, body) ?? "-"}`;
+  return `${caller.credentialId}:${shopperOf(c) ?? "-"}`;
 }
 
 /** Method, path, the query string in canonical order (without the proxy's signing parameters) and body. */
@@ -117,7 +117,7 @@ export const idempotency: MiddlewareHandler<V1Env> = async (c, next) => {
   const body = c.req.raw.body === null ? "" : await c.req.text();
   const query = new URL(c.req.url).searchParams;
   const reservation = await reserveIdempotencyKey(
-    { shopId: caller.shopId, credentialId: idempotencyScope(caller, query, parseJsonOrUndefined(body)), key },
+    { shopId: caller.shopId, credentialId: idempotencyScope(c, caller), key },
     fingerprint(c, query, body),
   );
   if (reservation.kind === "replay") {

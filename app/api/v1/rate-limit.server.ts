@@ -4,9 +4,8 @@ import { getEnv } from "~/env.server";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { getRequestRedis, whenRedisReady } from "~/redis.server";
-import { mayHaveBody } from "./body.server";
 import type { V1Env } from "./context";
-import { parseJsonOrUndefined, shopperKey } from "./shopper.server";
+import { shopperOf } from "./shopper.server";
 
 /**
  * Rate limits, counted in Redis so they hold across every app process
@@ -98,7 +97,7 @@ export function rateLimit(
       else if (bucket === "address") {
         if (address !== undefined) keys.push({ bucket, key: `${caller.shopId}:${address}` });
       } else {
-        const shopper = shopperKey(caller, new URL(c.req.url).searchParams, await readJsonBody(c));
+        const shopper = shopperOf(c);
         keys.push({ bucket, key: `${caller.shopId}:${shopper ?? `ip:${address ?? "unknown"}`}` });
       }
     }
@@ -139,10 +138,4 @@ export function rateLimit(
     await next();
     setHeaders(c.res.headers, counts);
   };
-}
-
-/** The parsed JSON body when there is one (already validated as JSON by `requireJsonBody`). */
-export async function readJsonBody(c: V1Context): Promise<unknown> {
-  if (!mayHaveBody(c)) return undefined;
-  return parseJsonOrUndefined(await c.req.text());
 }

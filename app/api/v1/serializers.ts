@@ -1,4 +1,3 @@
-import type { Item, List } from "~/generated/prisma-sqlite/client";
 import type { ApiKeyRow } from "~/data/api-key-rows.server";
 import type { TransferJobRow as TransferJob } from "~/data/transfer-job-rows.server";
 import type { UploadRow as Upload } from "~/data/upload-rows.server";
@@ -6,28 +5,7 @@ import type { WebhookDeliveryRow } from "~/data/webhook-delivery-rows.server";
 import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
 import { toTimestamp } from "~/lib/time";
 
-import { serializeItem } from "~/services/wishlists/serialize";
-
-export { serializeItem };
-
-/** Database rows to the API shapes of spec 2. */
-export function serializeListSummary(list: List & { count: number }) {
-  return {
-    id: list.id,
-    owner: list.customerId
-      ? { type: "customer" as const, customerId: list.customerId }
-      : { type: "anonymous" as const, customerId: null },
-    name: list.name,
-    default: list.isDefault === true,
-    count: list.count,
-    share: { enabled: list.shareEnabled, token: list.shareToken },
-    updatedAt: toTimestamp(list.updatedAt),
-  };
-}
-
-export function serializeList(list: List & { count: number; items: Item[] }) {
-  return { ...serializeListSummary(list), items: list.items.map(serializeItem) };
-}
+/** Database rows to the API shapes of docs/openapi.json (wishlists, lists and items: services/wishlists/views.ts). */
 
 export function serializeApiKey(key: ApiKeyRow) {
   return {

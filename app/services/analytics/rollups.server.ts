@@ -4,15 +4,11 @@
  */
 import { addProductStats, addShopStats, insertActiveOwners } from "~/data/daily-stat-rows.server";
 import type { Tx } from "~/data/database.server";
-import type { Owner } from "~/services/wishlists/owner";
+import { ownerKey, type Owner } from "~/services/owners/owner";
 
 /** UTC calendar day, YYYY-MM-DD: the rollups' key. */
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
-}
-
-export function ownerKey(owner: Owner): string {
-  return owner.kind === "customer" ? `c:${owner.customerId}` : `a:${owner.anonymousId}`;
 }
 
 /** An item.added / item.removed event as the rollups need it. */

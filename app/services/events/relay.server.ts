@@ -8,7 +8,7 @@
 import { database, transaction } from "~/data/database.server";
 import { findPendingEvents, markEventsRelayed } from "~/data/event-rows.server";
 import { applyItemChanges, type ItemChange } from "~/services/analytics/rollups.server";
-import type { Owner } from "~/services/wishlists/owner";
+import { ownerOfColumns } from "~/services/owners/owner";
 import type { EventType } from "./outbox.server";
 
 export interface StoredEvent {
@@ -34,9 +34,7 @@ interface ItemEventData {
 function itemChange(event: StoredEvent): ItemChange | null {
   if (event.type !== "item.added" && event.type !== "item.removed") return null;
   const data = JSON.parse(event.data) as ItemEventData;
-  const owner: Owner = data.customerId
-    ? { kind: "customer", customerId: data.customerId }
-    : { kind: "anonymous", anonymousId: data.anonymousId ?? "" };
+  const owner = ownerOfColumns(data);
   return { shopId: event.shopId, type: event.type, at: event.createdAt, productId: data.item.productId, owner };
 }
 

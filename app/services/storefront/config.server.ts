@@ -1,11 +1,12 @@
+/**
+ * The storefront configuration a theme or headless client needs to render the heart button and the
+ * wishlist page: texts in the shopper's best locale, and the shop's rules
+ * (docs/decisions/010-storefront-writes.md, "Storefront configuration").
+ */
 import { match } from "@formatjs/intl-localematcher";
 import Negotiator from "negotiator";
 import { getShopSettings } from "~/services/shops/shops.server";
 
-/**
- * The storefront configuration a theme or headless client needs to render the heart button and the
- * wishlist page: texts in the shopper's best locale, and the shop's rules (decision 011).
- */
 export const DEFAULT_STRINGS: Record<string, Record<string, string>> = {
   en: {
     add: "Add to wishlist",

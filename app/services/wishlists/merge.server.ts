@@ -1,9 +1,6 @@
-import { insertEvent } from "~/services/events/outbox.server";
-import { listFromRow } from "./rows";
-import { listItems, lockDefaultList, maxItemsPerList, transaction } from "./wishlists.server";
-
 /**
- * Guest merge at login (spec 3, `identify`): the guest list's items join the customer's default list.
+ * Guest merge at login (`POST /storefront/identify` in docs/openapi.json): the guest list's items join
+ * the customer's default list.
  *  - union by product+variant; on overlap the earlier `addedAt` wins (the customer's item is kept, with
  *    the guest's date if that is earlier);
  *  - the customer's list never passes MAX_ITEMS_PER_LIST: all of the customer's items stay, and the guest's
@@ -20,66 +17,79 @@ import { listItems, lockDefaultList, maxItemsPerList, transaction } from "./wish
  *    customer, which `readSharedList` follows to that customer's current list. So both tokens open the merged
  *    list, without a table of aliases.
  */
-export async function mergeGuestList({
-  shopId,
-  customerId,
-  anonymousId,
-}: {
-  shopId: string;
-  customerId: string;
-  anonymousId: string;
-}) {
-  return transaction(async (tx) => {
-    const customerList = (await lockDefaultList(tx, shopId, { kind: "customer", customerId }, true))!;
-    // Locked after the customer's list, in the same order as every other merge (no deadlock).
-    const guestRow = await tx.get<Record<string, unknown>>(
-      `SELECT * FROM "List" WHERE "shopId" = ? AND "anonymousId" = ? AND "customerId" IS NULL ` +
-        `AND "isDefault" = TRUE AND "retiredAt" IS NULL${tx.engine === "postgres" ? " FOR UPDATE" : ""}`,
-      [shopId, anonymousId],
-    );
-    if (!guestRow) return { listId: customerList.id, mergedCount: 0, merged: false };
-    const guest = listFromRow(guestRow);
+import { transaction, type UnitOfWork } from "~/data/database.server";
+import { deleteItemsOfList, findItemsOfList, moveItems, setItemAddedAt } from "~/data/item-rows.server";
+import { enableShareToken, findDefaultLists, retireList, touchListsBefore } from "~/data/list-rows.server";
+import { recordEvent } from "~/services/events/outbox.server";
+import { lockDefaultList, maxItemsPerList } from "./wishlists.server";
+import type { ListWithItems } from "./views";
 
-    const [guestItems, customerItems] = [await listItems(tx, guest.id), await listItems(tx, customerList.id)];
-    const owned = new Map(customerItems.map((item) => [`${item.productId}:${item.variantId}`, item]));
-    const room = Math.max(0, maxItemsPerList() - customerItems.length);
-    const toMove: typeof guestItems = [];
-    for (const item of guestItems) {
-      const existing = owned.get(`${item.productId}:${item.variantId}`);
-      if (!existing) toMove.push(item);
-      else if (item.addedAt < existing.addedAt) {
-        await tx.run(`UPDATE "Item" SET "addedAt" = ? WHERE "id" = ?`, [item.addedAt, existing.id]);
-      }
-    }
-    // Earliest saved first (then by id, for a stable choice); what does not fit is deleted with the guest list.
-    toMove.sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const moved = toMove.slice(0, room);
-    for (const item of moved) {
-      await tx.run(`UPDATE "Item" SET "listId" = ? WHERE "id" = ?`, [customerList.id, item.id]);
-    }
-    const mergedCount = moved.length;
+export interface MergeResult {
+  /** The customer's default list after the merge, with its items. */
+  list: ListWithItems;
+  /** Items moved from the guest list. */
+  mergedCount: number;
+  /** false: there was no guest list to merge (a repeat). */
+  merged: boolean;
+}
+
+export async function mergeGuestList(
+  { shopId, customerId, anonymousId }: { shopId: string; customerId: string; anonymousId: string },
+  unit?: UnitOfWork<MergeResult>,
+): Promise<MergeResult> {
+  return transaction(async (tx) => {
     const now = new Date();
-    await tx.run(`DELETE FROM "Item" WHERE "listId" = ?`, [guest.id]);
-    const guestShared = guest.shareToken !== null && guest.shareEnabled;
-    // The retired guest list names the customer it became when its token stays on it (see above).
-    const pointsToCustomer = guestShared && customerList.shareToken !== null;
-    await tx.run(
-      `UPDATE "List" SET "retiredAt" = ?, "isDefault" = NULL, "updatedAt" = ?` +
-        `${guestShared && !pointsToCustomer ? `, "shareToken" = NULL` : ""}` +
-        `${pointsToCustomer ? `, "customerId" = ?` : ""} WHERE "id" = ?`,
-      pointsToCustomer ? [now, now, customerId, guest.id] : [now, now, guest.id],
-    );
-    if (guestShared && !pointsToCustomer) {
-      // The token is unique: it leaves the guest list (above) before it joins the customer's.
-      await tx.run(`UPDATE "List" SET "shareToken" = ?, "shareEnabled" = TRUE, "updatedAt" = ? WHERE "id" = ?`, [
-        guest.shareToken,
-        now,
-        customerList.id,
-      ]);
+    const customerList = await lockDefaultList(tx, shopId, { kind: "customer", customerId }, true, now);
+    // Locked after the customer's list, in the same order as every other merge (no deadlock).
+    const [guest] = await findDefaultLists(tx, shopId, "anonymousId", [anonymousId], { lock: true });
+    let result: MergeResult;
+    if (!guest) {
+      const items = await findItemsOfList(tx, shopId, customerList.id);
+      result = { list: { ...customerList, items, count: items.length }, mergedCount: 0, merged: false };
     } else {
-      await tx.run(`UPDATE "List" SET "updatedAt" = ? WHERE "id" = ?`, [now, customerList.id]);
+      const guestItems = await findItemsOfList(tx, shopId, guest.id);
+      const customerItems = await findItemsOfList(tx, shopId, customerList.id);
+      const owned = new Map(customerItems.map((item) => [`${item.productId}:${item.variantId}`, item]));
+      const room = Math.max(0, maxItemsPerList() - customerItems.length);
+      const toMove: typeof guestItems = [];
+      for (const item of guestItems) {
+        const existing = owned.get(`${item.productId}:${item.variantId}`);
+        if (!existing) toMove.push(item);
+        else if (item.addedAt < existing.addedAt) await setItemAddedAt(tx, shopId, existing.id, item.addedAt);
+      }
+      // Earliest saved first (then by id, for a stable choice); what does not fit is deleted with the guest list.
+      toMove.sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const moved = toMove.slice(0, room);
+      await moveItems(
+        tx,
+        shopId,
+        moved.map((item) => item.id),
+        customerList.id,
+      );
+      const mergedCount = moved.length;
+      await deleteItemsOfList(tx, shopId, guest.id);
+      const guestShared = guest.shareToken !== null && guest.shareEnabled;
+      // The retired guest list names the customer it became when its token stays on it (see above).
+      const pointsToCustomer = guestShared && customerList.shareToken !== null;
+      await retireList(tx, shopId, guest.id, now, pointsToCustomer ? { customerId } : guestShared ? "drop" : "keep");
+      let list = { ...customerList, updatedAt: now };
+      if (guestShared && !pointsToCustomer) {
+        // The token is unique: it leaves the guest list (above) before it joins the customer's.
+        await enableShareToken(tx, shopId, customerList.id, guest.shareToken!, now);
+        list = { ...list, shareToken: guest.shareToken, shareEnabled: true };
+      } else {
+        await touchListsBefore(tx, shopId, [customerList.id], now);
+      }
+      await recordEvent(tx, {
+        shopId,
+        type: "list.merged",
+        createdAt: now,
+        data: { listId: customerList.id, customerId, mergedCount },
+      });
+      const items = await findItemsOfList(tx, shopId, customerList.id);
+      result = { list: { ...list, items, count: items.length }, mergedCount, merged: true };
     }
-    await insertEvent(tx, { shopId, type: "list.merged", data: { listId: customerList.id, customerId, mergedCount } });
-    return { listId: customerList.id, mergedCount, merged: true };
+    await unit?.within?.(tx, result);
+    return result;
   });
 }

@@ -1,58 +1,78 @@
+/**
+ * Share links (`POST /storefront/wishlist/share` and `GET /storefront/lists/{shareToken}` in
+ * docs/openapi.json): a shop that allows sharing (`shareEnabled` in its settings) lets an owner create one
+ * link to their default list; the token alone opens it. A shop that does not is refused
+ * (`sharing_disabled`), whoever asks.
+ */
 import { randomBytes } from "node:crypto";
-import { prisma, sql } from "~/db.server";
-import { AppError } from "~/lib/problems";
-import { insertEvent } from "~/services/events/outbox.server";
-import { readShopSettings } from "~/services/shops/settings";
-import type { Owner } from "./owner";
-import { listFromRow } from "./rows";
-import { listItems, lockDefaultList, transaction } from "./wishlists.server";
+import { database, transaction, type UnitOfWork } from "~/data/database.server";
+import { findItemsOfList } from "~/data/item-rows.server";
+import { enableShareToken, findDefaultLists, findSharedList } from "~/data/list-rows.server";
+import { DomainError } from "~/lib/domain-error";
+import { recordEvent } from "~/services/events/outbox.server";
+import type { Owner } from "~/services/owners/owner";
+import type { ShopSettings } from "~/services/shops/settings";
+import { assertGuestWritesAllowed, lockDefaultList, shopSettingsOf } from "./wishlists.server";
+import type { ListWithItems } from "./views";
 
 /** Share tokens: 128 random bits, URL-safe; unguessable, since the token alone opens the list. */
 function newShareToken(): string {
   return randomBytes(16).toString("base64url");
 }
 
-async function sharingSettings(shopId: string) {
-  const shop = await prisma.shop.findUnique({ where: { id: shopId }, select: { domain: true, settings: true } });
-  if (!shop) throw new AppError("not-found", { detail: "The shop does not exist." });
-  const settings = readShopSettings(shop.settings);
+function assertSharingAllowed(settings: Pick<ShopSettings, "shareEnabled">) {
   if (!settings.shareEnabled) {
-    throw new AppError("sharing-disabled", { detail: "This shop does not allow wishlist share links." });
+    throw new DomainError("sharing_disabled", "This shop does not allow wishlist share links.");
   }
-  return { domain: shop.domain, sharePath: settings.sharePath };
 }
 
-export function shareUrl(domain: string, sharePath: string, token: string): string {
+function shareUrl(domain: string, sharePath: string, token: string): string {
   return `https://${domain}${sharePath}?share=${encodeURIComponent(token)}`;
+}
+
+export interface ShareResult {
+  listId: string;
+  token: string;
+  url: string;
+  /** false: the list was shared already (same token, no event). */
+  created: boolean;
 }
 
 /**
  * Creates the share link of the owner's default list once (emitting list.shared), or returns the existing
- * one. The list is locked, so parallel requests create one token and one event.
+ * one. The list is locked, so parallel requests create one token and one event. A guest's list is shared
+ * only where guests may keep lists.
  */
-export async function shareWishlist({ shopId, owner }: { shopId: string; owner: Owner }) {
-  const { domain, sharePath } = await sharingSettings(shopId);
+export async function shareWishlist(
+  { shopId, owner }: { shopId: string; owner: Owner },
+  unit?: UnitOfWork<ShareResult>,
+): Promise<ShareResult> {
+  const { domain, settings } = await shopSettingsOf(shopId);
+  assertGuestWritesAllowed(owner, settings);
+  assertSharingAllowed(settings);
   return transaction(async (tx) => {
-    const list = (await lockDefaultList(tx, shopId, owner, true))!;
+    const at = new Date();
+    const list = await lockDefaultList(tx, shopId, owner, true, at);
+    let result: ShareResult;
     if (list.shareToken && list.shareEnabled) {
-      return {
-        listId: list.id,
-        token: list.shareToken,
-        url: shareUrl(domain, sharePath, list.shareToken),
-        created: false,
-      };
+      const url = shareUrl(domain, settings.sharePath, list.shareToken);
+      result = { listId: list.id, token: list.shareToken, url, created: false };
+    } else {
+      const token = list.shareToken ?? newShareToken();
+      await enableShareToken(tx, shopId, list.id, token, at);
+      const url = shareUrl(domain, settings.sharePath, token);
+      if (!list.shareToken) {
+        await recordEvent(tx, {
+          shopId,
+          type: "list.shared",
+          createdAt: at,
+          data: { listId: list.id, shareToken: token, url },
+        });
+      }
+      result = { listId: list.id, token, url, created: true };
     }
-    const token = list.shareToken ?? newShareToken();
-    await tx.run(`UPDATE "List" SET "shareToken" = ?, "shareEnabled" = TRUE, "updatedAt" = ? WHERE "id" = ?`, [
-      token,
-      new Date(),
-      list.id,
-    ]);
-    const url = shareUrl(domain, sharePath, token);
-    if (!list.shareToken) {
-      await insertEvent(tx, { shopId, type: "list.shared", data: { listId: list.id, shareToken: token, url } });
-    }
-    return { listId: list.id, token, url, created: true };
+    await unit?.within?.(tx, result);
+    return result;
   });
 }
 
@@ -61,24 +81,14 @@ export async function shareWishlist({ shopId, owner }: { shopId: string; owner: 
  * guest list merged at login into a customer's list that had its own token stays on the retired guest list,
  * which then names the customer (merge.server.ts): it opens that customer's current default list.
  */
-export async function readSharedList({ shopId, token }: { shopId: string; token: string }) {
-  await sharingSettings(shopId);
-  const db = sql();
-  let row = await db.get<Record<string, unknown>>(
-    `SELECT * FROM "List" WHERE "shopId" = ? AND "shareToken" = ? AND "shareEnabled" = TRUE`,
-    [shopId, token],
-  );
-  if (row && row.retiredAt !== null) {
-    const customerId = row.customerId as string | null;
-    row = customerId
-      ? await db.get<Record<string, unknown>>(
-          `SELECT * FROM "List" WHERE "shopId" = ? AND "customerId" = ? AND "anonymousId" IS NULL ` +
-            `AND "isDefault" = TRUE AND "retiredAt" IS NULL`,
-          [shopId, customerId],
-        )
-      : undefined;
+export async function readSharedList({ shopId, token }: { shopId: string; token: string }): Promise<ListWithItems> {
+  assertSharingAllowed((await shopSettingsOf(shopId)).settings);
+  const db = database();
+  let list = await findSharedList(db, shopId, token);
+  if (list && list.retiredAt !== null) {
+    [list] = list.customerId ? await findDefaultLists(db, shopId, "customerId", [list.customerId]) : [];
   }
-  if (!row) throw new AppError("not-found", { detail: "No shared list with this token." });
-  const items = await listItems(db, row.id as string);
-  return { ...listFromRow(row), items, count: items.length };
+  if (!list) throw new DomainError("not_found", "No shared list with this token.");
+  const items = await findItemsOfList(db, shopId, list.id);
+  return { ...list, items, count: items.length };
 }

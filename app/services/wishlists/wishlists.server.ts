@@ -1,28 +1,49 @@
-import { sql } from "~/db.server";
-import { getEnv } from "~/env.server";
-import type { Item, List } from "~/generated/prisma-sqlite/client";
-import { newId } from "~/lib/ids";
-import { AppError } from "~/lib/problems";
-import type { SqlRunner, SqlValue } from "~/sql.server";
-import { insertEvent } from "~/services/events/outbox.server";
-import { ownerEventFields, type Owner } from "./owner";
-import { itemFromRow, listFromRow } from "./rows";
-import { serializeItem } from "./serialize";
-
 /**
- * Storefront wishlist operations on an owner's default list, in direct SQL (decision 012). Every change
- * runs in one transaction that (1) finds or creates the list, (2) locks it, (3) changes the item,
- * (4) counts, (5) writes the event; so parallel requests for one owner apply one after another, `count`
- * is the true count at commit, and each change has exactly one event (decision 010). SQLite transactions
- * take the write lock at BEGIN; PostgreSQL locks the list row. The analytics rollups are folded in from
- * the events by the outbox relay (services/events/relay.server.ts), not here: a shop's daily row would
- * otherwise be a lock every concurrent change of the shop waits for.
+ * The shopper's wishlist: their default list and its items (docs/decisions/010-storefront-writes.md,
+ * 012-storefront-hot-paths.md). Every change runs in one transaction that (1) finds or creates the list,
+ * (2) locks it, (3) changes the item, (4) counts, (5) writes the event; so parallel requests for one owner
+ * apply one after another, `count` is the true count at commit, and each change has exactly one event.
+ * SQLite transactions hold the write lock from their start; PostgreSQL locks the list row. The analytics
+ * rollups are folded in from the events by the outbox relay (services/events/relay.server.ts), not here: a
+ * shop's daily row would otherwise be a lock every concurrent change of the shop waits for.
  *
  * A list holds at most MAX_ITEMS_PER_LIST items (500 by default, .env.example). A save checks the count
- * its own transaction computes after the insert, under the list's lock, and undoes itself (409
- * `list-full`) when that passes the cap: concurrent saves cannot pass it together, and the save that fits
- * costs no extra query. Removing always works, even from a list above the cap (the cap was lowered).
+ * its own transaction computes after the insert, under the list's lock, and undoes itself (`list_full`)
+ * when that passes the cap: concurrent saves cannot pass it together, and the save that fits costs no
+ * extra query. Removing always works, even from a list above the cap (the cap was lowered).
+ *
+ * A shop whose settings turn guest lists off (`guestEnabled` false) keeps lists for customers only: every
+ * change of an anonymous owner's list is refused (`guest_lists_disabled`), whoever asks; reads still answer.
  */
+import { database, transaction, type Tx, type UnitOfWork } from "~/data/database.server";
+import {
+  deleteItemById,
+  deleteItemByKey,
+  findItemByKey,
+  findItemsOfList,
+  findSavedKeys,
+  insertItem,
+  insertItems,
+  countItemsOfLists,
+  type ItemKey,
+  type ItemRow,
+} from "~/data/item-rows.server";
+import {
+  findDefaultLists,
+  insertDefaultLists,
+  touchListAndCount,
+  touchListsBefore,
+  type ListRow,
+  type OwnerColumn,
+} from "~/data/list-rows.server";
+import { findShopById } from "~/data/shop-rows.server";
+import { getEnv } from "~/env.server";
+import { DomainError } from "~/lib/domain-error";
+import { recordEvent } from "~/services/events/outbox.server";
+import { ownerColumns, type Owner } from "~/services/owners/owner";
+import { readShopSettings, type ShopSettings } from "~/services/shops/settings";
+import { itemView, type ListWithItems } from "./views";
+
 export interface ItemRef {
   productId: string;
   /** null or absent: the product itself, without a variant. */
@@ -34,74 +55,69 @@ export interface NewItem extends ItemRef {
   title?: string;
 }
 
-type Row = Record<string, unknown>;
-
-/** `at` (default now) dates the change: the item, its event and the rollups; tests set it. */
+/**
+ * `at` (default now) dates the change: the item, its event and the rollups; tests set it. `settings`: the
+ * shop's settings when the caller has them already (else they are read when the rule needs them).
+ */
 interface ChangeInput {
   shopId: string;
   owner: Owner;
   at?: Date;
+  settings?: Pick<ShopSettings, "guestEnabled">;
 }
 
-export function transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
-  return sql().transaction(work);
-}
-
-function ownerColumns(owner: Owner) {
+function ownerValue(owner: Owner): { column: OwnerColumn; value: string } {
   return owner.kind === "customer"
-    ? { column: `"customerId"`, other: `"anonymousId"`, value: owner.customerId }
-    : { column: `"anonymousId"`, other: `"customerId"`, value: owner.anonymousId };
+    ? { column: "customerId", value: owner.customerId }
+    : { column: "anonymousId", value: owner.anonymousId };
 }
 
-const selectDefaultList = (owner: Owner, lock: boolean) => {
-  const { column, other } = ownerColumns(owner);
-  return (
-    `SELECT * FROM "List" WHERE "shopId" = ? AND ${column} = ? AND ${other} IS NULL ` +
-    `AND "isDefault" = TRUE AND "retiredAt" IS NULL${lock ? " FOR UPDATE" : ""}`
-  );
-};
+const keyOf = (listId: string, item: ItemRef): ItemKey => ({
+  listId,
+  productId: item.productId,
+  variantId: item.variantId ?? "",
+});
 
-/**
- * New default lists for these owners (`column`: the quoted owner column). An owner that already has one,
- * or gets one from a concurrent transaction, is left alone by the unique (shop, owner, isDefault) index.
- */
-async function insertDefaultLists(tx: SqlRunner, shopId: string, column: string, owners: string[], at: Date) {
-  await tx.run(
-    `INSERT INTO "List" ("id", "shopId", ${column}, "name", "isDefault", "shareEnabled", "createdAt", "updatedAt") ` +
-      `VALUES ${owners.map(() => "(?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?)").join(", ")} ON CONFLICT DO NOTHING`,
-    owners.flatMap((owner) => [newId("list"), shopId, owner, at, at]),
-  );
+/** The shop's settings, read outside any transaction; a shop that does not exist is `not_found`. */
+export async function shopSettingsOf(shopId: string) {
+  const shop = await findShopById(database(), shopId);
+  if (!shop) throw new DomainError("not_found", "The shop does not exist.");
+  return { domain: shop.domain, settings: readShopSettings(shop.settings) };
+}
+
+/** Refuses changes of a guest's list when the shop keeps lists for customers only. */
+export function assertGuestWritesAllowed(owner: Owner, settings: Pick<ShopSettings, "guestEnabled">) {
+  if (owner.kind === "anonymous" && !settings.guestEnabled) {
+    throw new DomainError("guest_lists_disabled", "This shop keeps wishlists for logged-in customers only.");
+  }
+}
+
+async function checkGuestWrites({ shopId, owner, settings }: ChangeInput) {
+  if (owner.kind !== "anonymous") return;
+  assertGuestWritesAllowed(owner, settings ?? (await shopSettingsOf(shopId)).settings);
 }
 
 /**
  * The owner's default list, locked for this transaction (PostgreSQL: row lock; SQLite: the transaction
- * already holds the write lock). Created when `create` is set and there is none; a concurrent creator
- * makes the insert do nothing (unique (shop, owner, isDefault) index), and the re-read finds its list.
+ * already holds the write lock). With `create`, made when there is none; a concurrent creator makes the
+ * insert do nothing (unique (shop, owner, isDefault) index), and the re-read finds its list.
  */
+export async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, create: true, at: Date): Promise<ListRow>;
 export async function lockDefaultList(
-  tx: SqlRunner,
+  tx: Tx,
   shopId: string,
   owner: Owner,
-  create: boolean,
-  at = new Date(),
-): Promise<List | null> {
-  const select = selectDefaultList(owner, tx.engine === "postgres");
-  const { column, value } = ownerColumns(owner);
-  const found = await tx.get<Row>(select, [shopId, value]);
-  if (found) return listFromRow(found);
-  if (!create) return null;
+  create: false,
+  at: Date,
+): Promise<ListRow | undefined>;
+export async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, create: boolean, at: Date) {
+  const { column, value } = ownerValue(owner);
+  const [found] = await findDefaultLists(tx, shopId, column, [value], { lock: true });
+  if (found || !create) return found;
   await insertDefaultLists(tx, shopId, column, [value], at);
-  const created = await tx.get<Row>(select, [shopId, value]);
+  const [created] = await findDefaultLists(tx, shopId, column, [value], { lock: true });
   if (!created) throw new Error("The default list was neither found nor created.");
-  return listFromRow(created);
-}
-
-/** Items of a list, newest first. */
-export async function listItems(runner: SqlRunner, listId: string): Promise<Item[]> {
-  const rows = await runner.all<Row>(`SELECT * FROM "Item" WHERE "listId" = ? ORDER BY "addedAt" DESC, "id" DESC`, [
-    listId,
-  ]);
-  return rows.map(itemFromRow);
+  return created;
 }
 
 /** The most items one list may hold (MAX_ITEMS_PER_LIST). */
@@ -110,23 +126,16 @@ export function maxItemsPerList(): number {
 }
 
 function listFull(max: number) {
-  return new AppError("list-full", {
-    detail: `This wishlist already holds ${max} items, the most a list may hold. Remove an item to save another.`,
-    extensions: { maxItems: max },
-  });
-}
-
-/** Touches the list and returns the true item count, in one statement. */
-async function touchAndCount(tx: SqlRunner, listId: string, at: Date): Promise<number> {
-  const row = await tx.get<{ n: number | string }>(
-    `UPDATE "List" SET "updatedAt" = ? WHERE "id" = ? RETURNING (SELECT COUNT(*) FROM "Item" WHERE "listId" = ?) AS "n"`,
-    [at, listId, listId],
+  return new DomainError(
+    "list_full",
+    `This wishlist already holds ${max} items, the most a list may hold. Remove an item to save another.`,
+    { details: { maxItems: max } },
   );
-  return Number(row?.n ?? 0);
 }
 
+/** Counts the list after the change (touching it), refuses a save past the cap, and writes the event. */
 async function finishChange(
-  tx: SqlRunner,
+  tx: Tx,
   {
     shopId,
     owner,
@@ -134,130 +143,119 @@ async function finishChange(
     item,
     type,
     at,
-  }: { shopId: string; owner: Owner; list: List; item: Item; type: "item.added" | "item.removed"; at: Date },
+  }: Required<Omit<ChangeInput, "settings">> & {
+    list: ListRow;
+    item: ItemRow;
+    type: "item.added" | "item.removed";
+  },
 ) {
-  const count = await touchAndCount(tx, list.id, at);
+  const count = (await touchListAndCount(tx, shopId, list.id, at)) ?? 0;
   // The item was just inserted: past the cap, throwing rolls the insert back (the list is locked, so no
   // concurrent save can have counted the same room).
   const max = maxItemsPerList();
   if (type === "item.added" && count > max) throw listFull(max);
-  await insertEvent(tx, {
+  await recordEvent(tx, {
     shopId,
     type,
     createdAt: at,
-    data: { listId: list.id, ...ownerEventFields(owner), item: serializeItem(item), count },
+    data: { listId: list.id, ...ownerColumns(owner), item: itemView(item), count },
   });
   return count;
 }
 
-const DELETE_BY_REF = `DELETE FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ? RETURNING *`;
-
-interface ItemInsert {
-  listId: string;
-  item: NewItem;
-  addedAt: Date;
-}
-
-const insertSql = new Map<string, string>();
-
-/**
- * Inserts items, skipping any a list already holds (same product and variant): an existing item keeps
- * its addedAt. The one way items are written, by storefront saves (one row) and imports (many).
- */
-async function insertItems(tx: SqlRunner, shopId: string, rows: ItemInsert[], returning: string): Promise<Row[]> {
-  const cacheKey = `${rows.length}:${returning}`;
-  let text = insertSql.get(cacheKey);
-  if (text === undefined) {
-    text =
-      `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
-      `VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")} ON CONFLICT DO NOTHING RETURNING ${returning}`;
-    insertSql.set(cacheKey, text);
-  }
-  const params: SqlValue[] = [];
-  for (const { listId, item, addedAt } of rows) {
-    params.push(
-      newId("item"),
-      listId,
-      shopId,
-      item.productId,
-      item.variantId ?? "",
-      item.handle,
-      item.title ?? "",
-      addedAt,
-    );
-  }
-  return tx.all<Row>(text, params);
-}
-
-async function insertItem(tx: SqlRunner, shopId: string, listId: string, item: NewItem, addedAt: Date) {
-  const [row] = await insertItems(tx, shopId, [{ listId, item, addedAt }], "*");
-  return row ? itemFromRow(row) : null;
-}
+const newItemRow = (listId: string, item: NewItem, addedAt: Date) => ({
+  ...keyOf(listId, item),
+  handle: item.handle,
+  titleSnapshot: item.title ?? "",
+  addedAt,
+});
 
 /** The owner's default list with its items (newest first), or null: reading never creates a list. */
-export async function readWishlist({ shopId, owner }: { shopId: string; owner: Owner }) {
-  const db = sql();
-  const row = await db.get<Row>(selectDefaultList(owner, false), [shopId, ownerColumns(owner).value]);
-  if (!row) return null;
-  const items = await listItems(db, row.id as string);
-  return { ...listFromRow(row), items, count: items.length };
+export async function readWishlist({ shopId, owner }: { shopId: string; owner: Owner }): Promise<ListWithItems | null> {
+  const { column, value } = ownerValue(owner);
+  const [list] = await findDefaultLists(database(), shopId, column, [value]);
+  if (!list) return null;
+  const items = await findItemsOfList(database(), shopId, list.id);
+  return { ...list, items, count: items.length };
+}
+
+export interface ToggleResult {
+  added: boolean;
+  /** Items in the list after the change. */
+  count: number;
+  /** The item saved, or the item removed. */
+  itemId: string;
 }
 
 /** Saves the item if it is not in the list, removes it if it is. */
-export async function toggleItem({ shopId, owner, item, at = new Date() }: ChangeInput & { item: NewItem }) {
+export async function toggleItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<ToggleResult>) {
+  await checkGuestWrites(input);
+  const { shopId, owner, item, at = new Date() } = input;
   return transaction(async (tx) => {
-    const list = (await lockDefaultList(tx, shopId, owner, true, at))!;
-    const removed = await tx.get<Row>(DELETE_BY_REF, [list.id, item.productId, item.variantId ?? ""]);
+    const list = await lockDefaultList(tx, shopId, owner, true, at);
+    const removed = await deleteItemByKey(tx, shopId, keyOf(list.id, item));
+    let result: ToggleResult;
     if (removed) {
-      const existing = itemFromRow(removed);
-      const count = await finishChange(tx, { shopId, owner, list, item: existing, type: "item.removed", at });
-      return { added: false, count, itemId: existing.id };
+      const count = await finishChange(tx, { shopId, owner, list, item: removed, type: "item.removed", at });
+      result = { added: false, count, itemId: removed.id };
+    } else {
+      // The list is locked, so nobody else can have saved this product since the delete found nothing.
+      const created = (await insertItem(tx, shopId, newItemRow(list.id, item, at)))!;
+      const count = await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
+      result = { added: true, count, itemId: created.id };
     }
-    // The list is locked, so nobody else can have saved this product since the delete found nothing.
-    const created = (await insertItem(tx, shopId, list.id, item, at))!;
-    const count = await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
-    return { added: true, count, itemId: created.id };
+    await unit?.within?.(tx, result);
+    return result;
   });
 }
 
+export interface AddResult {
+  item: ItemRow;
+  /** false: the item was saved already (kept as it was, its addedAt too; no event). */
+  created: boolean;
+}
+
 /** Saves the item; an item already saved is returned as it is (its addedAt kept, no event). */
-export async function addItem({ shopId, owner, item, at = new Date() }: ChangeInput & { item: NewItem }) {
+export async function addItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<AddResult>) {
+  await checkGuestWrites(input);
+  const { shopId, owner, item, at = new Date() } = input;
   return transaction(async (tx) => {
-    const list = (await lockDefaultList(tx, shopId, owner, true, at))!;
-    const created = await insertItem(tx, shopId, list.id, item, at);
-    if (!created) {
-      const existing = await tx.get<Row>(
-        `SELECT * FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ?`,
-        [list.id, item.productId, item.variantId ?? ""],
-      );
-      return { item: itemFromRow(existing!), created: false };
+    const list = await lockDefaultList(tx, shopId, owner, true, at);
+    const created = await insertItem(tx, shopId, newItemRow(list.id, item, at));
+    let result: AddResult;
+    if (created) {
+      await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
+      result = { item: created, created: true };
+    } else {
+      result = { item: (await findItemByKey(tx, shopId, keyOf(list.id, item)))!, created: false };
     }
-    await finishChange(tx, { shopId, owner, list, item: created, type: "item.added", at });
-    return { item: created, created: true };
+    await unit?.within?.(tx, result);
+    return result;
   });
 }
 
 /** Removes one item, by id or by product+variant. Removing what is not there changes nothing. */
-export async function removeItem({
-  shopId,
-  owner,
-  target,
-  at = new Date(),
-}: ChangeInput & { target: { itemId: string } | ItemRef }) {
+export async function removeItem(
+  input: ChangeInput & { target: { itemId: string } | ItemRef },
+  unit?: UnitOfWork<{ removed: boolean }>,
+) {
+  await checkGuestWrites(input);
+  const { shopId, owner, target, at = new Date() } = input;
   return transaction(async (tx) => {
     const list = await lockDefaultList(tx, shopId, owner, false, at);
-    if (!list) return { removed: false };
-    const removed =
-      "itemId" in target
-        ? await tx.get<Row>(`DELETE FROM "Item" WHERE "id" = ? AND "listId" = ? RETURNING *`, [target.itemId, list.id])
-        : await tx.get<Row>(DELETE_BY_REF, [list.id, target.productId, target.variantId ?? ""]);
-    if (!removed) return { removed: false };
-    await finishChange(tx, { shopId, owner, list, item: itemFromRow(removed), type: "item.removed", at });
-    return { removed: true };
+    const removed = !list
+      ? undefined
+      : "itemId" in target
+        ? await deleteItemById(tx, shopId, list.id, target.itemId)
+        : await deleteItemByKey(tx, shopId, keyOf(list.id, target));
+    if (list && removed) await finishChange(tx, { shopId, owner, list, item: removed, type: "item.removed", at });
+    const result = { removed: removed !== undefined };
+    await unit?.within?.(tx, result);
+    return result;
   });
 }
 
-/** One imported saved item: a customer's, never a guest's (import rule 3). */
+/** One imported saved item: a customer's, never a guest's (docs/decisions/014-imports-exports.md). */
 export interface ImportRow extends NewItem {
   customerId: string;
   addedAt: Date;
@@ -266,10 +264,10 @@ export interface ImportRow extends NewItem {
 const IMPORT_CHUNK = 250;
 
 /**
- * Saves imported items into their customers' default lists (created when missing), in one transaction:
- * items already saved are left as they are (rules 4-5). The lists are locked in id order (PostgreSQL),
- * as a storefront change locks its one list, so counts in concurrent events stay true. Imports write
- * no events (decision 014).
+ * Saves imported items into their customers' default lists (created when missing), in the caller's
+ * transaction: items already saved are left as they are. The lists are locked in id order (PostgreSQL),
+ * as a storefront change locks its one list, so counts in concurrent events stay true. Imports write no
+ * events (docs/decisions/014-imports-exports.md).
  *
  * No list passes MAX_ITEMS_PER_LIST: rows for a list that is full are not saved and come back in `full`
  * (the caller reports them as skipped); rows whose item is already saved are never counted as full.
@@ -278,7 +276,7 @@ const IMPORT_CHUNK = 250;
  * Returns the `customerId|productId|variantId` keys actually inserted, and those rows.
  */
 export async function importItems<R extends ImportRow>(
-  tx: SqlRunner,
+  tx: Tx,
   {
     shopId,
     rows,
@@ -288,36 +286,29 @@ export async function importItems<R extends ImportRow>(
 ): Promise<{ inserted: string[]; full: R[] }> {
   const customers = [...new Set(rows.map((row) => row.customerId))];
   const lists = new Map<string, string>();
-  const lock = tx.engine === "postgres" ? " FOR UPDATE" : "";
-  const select = (ids: string[]) =>
-    tx.all<{ id: string; customerId: string }>(
-      `SELECT "id", "customerId" FROM "List" WHERE "shopId" = ? AND "customerId" IN (${ids.map(() => "?").join(", ")}) ` +
-        `AND "anonymousId" IS NULL AND "isDefault" = TRUE AND "retiredAt" IS NULL ORDER BY "id"${lock}`,
-      [shopId, ...ids],
-    );
-  for (const list of await select(customers)) lists.set(list.customerId, list.id);
+  for (const list of await findDefaultLists(tx, shopId, "customerId", customers, { lock: true })) {
+    lists.set(list.customerId!, list.id);
+  }
   const missing = customers.filter((customerId) => !lists.has(customerId));
   if (missing.length > 0) {
-    await insertDefaultLists(tx, shopId, `"customerId"`, missing, at);
-    for (const list of await select(missing)) lists.set(list.customerId, list.id);
+    await insertDefaultLists(tx, shopId, "customerId", missing, at);
+    for (const list of await findDefaultLists(tx, shopId, "customerId", missing, { lock: true })) {
+      lists.set(list.customerId!, list.id);
+    }
   }
 
   const customerOf = new Map([...lists].map(([customerId, listId]) => [listId, customerId]));
-  const listIds = [...lists.values()];
-  const counts = new Map(listIds.map((listId) => [listId, 0]));
-  const counted = await tx.all<{ listId: string; n: number | string }>(
-    `SELECT "listId", COUNT(*) AS "n" FROM "Item" WHERE "listId" IN (${listIds.map(() => "?").join(", ")}) GROUP BY "listId"`,
-    listIds,
-  );
-  for (const { listId, n } of counted) counts.set(listId, Number(n));
-  for (const [customerId, listId] of lists)
-    counts.set(listId, counts.get(listId)! + (uncommitted?.get(customerId) ?? 0));
+  const counted = await countItemsOfLists(tx, shopId, [...lists.values()]);
+  const counts = new Map<string, number>();
+  for (const [customerId, listId] of lists) {
+    counts.set(listId, (counted.get(listId) ?? 0) + (uncommitted?.get(customerId) ?? 0));
+  }
   const max = maxItemsPerList();
 
   const inserted: string[] = [];
   const full: R[] = [];
   const touched = new Set<string>();
-  const keyOf = (listId: string, productId: string, variantId: string) => `${listId}|${productId}|${variantId}`;
+  const flat = (key: ItemKey) => `${key.listId}|${key.productId}|${key.variantId}`;
   for (let index = 0; index < rows.length; index += IMPORT_CHUNK) {
     let pending = rows.slice(index, index + IMPORT_CHUNK);
     let atCap: R[] = [];
@@ -345,37 +336,23 @@ export async function importItems<R extends ImportRow>(
       const created = await insertItems(
         tx,
         shopId,
-        take.map((row) => ({ listId: lists.get(row.customerId)!, item: row, addedAt: row.addedAt })),
-        `"listId", "productId", "variantId"`,
+        take.map((row) => newItemRow(lists.get(row.customerId)!, row, row.addedAt)),
       );
-      for (const row of created) {
-        const listId = row.listId as string;
-        touched.add(listId);
-        counts.set(listId, counts.get(listId)! + 1);
-        inserted.push(`${customerOf.get(listId)}|${row.productId as string}|${row.variantId as string}`);
+      for (const key of created) {
+        touched.add(key.listId);
+        counts.set(key.listId, counts.get(key.listId)! + 1);
+        inserted.push(`${customerOf.get(key.listId)}|${key.productId}|${key.variantId}`);
       }
       pending = held;
     }
     if (atCap.length > 0) {
       // A row held back for a full list may still name an item already saved: that one is unchanged, not full.
-      const saved = new Set<string>();
-      const refs = atCap.map((row) => [lists.get(row.customerId)!, row.productId, row.variantId ?? ""] as const);
-      const found = await tx.all<{ listId: string; productId: string; variantId: string }>(
-        `SELECT "listId", "productId", "variantId" FROM "Item" WHERE ` +
-          refs.map(() => `("listId" = ? AND "productId" = ? AND "variantId" = ?)`).join(" OR "),
-        refs.flat(),
-      );
-      for (const item of found) saved.add(keyOf(item.listId, item.productId, item.variantId));
-      full.push(...atCap.filter((_, at) => !saved.has(keyOf(...refs[at]!))));
+      const keys = atCap.map((row) => keyOf(lists.get(row.customerId)!, row));
+      const saved = new Set((await findSavedKeys(tx, shopId, keys)).map(flat));
+      full.push(...atCap.filter((_, position) => !saved.has(flat(keys[position]!))));
     }
   }
-  if (touched.size > 0) {
-    const ids = [...touched];
-    // Lists already touched at `at` are not written again: an import passes its start time for every batch.
-    await tx.run(
-      `UPDATE "List" SET "updatedAt" = ? WHERE "id" IN (${ids.map(() => "?").join(", ")}) AND "updatedAt" < ?`,
-      [at, ...ids, at],
-    );
-  }
+  // Lists already touched at `at` are not written again: an import passes its start time for every batch.
+  await touchListsBefore(tx, shopId, [...touched], at);
   return { inserted, full };
 }

@@ -2,11 +2,11 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import { platformIdSchema } from "~/lib/validation";
-import { browseLists, getListWithItems } from "~/services/lists/lists.server";
+import { browseLists, getListWithItems } from "~/services/wishlists/browse.server";
+import { listSummaryView, listView } from "~/services/wishlists/views";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
 import { ListSchema, ListSummarySchema, PageQuery, pageOf } from "../schemas";
-import { serializeList, serializeListSummary } from "../serializers";
 
 const PRIVATE = ["private"] as const;
 
@@ -61,11 +61,11 @@ export function registerListRoutes(app: OpenAPIHono<V1Env>) {
       after: readCursor(scope, query),
       limit: query.limit,
     });
-    return c.json(toPage(scope, lists, query.limit, serializeListSummary), 200);
+    return c.json(toPage(scope, lists, query.limit, listSummaryView), 200);
   });
 
   app.openapi(getOne, async (c) => {
     const listId = parseId("list", c.req.valid("param").id);
-    return c.json(serializeList(await getListWithItems({ shopId: c.get("caller").shopId, listId })), 200);
+    return c.json(listView(await getListWithItems({ shopId: c.get("caller").shopId, listId })), 200);
   });
 }

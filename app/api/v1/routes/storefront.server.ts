@@ -1,18 +1,17 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
-import { toTimestamp } from "~/lib/time";
 import { platformIdInputSchema, requireBodySent } from "~/lib/validation";
-import { getShopSettings } from "~/services/shops/shops.server";
-import { anonymousIdSchema, type Owner } from "~/services/wishlists/owner";
+import { ANONYMOUS_ID_PATTERN, type Owner } from "~/services/owners/owner";
 import { getStorefrontConfig } from "~/services/storefront/config.server";
 import { mergeGuestList } from "~/services/wishlists/merge.server";
 import { readSharedList, shareWishlist } from "~/services/wishlists/sharing.server";
+import { itemView, sharedListView, wishlistView } from "~/services/wishlists/views";
 import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import type { Caller, V1Env } from "../context";
+import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
 import { ItemSchema, OwnerSchema, ProblemSchema, ShareSchema, Timestamp } from "../schemas";
-import { serializeItem } from "../serializers";
 
 const ALL_MODES = ["private", "public", "proxy"] as const;
 
@@ -27,6 +26,12 @@ const OPEN_BODY = {
     "Members not listed here are accepted and ignored, so clients that send more keep working; the listed " +
     "members are checked strictly (422).",
 };
+
+const anonymousIdSchema = z
+  .string()
+  .regex(ANONYMOUS_ID_PATTERN, "must be a UUID (versions 1-8, or the nil or max UUID)")
+  .transform((value) => value.toLowerCase())
+  .openapi({ format: "uuid", example: "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11" });
 
 const ItemInput = {
   productId: platformIdInputSchema("Product").openapi({ example: "7234567890123" }),
@@ -143,23 +148,6 @@ function resolveOwner(
     );
   }
   return { kind: "anonymous", anonymousId: given.anonymousId };
-}
-
-/** settings.guestEnabled false refuses anonymous writes (reads still answer). */
-async function assertGuestWritesAllowed(caller: Caller, owner: Owner) {
-  if (owner.kind !== "anonymous") return;
-  const settings = caller.settings ?? (await getShopSettings({ shopId: caller.shopId }));
-  if (!settings.guestEnabled) {
-    throw new AppError("guest-wishlists-disabled", {
-      detail: "This shop keeps wishlists for logged-in customers only.",
-    });
-  }
-}
-
-function ownerView(owner: Owner) {
-  return owner.kind === "customer"
-    ? { type: "customer" as const, customerId: owner.customerId }
-    : { type: "anonymous" as const, customerId: null };
 }
 
 const readRoute = apiRoute({
@@ -406,65 +394,36 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
             : "Only a logged-in customer can merge a guest list (public keys never act as a customer).",
       });
     }
-    await mergeGuestList({ shopId: caller.shopId, customerId, anonymousId: body.anonymousId });
     const owner: Owner = { kind: "customer", customerId };
-    const list = (await readWishlist({ shopId: caller.shopId, owner }))!;
-    return c.json(
-      {
-        id: list.id,
-        owner: ownerView(owner),
-        name: list.name,
-        default: true,
-        count: list.count,
-        items: list.items.map(serializeItem),
-        share: { enabled: list.shareEnabled, token: list.shareToken },
-        updatedAt: toTimestamp(list.updatedAt),
-      },
-      200,
+    const reply = idempotentReply(c, ({ list }: { list: Parameters<typeof wishlistView>[1] }) =>
+      c.json(wishlistView(owner, list), 200),
     );
+    const merged = await mergeGuestList(
+      { shopId: caller.shopId, customerId, anonymousId: body.anonymousId },
+      reply.unit,
+    );
+    return reply.send(merged);
   });
 
   app.openapi(shareRoute, async (c) => {
     const caller = c.get("caller");
     const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), c.req.valid("json")), "query");
-    await assertGuestWritesAllowed(caller, owner);
-    const { listId, token, url } = await shareWishlist({ shopId: caller.shopId, owner });
-    return c.json({ listId, token, url, enabled: true as const }, 200);
+    const reply = idempotentReply(c, ({ listId, token, url }: { listId: string; token: string; url: string }) =>
+      c.json({ listId, token, url, enabled: true as const }, 200),
+    );
+    return reply.send(await shareWishlist({ shopId: caller.shopId, owner }, reply.unit));
   });
 
   app.openapi(sharedRoute, async (c) => {
     const list = await readSharedList({ shopId: c.get("caller").shopId, token: c.req.valid("param").shareToken });
-    return c.json(
-      {
-        id: list.id,
-        name: list.name,
-        default: list.isDefault === true,
-        count: list.count,
-        items: list.items.map(serializeItem),
-        updatedAt: toTimestamp(list.updatedAt),
-      },
-      200,
-    );
+    return c.json(sharedListView(list), 200);
   });
 
   app.openapi(readRoute, async (c) => {
     const caller = c.get("caller");
     const query = c.req.valid("query");
     const owner = resolveOwner(caller, { anonymousId: query.aid, customerId: query.customerId }, "query");
-    const list = await readWishlist({ shopId: caller.shopId, owner });
-    return c.json(
-      {
-        id: list?.id ?? null,
-        owner: ownerView(owner),
-        name: list?.name ?? "Wishlist",
-        default: true,
-        count: list?.count ?? 0,
-        items: (list?.items ?? []).map(serializeItem),
-        share: { enabled: list?.shareEnabled ?? false, token: list?.shareToken ?? null },
-        updatedAt: toTimestamp(list?.updatedAt),
-      },
-      200,
-    );
+    return c.json(wishlistView(owner, await readWishlist({ shopId: caller.shopId, owner })), 200);
   });
 
   app.openapi(toggleRoute, async (c) => {
@@ -472,8 +431,10 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const { anonymousId, customerId, ...item } = c.req.valid("json");
     // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
     const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), { anonymousId, customerId }), "body");
-    await assertGuestWritesAllowed(caller, owner);
-    return c.json(await toggleItem({ shopId: caller.shopId, owner, item }), 200);
+    const reply = idempotentReply(c, (result: { added: boolean; count: number; itemId: string }) =>
+      c.json({ added: result.added, count: result.count, itemId: result.itemId }, 200),
+    );
+    return reply.send(await toggleItem({ shopId: caller.shopId, owner, item, settings: caller.settings }, reply.unit));
   });
 
   app.openapi(addRoute, async (c) => {
@@ -481,9 +442,10 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const { anonymousId, customerId, ...item } = c.req.valid("json");
     // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
     const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), { anonymousId, customerId }), "body");
-    await assertGuestWritesAllowed(caller, owner);
-    const result = await addItem({ shopId: caller.shopId, owner, item });
-    return c.json(serializeItem(result.item), result.created ? 201 : 200);
+    const reply = idempotentReply(c, (result: Awaited<ReturnType<typeof addItem>>) =>
+      c.json(itemView(result.item), result.created ? 201 : 200),
+    );
+    return reply.send(await addItem({ shopId: caller.shopId, owner, item, settings: caller.settings }, reply.unit));
   });
 
   app.openapi(removeRoute, async (c) => {
@@ -492,7 +454,6 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const query = c.req.valid("query");
     const body = c.req.valid("json");
     const owner = resolveOwner(caller, ownerInput(query, body), "query");
-    await assertGuestWritesAllowed(caller, owner);
     const target = query.itemId
       ? { itemId: parseId("item", query.itemId, "itemId") }
       : body.productId
@@ -504,7 +465,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
         errors: [{ pointer: "#/productId", detail: "required when itemId is not given" }],
       });
     }
-    await removeItem({ shopId: caller.shopId, owner, target });
+    await removeItem({ shopId: caller.shopId, owner, target, settings: caller.settings });
     return c.body(null, 204);
   });
 }

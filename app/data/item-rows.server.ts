@@ -1,0 +1,164 @@
+/**
+ * Statements on `Item` (docs/decisions/017-data-layer.md): a list's saved products. Every function takes
+ * the handle to run on (`database()` or a transaction's `tx`) and the shop id that scopes it. An item is
+ * one product (and variant, "" for none) once per list: the unique (listId, productId, variantId) index.
+ */
+import type { Selectable } from "kysely";
+import { newId } from "~/lib/ids";
+import type { DB, Queryable } from "./database.server";
+
+export type ItemRow = Selectable<DB["Item"]>;
+
+/** A product (and variant) of a list; `variantId` "" is the product itself. */
+export interface ItemKey {
+  listId: string;
+  productId: string;
+  variantId: string;
+}
+
+export interface ItemInsert extends ItemKey {
+  handle: string;
+  titleSnapshot: string;
+  addedAt: Date;
+}
+
+/** A list's items, newest first. */
+export function findItemsOfList(q: Queryable, shopId: string, listId: string): Promise<ItemRow[]> {
+  return q
+    .selectFrom("Item")
+    .selectAll()
+    .where("listId", "=", listId)
+    .where("shopId", "=", shopId)
+    .orderBy("addedAt", "desc")
+    .orderBy("id", "desc")
+    .execute();
+}
+
+export function findItemByKey(q: Queryable, shopId: string, key: ItemKey): Promise<ItemRow | undefined> {
+  return q
+    .selectFrom("Item")
+    .selectAll()
+    .where("listId", "=", key.listId)
+    .where("productId", "=", key.productId)
+    .where("variantId", "=", key.variantId)
+    .where("shopId", "=", shopId)
+    .executeTakeFirst();
+}
+
+function insertValues(shopId: string, rows: readonly ItemInsert[]) {
+  return rows.map((row) => ({
+    id: newId("item"),
+    listId: row.listId,
+    shopId,
+    productId: row.productId,
+    variantId: row.variantId,
+    handle: row.handle,
+    titleSnapshot: row.titleSnapshot,
+    addedAt: row.addedAt,
+  }));
+}
+
+/** Saves the item unless its list holds it already (then undefined: the saved one keeps its addedAt). */
+export function insertItem(q: Queryable, shopId: string, row: ItemInsert): Promise<ItemRow | undefined> {
+  return q
+    .insertInto("Item")
+    .values(insertValues(shopId, [row]))
+    .onConflict((conflict) => conflict.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Saves many items in one statement, skipping those their lists already hold; returns the keys of the
+ * ones it inserted.
+ */
+export function insertItems(q: Queryable, shopId: string, rows: readonly ItemInsert[]): Promise<ItemKey[]> {
+  if (rows.length === 0) return Promise.resolve([]);
+  return q
+    .insertInto("Item")
+    .values(insertValues(shopId, rows))
+    .onConflict((conflict) => conflict.doNothing())
+    .returning(["listId", "productId", "variantId"])
+    .execute();
+}
+
+/** Deletes the item with this key; returns it (undefined: it was not there). */
+export function deleteItemByKey(q: Queryable, shopId: string, key: ItemKey): Promise<ItemRow | undefined> {
+  return q
+    .deleteFrom("Item")
+    .where("listId", "=", key.listId)
+    .where("productId", "=", key.productId)
+    .where("variantId", "=", key.variantId)
+    .where("shopId", "=", shopId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes the list's item with this id; returns it (undefined: no such item in that list). */
+export function deleteItemById(
+  q: Queryable,
+  shopId: string,
+  listId: string,
+  itemId: string,
+): Promise<ItemRow | undefined> {
+  return q
+    .deleteFrom("Item")
+    .where("id", "=", itemId)
+    .where("listId", "=", listId)
+    .where("shopId", "=", shopId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Items per list (lists without items are absent). */
+export async function countItemsOfLists(
+  q: Queryable,
+  shopId: string,
+  listIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (listIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom("Item")
+    .select((eb) => ["listId", eb.fn.countAll<number>().as("n")])
+    .where("shopId", "=", shopId)
+    .where("listId", "in", listIds)
+    .groupBy("listId")
+    .execute();
+  return new Map(rows.map((row) => [row.listId, Number(row.n)]));
+}
+
+/** Which of these keys are saved, in one statement. */
+export function findSavedKeys(q: Queryable, shopId: string, keys: readonly ItemKey[]): Promise<ItemKey[]> {
+  if (keys.length === 0) return Promise.resolve([]);
+  return q
+    .selectFrom("Item")
+    .select(["listId", "productId", "variantId"])
+    .where("shopId", "=", shopId)
+    .where((eb) =>
+      eb.or(
+        keys.map((key) =>
+          eb.and([
+            eb("listId", "=", key.listId),
+            eb("productId", "=", key.productId),
+            eb("variantId", "=", key.variantId),
+          ]),
+        ),
+      ),
+    )
+    .execute();
+}
+
+export async function setItemAddedAt(q: Queryable, shopId: string, itemId: string, addedAt: Date): Promise<void> {
+  await q.updateTable("Item").set({ addedAt }).where("id", "=", itemId).where("shopId", "=", shopId).execute();
+}
+
+/** Moves these items into another list of the shop, in one statement. */
+export async function moveItems(q: Queryable, shopId: string, itemIds: readonly string[], listId: string) {
+  if (itemIds.length === 0) return;
+  await q.updateTable("Item").set({ listId }).where("shopId", "=", shopId).where("id", "in", itemIds).execute();
+}
+
+/** Deletes every item of the list. */
+export async function deleteItemsOfList(q: Queryable, shopId: string, listId: string): Promise<void> {
+  await q.deleteFrom("Item").where("listId", "=", listId).where("shopId", "=", shopId).execute();
+}

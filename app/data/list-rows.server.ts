@@ -1,0 +1,184 @@
+/**
+ * Statements on `List` (docs/decisions/017-data-layer.md): an owner's default list (found, locked,
+ * created), share tokens, the merge of a guest list, and the merchant's browsing. Every function takes
+ * the handle to run on (`database()` or a transaction's `tx`) and the shop id that scopes it.
+ *
+ * An owner has at most one default list per shop (`isDefault` true; the unique (shop, owner, isDefault)
+ * indexes), and a retired list (a guest list merged at login) is no owner's default any more.
+ */
+import type { Selectable } from "kysely";
+import { newId } from "~/lib/ids";
+import { engine, type DB, type Queryable } from "./database.server";
+
+export type ListRow = Selectable<DB["List"]>;
+
+/** The column that names an owner of this kind; the other one is null on that owner's lists. */
+export type OwnerColumn = "customerId" | "anonymousId";
+
+const otherColumn = (column: OwnerColumn): OwnerColumn => (column === "customerId" ? "anonymousId" : "customerId");
+
+/**
+ * The default lists of these owners (all of one kind: `column`), in id order. With `lock`, each is locked
+ * for the transaction (PostgreSQL: FOR UPDATE, in id order so concurrent lockers cannot deadlock; SQLite:
+ * the transaction already holds the write lock).
+ */
+export function findDefaultLists(
+  q: Queryable,
+  shopId: string,
+  column: OwnerColumn,
+  owners: readonly string[],
+  { lock = false }: { lock?: boolean } = {},
+): Promise<ListRow[]> {
+  return q
+    .selectFrom("List")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .where(column, "in", owners)
+    .where(otherColumn(column), "is", null)
+    .where("isDefault", "=", true)
+    .where("retiredAt", "is", null)
+    .orderBy("id")
+    .$if(lock && engine() === "postgres", (query) => query.forUpdate())
+    .execute();
+}
+
+/**
+ * New default lists for these owners (all of one kind: `column`), named "Wishlist", not shared. An owner
+ * that already has one, or gets one from a concurrent transaction, is left alone (ON CONFLICT DO NOTHING on
+ * the unique (shop, owner, isDefault) index): read the lists again afterwards.
+ */
+export async function insertDefaultLists(
+  q: Queryable,
+  shopId: string,
+  column: OwnerColumn,
+  owners: readonly string[],
+  at: Date,
+): Promise<void> {
+  if (owners.length === 0) return;
+  await q
+    .insertInto("List")
+    .values(
+      owners.map((owner) => ({
+        id: newId("list"),
+        shopId,
+        [column]: owner,
+        name: "Wishlist",
+        isDefault: true,
+        shareEnabled: false,
+        createdAt: at,
+        updatedAt: at,
+      })),
+    )
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
+}
+
+/** Sets `updatedAt` and returns the list's true item count, in one statement (null: no such list). */
+export async function touchListAndCount(q: Queryable, shopId: string, listId: string, at: Date) {
+  const row = await q
+    .updateTable("List")
+    .set({ updatedAt: at })
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .returning((eb) =>
+      eb
+        .selectFrom("Item")
+        .select((inner) => inner.fn.countAll<number>().as("n"))
+        .where("Item.listId", "=", listId)
+        .as("n"),
+    )
+    .executeTakeFirst();
+  return row ? Number(row.n) : null;
+}
+
+/**
+ * Sets `updatedAt` of these lists to `at`, except on those already touched at `at` or later (an import
+ * passes its start time with every batch).
+ */
+export async function touchListsBefore(q: Queryable, shopId: string, listIds: readonly string[], at: Date) {
+  if (listIds.length === 0) return;
+  await q
+    .updateTable("List")
+    .set({ updatedAt: at })
+    .where("shopId", "=", shopId)
+    .where("id", "in", listIds)
+    .where("updatedAt", "<", at)
+    .execute();
+}
+
+/** Shares the list under `token` (its share link is enabled). Returns whether the list exists. */
+export async function enableShareToken(q: Queryable, shopId: string, listId: string, token: string, at: Date) {
+  const result = await q
+    .updateTable("List")
+    .set({ shareToken: token, shareEnabled: true, updatedAt: at })
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The list shared under this token in this shop, retired or not; a disabled share finds nothing. */
+export function findSharedList(q: Queryable, shopId: string, token: string): Promise<ListRow | undefined> {
+  return q
+    .selectFrom("List")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .where("shareToken", "=", token)
+    .where("shareEnabled", "=", true)
+    .executeTakeFirst();
+}
+
+/**
+ * Retires a guest list merged into a customer's (it is no owner's default any more). `shareToken`:
+ * `"drop"` removes its token (which moves to the customer's list), `{ customerId }` keeps it and names the
+ * customer it became, so the token leads to that customer's list.
+ */
+export async function retireList(
+  q: Queryable,
+  shopId: string,
+  listId: string,
+  at: Date,
+  shareToken: "keep" | "drop" | { customerId: string },
+): Promise<void> {
+  await q
+    .updateTable("List")
+    .set({
+      retiredAt: at,
+      isDefault: null,
+      updatedAt: at,
+      ...(shareToken === "drop" ? { shareToken: null } : {}),
+      ...(typeof shareToken === "object" ? { customerId: shareToken.customerId } : {}),
+    })
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .execute();
+}
+
+/** A page of the shop's lists that are not retired (optionally one customer's), in id order. */
+export function findListsPage(
+  q: Queryable,
+  shopId: string,
+  { customerId, after, limit }: { customerId?: string; after?: string; limit: number },
+): Promise<ListRow[]> {
+  return q
+    .selectFrom("List")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .where("retiredAt", "is", null)
+    .$if(customerId !== undefined, (query) => query.where("customerId", "=", customerId!))
+    .$if(after !== undefined, (query) => query.where("id", ">", after!))
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+/** One list of the shop that is not retired. */
+export function findActiveList(q: Queryable, shopId: string, listId: string): Promise<ListRow | undefined> {
+  return q
+    .selectFrom("List")
+    .selectAll()
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .where("retiredAt", "is", null)
+    .executeTakeFirst();
+}

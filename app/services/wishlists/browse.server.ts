@@ -1,0 +1,39 @@
+/**
+ * Merchant-side list browsing (`GET /lists`, `GET /lists/{id}` in docs/openapi.json). Retired lists (guest
+ * lists merged into a customer's) are not shown. Keyset pagination on the time-ordered id gives a stable
+ * order.
+ */
+import { database } from "~/data/database.server";
+import { countItemsOfLists, findItemsOfList } from "~/data/item-rows.server";
+import { findActiveList, findListsPage } from "~/data/list-rows.server";
+import { DomainError } from "~/lib/domain-error";
+import type { ListWithItems } from "./views";
+
+/** Up to `limit + 1` lists after `after` (the extra one tells the caller there is a next page), with counts. */
+export async function browseLists({
+  shopId,
+  customerId,
+  after,
+  limit,
+}: {
+  shopId: string;
+  customerId?: string;
+  after?: string;
+  limit: number;
+}) {
+  const lists = await findListsPage(database(), shopId, { customerId, after, limit: limit + 1 });
+  const counts = await countItemsOfLists(
+    database(),
+    shopId,
+    lists.map((list) => list.id),
+  );
+  return lists.map((list) => ({ ...list, count: counts.get(list.id) ?? 0 }));
+}
+
+/** One list of this shop with its items (newest first). */
+export async function getListWithItems({ shopId, listId }: { shopId: string; listId: string }): Promise<ListWithItems> {
+  const list = await findActiveList(database(), shopId, listId);
+  if (!list) throw new DomainError("not_found", `No list ${listId} in this shop.`);
+  const items = await findItemsOfList(database(), shopId, list.id);
+  return { ...list, items, count: items.length };
+}
