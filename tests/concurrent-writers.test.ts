@@ -118,7 +118,7 @@ function client(shop: Shop, aid: string) {
   };
   return {
     toggle: (productId: string) =>
-      call("toggle (direct SQL)", 200, "/v1/storefront/wishlist/toggle", {
+      call("toggle", 200, "/v1/storefront/wishlist/toggle", {
         method: "POST",
         headers: storefront,
         body: JSON.stringify({ productId, handle: `p${productId}`, anonymousId: aid }),
@@ -146,7 +146,7 @@ function client(shop: Shop, aid: string) {
       }),
     /** The reads of the same routes, for the baseline. */
     readWishlist: () =>
-      call("GET wishlist (direct SQL)", 200, `/v1/storefront/wishlist?aid=${aid}`, { headers: storefront }),
+      call("GET wishlist", 200, `/v1/storefront/wishlist?aid=${aid}`, { headers: storefront }),
     readKeys: () => call("GET /v1/keys (Prisma)", 200, "/v1/keys", { headers: secret }),
     readSettings: () => call("GET /v1/shop (Prisma)", 200, "/v1/shop", { headers: secret }),
   };
