@@ -145,8 +145,7 @@ function client(shop: Shop, aid: string) {
         body: JSON.stringify({ shareEnabled: index % 2 === 0, headlessOrigins: [`https://h${index}.example`] }),
       }),
     /** The reads of the same routes, for the baseline. */
-    readWishlist: () =>
-      call("GET wishlist", 200, `/v1/storefront/wishlist?aid=${aid}`, { headers: storefront }),
+    readWishlist: () => call("GET wishlist", 200, `/v1/storefront/wishlist?aid=${aid}`, { headers: storefront }),
     readKeys: () => call("GET /v1/keys (Prisma)", 200, "/v1/keys", { headers: secret }),
     readSettings: () => call("GET /v1/shop (Prisma)", 200, "/v1/shop", { headers: secret }),
   };
