@@ -3,7 +3,7 @@
  * the handle to run on (`database()` or a transaction's `tx`) and the shop id that scopes it. An item is
  * one product (and variant, "" for none) once per list: the unique (listId, productId, variantId) index.
  */
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import { newId } from "~/lib/ids";
 import type { DB, Queryable } from "./database.server";
 
@@ -161,4 +161,45 @@ export async function moveItems(q: Queryable, shopId: string, itemIds: readonly 
 /** Deletes every item of the list. */
 export async function deleteItemsOfList(q: Queryable, shopId: string, listId: string): Promise<void> {
   await q.deleteFrom("Item").where("listId", "=", listId).where("shopId", "=", shopId).execute();
+}
+
+/**
+ * One page of the shop's items for an export, chosen on Item alone (its (shopId, id) index, in order)
+ * and then joined to their lists: items of retired lists come back with `retiredAt` set, so the caller
+ * drops them after the cursor has passed them and they can never end the export early.
+ */
+export function exportItemsPage(q: Queryable, shopId: string, { after, limit }: { after: string; limit: number }) {
+  return q
+    .selectFrom((eb) =>
+      eb
+        .selectFrom("Item")
+        .selectAll()
+        .where("shopId", "=", shopId)
+        .where("id", ">", after)
+        .orderBy("id")
+        .limit(limit)
+        .as("i"),
+    )
+    .innerJoin("List as l", "l.id", "i.listId")
+    .select([
+      "i.id",
+      "l.customerId",
+      "l.anonymousId",
+      "l.retiredAt",
+      "i.productId",
+      "i.variantId",
+      "i.handle",
+      "i.addedAt",
+    ])
+    .orderBy("i.id")
+    .execute();
+}
+
+/**
+ * PostgreSQL: fresh planner statistics for Item and List after a bulk load (an import), so the next
+ * export or list browse does not read a whole shop's items per page until autovacuum gets round to it.
+ */
+export async function analyzeAfterBulkLoad(q: Queryable): Promise<void> {
+  await sql`ANALYZE "Item"`.execute(q);
+  await sql`ANALYZE "List"`.execute(q);
 }

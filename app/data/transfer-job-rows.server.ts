@@ -3,7 +3,7 @@
  * docs/decisions/017-data-layer.md). Every function takes the handle to run on and is scoped by the
  * shop's id, except the worker's bookkeeping by job id (BullMQ knows a job by the row's id only).
  */
-import { sql, type Insertable, type Selectable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import type { DB, Queryable } from "./database.server";
 
 export type TransferJobRow = Selectable<DB["TransferJob"]>;
@@ -152,48 +152,4 @@ export async function abandonTransferJobRow(q: Queryable, jobId: string, error: 
     .where("status", "in", ["queued", "running"])
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
-}
-
-// Statements on Item and List that imports and exports need: they move to item-rows.server.ts (the
-// module of those tables) as soon as it exists.
-
-/**
- * One page of the shop's items for an export, chosen on Item alone (its (shopId, id) index, in order)
- * and then joined to their lists: items of retired lists come back with `retiredAt` set, so the caller
- * drops them after the cursor has passed them and they can never end the export early.
- */
-export function exportItemsPage(q: Queryable, shopId: string, { after, limit }: { after: string; limit: number }) {
-  return q
-    .selectFrom((eb) =>
-      eb
-        .selectFrom("Item")
-        .selectAll()
-        .where("shopId", "=", shopId)
-        .where("id", ">", after)
-        .orderBy("id")
-        .limit(limit)
-        .as("i"),
-    )
-    .innerJoin("List as l", "l.id", "i.listId")
-    .select([
-      "i.id",
-      "l.customerId",
-      "l.anonymousId",
-      "l.retiredAt",
-      "i.productId",
-      "i.variantId",
-      "i.handle",
-      "i.addedAt",
-    ])
-    .orderBy("i.id")
-    .execute();
-}
-
-/**
- * PostgreSQL: fresh planner statistics for Item and List after a bulk load (an import), so the next
- * export or list browse does not read a whole shop's items per page until autovacuum gets round to it.
- */
-export async function analyzeAfterBulkLoad(q: Queryable): Promise<void> {
-  await sql`ANALYZE "Item"`.execute(q);
-  await sql`ANALYZE "List"`.execute(q);
 }

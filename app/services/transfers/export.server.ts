@@ -13,7 +13,7 @@ import { createHmac } from "node:crypto";
 import { Readable } from "node:stream";
 import Papa from "papaparse";
 import { database } from "~/data/database.server";
-import { exportItemsPage } from "~/data/transfer-job-rows.server";
+import { exportItemsPage } from "~/data/item-rows.server";
 import { deriveKey } from "~/lib/derived-keys.server";
 import { publishBatchTiming } from "./timings";
 import { FORMULA_GUARD } from "./values";

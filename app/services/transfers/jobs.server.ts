@@ -5,9 +5,9 @@
  */
 import { Readable } from "node:stream";
 import { database, engine, transaction, type UnitOfWork } from "~/data/database.server";
+import { analyzeAfterBulkLoad } from "~/data/item-rows.server";
 import {
   abandonTransferJobRow,
-  analyzeAfterBulkLoad,
   deleteQueuedTransferJob,
   findRunnableJob,
   findTransferJob,
