@@ -6,7 +6,6 @@
 import type { Queryable } from "~/data/database.server";
 import { insertEvent as insertEventRow } from "~/data/event-rows.server";
 import { newId } from "~/lib/ids";
-import type { SqlRunner } from "~/sql.server";
 
 export type EventType = "item.added" | "item.removed" | "list.merged" | "list.shared" | "ping";
 
@@ -21,21 +20,5 @@ interface NewEvent {
 export async function recordEvent(tx: Queryable, { shopId, type, data, createdAt = new Date() }: NewEvent) {
   const id = newId("event");
   await insertEventRow(tx, { id, shopId, type, data: JSON.stringify(data), createdAt });
-  return id;
-}
-
-/**
- * The same on a transaction of the old direct-SQL runner, for the storefront's writes until they move to
- * the data layer (then this goes, with app/sql.server.ts).
- */
-export async function insertEvent(tx: SqlRunner, { shopId, type, data, createdAt = new Date() }: NewEvent) {
-  const id = newId("event");
-  await tx.run(`INSERT INTO "Event" ("id", "shopId", "type", "data", "createdAt") VALUES (?, ?, ?, ?, ?)`, [
-    id,
-    shopId,
-    type,
-    JSON.stringify(data),
-    createdAt,
-  ]);
   return id;
 }
