@@ -26,7 +26,10 @@ export interface Deprecation {
 }
 
 export interface ApiRoute extends RouteConfig {
-  /** Calling modes allowed (spec 5); storefront routes allow all three, the rest private only. */
+  /**
+   * Calling modes allowed (the security schemes of docs/openapi.json); storefront routes allow all three, the
+   * rest private only.
+   */
   modes: readonly CallerMode[];
   deprecation?: Deprecation;
 }
