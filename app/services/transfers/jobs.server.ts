@@ -49,6 +49,13 @@ function fileUrlOf(baseUrl: string, uploadId: string) {
 }
 
 /** Step 1 of an import: a presigned upload target and its row. */
+export interface CreatedUpload {
+  upload: UploadRow;
+  /** Where and how to send the file (a presigned URL or this app's signed upload URL). */
+  target: Awaited<ReturnType<ReturnType<typeof getStorage>["presignUpload"]>>;
+  fileUrl: string;
+}
+
 export async function createUpload(
   {
     shopId,
@@ -61,8 +68,8 @@ export async function createUpload(
     filename: string;
     contentType: string;
   },
-  unit?: UnitOfWork<{ upload: UploadRow; fileUrl: string }>,
-) {
+  unit?: UnitOfWork<CreatedUpload>,
+): Promise<CreatedUpload> {
   const id = newId("upload");
   const storageKey = uploadKey(shopId, id);
   const target = await getStorage().presignUpload({
@@ -78,7 +85,7 @@ export async function createUpload(
       { id, shopId, storageKey, filename, contentType, maxBytes: IMPORT_MAX_BYTES, expiresAt: target.expiresAt },
       new Date(),
     );
-    await unit?.within?.(tx, { upload: row, fileUrl });
+    await unit?.within?.(tx, { upload: row, target, fileUrl });
     return row;
   });
   return { upload, target, fileUrl };

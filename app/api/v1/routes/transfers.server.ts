@@ -11,10 +11,12 @@ import {
   startExport as startExportJob,
   startImport as startImportJob,
   UPLOAD_CONTENT_TYPES,
+  type CreatedUpload,
   type TransferJobRow,
 } from "~/services/transfers/jobs.server";
 import { SOURCES } from "~/services/transfers/columns";
 import type { V1Env } from "../context";
+import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
 import {
   JobAcceptedSchema,
@@ -201,8 +203,8 @@ async function serialize(job: TransferJobRow) {
 export function registerTransferRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(startExport, async (c) => {
     const { format } = c.req.valid("json");
-    const job = await startExportJob({ shopId: c.get("caller").shopId, format });
-    return c.json({ jobId: job.id }, 202);
+    const reply = idempotentReply(c, (job: TransferJobRow) => c.json({ jobId: job.id }, 202));
+    return reply.send(await startExportJob({ shopId: c.get("caller").shopId, format }, reply.unit));
   });
 
   const page = (kind: "import" | "export") => async (c: Parameters<Parameters<typeof app.openapi>[1]>[0]) => {
@@ -226,24 +228,25 @@ export function registerTransferRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(upload, async (c) => {
     const { filename, contentType } = c.req.valid("json");
-    const { upload, target, fileUrl } = await createUpload({
-      shopId: c.get("caller").shopId,
-      baseUrl: getEnv().SHOPIFY_APP_URL,
-      filename,
-      contentType,
-    });
-    return c.json(
-      {
-        uploadId: upload.id,
-        uploadUrl: target.url,
-        method: "PUT" as const,
-        headers: target.headers,
-        fileUrl,
-        expiresAt: target.expiresAt.toISOString(),
-        maxBytes: upload.maxBytes,
-      },
-      201,
+    const reply = idempotentReply(c, ({ upload, target, fileUrl }: CreatedUpload) =>
+      c.json(
+        {
+          uploadId: upload.id,
+          uploadUrl: target.url,
+          method: "PUT" as const,
+          headers: target.headers,
+          fileUrl,
+          expiresAt: target.expiresAt.toISOString(),
+          maxBytes: upload.maxBytes,
+        },
+        201,
+      ),
     );
+    const created = await createUpload(
+      { shopId: c.get("caller").shopId, baseUrl: getEnv().SHOPIFY_APP_URL, filename, contentType },
+      reply.unit,
+    );
+    return reply.send(created);
   });
 
   app.openapi(uploadGet, async (c) => {
@@ -255,8 +258,8 @@ export function registerTransferRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(startImport, async (c) => {
     const { shopId } = c.get("caller");
     const { source, fileUrl, dryRun } = c.req.valid("json");
-    const job = await startImportJob({ shopId, fileUrl, source, dryRun });
-    return c.json({ jobId: job.id }, 202);
+    const reply = idempotentReply(c, (job: TransferJobRow) => c.json({ jobId: job.id }, 202));
+    return reply.send(await startImportJob({ shopId, fileUrl, source, dryRun }, reply.unit));
   });
 
   app.openapi(importGet, async (c) => {

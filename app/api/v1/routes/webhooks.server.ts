@@ -3,6 +3,7 @@
  * webhooks service and serializes what it returns.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import {
@@ -16,6 +17,7 @@ import {
   SUBSCRIBABLE_EVENTS,
 } from "~/services/webhooks/endpoints.server";
 import type { V1Env } from "../context";
+import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
 import {
   PageQuery,
@@ -157,8 +159,10 @@ export function registerWebhookRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(create, async (c) => {
     const { url, events } = c.req.valid("json");
-    const { endpoint, secret } = await createEndpoint({ shopId: c.get("caller").shopId, url, events });
-    return c.json({ ...serializeWebhookEndpoint(endpoint), secret }, 201);
+    const reply = idempotentReply(c, ({ endpoint, secret }: { endpoint: WebhookEndpointRow; secret: string }) =>
+      c.json({ ...serializeWebhookEndpoint(endpoint), secret }, 201),
+    );
+    return reply.send(await createEndpoint({ shopId: c.get("caller").shopId, url, events }, reply.unit));
   });
 
   app.openapi(remove, async (c) => {
@@ -175,7 +179,8 @@ export function registerWebhookRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(enable, async (c) => {
     const endpointId = parseId("webhookEndpoint", c.req.valid("param").id);
-    return c.json(serializeWebhookEndpoint(await enableEndpoint({ shopId: c.get("caller").shopId, endpointId })), 200);
+    const reply = idempotentReply(c, (endpoint: WebhookEndpointRow) => c.json(serializeWebhookEndpoint(endpoint), 200));
+    return reply.send(await enableEndpoint({ shopId: c.get("caller").shopId, endpointId }, reply.unit));
   });
 
   app.openapi(deliveries, async (c) => {
