@@ -1,6 +1,6 @@
 /**
  * Generates prisma/postgres/schema.prisma from the canonical prisma/schema.prisma (only the datasource
- * provider and the client output folder differ). `--check` exits 1 when the committed file has drifted.
+ * provider differs, and the row types are generated from the canonical one only). `--check` exits 1 when the committed file has drifted.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -12,9 +12,6 @@ const target = path.join(root, "prisma/postgres/schema.prisma");
 export function postgresSchemaFrom(sqliteSchema: string): string {
   const replacements: Array<[RegExp, string]> = [
     [/provider\s*=\s*"sqlite"/, 'provider = "postgresql"'],
-    [/output\s*=\s*"\.\.\/app\/generated\/prisma-sqlite"/, 'output       = "../../app/generated/prisma-postgres"'],
-    // The classic client is generated once, from the canonical schema.
-    [/\n\/\/ The classic client[^]*?generator sessionStorageCompat \{[^}]*\}\n/, ""],
     // The data layer's row types are generated once, from the canonical schema.
     [/\/\/ Row types for the data layer[^]*?generator kysely \{[^}]*\}\n\n/, ""],
   ];

@@ -6,7 +6,7 @@ import { findApiKeysOfShop, revokeApiKeyRow } from "~/data/api-key-rows.server";
 import { database } from "~/data/database.server";
 import { findShopByDomain } from "~/data/shop-rows.server";
 import { DEMO_SHOP_DOMAIN, seedDemoShop } from "~/services/demo/demo-shop.server";
-import { findActiveKeyBySecret } from "~/services/keys/keys.server";
+import { findActiveKeyBySecret } from "~/services/keys/api-keys.server";
 import { hashKey } from "~/services/keys/key-secrets";
 
 const demoShop = async () => (await findShopByDomain(database(), DEMO_SHOP_DOMAIN))!;

@@ -14,12 +14,9 @@ import { registerPlatformWebhooks } from "./platform-webhooks.server";
 import { checkReadiness } from "./health.server";
 import { createV1App } from "./v1/app.server";
 import { buildOpenApiDocument } from "./v1/openapi.server";
+import type { HttpAppEnv } from "./http-env";
 
 export type RemixHandler = (request: Request) => Promise<Response>;
-
-export interface HttpAppEnv {
-  Variables: { requestId: string };
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

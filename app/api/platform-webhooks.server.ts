@@ -6,7 +6,7 @@ import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { markShopUninstalled, processPlatformWebhookOnce } from "~/services/shops/shops.server";
 import { platformApi, shopDomain } from "~/shopify.server";
-import type { HttpAppEnv } from "./http-app.server";
+import type { HttpAppEnv } from "./http-env";
 
 /**
  * The platform's webhooks to this app (shopify.app.toml `[[webhooks.subscriptions]]`), one route per topic.

@@ -49,7 +49,7 @@ const env = {
 Object.assign(process.env, env);
 // The shop and its key through the app's services; the lists in bulk with plain SQL on the driver.
 const { ensureShop } = await import("../../app/services/shops/shops.server");
-const { createApiKey } = await import("../../app/services/keys/keys.server");
+const { createApiKey } = await import("../../app/services/keys/api-keys.server");
 const { closeDatabase } = await import("../../app/data/database.server");
 const shop = await ensureShop({ domain: "bench-shop.myshopify.com" });
 const { secret } = await createApiKey({ shopId: shop.id, label: "bench" });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
 import { Readable } from "node:stream";
-import { createApiKey, revokeApiKey } from "~/services/keys/keys.server";
+import { findApiKeysOfShop } from "~/data/api-key-rows.server";
+import { database } from "~/data/database.server";
+import { insertTransferJob } from "~/data/transfer-job-rows.server";
+import { createApiKey, revokeApiKey } from "~/services/keys/api-keys.server";
 import { getStorage } from "~/services/storage/index.server";
 import { createUpload, startExport } from "~/services/transfers/jobs.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
@@ -130,14 +132,11 @@ const endpoints: Endpoint[] = [
     name: "GET /imports/{jobId}",
     method: "GET",
     path: async () => {
-      const job = await prisma.transferJob.create({
-        data: {
-          id: `job_${Date.now()}${Math.floor(Math.random() * 1e6)}`,
-          shopId: shop.id,
-          kind: "import",
-          source: "csv",
-        },
-      });
+      const job = await insertTransferJob(
+        database(),
+        { id: `job_${Date.now()}${Math.floor(Math.random() * 1e6)}`, shopId: shop.id, kind: "import", source: "csv" },
+        new Date(),
+      );
       return `/imports/${job.id}`;
     },
     ok: 200,
@@ -196,7 +195,11 @@ const endpoints: Endpoint[] = [
     path: async () => {
       const list = await createList(shop.id);
       const token = `tok${list.id.slice(4)}`;
-      await prisma.list.update({ where: { id: list.id }, data: { shareToken: token, shareEnabled: true } });
+      await database()
+        .updateTable("List")
+        .set({ shareToken: token, shareEnabled: true })
+        .where("id", "=", list.id)
+        .execute();
       return `/storefront/lists/${token}`;
     },
     ok: 200,
@@ -314,7 +317,7 @@ describe("calling modes x endpoints", () => {
   });
 
   it("keeps private keys hashed and counts the matrix's key creations", async () => {
-    const keys = await prisma.apiKey.findMany({ where: { shopId: shop.id } });
+    const keys = await findApiKeysOfShop(database(), shop.id);
     expect(keys.every((key) => /^[0-9a-f]{64}$/.test(key.hash))).toBe(true);
     expect(keys.some((key) => key.label === "matrix")).toBe(true);
   });

@@ -7,7 +7,7 @@ import {
   releaseIdempotencyKey,
   reserveIdempotencyKey,
 } from "~/services/idempotency/idempotency.server";
-import { createApiKey } from "~/services/keys/keys.server";
+import { createApiKey } from "~/services/keys/api-keys.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { createTestApp } from "../support/http";

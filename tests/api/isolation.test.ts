@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { insertItem } from "~/data/item-rows.server";
-import { createApiKey } from "~/services/keys/keys.server";
+import { createApiKey } from "~/services/keys/api-keys.server";
 import { createList, createShopWithKey } from "../factories";
 import { OpenApiValidator, apiClient } from "../support/api";
 import { createTestApp } from "../support/http";

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { database } from "~/data/database.server";
 import { createShopWithKey } from "../factories";
 import { freePort, startProcess, type RunningProcess } from "../support/processes";
 
@@ -93,7 +93,13 @@ describe("idempotency across two app processes", () => {
     );
     const statuses = responses.map((response) => response.status);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
-    expect(await prisma.apiKey.count({ where: { shopId: shop.id, label: "multi-process" } })).toBe(1);
+    const keys = await database()
+      .selectFrom("ApiKey")
+      .select("id")
+      .where("shopId", "=", shop.id)
+      .where("label", "=", "multi-process")
+      .execute();
+    expect(keys).toHaveLength(1);
     const replay = await fetch(url(1, "/v1/keys"), {
       method: "POST",
       headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json", "Idempotency-Key": "multi" },

@@ -5,7 +5,7 @@ import { insertAttempts } from "~/data/webhook-delivery-rows.server";
 import { insertEndpoint } from "~/data/webhook-endpoint-rows.server";
 import { newId } from "~/lib/ids";
 import type { StoredEvent } from "~/services/events/relay.server";
-import { createApiKey } from "~/services/keys/keys.server";
+import { createApiKey } from "~/services/keys/api-keys.server";
 import { ensureShop } from "~/services/shops/shops.server";
 
 /** Test data built through the same services the app uses. */

@@ -41,8 +41,6 @@ process.env.NODE_ENV = "test";
 afterAll(async () => {
   const { closeDatabase } = await import("~/data/database.server");
   const { closeRequestRedis } = await import("~/redis.server");
-  // The Prisma client, only if a module still opened it (until ~/db.server is gone); then the data layer.
-  if ((globalThis as { prisma?: unknown }).prisma) await (await import("~/db.server")).disconnectDatabase();
   await Promise.allSettled([closeDatabase(), closeRequestRedis()]);
   await cleanupDatabase();
   rmSync(storageDir, { recursive: true, force: true });

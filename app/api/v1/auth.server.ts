@@ -3,7 +3,7 @@ import { InvalidHmacError } from "@shopify/shopify-api";
 import type { Context } from "hono";
 import { canonicalPlatformId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
-import { findKeyForAuthentication, touchApiKey } from "~/services/keys/keys.server";
+import { findKeyForAuthentication, touchApiKey } from "~/services/keys/api-keys.server";
 import { PRIVATE_KEY_PREFIX, PUBLIC_KEY_PREFIX } from "~/services/keys/key-secrets";
 import { readShopSettings } from "~/services/shops/settings";
 import { findShopByDomain } from "~/services/shops/shops.server";

@@ -1,5 +1,5 @@
 import type { ShopSettings } from "~/services/shops/settings";
-import type { ReservedKey } from "./idempotency-key.server";
+import type { Tx } from "~/data/database.server";
 
 /** How the caller presented itself (the OpenAPI description's security schemes). */
 export type CallerMode = "private" | "public" | "proxy";
@@ -36,4 +36,12 @@ export interface V1Env {
     /** The storefront shopper's key, once resolved (`shopperOf`, shopper.server.ts); null: nobody named. */
     shopper: string | null | undefined;
   };
+}
+
+/** The key a request reserved, in the request's context for `idempotentReply`. */
+export interface ReservedKey {
+  /** Completes the record with `response` through the service's transaction. */
+  completeWithin(tx: Tx, response: Response): Promise<void>;
+  /** Set once the route answers with a response its service's transaction stored. */
+  completedWithChange: boolean;
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Tx, UnitOfWork } from "~/data/database.server";
+import type { UnitOfWork } from "~/data/database.server";
 import { AppError } from "~/lib/problems";
 import {
   completeIdempotencyKey,
@@ -14,7 +14,7 @@ import {
   reserveIdempotencyKey,
   type StoredResponse,
 } from "~/services/idempotency/idempotency.server";
-import type { Caller, V1Env } from "./context";
+import type { Caller, ReservedKey, V1Env } from "./context";
 import { shopperOf } from "./shopper.server";
 
 /** Headers of the original response that a replay repeats. */
@@ -59,14 +59,6 @@ async function storedResponse(response: Response): Promise<StoredResponse> {
     }),
   );
   return { status: response.status, headers, body: await response.clone().text() };
-}
-
-/** The key a request reserved, in the request's context for `idempotentReply`. */
-export interface ReservedKey {
-  /** Completes the record with `response` through the service's transaction. */
-  completeWithin(tx: Tx, response: Response): Promise<void>;
-  /** Set once the route answers with a response its service's transaction stored. */
-  completedWithChange: boolean;
 }
 
 /**

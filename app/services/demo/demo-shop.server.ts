@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { findActiveKeyBySecret, createApiKey } from "~/services/keys/keys.server";
+import { findActiveKeyBySecret, createApiKey } from "~/services/keys/api-keys.server";
 import { ensureShop } from "~/services/shops/shops.server";
 
 export const DEMO_SHOP_DOMAIN = "demo-shop.myshopify.com";

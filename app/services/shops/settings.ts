@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * The shop settings document (spec 2, Shop overview). Stored as JSON on the shop row; every read goes
+ * The shop settings document (OpenAPI schemas `Settings` and `SettingsPatch`). Stored as JSON on the shop row; every read goes
  * through this schema so documents written by older versions gain new fields with their defaults.
  */
 

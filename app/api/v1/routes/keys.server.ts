@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
-import { createApiKey, listApiKeys, revokeApiKey, type CreatedApiKey } from "~/services/keys/keys.server";
+import { createApiKey, listApiKeys, revokeApiKey, type CreatedApiKey } from "~/services/keys/api-keys.server";
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
