@@ -261,7 +261,7 @@ export function getEnv(): Env {
   return cached;
 }
 
-/** For tests that change process.env between cases. */
+/** For tests that change process.env between cases. @internal (a test seam) */
 export function resetEnvCache(): void {
   cached = undefined;
 }

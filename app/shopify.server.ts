@@ -62,9 +62,6 @@ export function shopDomain(value: string | undefined | null): string | null {
   return platformApi.utils.sanitizeShop(lowered) === lowered && !lowered.endsWith("/") ? lowered : null;
 }
 
-export default shopify;
 export const addDocumentResponseHeaders = shopify.addDocumentResponseHeaders;
 export const authenticate = shopify.authenticate;
-export const unauthenticated = shopify.unauthenticated;
 export const login = shopify.login;
-export const sessionStorage = shopify.sessionStorage;

@@ -3,7 +3,20 @@ import { z } from "zod";
 import { isId, newId, parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import { toTimestamp } from "~/lib/time";
-import { parseBody, parseParameters, platformIdSchema } from "~/lib/validation";
+import { bodyProblem, parameterProblem, platformIdSchema } from "~/lib/validation";
+
+/** A body or parameters validated the way the API's validators report their issues. */
+function parseBody(schema: z.ZodType, body: unknown): unknown {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw bodyProblem(result.error.issues);
+}
+
+function parseParameters(schema: z.ZodType, input: unknown): unknown {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw parameterProblem(result.error.issues);
+}
 
 function thrown(run: () => unknown): AppError {
   try {

@@ -4,12 +4,12 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findApiKeysOfShop, revokeApiKeyRow } from "~/data/api-key-rows.server";
 import { database } from "~/data/database.server";
-import { findShopByDomain } from "~/data/shop-rows.server";
+import { findShopByDomain } from "~/services/shops/shops.server";
 import { DEMO_SHOP_DOMAIN, seedDemoShop } from "~/services/demo/demo-shop.server";
 import { findActiveKeyBySecret } from "~/services/keys/api-keys.server";
 import { hashKey } from "~/services/keys/key-secrets";
 
-const demoShop = async () => (await findShopByDomain(database(), DEMO_SHOP_DOMAIN))!;
+const demoShop = async () => (await findShopByDomain(DEMO_SHOP_DOMAIN))!;
 
 const dir = mkdtempSync(path.join(tmpdir(), "demo-shop-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
-import { findAttempts } from "~/data/webhook-delivery-rows.server";
-import { drainOutbox, relayOutbox, type StoredEvent } from "~/services/events/relay.server";
+import { relayOutbox, type StoredEvent } from "~/services/events/relay.server";
 import { purgeRelayedEvents } from "~/services/events/retention.server";
 import type { Owner } from "~/services/owners/owner";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createDelivery, createShop, createWebhookEndpoint } from "./factories";
 import { startProcess } from "./support/processes";
+import { drainOutbox, findAttempts } from "./support/webhook-rows";
 
 const anonymous = (): Owner => ({ kind: "anonymous", anonymousId: randomUUID() });
 const item = (productId: string) => ({ productId, handle: `p-${productId}` });

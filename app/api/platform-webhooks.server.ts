@@ -28,7 +28,6 @@ const TOPICS = {
 } as const;
 
 export type PlatformWebhookTopic = keyof typeof TOPICS;
-export const PLATFORM_WEBHOOK_PATHS = Object.keys(TOPICS).map((topic) => `/webhooks/${topic}`);
 
 const WEBHOOK_ID = /^[\x21-\x7e]{1,255}$/;
 

@@ -87,11 +87,6 @@ function store(): Store {
   return (globalForData.dataStore ??= open());
 }
 
-/** PostgreSQL: the pool of the shared handle (null on SQLite). */
-export function sharedPostgresPool(): pg.Pool | null {
-  return store().pool;
-}
-
 /** The shared handle (opened on first use; a global so Vite's dev reloads and the Remix bundle share it). */
 export function database(): Queryable {
   return store().db;

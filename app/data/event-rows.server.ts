@@ -4,10 +4,7 @@
  * its change. The relay reads the pending ones in id order and marks them relayed; the maintenance job
  * deletes relayed ones past their retention.
  */
-import type { Selectable } from "kysely";
-import type { DB, Queryable } from "./database.server";
-
-export type EventRow = Selectable<DB["Event"]>;
+import type { Queryable } from "./database.server";
 
 export interface EventInsert {
   id: string;

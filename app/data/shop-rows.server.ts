@@ -23,10 +23,6 @@ export function findShopById(q: Queryable, shopId: string): Promise<ShopRow | un
   return q.selectFrom("Shop").selectAll().where("id", "=", shopId).executeTakeFirst();
 }
 
-export function findShopByDomain(q: Queryable, domain: string): Promise<ShopRow | undefined> {
-  return q.selectFrom("Shop").selectAll().where("domain", "=", domain).executeTakeFirst();
-}
-
 /**
  * Creates the shop, or marks the one with this domain installed again; returns the row either way. One
  * statement, so concurrent first installs of a shop make one row.

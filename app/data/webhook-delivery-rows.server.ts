@@ -146,15 +146,3 @@ export function findDeliveryWithEvent(q: Queryable, shopId: string, endpointId: 
     .where("d.shopId", "=", shopId)
     .executeTakeFirst();
 }
-
-/** The endpoint's log in attempt order (oldest first). */
-export function findAttempts(q: Queryable, shopId: string, endpointId: string): Promise<WebhookDeliveryRow[]> {
-  return q
-    .selectFrom("WebhookDelivery")
-    .selectAll()
-    .where("shopId", "=", shopId)
-    .where("endpointId", "=", endpointId)
-    .orderBy("eventId")
-    .orderBy("attempt")
-    .execute();
-}

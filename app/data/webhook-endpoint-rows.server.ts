@@ -74,22 +74,6 @@ export function enableEndpoint(q: Queryable, shopId: string, endpointId: string,
     .executeTakeFirst();
 }
 
-/** Sets the consecutive-failure count and `disabledAt` as they are (tests and the demo's fixtures). */
-export async function setEndpointHealth(
-  q: Queryable,
-  shopId: string,
-  endpointId: string,
-  health: { failCount?: number; disabledAt?: Date | null },
-  at: Date,
-): Promise<void> {
-  await q
-    .updateTable("WebhookEndpoint")
-    .set({ ...health, updatedAt: at })
-    .where("id", "=", endpointId)
-    .where("shopId", "=", shopId)
-    .execute();
-}
-
 /** The enabled endpoints of these shops, with each shop's domain (the relay's fan-out, one statement). */
 export function findEnabledEndpointsOfShops(q: Queryable, shopIds: readonly string[]) {
   if (shopIds.length === 0) return Promise.resolve([]);

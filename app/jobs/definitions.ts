@@ -12,8 +12,6 @@ export const healthJob = {
   options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
 } as const;
 
-export type HealthJobPayload = z.infer<typeof healthJob.payload>;
-
 /** Housekeeping on a schedule (BullMQ job schedulers: one schedule however many workers run). */
 export const MAINTENANCE_QUEUE = "maintenance";
 

@@ -9,8 +9,7 @@ import { deriveKey, type KeyPurpose } from "./derived-keys.server";
  * Stored form: `v2.<keyId>.<iv>.<tag>.<ciphertext>`, base64url parts. `keyId` names the master secret the
  * value was sealed under: a short HMAC fingerprint of the derived key, which reveals nothing about it.
  * Rotation (see .env.example): set the new SERVICE_SECRET and move the old one to SERVICE_SECRET_PREVIOUS;
- * new values are sealed under the new secret, values sealed under the previous one still open, and
- * `sealedWithCurrentKey` tells a caller which values to re-seal before the previous secret is dropped.
+ * new values are sealed under the new secret and values sealed under the previous one still open.
  */
 export const SEALED_PREFIX = "v2.";
 
@@ -84,9 +83,4 @@ export function open(purpose: KeyPurpose, sealed: string, associatedData: string
     );
   }
   return decryptWith(match.key, { iv, tag, ciphertext }, associatedData);
-}
-
-/** False for values sealed under SERVICE_SECRET_PREVIOUS (or in an older format): re-seal them. */
-export function sealedWithCurrentKey(purpose: KeyPurpose, stored: string): boolean {
-  return stored.startsWith(`${SEALED_PREFIX}${keysFor(purpose)[0]!.id}.`);
 }

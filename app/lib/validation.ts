@@ -33,18 +33,6 @@ export function parameterProblem(issues: ReadonlyArray<z.core.$ZodIssue>): AppEr
   });
 }
 
-export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  throw bodyProblem(result.error.issues);
-}
-
-export function parseParameters<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw parameterProblem(result.error.issues);
-}
-
 const TOO_LARGE = `must be at most ${MAX_PLATFORM_ID} (64 bits)`;
 
 /**

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { rangeDays } from "~/services/analytics/reports.server";
-import { drainOutbox } from "~/services/events/relay.server";
 import type { Owner } from "~/services/owners/owner";
 import { addItem, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, apiClient } from "../support/api";
 import { createTestApp } from "../support/http";
+import { drainOutbox } from "../support/webhook-rows";
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);

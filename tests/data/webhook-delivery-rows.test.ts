@@ -4,7 +4,6 @@ import { database, engine, isUniqueViolation } from "~/data/database.server";
 import { insertEvent } from "~/data/event-rows.server";
 import { upsertShop } from "~/data/shop-rows.server";
 import {
-  findAttempts,
   findDeliveryWithEvent,
   insertAttempts,
   listDeliveries,
@@ -12,6 +11,7 @@ import {
 } from "~/data/webhook-delivery-rows.server";
 import { deleteEndpoint, insertEndpoint } from "~/data/webhook-endpoint-rows.server";
 import { newId } from "~/lib/ids";
+import { findAttempts } from "../support/webhook-rows";
 
 /** The delivery log on both engines: attempt numbering in one statement, deleted endpoints, paging, scoping. */
 async function setup() {

@@ -16,9 +16,9 @@ import {
   lockShopEndpoints,
   replaceSealedSecret,
   resetFailCounts,
-  setEndpointHealth,
 } from "~/data/webhook-endpoint-rows.server";
 import { newId } from "~/lib/ids";
+import { setEndpointHealth } from "../support/webhook-rows";
 
 /** Webhook endpoint statements on both engines: tenant scoping, failure counting, the sealed secret swap. */
 async function newShop() {

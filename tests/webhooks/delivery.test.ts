@@ -3,8 +3,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
-import { findAttempts } from "~/data/webhook-delivery-rows.server";
-import { findEndpoint, setEndpointHealth } from "~/data/webhook-endpoint-rows.server";
+import { findEndpoint } from "~/data/webhook-endpoint-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
@@ -14,6 +13,7 @@ import { apiClient, OpenApiValidator } from "../support/api";
 import { createTestApp } from "../support/http";
 import { startReceiver, type Received } from "./receiver";
 import { useWorker } from "../support/worker";
+import { findAttempts, setEndpointHealth } from "../support/webhook-rows";
 
 // Deliveries to a receiver on this machine: plain http and loopback allowed, as in the local demo; the
 // retry unit is 20 ms instead of a minute, so the whole schedule (467 units) runs in under 10 s. The

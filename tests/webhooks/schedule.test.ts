@@ -6,7 +6,6 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
-import { findAttempts } from "~/data/webhook-delivery-rows.server";
 import { parseEnv, resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
@@ -19,6 +18,7 @@ import { ROOT } from "../../scripts/lib/databases";
 import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
 import { useWorker } from "../support/worker";
 import { startReceiver } from "./receiver";
+import { findAttempts } from "../support/webhook-rows";
 
 /**
  * The delivery rules as they run in production (docs/webhooks.md): a 10 s timeout per delivery, then 5

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
-import { findAttempts } from "~/data/webhook-delivery-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { redactAddresses, refusalReason, resetAllowedNetworks } from "~/services/webhooks/ssrf.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
@@ -11,6 +10,7 @@ import { apiClient, OpenApiValidator } from "../support/api";
 import { createTestApp } from "../support/http";
 import { startReceiver } from "./receiver";
 import { useWorker } from "../support/worker";
+import { findAttempts } from "../support/webhook-rows";
 
 // Plain http is allowed (to reach a local receiver), but no network is allowlisted: production's SSRF rules.
 Object.assign(process.env, {

@@ -56,13 +56,3 @@ export async function relayOutbox({ batchSize = 500, fanOut }: RelayOptions = {}
   });
   return events.length;
 }
-
-/** Relays until the outbox is empty (tests, and the worker after a pause). */
-export async function drainOutbox(options: RelayOptions = {}): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const taken = await relayOutbox(options);
-    total += taken;
-    if (taken < (options.batchSize ?? 500)) return total;
-  }
-}

@@ -78,7 +78,7 @@ export function createDeliveryAgent(connections: number): Agent {
   return new Agent({ connections, connect: { lookup: safeLookup }, keepAliveTimeout: 10_000 });
 }
 
-/** For tests that change WEBHOOK_ALLOWED_NETWORKS. */
+/** For tests that change WEBHOOK_ALLOWED_NETWORKS. @internal (a test seam) */
 export function resetAllowedNetworks(): void {
   allowed = undefined;
 }
