@@ -10,6 +10,7 @@ import type { UnitOfWork } from "~/data/database.server";
 import { AppError } from "~/lib/problems";
 import {
   completeIdempotencyKey,
+  discardIdempotencyKey,
   releaseIdempotencyKey,
   reserveIdempotencyKey,
   type StoredResponse,
@@ -129,5 +130,9 @@ export const idempotency: MiddlewareHandler<V1Env> = async (c, next) => {
     throw error;
   }
   if (reserved.completedWithChange) return;
+  if (c.res.status >= 500) {
+    await discardIdempotencyKey(reservation);
+    return;
+  }
   await completeIdempotencyKey(reservation, await storedResponse(c.res));
 };

@@ -130,6 +130,15 @@ export async function releaseIdempotencyKey({ recordId, scope }: Reservation): P
   await deleteInFlightIdempotencyRecord(database(), scope.shopId, recordId);
 }
 
+/**
+ * The request ended in a server error: its record goes whatever its state. A service may have completed it
+ * inside its transaction and then undone its change (a job that could not be queued deletes its row), so a
+ * stored success would replay an answer for nothing; the client may retry the same request.
+ */
+export async function discardIdempotencyKey({ recordId, scope }: Reservation): Promise<void> {
+  await deleteIdempotencyRecord(database(), scope.shopId, recordId);
+}
+
 /** Housekeeping: drops expired records (run by the worker). */
 export async function purgeExpiredIdempotencyKeys(now = new Date()): Promise<number> {
   return deleteExpiredIdempotencyRecords(database(), now);
