@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
-import { prisma, sql } from "~/db.server";
+import { database, transaction } from "~/data/database.server";
+import { findShopById } from "~/data/shop-rows.server";
+import { BUSY_RETRY_BOUND_MS, sqliteWriteLock } from "~/data/sqlite-lock.server";
 import { newId } from "~/lib/ids";
-import { BUSY_RETRY_BOUND_MS, sqliteWriteLock } from "~/sqlite-writes.server";
 import { TEST_DATA_DIR } from "../scripts/lib/databases";
 import { createShopWithKey } from "./factories";
 import { holdWriteLockElsewhere } from "./support/hold-write-lock";
 import { BASE_URL, createTestApp } from "./support/http";
 
 /**
- * The write lock that both data paths take on SQLite (docs/decisions/016-sqlite-writers.md), in-process:
- * what happens at its edges. The same cases run on PostgreSQL, which needs no such lock.
+ * The data layer's write lock on SQLite (docs/decisions/016-sqlite-writers.md and
+ * docs/decisions/017-data-layer.md), in-process: what happens at its edges. The same cases run on PostgreSQL, which needs no such lock.
  */
 const engine = inject("engine");
 const app = await createTestApp();
@@ -40,30 +41,40 @@ function storefrontToggle(shop: { domain: string; publicKey: string }) {
   });
 }
 
+const setSettings = (shopId: string, settings: string, q = database()) =>
+  q.updateTable("Shop").set({ settings, updatedAt: new Date() }).where("id", "=", shopId).executeTakeFirst();
+const settingsOf = async (shopId: string) => (await findShopById(database(), shopId))!.settings;
+const keysLabelled = async (shopId: string, label: string) =>
+  (await database().selectFrom("ApiKey").select("id").where("shopId", "=", shopId).where("label", "=", label).execute())
+    .length;
+
 describe("the write lock at its edges", () => {
-  it("a write through the shared client inside a direct-SQL transaction fails at once instead of waiting for itself", async () => {
+  it("a write through the shared handle inside a transaction fails at once instead of waiting for itself", async () => {
     const { shop } = await createShopWithKey();
-    const nested = sql().transaction(async (tx) => {
-      await tx.run(`UPDATE "Shop" SET "updatedAt" = ? WHERE "id" = ?`, [new Date(), shop.id]);
-      return prisma.apiKey.create({
-        data: { id: newId("apiKey"), shopId: shop.id, label: "nested", hash: randomUUID(), hint: "test" },
-      });
+    const nested = transaction(async (tx) => {
+      await setSettings(shop.id, "{}", tx);
+      return database()
+        .insertInto("ApiKey")
+        .values({
+          id: newId("apiKey"),
+          shopId: shop.id,
+          label: "nested",
+          hash: randomUUID(),
+          hint: "test",
+          createdAt: new Date(),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
     });
-    const nestedDirect = sql().transaction(async () =>
-      sql().run(`DELETE FROM "HeadlessOrigin" WHERE "shopId" = ?`, [shop.id]),
-    );
     if (engine === "sqlite") {
-      // Before: the ORM's connection waited 10 s for the lock, synchronously, then failed as "timed out".
       await expect(nested).rejects.toThrow(/inside a transaction/);
-      await expect(nestedDirect).rejects.toThrow(/inside a transaction/);
-      expect(await prisma.apiKey.count({ where: { shopId: shop.id, label: "nested" } })).toBe(0);
+      expect(await keysLabelled(shop.id, "nested")).toBe(0);
     } else {
       // PostgreSQL: separate pooled connections, row locks only; nothing to wait for.
       await expect(nested).resolves.toMatchObject({ label: "nested" });
-      await expect(nestedDirect).resolves.toBe(0);
     }
-    // The lock is free again for both paths.
-    await prisma.shop.update({ where: { id: shop.id }, data: { updatedAt: new Date() } });
+    // The lock is free again.
+    await setSettings(shop.id, "{}");
     expect((await storefrontToggle(shop)).status).toBe(200);
   });
 
@@ -83,27 +94,30 @@ describe("the write lock at its edges", () => {
     (await lock.acquire())();
   });
 
-  it("an interactive transaction holds the lock to its end; one that throws rolls back and frees it", async () => {
+  it("a transaction holds the lock to its end; one that throws rolls back and frees it", async () => {
     const { shop } = await createShopWithKey();
-    let direct: Promise<number> | undefined;
-    await prisma.$transaction(async (tx) => {
-      await tx.shop.update({ where: { id: shop.id }, data: { settings: "{}" } });
-      // A direct-SQL write started meanwhile waits (asynchronously) for this transaction.
-      direct = sql().run(`UPDATE "Shop" SET "settings" = ? WHERE "id" = ?`, ['{"guestEnabled":true}', shop.id]);
+    let begun!: () => void;
+    const inside = new Promise<void>((resolve) => (begun = resolve));
+    const running = transaction(async (tx) => {
+      await setSettings(shop.id, "{}", tx);
+      begun();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      await tx.shop.update({ where: { id: shop.id }, data: { settings: '{"guestEnabled":false}' } });
+      await setSettings(shop.id, '{"guestEnabled":false}', tx);
     });
-    expect(await direct).toBe(1);
-    expect((await prisma.shop.findUniqueOrThrow({ where: { id: shop.id } })).settings).toBe('{"guestEnabled":true}');
+    await inside;
+    // A write started meanwhile, outside the transaction, waits (asynchronously) for it to end.
+    const direct = setSettings(shop.id, '{"guestEnabled":true}');
+    await running;
+    expect(Number((await direct).numUpdatedRows)).toBe(1);
+    expect(await settingsOf(shop.id)).toBe('{"guestEnabled":true}');
 
     await expect(
-      prisma.$transaction(async (tx) => {
-        await tx.shop.update({ where: { id: shop.id }, data: { settings: "{}" } });
+      transaction(async (tx) => {
+        await setSettings(shop.id, "{}", tx);
         throw new Error("changed my mind");
       }),
     ).rejects.toThrow("changed my mind");
-    expect((await prisma.shop.findUniqueOrThrow({ where: { id: shop.id } })).settings).toBe('{"guestEnabled":true}');
-    await prisma.shop.update({ where: { id: shop.id }, data: { settings: '{"guestEnabled":true}' } });
+    expect(await settingsOf(shop.id)).toBe('{"guestEnabled":true}');
     expect((await storefrontToggle(shop)).status).toBe(200);
   });
 
@@ -153,7 +167,7 @@ describe("the write lock at its edges", () => {
         });
       }
       expect(ms).toBeGreaterThanOrEqual(BUSY_RETRY_BOUND_MS);
-      expect(await prisma.apiKey.count({ where: { shopId: shop.id, label: "busy" } })).toBe(0);
+      expect(await keysLabelled(shop.id, "busy")).toBe(0);
     } else {
       expect(responses.map((response) => response.status)).toEqual([201, 200, 200]);
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { prisma } from "~/db.server";
+import { findApiKeyById } from "~/data/api-key-rows.server";
+import { database } from "~/data/database.server";
 import { newId } from "~/lib/ids";
 import { createList, createShopWithKey } from "../factories";
 import { OpenApiValidator, apiClient, rawCall } from "../support/api";
@@ -18,9 +19,10 @@ describe("GET /v1/shop", () => {
     const { shop, api } = await shopClient();
     const list = await createList(shop.id, { customerId: "5" });
     for (const productId of ["1", "2", "3"]) {
-      await prisma.item.create({
-        data: { id: newId("item"), listId: list.id, shopId: shop.id, productId, handle: `p${productId}` },
-      });
+      await database()
+        .insertInto("Item")
+        .values({ id: newId("item"), listId: list.id, shopId: shop.id, productId, handle: `p${productId}` })
+        .execute();
     }
     await createList(shop.id);
     const { data, response } = await api.GET("/shop");
@@ -92,15 +94,14 @@ describe("/v1/keys", () => {
   });
 
   it("records lastUsedAt on use, at most once a minute per process", async () => {
-    const { key, api } = await shopClient();
+    const { shop, key, api } = await shopClient();
+    const lastUsedAt = async () => (await findApiKeyById(database(), shop.id, key.id))!.lastUsedAt;
     await api.GET("/shop");
-    await expect
-      .poll(async () => (await prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt)
-      .not.toBeNull();
-    const first = (await prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt;
+    await expect.poll(lastUsedAt).not.toBeNull();
+    const first = await lastUsedAt();
     await api.GET("/shop");
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt).toEqual(first);
+    expect(await lastUsedAt()).toEqual(first);
   });
 });
 
@@ -113,7 +114,7 @@ describe("/v1/lists", () => {
       ids.push((await createList(shop.id, owner, { isDefault: index < 2 ? true : null })).id);
     }
     const retired = await createList(shop.id);
-    await prisma.list.update({ where: { id: retired.id }, data: { retiredAt: new Date() } });
+    await database().updateTable("List").set({ retiredAt: new Date() }).where("id", "=", retired.id).execute();
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -154,18 +155,20 @@ describe("/v1/lists", () => {
   it("returns a full list with its items, newest first", async () => {
     const { shop, api } = await shopClient();
     const list = await createList(shop.id, { anonymousId: "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11" });
-    await prisma.item.create({
-      data: {
+    await database()
+      .insertInto("Item")
+      .values({
         id: newId("item"),
         listId: list.id,
         shopId: shop.id,
         productId: "9",
         handle: "old",
         addedAt: new Date("2026-01-01T00:00:00Z"),
-      },
-    });
-    await prisma.item.create({
-      data: {
+      })
+      .execute();
+    await database()
+      .insertInto("Item")
+      .values({
         id: newId("item"),
         listId: list.id,
         shopId: shop.id,
@@ -173,8 +176,8 @@ describe("/v1/lists", () => {
         variantId: "3",
         handle: "new",
         titleSnapshot: "Hat",
-      },
-    });
+      })
+      .execute();
     const { data } = await api.GET("/lists/{id}", { params: { path: { id: list.id } } });
     expect(data).toMatchObject({
       id: list.id,
