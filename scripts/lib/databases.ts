@@ -70,7 +70,7 @@ export async function scratchDatabase(
 /** `prisma db pull --print` of a database, without the CLI's notices printed before the schema. */
 export function introspect(databaseUrl: string): string {
   const output = prisma(databaseUrl, ["db", "pull", "--print"]);
-  const start = output.search(/^generator /m);
+  const start = output.search(/^(generator|datasource) /m);
   if (start < 0) throw new Error(`db pull printed no schema for ${databaseUrl}:\n${output}`);
   return output.slice(start);
 }
