@@ -7,20 +7,10 @@ import type { Owner } from "~/services/owners/owner";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createDelivery, createShop, createWebhookEndpoint } from "./factories";
 import { startProcess } from "./support/processes";
-import { drainOutbox, findAttempts } from "./support/webhook-rows";
+import { drainOutbox, findAttempts, pendingEvents } from "./support/webhook-rows";
 
 const anonymous = (): Owner => ({ kind: "anonymous", anonymousId: randomUUID() });
 const item = (productId: string) => ({ productId, handle: `p-${productId}` });
-
-async function pendingEvents(shopId: string): Promise<number> {
-  const row = await database()
-    .selectFrom("Event")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("shopId", "=", shopId)
-    .where("dispatchedAt", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
 
 async function shopTotals(shopId: string) {
   const rows = await database().selectFrom("DailyShopStat").selectAll().where("shopId", "=", shopId).execute();

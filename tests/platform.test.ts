@@ -18,7 +18,7 @@ import {
   PLATFORM_WEBHOOK_RETENTION_MS,
   purgeProcessedPlatformWebhooks,
 } from "~/services/shops/shops.server";
-import { createShop, createShopWithKey } from "./factories";
+import { createShop, createShopWithKey, sessionRow } from "./factories";
 import { BASE_URL, createTestApp } from "./support/http";
 
 const app = await createTestApp();
@@ -75,25 +75,7 @@ const uninstalledAt = async (shopId: string) => (await findShopById(database(), 
 
 /** The shop's offline session, as the platform library stores it after OAuth. */
 const storeOfflineSession = (domain: string, accessToken: string) =>
-  upsertSession(database(), {
-    id: `offline_${domain}`,
-    shop: domain,
-    state: "s",
-    isOnline: false,
-    scope: null,
-    expires: null,
-    accessToken,
-    userId: null,
-    firstName: null,
-    lastName: null,
-    email: null,
-    accountOwner: false,
-    locale: null,
-    collaborator: false,
-    emailVerified: false,
-    refreshToken: null,
-    refreshTokenExpires: null,
-  });
+  upsertSession(database(), sessionRow(domain, `offline_${domain}`, { accessToken }));
 
 const sessionCount = async (domain: string) =>
   (await database().selectFrom("Session").select("id").where("shop", "=", domain).execute()).length;

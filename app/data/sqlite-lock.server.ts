@@ -100,11 +100,10 @@ export function sqliteWriteLock(
   };
 }
 
-/** SQLITE_BUSY and its extended codes, from better-sqlite3 or as a wrapping library reports them. */
+/** SQLITE_BUSY and its extended codes, as better-sqlite3 reports them. */
 export function isSqliteBusy(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  const original = (error as { cause?: { originalCode?: unknown } })?.cause?.originalCode;
-  return [code, original].some((value) => typeof value === "string" && value.startsWith("SQLITE_BUSY"));
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -19,18 +19,10 @@ import { createHash, createHmac } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { pgTypes } from "./pg-types";
 
 const [url, portText] = process.argv.slice(2) as [string, string];
 const PAGE = 50;
-
-// As the app's pool: timestamp(3) columns hold UTC, sent and read as such whatever the process's time zone.
-pg.defaults.parseInputDatesAsUTC = true;
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === 1114
-      ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
 
 type Row = Record<string, unknown>;
 

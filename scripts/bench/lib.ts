@@ -253,15 +253,8 @@ export async function benchSql(url: string): Promise<BenchSql> {
     return sqlite;
   }
   const { default: pg } = await import("pg");
-  // As the app's pool: timestamp(3) columns hold UTC, sent and read as such whatever the process's time zone.
-  pg.defaults.parseInputDatesAsUTC = true;
-  const types = {
-    getTypeParser: ((oid: number, format?: "text" | "binary") =>
-      oid === 1114
-        ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
-        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-  };
-  const pool = new pg.Pool({ connectionString: url, max: 2, types });
+  const { pgTypes } = await import("./pg-types");
+  const pool = new pg.Pool({ connectionString: url, max: 2, types: pgTypes });
   const numbered = (text: string) => {
     let index = 0;
     return text.replace(/\?/g, () => `$${++index}`);

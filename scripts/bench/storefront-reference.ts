@@ -20,6 +20,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { pgTypes } from "./pg-types";
 import { typeidUnboxed } from "typeid-js";
 
 const [url, portText, shopId, shopDomain, publicKey] = process.argv.slice(2) as [
@@ -29,15 +30,6 @@ const [url, portText, shopId, shopDomain, publicKey] = process.argv.slice(2) as 
   string,
   string,
 ];
-
-// As the app's pool: timestamp(3) columns hold UTC, sent and read as such whatever the process's time zone.
-pg.defaults.parseInputDatesAsUTC = true;
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === 1114
-      ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
 
 type Row = Record<string, unknown>;
 

@@ -9,9 +9,9 @@ import {
   findSessionById,
   findSessionsOfShop,
   upsertSession,
-  type SessionValues,
 } from "~/data/session-rows.server";
 import { platformSessionStorage as storage } from "~/services/shops/platform-sessions.server";
+import { sessionRow } from "../factories";
 
 /** Session statements and the platform library's session storage over them, on both engines. */
 const newDomain = () => `sessions-${randomBytes(4).toString("hex")}.myshopify.com`;
@@ -53,25 +53,7 @@ function onlineSession(shop: string, userId: number, expires: Date) {
   });
 }
 
-const row = (shop: string, id: string, expires: Date | null): SessionValues => ({
-  id,
-  shop,
-  state: "s",
-  isOnline: expires !== null,
-  scope: null,
-  expires,
-  accessToken: "t",
-  userId: null,
-  firstName: null,
-  lastName: null,
-  email: null,
-  accountOwner: false,
-  locale: null,
-  collaborator: false,
-  emailVerified: false,
-  refreshToken: null,
-  refreshTokenExpires: null,
-});
+const row = (shop: string, id: string, expires: Date | null) => sessionRow(shop, id, { expires });
 
 describe(`session rows (${engine()})`, () => {
   it("upserts: a second write of one id replaces every column", async () => {

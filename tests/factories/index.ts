@@ -7,6 +7,7 @@ import { newId } from "~/lib/ids";
 import type { StoredEvent } from "~/services/events/relay.server";
 import { createApiKey } from "~/services/keys/api-keys.server";
 import { ensureShop } from "~/services/shops/shops.server";
+import type { SessionValues } from "~/data/session-rows.server";
 
 /** Test data built through the same services the app uses. */
 export async function createShop(domain = `shop-${randomBytes(4).toString("hex")}.myshopify.com`) {
@@ -90,4 +91,29 @@ export async function createDelivery(shopId: string, endpointId: string) {
     },
   ]);
   return { id, eventId, endpointId, attempt: 1 };
+}
+
+/** A platform session row: offline (no expiry) unless `expires` is given, with no user fields. */
+export function sessionRow(shop: string, id: string, values: Partial<SessionValues> = {}): SessionValues {
+  const expires = values.expires ?? null;
+  return {
+    id,
+    shop,
+    state: "s",
+    isOnline: expires !== null,
+    scope: null,
+    expires,
+    accessToken: "t",
+    userId: null,
+    firstName: null,
+    lastName: null,
+    email: null,
+    accountOwner: false,
+    locale: null,
+    collaborator: false,
+    emailVerified: false,
+    refreshToken: null,
+    refreshTokenExpires: null,
+    ...values,
+  };
 }

@@ -36,6 +36,17 @@ export async function setEndpointHealth(
     .execute();
 }
 
+/** Events of the shop the relay has not yet turned into delivery jobs. */
+export async function pendingEvents(shopId: string): Promise<number> {
+  const row = await database()
+    .selectFrom("Event")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("dispatchedAt", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Relays until the outbox is empty. */
 export async function drainOutbox(options: Parameters<typeof relayOutbox>[0] = {}): Promise<number> {
   let total = 0;

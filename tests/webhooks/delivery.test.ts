@@ -13,7 +13,7 @@ import { apiClient, OpenApiValidator } from "../support/api";
 import { createTestApp } from "../support/http";
 import { startReceiver, type Received } from "./receiver";
 import { useWorker } from "../support/worker";
-import { findAttempts, setEndpointHealth } from "../support/webhook-rows";
+import { findAttempts, pendingEvents, setEndpointHealth } from "../support/webhook-rows";
 
 // Deliveries to a receiver on this machine: plain http and loopback allowed, as in the local demo; the
 // retry unit is 20 ms instead of a minute, so the whole schedule (467 units) runs in under 10 s. The
@@ -73,16 +73,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
  * before it is marked dispatched) and none of the shop's delivery jobs is waiting, running or due for a
  * retry. What the receivers got by then is all they will ever get, with no fixed sleep.
  */
-async function pendingEvents(shopId: string): Promise<number> {
-  const row = await database()
-    .selectFrom("Event")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("shopId", "=", shopId)
-    .where("dispatchedAt", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 async function settled(shopId: string, timeoutMs = 60_000): Promise<void> {
   const pending = async () => {
     const undispatched = await pendingEvents(shopId);

@@ -12,6 +12,7 @@ import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
 import { freePort, startProcess } from "../support/processes";
 import { startReceiver } from "./receiver";
+import { pendingEvents } from "../support/webhook-rows";
 
 Object.assign(process.env, {
   WEBHOOK_ALLOW_HTTP: "true",
@@ -52,16 +53,6 @@ async function startRedis(port: number): Promise<ChildProcess> {
   }
   client.disconnect();
   return child;
-}
-
-async function pendingEvents(shopId: string): Promise<number> {
-  const row = await database()
-    .selectFrom("Event")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("shopId", "=", shopId)
-    .where("dispatchedAt", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 describe("delivery guarantees under faults", () => {
