@@ -1,5 +1,5 @@
 import tsconfigPaths from "vite-tsconfig-paths";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // The whole suite runs once per database engine; each test file gets its own database (cloned from a
 // migrated template) and its own Redis key prefix (tests/setup).
@@ -14,7 +14,16 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "sqlite", env: { TEST_DATABASE: "sqlite" } } },
-      { extends: true, test: { name: "postgres", env: { TEST_DATABASE: "postgres" } } },
+      // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every
+      // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md).
+      {
+        extends: true,
+        test: {
+          name: "postgres",
+          env: { TEST_DATABASE: "postgres" },
+          exclude: [...configDefaults.exclude, "tests/e2e/**"],
+        },
+      },
     ],
   },
 });

@@ -3,6 +3,7 @@ import { createReadableStreamFromReadable, type EntryContext } from "@remix-run/
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { getEnv } from "./env.server";
 import { logger } from "./logger.server";
 import { addDocumentResponseHeaders } from "./shopify.server";
 
@@ -16,6 +17,7 @@ export default async function handleRequest(
 ) {
   // Embedded pages need the platform's frame-ancestors CSP and related headers.
   addDocumentResponseHeaders(request, responseHeaders);
+  allowLocalAdmin(responseHeaders);
   const callbackName = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
 
   return new Promise<Response>((resolve, reject) => {
@@ -37,4 +39,22 @@ export default async function handleRequest(
     });
     setTimeout(abort, streamTimeout + 1000);
   });
+}
+
+/**
+ * Development and tests: the local platform stand-in serves App Bridge (APP_BRIDGE_URL) and the admin
+ * page that frames the app, so its origin may frame our pages too, and the preload hint names the
+ * script the page really loads (docs/admin.md). Production never sets APP_BRIDGE_URL.
+ */
+function allowLocalAdmin(headers: Headers) {
+  const appBridgeUrl = getEnv().APP_BRIDGE_URL;
+  if (!appBridgeUrl) return;
+  const policy = headers.get("Content-Security-Policy");
+  if (policy?.startsWith("frame-ancestors ")) {
+    headers.set(
+      "Content-Security-Policy",
+      policy.replace("frame-ancestors ", `frame-ancestors ${new URL(appBridgeUrl).origin} `),
+    );
+  }
+  if (headers.has("Link")) headers.set("Link", `<${appBridgeUrl}>; rel="preload"; as="script";`);
 }

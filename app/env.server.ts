@@ -47,6 +47,13 @@ export const envSchema = z
      * point it at a server speaking the platform's GraphQL protocol.
      */
     SHOPIFY_ADMIN_API_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
+    /**
+     * Where the admin pages load App Bridge from. Unset: the platform's own script (production always).
+     * `npm run dev` and the browser tests point it at the local platform stand-in, whose admin page then
+     * frames the app: its origin joins the pages' frame-ancestors (docs/admin.md). The platform library
+     * reads the same variable for its session-token bounce page.
+     */
+    APP_BRIDGE_URL: z.url({ protocol: /^https?$/ }).optional(),
     SHOPIFY_ADMIN_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     /**
      * Which app embed in a theme is ours (GET /v1/shop/embed-status): the block type is
@@ -127,6 +134,8 @@ export const envSchema = z
       .default(""),
     /** Import and export jobs run at the same time per worker process. */
     TRANSFER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+    /** `npm run dev` only: the port of the local platform stand-in (admin page, Admin API, App Bridge). */
+    PLATFORM_STAND_IN_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })
@@ -167,6 +176,13 @@ export const envSchema = z
         code: "custom",
         path: ["WEBHOOK_ALLOWED_NETWORKS"],
         message: `is development only: ${nonPublic.join(", ")} would let webhook deliveries reach non-public addresses`,
+      });
+    }
+    if (env.APP_BRIDGE_URL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["APP_BRIDGE_URL"],
+        message: "is for tests and local stand-ins only (production pages load the platform's App Bridge)",
       });
     }
     if (env.SHOPIFY_ADMIN_API_ORIGIN) {

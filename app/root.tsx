@@ -1,5 +1,7 @@
-import { Links, Meta, Outlet, Scripts, ScrollRestoration } from "@remix-run/react";
+import { Links, Meta, Outlet, Scripts } from "@remix-run/react";
 
+// No <ScrollRestoration />: the admin runs in the platform's frame, a third-party context where the
+// browser may refuse sessionStorage (third-party cookies blocked), and its inline script would throw.
 export default function App() {
   return (
     <html lang="en">
@@ -13,7 +15,6 @@ export default function App() {
       </head>
       <body>
         <Outlet />
-        <ScrollRestoration />
         <Scripts />
       </body>
     </html>

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 
 const benchmarks: Record<string, string> = {
+  admin: "./bench/admin.ts",
   api: "./bench/api.ts",
   storefront: "./bench/storefront.ts",
   transfers: "./bench/transfers.ts",

@@ -3,12 +3,17 @@
  *  1. validates the environment;
  *  2. makes sure Redis answers (starts a local `redis-server` child when none does and the binary exists);
  *  3. applies the migrations of the selected engine and seeds the demo shop;
- *  4. runs the web server (Vite dev middleware, HMR) and the worker until Ctrl-C.
+ *  4. starts the local platform stand-in (the shop admin that frames the app, its Admin API and App
+ *     Bridge; stand-in/platform.ts), so the embedded admin opens in a plain browser;
+ *  5. runs the web server (Vite dev middleware, HMR) and the worker until Ctrl-C, and prints where the app
+ *     and its admin are once the web server answers.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { loadDotEnv, loadEnvOrExit } from "../app/env.server";
+import { loadDotEnv, loadEnvOrExit, resetEnvCache } from "../app/env.server";
+import { demoShopData } from "../stand-in/demo-data";
+import { startPlatformStandIn } from "../stand-in/platform";
 
 const root = path.resolve(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
@@ -95,6 +100,29 @@ function runStep(label: string, script: string, args: string[] = []) {
   if (result.status !== 0) fail(`${label} failed (exit ${result.status})`);
 }
 
+/**
+ * Resolves once the web server answers GET /healthz on `host`:`port` (a wildcard address is asked on
+ * loopback). Until then it keeps asking; if the web process exits first, `startChild` stops everything.
+ */
+async function webAnswers(host: string, port: number) {
+  const target = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  const url = `http://${target.includes(":") ? `[${target}]` : target}:${port}/healthz`;
+  const started = Date.now();
+  let warned = false;
+  for (;;) {
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok || shuttingDown) return;
+    if (!warned && Date.now() - started > 60_000) {
+      warned = true;
+      say(`the web server does not answer ${url} yet; still waiting`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 function startChild(name: string, script: string) {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, script)], { stdio: "inherit", cwd: root });
   children.push(child);
@@ -119,6 +147,36 @@ process.on("SIGTERM", () => stopAll(0));
 await ensureRedis(env.REDIS_URL);
 runStep(`applying ${env.DATABASE_ENGINE} migrations`, "scripts/prisma.ts", ["migrate", "deploy"]);
 runStep("seeding the demo shop", "scripts/seed-demo.ts");
+
+// The platform stand-in answers for the demo shop with the token the seed stored as its session.
+const { DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../app/services/demo/demo-shop.server");
+let platform;
+try {
+  platform = await startPlatformStandIn({
+    appUrl: env.SHOPIFY_APP_URL,
+    apiKey: env.SHOPIFY_API_KEY,
+    apiSecret: env.SHOPIFY_API_SECRET,
+    appHandle: env.SHOPIFY_APP_HANDLE,
+    shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
+    port: env.PLATFORM_STAND_IN_PORT,
+  });
+} catch (error) {
+  fail(
+    (error as NodeJS.ErrnoException).code === "EADDRINUSE"
+      ? `port ${env.PLATFORM_STAND_IN_PORT} (the local admin) is in use: stop the other process or set PLATFORM_STAND_IN_PORT`
+      : `the platform stand-in did not start: ${String(error)}`,
+  );
+}
+// The web server and the worker call the stand-in's Admin API and load its App Bridge (a value set in the
+// environment or .env still wins).
+process.env.SHOPIFY_ADMIN_API_ORIGIN ||= platform.origin;
+process.env.APP_BRIDGE_URL ||= `${platform.origin}/app-bridge.js`;
+resetEnvCache();
+loadEnvOrExit();
+
 startChild("web", "server/index.ts");
 startChild("worker", "worker/index.ts");
+// The URLs are worth printing only once they answer: the web server takes some seconds to start.
+await webAnswers(env.HOST, env.PORT);
 say(`web on ${env.SHOPIFY_APP_URL} (port ${env.PORT}); worker consuming from ${env.REDIS_URL}. Ctrl-C stops both.`);
+say(`Admin URL    ${platform.adminUrl(DEMO_SHOP_DOMAIN)}   (the embedded admin of the demo shop, no account needed)`);

@@ -64,7 +64,7 @@ describe("services know no HTTP", () => {
 function layerOf(file: string): number {
   if (file.startsWith("app/data/")) return 1;
   if (file.startsWith("app/services/") || file.startsWith("app/jobs/")) return 2;
-  if (file.startsWith("app/api/")) return 3;
+  if (file.startsWith("app/api/") || file.startsWith("app/admin/")) return 3;
   if (file.startsWith("app/routes/") || /^app\/(root|entry\.server|routes)\.tsx?$/.test(file)) return 4;
   if (file === "app/shopify.server.ts") return 3;
   return 0; // app/lib, env, logger, redis, generated types

@@ -5,9 +5,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { findApiKeysOfShop, revokeApiKeyRow } from "~/data/api-key-rows.server";
 import { database } from "~/data/database.server";
 import { findShopByDomain } from "~/services/shops/shops.server";
-import { DEMO_SHOP_DOMAIN, seedDemoShop } from "~/services/demo/demo-shop.server";
+import { DEMO_SHOP_DOMAIN, seedDemoActivity, seedDemoShop } from "~/services/demo/demo-shop.server";
 import { findActiveKeyBySecret } from "~/services/keys/api-keys.server";
 import { hashKey } from "~/services/keys/key-secrets";
+import { demoShopData } from "../stand-in/demo-data";
+import { createShop } from "./factories";
+import { eventsOf, itemsOf, listsOf } from "./support/wishlist-rows";
 
 const demoShop = async () => (await findShopByDomain(DEMO_SHOP_DOMAIN))!;
 
@@ -53,5 +56,40 @@ describe("demo shop seed", () => {
     expect(second.publicKey).toBe(first.publicKey);
     const shop = await demoShop();
     expect(await findActiveKeyBySecret({ shopId: shop.id, secret: second.privateKey })).not.toBeNull();
+  });
+});
+
+describe("demo activity", () => {
+  const catalogue = demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: "" });
+
+  it("saves the stand-in's products to its customers' lists over past days, shares one list, and runs once", async () => {
+    const shop = await createShop();
+    const now = new Date("2026-11-20T12:00:00.000Z");
+    expect(await seedDemoActivity({ shopId: shop.id, catalogue, now })).toBe(true);
+
+    const lists = await listsOf(shop.id);
+    expect(lists.map((list) => list.customerId ?? "guest").sort()).toEqual([
+      "7001",
+      "7002",
+      "7003",
+      "7004",
+      "7005",
+      "guest",
+    ]);
+    expect(lists.filter((list) => list.shareEnabled).map((list) => list.customerId)).toEqual(["7001"]);
+    const items = await itemsOf(shop.id);
+    const titles = new Map(catalogue.products.map((product) => [product.id, product.title]));
+    for (const item of items) expect([titles.get(item.productId), ""]).toContain(item.titleSnapshot);
+    // Every change has its event, dated on its own day: the rollups fold them into 4 weeks of days.
+    const changes = [...(await eventsOf(shop.id, "item.added")), ...(await eventsOf(shop.id, "item.removed"))];
+    expect(changes.length).toBeGreaterThan(items.length);
+    const days = new Set(changes.map((event) => new Date(event.createdAt).toISOString().slice(0, 10)));
+    expect(days.size).toBeGreaterThan(20);
+    expect(Math.min(...changes.map((event) => new Date(event.createdAt).getTime()))).toBeLessThan(
+      now.getTime() - 26 * 86_400_000,
+    );
+
+    expect(await seedDemoActivity({ shopId: shop.id, catalogue, now })).toBe(false);
+    expect(await itemsOf(shop.id)).toHaveLength(items.length);
   });
 });

@@ -10,17 +10,28 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the dev command", () => {
   it("starts its own redis-server when none answers, migrates, seeds the demo shop and serves /readyz", async () => {
-    const [port, redisPort, hmrPort] = [await freePort(), await freePort(), await freePort()];
+    const [port, redisPort, hmrPort, standInPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const demoFile = path.join(dir, "demo-shop.json");
     const dev = startProcess("scripts/dev.ts", {
       NODE_ENV: "development",
       PORT: String(port),
       HMR_PORT: String(hmrPort),
+      PLATFORM_STAND_IN_PORT: String(standInPort),
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       DEMO_SHOP_FILE: demoFile,
     });
     try {
       await dev.waitForOutput(/starting a local redis-server child/);
+      // The "web on" line (and the Admin URL after it) comes once the web server answers, not before.
+      await dev.waitForOutput(/\[dev\] web on /, 150_000);
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`).catch((error: unknown) => error);
+      expect(health).toBeInstanceOf(Response);
+      expect((health as Response).status).toBe(200);
       await dev.waitForOutput(/web server listening/, 60_000);
       await dev.waitForOutput(/worker ready/, 30_000);
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -45,6 +56,14 @@ describe("the dev command", () => {
         headers: { "X-Service-Shop": demo.shopDomain, "X-Service-Public-Key": demo.publicKey },
       });
       expect(withPublicKey.status).toBe(403); // a public key passes authentication, but not on a private path
+
+      // The printed Admin URL opens the local admin, which frames the app's /app for the demo shop.
+      await dev.waitForOutput(/Admin URL/);
+      const adminUrl = /Admin URL\s+(\S+)/.exec(dev.output())?.[1];
+      expect(adminUrl).toBe(`http://localhost:${standInPort}/store/demo-shop/apps/wishlist-service`);
+      const admin = await fetch(adminUrl!.replace("localhost", "127.0.0.1"));
+      expect(admin.status).toBe(200);
+      expect(await admin.text()).toMatch(new RegExp(`<iframe[^>]+src="http://localhost:${port}/app\\?`));
     } finally {
       expect(await dev.stop(20_000)).toBe(0);
     }
@@ -56,7 +75,7 @@ describe("the dev command", () => {
     probe.on("error", () => {});
     await expect(probe.connect()).rejects.toThrow();
     probe.disconnect();
-  });
+  }, 240_000);
 
   it("exits 1 with install instructions when no Redis answers and redis-server is not installed", async () => {
     const redisPort = await freePort();

@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv, resolveDatabaseUrl } from "~/env.server";
+import { EnvError, envSchema, parseEnv, resolveDatabaseUrl } from "~/env.server";
+import { ROOT } from "../scripts/lib/databases";
 import { startProcess } from "./support/processes";
 
 describe("environment validation", () => {
@@ -74,6 +77,7 @@ describe("environment validation", () => {
     [{ WEBHOOK_ALLOWED_NETWORKS: "0.0.0.0/0" }, /WEBHOOK_ALLOWED_NETWORKS: is development only/],
     [{ WEBHOOK_ALLOWED_NETWORKS: "fc00::/7" }, /WEBHOOK_ALLOWED_NETWORKS: is development only/],
     [{ SHOPIFY_ADMIN_API_ORIGIN: "http://127.0.0.1:4010" }, /SHOPIFY_ADMIN_API_ORIGIN: is for tests and local/],
+    [{ APP_BRIDGE_URL: "http://127.0.0.1:4010/app-bridge.js" }, /APP_BRIDGE_URL: is for tests and local stand-ins/],
     [{ SHOPIFY_APP_URL: "http://wishlist.example.com" }, /SHOPIFY_APP_URL: must be an https:\/\/ URL in production/],
   ])("refuses the development-only setting %j in production", (setting, message) => {
     expect(() => parseEnv({ ...production, ...setting })).toThrow(message);
@@ -117,5 +121,34 @@ describe("environment validation", () => {
     expect(child.output()).toContain("Invalid environment configuration:");
     expect(child.output()).toContain("DATABASE_URL: must start with file:");
     expect(child.output()).toContain("PORT:");
+  });
+});
+
+describe(".env.example", () => {
+  const text = readFileSync(path.join(ROOT, ".env.example"), "utf8");
+  const set = Object.fromEntries(
+    [...text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map(([, name, value]) => [name!, value!] as const),
+  );
+
+  it("sets only values equal to the built-in defaults, so copying it to .env changes nothing", () => {
+    expect(Object.keys(set).length).toBeGreaterThan(10);
+    const defaults = parseEnv({});
+    for (const [name, value] of Object.entries(set)) {
+      expect(parseEnv({ [name]: value }), `${name}=${value}`).toEqual(defaults);
+    }
+    // In particular after a PORT change: the app URL follows it, as it does without a .env.
+    expect(parseEnv({ ...set, PORT: "4123" }).SHOPIFY_APP_URL).toBe("http://localhost:4123");
+  });
+
+  it("leaves what npm run dev sets for the local demo to it", () => {
+    for (const name of ["SHOPIFY_APP_URL", "WEBHOOK_ALLOW_HTTP", "WEBHOOK_ALLOWED_NETWORKS", "WEBHOOK_RETRY_UNIT_MS"]) {
+      expect(set, name).not.toHaveProperty(name);
+    }
+  });
+
+  it("lists every variable of the environment schema, set or commented out", () => {
+    const listed = new Set([...text.matchAll(/^(?:# )?([A-Z][A-Z0-9_]*)=/gm)].map(([, name]) => name));
+    const missing = Object.keys(envSchema.in.shape).filter((name) => !listed.has(name));
+    expect(missing).toEqual([]);
   });
 });

@@ -1,6 +1,13 @@
 import { QueueEvents } from "bullmq";
 import { describe, expect, it } from "vitest";
-import { HEALTH_QUEUE, MAINTENANCE_QUEUE, healthJob, purgeEventsJob, purgeIdempotencyJob } from "~/jobs/definitions";
+import {
+  HEALTH_QUEUE,
+  MAINTENANCE_QUEUE,
+  healthJob,
+  purgeEventsJob,
+  purgeIdempotencyJob,
+  sweepTransferJobsJob,
+} from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { createRedis } from "~/redis.server";
 import { freePort, startProcess } from "./support/processes";
@@ -38,7 +45,8 @@ describe("worker process", () => {
       const result = await job.waitUntilFinished(events, 10_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
 
-      // The hourly purge of expired idempotency keys and the daily purge of old events are scheduled.
+      // The hourly purge of expired idempotency keys, the daily purge of old events and the sweep of
+      // stranded transfer jobs are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
       expect(
@@ -46,6 +54,7 @@ describe("worker process", () => {
       ).toEqual([
         { key: purgeEventsJob.schedulerId, name: purgeEventsJob.name, every: purgeEventsJob.everyMs },
         { key: purgeIdempotencyJob.schedulerId, name: purgeIdempotencyJob.name, every: purgeIdempotencyJob.everyMs },
+        { key: sweepTransferJobsJob.schedulerId, name: sweepTransferJobsJob.name, every: sweepTransferJobsJob.everyMs },
       ]);
       await maintenance.close();
     } finally {

@@ -5,6 +5,7 @@ import {
   MAINTENANCE_QUEUE,
   purgeEventsJob,
   purgeIdempotencyJob,
+  sweepTransferJobsJob,
   TRANSFER_QUEUE,
   WEBHOOK_QUEUE,
 } from "../app/jobs/definitions";
@@ -56,11 +57,15 @@ export async function startWorker() {
     }),
     transfers,
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
-    new Worker(MAINTENANCE_QUEUE, handleMaintenanceJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
+    new Worker(MAINTENANCE_QUEUE, (job) => handleMaintenanceJob(job, connection), {
+      connection,
+      prefix: queuePrefix(),
+      concurrency: 1,
+    }),
   ];
   // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
   const maintenance = queue(MAINTENANCE_QUEUE, connection);
-  for (const job of [purgeIdempotencyJob, purgeEventsJob]) {
+  for (const job of [purgeIdempotencyJob, purgeEventsJob, sweepTransferJobsJob]) {
     await maintenance.upsertJobScheduler(
       job.schedulerId,
       { every: job.everyMs },

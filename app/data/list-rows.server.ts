@@ -154,22 +154,27 @@ export async function retireList(
     .execute();
 }
 
-/** A page of the shop's lists that are not retired (optionally one customer's), in id order. */
-export function findListsPage(
+/**
+ * A page of the shop's lists that are not retired (optionally one customer's), in id order: the first
+ * `limit` after `after`, or the last `limit` before `before` (still returned in id order).
+ */
+export async function findListsPage(
   q: Queryable,
   shopId: string,
-  { customerId, after, limit }: { customerId?: string; after?: string; limit: number },
+  { customerId, after, before, limit }: { customerId?: string; after?: string; before?: string; limit: number },
 ): Promise<ListRow[]> {
-  return q
+  const rows = await q
     .selectFrom("List")
     .selectAll()
     .where("shopId", "=", shopId)
     .where("retiredAt", "is", null)
     .$if(customerId !== undefined, (query) => query.where("customerId", "=", customerId!))
     .$if(after !== undefined, (query) => query.where("id", ">", after!))
-    .orderBy("id")
+    .$if(before !== undefined, (query) => query.where("id", "<", before!))
+    .orderBy("id", before !== undefined ? "desc" : "asc")
     .limit(limit)
     .execute();
+  return before !== undefined ? rows.reverse() : rows;
 }
 
 /** One list of the shop that is not retired. */

@@ -49,6 +49,16 @@ export async function updateShopSettingsText(q: Queryable, shopId: string, setti
   return Number(result.numUpdatedRows);
 }
 
+/** Records the merchant's confirmation of the share page, once: a later confirmation keeps the first time. */
+export async function confirmSharePage(q: Queryable, shopId: string, at: Date): Promise<void> {
+  await q
+    .updateTable("Shop")
+    .set({ sharePageConfirmedAt: at, updatedAt: at })
+    .where("id", "=", shopId)
+    .where("sharePageConfirmedAt", "is", null)
+    .execute();
+}
+
 /**
  * Marks the shop uninstalled unless an uninstall signed at or after `signedAt` was applied already.
  * Returns whether the row changed.

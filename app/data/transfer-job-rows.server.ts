@@ -24,15 +24,23 @@ export function insertTransferJob(
     .executeTakeFirstOrThrow();
 }
 
-/** Deletes the job if it is still queued (its queueing failed); returns whether it did. */
-export async function deleteQueuedTransferJob(q: Queryable, shopId: string, jobId: string): Promise<boolean> {
-  const result = await q
-    .deleteFrom("TransferJob")
-    .where("id", "=", jobId)
-    .where("shopId", "=", shopId)
+/**
+ * Queued jobs of every shop created before `createdBefore`, oldest first: the worker's sweep checks that
+ * BullMQ holds each (by job id, as the worker's bookkeeping does).
+ */
+export function findQueuedTransferJobs(
+  q: Queryable,
+  { createdBefore, limit }: { createdBefore: Date; limit: number },
+): Promise<Array<Pick<TransferJobRow, "id" | "shopId" | "kind">>> {
+  return q
+    .selectFrom("TransferJob")
+    .select(["id", "shopId", "kind"])
     .where("status", "=", "queued")
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+    .where("createdAt", "<", createdBefore)
+    .orderBy("createdAt")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
 }
 
 export function findTransferJob(

@@ -34,6 +34,20 @@ export const purgeEventsJob = {
 } as const;
 
 /**
+ * The outbox sweep of imports and exports: a job whose row committed but that BullMQ does not hold (Redis
+ * refused or did not answer the request's add, or the web process died before it) is queued by the worker
+ * once its row is `olderThanMs` old (docs/decisions/014-imports-exports.md). Requests wait at most 3 s for
+ * their own add, so a job younger than that may still be on its way.
+ */
+export const sweepTransferJobsJob = {
+  name: "transfers.sweep",
+  schedulerId: "transfers-sweep",
+  everyMs: 5_000,
+  olderThanMs: 5_000,
+  options: { attempts: 1, removeOnComplete: 10, removeOnFail: 50 },
+} as const;
+
+/**
  * Webhook deliveries (issue 5): one job per event and endpoint, id `<event id>-<endpoint id>` so a relay
  * that runs twice over the same events adds nothing twice. The payload carries the exact envelope bytes,
  * so every attempt sends the same body. Retries follow the published schedule (services/webhooks/schedule.ts).

@@ -45,13 +45,24 @@ export function queue(name: QueueName, connection: Redis = getRequestRedis()): Q
   return found;
 }
 
-/** Queues an import or export; the BullMQ job id is the TransferJob row's id. */
-export async function enqueueTransferJob(job: { id: string; shopId: string; kind: "import" | "export" }) {
-  await queue(TRANSFER_QUEUE).add(
+/**
+ * Queues an import or export; the BullMQ job id is the TransferJob row's id, so adding a job BullMQ holds
+ * already (the request's own add and the worker's sweep, or two sweeps) adds nothing.
+ */
+export async function enqueueTransferJob(
+  job: { id: string; shopId: string; kind: "import" | "export" },
+  connection?: Redis,
+) {
+  await queue(TRANSFER_QUEUE, connection).add(
     transferJob.names[job.kind],
     { shopId: job.shopId, jobId: job.id },
     { ...transferJob.options, jobId: job.id },
   );
+}
+
+/** Whether BullMQ holds the transfer job with this id, in any state (waiting, active, delayed, finished). */
+export async function holdsTransferJob(jobId: string, connection?: Redis): Promise<boolean> {
+  return (await queue(TRANSFER_QUEUE, connection).getJobState(jobId)) !== "unknown";
 }
 
 /** Queues one webhook delivery job (`options` add to or override the definition's, e.g. its id, attempts). */

@@ -11,17 +11,26 @@ export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   await authenticate.admin(request);
-  return { apiKey: getEnv().SHOPIFY_API_KEY };
+  const env = getEnv();
+  // APP_BRIDGE_URL: the local platform stand-in's App Bridge, in development and tests only.
+  return { apiKey: env.SHOPIFY_API_KEY, appBridgeUrl: env.APP_BRIDGE_URL };
 };
 
 export default function App() {
-  const { apiKey } = useLoaderData<typeof loader>();
+  const { apiKey, appBridgeUrl } = useLoaderData<typeof loader>();
   return (
-    <AppProvider isEmbeddedApp apiKey={apiKey}>
+    <AppProvider isEmbeddedApp apiKey={apiKey} __APP_BRIDGE_URL={appBridgeUrl}>
       <NavMenu>
         <Link to="/app" rel="home">
-          Overview
+          Home
         </Link>
+        <Link to="/app/analytics">Analytics</Link>
+        <Link to="/app/lists">Lists</Link>
+        <Link to="/app/settings">Settings</Link>
+        <Link to="/app/keys">API keys</Link>
+        <Link to="/app/webhooks">Webhooks</Link>
+        <Link to="/app/imports">Imports</Link>
+        <Link to="/app/exports">Exports</Link>
       </NavMenu>
       <Outlet />
     </AppProvider>

@@ -45,6 +45,25 @@ describe("CORS for public-key calls", () => {
     expect(response.headers.get("access-control-expose-headers")).toContain("X-RateLimit-Remaining-Shopper");
   });
 
+  it("exposes every response header the storefront operations document, the address bucket's included", async () => {
+    const response = await publicCall("https://headless.example");
+    const exposed = new Set(
+      (response.headers.get("access-control-expose-headers") ?? "").split(",").map((name) => name.trim().toLowerCase()),
+    );
+    const document = (await (await app.request(`${BASE_URL}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
+    const documented = new Set(
+      Object.entries(document.paths)
+        .filter(([path]) => path.startsWith("/storefront/"))
+        .flatMap(([, operations]) => Object.values(operations))
+        .flatMap((operation) => Object.values(operation.responses))
+        .flatMap((answer) => Object.keys(answer.headers ?? {})),
+    );
+    expect(documented).toContain("X-RateLimit-Remaining-Address");
+    expect([...documented].filter((name) => !exposed.has(name.toLowerCase()))).toEqual([]);
+  });
+
   it("refuses another shop's origin with 403 and no grant", async () => {
     const response = await publicCall("https://other.example");
     expect(response.status).toBe(403);

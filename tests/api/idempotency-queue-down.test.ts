@@ -2,27 +2,31 @@ import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { TRANSFER_QUEUE } from "~/jobs/definitions";
-import { queuePrefix } from "~/jobs/queues.server";
+import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { getRequestRedis } from "~/redis.server";
 import { createShopWithKey } from "../factories";
 import { BASE_URL, createTestApp } from "../support/http";
+import { startProcess } from "../support/processes";
 
 /**
- * A job row and its Idempotency-Key response commit together (docs/decisions/017-data-layer.md); when the
- * job then cannot be queued, the row is undone and so is the stored answer: a retry with the same key runs
- * again instead of replaying a 202 for a job that does not exist.
+ * A job row and its Idempotency-Key response commit together (docs/decisions/017-data-layer.md), and a job
+ * accepted is a job that runs (docs/decisions/014-imports-exports.md): when Redis cannot take it at once,
+ * the answer is still 202, a retry with the same key replays that 202 for a job that exists, and the
+ * worker's sweep queues it once Redis takes writes again.
  */
 const app = await createTestApp();
 
-describe("an Idempotency-Key on a job that could not be queued", () => {
-  it("answers 503 and keeps neither the job nor a stored answer, so the retry runs again", async () => {
+describe("an Idempotency-Key on a job that could not be queued at once", () => {
+  it("answers 202 with the job queued, replays the same job, and the sweep runs it once Redis is back", async () => {
     const { shop, secret } = await createShopWithKey();
-    const post = () =>
+    const post = (key: string) =>
       app.request(`${BASE_URL}/v1/exports`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json", "Idempotency-Key": "exp-1" },
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json", "Idempotency-Key": key },
         body: JSON.stringify({ format: "csv" }),
       });
+    const get = async (jobId: string) =>
+      app.request(`${BASE_URL}/v1/exports/${jobId}`, { headers: { Authorization: `Bearer ${secret}` } });
     // Redis refuses to queue the job: the queue's metadata key holds a value of the wrong type, so BullMQ's
     // add script fails with WRONGTYPE (as a Redis refusing writes would make it fail).
     const meta = `${queuePrefix()}:${TRANSFER_QUEUE}:meta`;
@@ -30,28 +34,80 @@ describe("an Idempotency-Key on a job that could not be queued", () => {
     if (redis.status !== "ready") await once(redis, "ready");
     await redis.set(meta, "not a hash");
 
-    const refused = await post();
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get("content-type")).toBe("application/problem+json");
-    const jobs = await database().selectFrom("TransferJob").select("id").where("shopId", "=", shop.id).execute();
-    expect(jobs).toEqual([]);
+    const accepted = await post("exp-1");
+    expect(accepted.status).toBe(202);
+    const { jobId } = (await accepted.json()) as { jobId: string };
+    const jobs = await database()
+      .selectFrom("TransferJob")
+      .select(["id", "status"])
+      .where("shopId", "=", shop.id)
+      .execute();
+    expect(jobs).toEqual([{ id: jobId, status: "queued" }]);
     const records = await database()
       .selectFrom("IdempotencyRecord")
       .select(["state", "responseStatus"])
       .where("shopId", "=", shop.id)
       .execute();
-    expect(records).toEqual([]);
+    expect(records).toEqual([{ state: "completed", responseStatus: 202 }]);
 
-    const retried = await post();
-    expect(retried.headers.get("idempotent-replayed")).toBeNull();
-    expect(retried.status).toBe(503);
-
-    // Once Redis takes writes again, the same key runs the request and then replays its answer.
-    await redis.del(meta);
-    const started = await post();
-    expect(started.status).toBe(202);
-    const replayed = await post();
+    // A retry with the same key (a client that timed out, say) replays the same job, which exists.
+    const replayed = await post("exp-1");
+    expect(replayed.status).toBe(202);
     expect(replayed.headers.get("idempotent-replayed")).toBe("true");
-    expect(await replayed.json()).toEqual(await started.json());
-  });
+    expect(await replayed.json()).toEqual({ jobId });
+    const queued = await get(jobId);
+    expect(queued.status).toBe(200);
+    expect(await queued.json()).toMatchObject({ jobId, status: "queued" });
+
+    // Redis takes writes again; the worker's periodic sweep finds the job BullMQ does not hold and queues it.
+    await redis.del(meta);
+    const transfers = createQueue(TRANSFER_QUEUE);
+    expect(await transfers.getJob(jobId)).toBeUndefined();
+    const worker = startProcess("worker/index.ts", {});
+    try {
+      await worker.waitForOutput(/worker ready/);
+      const started = Date.now();
+      let job: { status: string; finishedAt: string | null; resultUrl: string | null } | undefined;
+      while (Date.now() - started < 25_000) {
+        job = (await (await get(jobId)).json()) as typeof job;
+        if (job!.status === "succeeded" || job!.status === "failed") break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(job).toMatchObject({ status: "succeeded", resultUrl: expect.any(String) });
+      expect(worker.output()).toMatch(/transfer jobs queued by the sweep/);
+
+      // The job ran once: BullMQ holds one job under the row's id, completed on its first attempt, and a
+      // later sweep leaves the finished row alone.
+      const held = await transfers.getJob(jobId);
+      expect(held?.attemptsMade).toBe(1);
+      expect(await transfers.getJobState(jobId)).toBe("completed");
+      const finished = await database()
+        .selectFrom("TransferJob")
+        .select(["status", "finishedAt", "updatedAt"])
+        .where("id", "=", jobId)
+        .executeTakeFirstOrThrow();
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      const later = await database()
+        .selectFrom("TransferJob")
+        .select(["status", "finishedAt", "updatedAt"])
+        .where("id", "=", jobId)
+        .executeTakeFirstOrThrow();
+      expect(later).toEqual(finished);
+      expect(await transfers.getJobCounts("completed", "waiting", "active", "delayed", "failed")).toEqual({
+        completed: 1,
+        waiting: 0,
+        active: 0,
+        delayed: 0,
+        failed: 0,
+      });
+
+      // And the key still replays the same job, now finished.
+      const again = await post("exp-1");
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(await again.json()).toEqual({ jobId });
+    } finally {
+      expect(await worker.stop()).toBe(0);
+      await transfers.close();
+    }
+  }, 60_000);
 });

@@ -152,6 +152,14 @@ describe(`list rows (${engine()})`, () => {
     expect((await findListsPage(database(), shop.id, { customerId: "2", limit: 10 })).map((l) => l.customerId)).toEqual(
       ["2"],
     );
+    // Backwards: the last ones before an id, still in id order.
+    const all = [...first, ...rest].map((list) => list.id);
+    expect((await findListsPage(database(), shop.id, { before: all[2]!, limit: 1 })).map((l) => l.id)).toEqual([
+      all[1],
+    ]);
+    expect((await findListsPage(database(), shop.id, { before: all[2]!, limit: 10 })).map((l) => l.id)).toEqual(
+      all.slice(0, 2),
+    );
   });
 
   it("locks a default list for a transaction: concurrent read-modify-writes apply one after another", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { database, engine, transaction } from "~/data/database.server";
 import {
   abandonTransferJobRow,
-  deleteQueuedTransferJob,
+  findQueuedTransferJobs,
   findRunnableJob,
   findTransferJob,
   insertTransferJob,
@@ -132,18 +132,29 @@ describe(`TransferJob rows (${engine()})`, () => {
     await markTransferJobRunning(database(), other.id, job.id, new Date(), new Date());
     await updateTransferJobProgress(database(), other.id, job.id, 9);
     await markTransferJobFailed(database(), other.id, job.id, { error: "x", resultKey: null }, new Date());
-    expect(await deleteQueuedTransferJob(database(), other.id, job.id)).toBe(false);
     expect(await findTransferJob(database(), shop.id, job.id, "export")).toEqual(job);
   });
 
-  it("deletes a job only while it is queued", async () => {
-    const shop = await createShop();
-    const [queued, running] = [await newJob(shop.id), await newJob(shop.id)];
+  it("finds queued jobs of every shop created before a time, oldest first, up to a limit", async () => {
+    const [shop, other] = [await createShop(), await createShop()];
+    const at = (iso: string) => new Date(iso);
+    const insert = (shopId: string, createdAt: string) =>
+      insertTransferJob(database(), { id: newId("job"), shopId, kind: "import", source: "csv" }, at(createdAt));
+    const oldest = await insert(other.id, "2030-01-01T00:00:00.000Z");
+    const older = await insert(shop.id, "2030-01-01T00:00:01.000Z");
+    const running = await insert(shop.id, "2030-01-01T00:00:00.500Z");
     await markTransferJobRunning(database(), shop.id, running.id, new Date(), new Date());
-    expect(await deleteQueuedTransferJob(database(), shop.id, queued.id)).toBe(true);
-    expect(await deleteQueuedTransferJob(database(), shop.id, running.id)).toBe(false);
-    expect(await findTransferJob(database(), shop.id, queued.id, "export")).toBeUndefined();
-    expect(await findTransferJob(database(), shop.id, running.id, "export")).toBeDefined();
+    await insert(shop.id, "2030-01-01T00:00:05.000Z"); // not before the cut-off
+    const found = await findQueuedTransferJobs(database(), {
+      createdBefore: at("2030-01-01T00:00:05.000Z"),
+      limit: 1_000,
+    });
+    expect(found.filter((job) => [shop.id, other.id].includes(job.shopId))).toEqual([
+      { id: oldest.id, shopId: other.id, kind: "import" },
+      { id: older.id, shopId: shop.id, kind: "import" },
+    ]);
+    const first = await findQueuedTransferJobs(database(), { createdBefore: at("2030-01-01T00:00:05.000Z"), limit: 1 });
+    expect(first).toHaveLength(1);
   });
 
   it("abandons only unfinished jobs, once, when concurrent watchers race", async () => {

@@ -38,7 +38,7 @@ export interface paths {
                         "application/json": components["schemas"]["Activity"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -162,7 +162,7 @@ export interface paths {
                         "application/json": components["schemas"]["TopProducts"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -288,7 +288,7 @@ export interface paths {
                         "application/json": components["schemas"]["TransferJobPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -393,7 +393,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Accepted: the job is queued */
+                /** @description Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` and starts once the queue is back. */
                 202: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -409,7 +409,7 @@ export interface paths {
                         "application/json": components["schemas"]["JobAccepted"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -554,7 +554,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The job queue (Redis) is unreachable; nothing was created. Retry later. */
+                /** @description The database could not take the job (busy or unreachable); nothing was created. Retry later. */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -614,7 +614,7 @@ export interface paths {
                         "application/json": components["schemas"]["TransferJob"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -755,7 +755,7 @@ export interface paths {
                         "application/json": components["schemas"]["ImportJobPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -863,7 +863,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Accepted: the job is queued */
+                /** @description Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` and starts once the queue is back. */
                 202: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -879,7 +879,7 @@ export interface paths {
                         "application/json": components["schemas"]["JobAccepted"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -1024,7 +1024,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The job queue (Redis) is unreachable; nothing was created. Retry later. */
+                /** @description The database could not take the job (busy or unreachable); nothing was created. Retry later. */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1084,7 +1084,7 @@ export interface paths {
                         "application/json": components["schemas"]["TransferJob"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1237,7 +1237,7 @@ export interface paths {
                         "application/json": components["schemas"]["UploadTarget"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -1427,7 +1427,7 @@ export interface paths {
                         "application/json": components["schemas"]["Upload"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1563,6 +1563,21 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKey"][];
                     };
                 };
+                /** @description Bad request, a query parameter with a NUL character */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Authentication required */
                 401: {
                     headers: {
@@ -1668,7 +1683,7 @@ export interface paths {
                         "application/json": components["schemas"]["ApiKeyCreated"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -1859,7 +1874,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1999,7 +2014,7 @@ export interface paths {
                         "application/json": components["schemas"]["ListSummaryPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2119,7 +2134,7 @@ export interface paths {
                         "application/json": components["schemas"]["List"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2255,6 +2270,21 @@ export interface paths {
                         "application/json": components["schemas"]["ShopOverview"];
                     };
                 };
+                /** @description Bad request, a query parameter with a NUL character */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Authentication required */
                 401: {
                     headers: {
@@ -2359,6 +2389,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["EmbedStatus"];
+                    };
+                };
+                /** @description Bad request, a query parameter with a NUL character */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description Authentication required */
@@ -2507,7 +2552,7 @@ export interface paths {
                         "application/json": components["schemas"]["Settings"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2672,7 +2717,7 @@ export interface paths {
                         "application/json": components["schemas"]["StorefrontConfig"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -2834,7 +2879,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wishlist"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3054,7 +3099,7 @@ export interface paths {
                         "application/json": components["schemas"]["SharedList"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -3216,7 +3261,7 @@ export interface paths {
                         "application/json": components["schemas"]["Wishlist"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -3413,7 +3458,7 @@ export interface paths {
                         "application/json": components["schemas"]["Item"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3644,7 +3689,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -3863,7 +3908,7 @@ export interface paths {
                         "application/json": components["schemas"]["ShareResult"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4120,7 +4165,7 @@ export interface paths {
                         "application/json": components["schemas"]["ToggleResult"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4335,6 +4380,21 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"][];
                     };
                 };
+                /** @description Bad request, a query parameter with a NUL character */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Authentication required */
                 401: {
                     headers: {
@@ -4442,7 +4502,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointCreated"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4633,7 +4693,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -4773,7 +4833,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookDeliveryPage"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -4919,7 +4979,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -5102,7 +5162,7 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -5283,7 +5343,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Bad request, invalid parameter, wrong id prefix, malformed or empty JSON body */
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
                 400: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];

@@ -1,8 +1,17 @@
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { insertTransferJob } from "~/data/transfer-job-rows.server";
+import { TRANSFER_QUEUE } from "~/jobs/definitions";
+import { createQueue, enqueueTransferJob } from "~/jobs/queues.server";
 import { newId } from "~/lib/ids";
-import { abandonTransferJob } from "~/services/transfers/jobs.server";
+import { getStorage } from "~/services/storage/index.server";
+import {
+  abandonTransferJob,
+  confirmDryRun,
+  createUpload,
+  queueStrandedTransferJobs,
+} from "~/services/transfers/jobs.server";
 import { createShop } from "../factories";
 
 describe("transfer jobs BullMQ gave up on", () => {
@@ -26,5 +35,81 @@ describe("transfer jobs BullMQ gave up on", () => {
     expect(byId.get(running!.id)!.finishedAt).toBeInstanceOf(Date);
     expect(byId.get(succeeded!.id)).toMatchObject({ status: "succeeded", error: null });
     expect(byId.get(failed!.id)).toMatchObject({ status: "failed", error: null });
+  });
+});
+
+describe("the sweep of jobs BullMQ does not hold (the transfer outbox)", () => {
+  it("queues each queued job older than the cut-off that BullMQ lacks, once, and leaves the rest", async () => {
+    const shop = await createShop();
+    const now = Date.now();
+    const job = (status: string, ageMs: number) =>
+      insertTransferJob(
+        database(),
+        { id: newId("job"), shopId: shop.id, kind: "export", format: "csv", status },
+        new Date(now - ageMs),
+      );
+    const stranded = await job("queued", 60_000);
+    const held = await job("queued", 60_000);
+    const fresh = await job("queued", 0);
+    const running = await job("running", 60_000);
+    const done = await job("succeeded", 60_000);
+    const transfers = createQueue(TRANSFER_QUEUE);
+    try {
+      await enqueueTransferJob({ id: held.id, shopId: shop.id, kind: "export" });
+      const cutOff = new Date(now - 5_000);
+
+      expect(await queueStrandedTransferJobs({ createdBefore: cutOff })).toEqual([stranded.id]);
+      const ids = (await transfers.getJobs(["waiting"])).map((bull) => bull.id).sort();
+      expect(ids).toEqual([stranded.id, held.id].sort());
+      expect((await transfers.getJob(stranded.id))?.data).toEqual({ shopId: shop.id, jobId: stranded.id });
+      for (const other of [fresh, running, done]) expect(await transfers.getJob(other.id)).toBeUndefined();
+
+      // A second sweep (or a request's late enqueue) adds nothing: BullMQ holds both under the row's id.
+      expect(await queueStrandedTransferJobs({ createdBefore: cutOff })).toEqual([]);
+      await enqueueTransferJob({ id: stranded.id, shopId: shop.id, kind: "export" });
+      expect(await transfers.getJobCounts("waiting")).toEqual({ waiting: 2 });
+    } finally {
+      await transfers.obliterate({ force: true });
+      await transfers.close();
+    }
+  });
+});
+
+describe("confirming a dry run", () => {
+  it("starts the real import of the dry run's upload and source, and only for a dry run that succeeded", async () => {
+    const shop = await createShop();
+    const baseUrl = "http://localhost:3000";
+    const { upload } = await createUpload({ shopId: shop.id, baseUrl, filename: "a.csv", contentType: "text/csv" });
+    await getStorage().write(upload.storageKey, Readable.from(["Email,Product Id\n"]), "text/csv");
+    const job = (fields: { status: string; dryRun: boolean }) =>
+      insertTransferJob(
+        database(),
+        { id: newId("job"), shopId: shop.id, kind: "import", source: "vendor_b", uploadId: upload.id, ...fields },
+        new Date(),
+      );
+
+    const checked = await job({ status: "succeeded", dryRun: true });
+    const started = await confirmDryRun({ shopId: shop.id, jobId: checked.id, baseUrl });
+    expect(started).toMatchObject({
+      kind: "import",
+      source: "vendor_b",
+      dryRun: false,
+      uploadId: upload.id,
+      status: "queued",
+    });
+
+    for (const refused of [
+      await job({ status: "failed", dryRun: true }),
+      await job({ status: "running", dryRun: true }),
+      await job({ status: "succeeded", dryRun: false }),
+    ]) {
+      await expect(confirmDryRun({ shopId: shop.id, jobId: refused.id, baseUrl })).rejects.toMatchObject({
+        code: "conflict",
+      });
+    }
+    const other = await createShop();
+    await expect(confirmDryRun({ shopId: other.id, jobId: checked.id, baseUrl })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 });

@@ -263,6 +263,26 @@ describe("webhook deliveries through the real worker", () => {
     }
   });
 
+  it("logs a 2xx whose body holds a NUL as delivered, once, with the NUL replaced in the snippet", async () => {
+    // PostgreSQL cannot store a NUL in text: the log write used to fail, so the attempt was neither logged
+    // nor counted and the delivery was sent again and again.
+    const receiver = await startReceiver((_request, _index, res) => void res.writeHead(200).end("ok\u0000!"));
+    try {
+      const { shop, endpoint } = await setupShop(receiver.url);
+      await setEndpointHealth(database(), shop.id, endpoint.id, { failCount: 3 }, new Date());
+      await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("5") });
+      await receiver.waitFor(1);
+      await settled(shop.id);
+      expect(receiver.received).toHaveLength(1);
+      const log = await findAttempts(database(), shop.id, endpoint.id);
+      expect(log).toHaveLength(1);
+      expect(log[0]).toMatchObject({ attempt: 1, status: "succeeded", statusCode: 200, responseSnippet: "ok\uFFFD!" });
+      expect((await findEndpoint(database(), shop.id, endpoint.id))!.failCount).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("counts a refused connection and a redirect as failures", async () => {
     const redirecting = await startReceiver(
       (_request, _index, res) => void res.writeHead(302, { location: "/x" }).end(),

@@ -113,7 +113,9 @@ describe("the real worker with the production timing", () => {
       }
       // Not before 10 s: the connection stayed open that long (timers never fire early; 50 ms for clocks).
       expect(closedAt).toBeGreaterThan(0);
-      expect(closedAt - request.at).toBeGreaterThanOrEqual(10_000 - 50);
+      // Seen from the receiver, whose clock starts when its (busy) event loop gets to the request: allow for
+      // that lag. The worker's own measure of the attempt (durationMs, below) holds the 10 s exactly.
+      expect(closedAt - request.at).toBeGreaterThanOrEqual(10_000 - 1_000);
       expect(attempt).toMatchObject({ status: "failed", attempt: 1, statusCode: null });
       expect(attempt!.error).toContain("timeout");
       expect(attempt!.durationMs).toBeGreaterThanOrEqual(10_000);

@@ -1,19 +1,36 @@
 import type { Job } from "bullmq";
+import type { Redis } from "ioredis";
 import { getEnv } from "../../app/env.server";
-import { purgeEventsJob, purgeIdempotencyJob } from "../../app/jobs/definitions";
+import { purgeEventsJob, purgeIdempotencyJob, sweepTransferJobsJob } from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
+import { queueStrandedTransferJobs } from "../../app/services/transfers/jobs.server";
 import { resealEndpointSecrets } from "../../app/services/webhooks/endpoint-secrets.server";
 import { JobFailed, runJob } from "../outcomes";
 
-/** The maintenance queue's scheduled jobs: purges, and resealing webhook secrets after a rotation. */
-export function handleMaintenanceJob(job: Job) {
-  return runJob(() => maintain(job));
+/**
+ * The maintenance queue's scheduled jobs: purges, resealing webhook secrets after a rotation, and the sweep
+ * that queues accepted imports and exports BullMQ does not hold (on the worker's `connection`).
+ */
+export function handleMaintenanceJob(job: Job, connection?: Redis) {
+  return runJob(() => maintain(job, connection));
 }
 
-async function maintain(job: Job) {
+async function maintain(job: Job, connection?: Redis) {
+  if (job.name === sweepTransferJobsJob.name) {
+    const createdBefore = new Date(Date.now() - sweepTransferJobsJob.olderThanMs);
+    const queued = await queueStrandedTransferJobs({ createdBefore, connection });
+    // Quiet when there is nothing to do: it runs every few seconds.
+    if (queued.length > 0) {
+      logger.warn(
+        { jobIds: queued, count: queued.length },
+        "transfer jobs queued by the sweep (not queued when accepted)",
+      );
+    }
+    return { queued: queued.length };
+  }
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();
     // Processed platform webhook ids (replay protection) expire on the same hourly schedule.

@@ -15,6 +15,7 @@ import { registerWebhookRoutes } from "./routes/webhooks.server";
 import { WEBHOOK_EVENTS } from "./schemas";
 
 const CORS_ALLOW_HEADERS = "Content-Type, X-Service-Shop, X-Service-Public-Key, Idempotency-Key, X-Request-Id";
+/** Every response header the storefront operations document (tests/api/cors.test.ts checks them all). */
 const CORS_EXPOSE_HEADERS = [
   "X-Request-Id",
   "Retry-After",
@@ -24,6 +25,9 @@ const CORS_EXPOSE_HEADERS = [
   "X-RateLimit-Limit-Shopper",
   "X-RateLimit-Remaining-Shopper",
   "X-RateLimit-Reset-Shopper",
+  "X-RateLimit-Limit-Address",
+  "X-RateLimit-Remaining-Address",
+  "X-RateLimit-Reset-Address",
   "Deprecation",
   "Sunset",
 ].join(", ");

@@ -7,6 +7,7 @@ import { requireJsonBody } from "./body.server";
 import { clientAddress } from "./client-address.server";
 import type { CallerMode, V1Env } from "./context";
 import { idempotency } from "./idempotency-key.server";
+import { refuseNulCharacters } from "./nul-characters.server";
 import { IDEMPOTENCY_KEY_PARAMETER, withResponseHeaders } from "./openapi.server";
 import { rateLimit } from "./rate-limit.server";
 import { ProblemSchema } from "./schemas";
@@ -14,7 +15,7 @@ import { ProblemSchema } from "./schemas";
 /**
  * One place that turns a route definition into a handler chain and an OpenAPI operation:
  * authenticate -> mode check -> JSON body rules -> rate limit -> idempotency (POST) -> deprecation
- * headers -> zod validation -> handler. Routes only declare what differs.
+ * headers -> validation (no NUL characters anywhere, then zod) -> handler. Routes only declare what differs.
  */
 export interface Deprecation {
   /** When the route was deprecated (`Deprecation` header, RFC 9745). */
@@ -77,9 +78,13 @@ function errorResponses(route: ApiRoute) {
   const hasParameters = Boolean(request.params || request.query || request.headers);
   const hasBody = Boolean(request.body);
   return {
-    ...(hasParameters || hasBody || route.method === "post"
-      ? { 400: problem("bad-request", ", invalid parameter, wrong id prefix, malformed or empty JSON body") }
-      : {}),
+    // Any operation: a NUL character in a query parameter, even one the operation does not read.
+    400: problem(
+      "bad-request",
+      hasParameters || hasBody || route.method === "post"
+        ? ", invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body"
+        : ", a query parameter with a NUL character",
+    ),
     401: problem("unauthorized"),
     403: problem("forbidden"),
     ...(request.params ? { 404: problem("not-found") } : {}),
@@ -108,6 +113,7 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
     rateLimit(storefront ? ["shopper", "address"] : ["shop"], clientAddress),
     ...(config.method === "post" ? [idempotency] : []),
     ...(deprecation ? [deprecationHeaders(deprecation)] : []),
+    refuseNulCharacters,
   ];
   return createRoute({
     ...config,

@@ -10,10 +10,13 @@ import {
   topProductStats,
 } from "~/data/daily-stat-rows.server";
 import { database } from "~/data/database.server";
+import { z } from "zod";
 import { utcDay } from "./rollups.server";
 
 export const RANGES = { "7d": 7, "30d": 30, "90d": 90 } as const;
 export type Range = keyof typeof RANGES;
+/** A range as a request names it (the `range` query parameter of GET /v1/analytics/*). */
+export const rangeSchema = z.enum(["7d", "30d", "90d"]);
 
 /** The UTC days of a range ending today (inclusive), oldest first. */
 export function rangeDays(range: Range, now = new Date()): string[] {

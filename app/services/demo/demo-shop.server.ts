@@ -1,8 +1,15 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Session } from "@shopify/shopify-api";
 import { z } from "zod";
+import { getEnv } from "~/env.server";
+import { deriveKey } from "~/lib/derived-keys.server";
+import type { Owner } from "~/services/owners/owner";
+import { platformSessionStorage } from "~/services/shops/platform-sessions.server";
 import { findActiveKeyBySecret, createApiKey } from "~/services/keys/api-keys.server";
-import { ensureShop } from "~/services/shops/shops.server";
+import { ensureShop, getShopOverview } from "~/services/shops/shops.server";
+import { shareWishlist } from "~/services/wishlists/sharing.server";
+import { toggleItem } from "~/services/wishlists/wishlists.server";
 
 export const DEMO_SHOP_DOMAIN = "demo-shop.myshopify.com";
 
@@ -23,12 +30,118 @@ function readDemoFile(file: string): DemoShop | undefined {
 }
 
 /**
+ * The demo shop's offline Admin API token: derived from SERVICE_SECRET, so the seed (which stores it as
+ * the shop's platform session) and the local platform stand-in (which accepts it) agree without sharing
+ * a file. It opens nothing but the stand-in's demo data.
+ */
+export function demoAccessToken(): string {
+  return `shpat_demo_${deriveKey("demo").subarray(0, 16).toString("hex")}`;
+}
+
+/**
+ * The offline session the platform would have stored at install: with it the embedded admin opens with
+ * a session token alone (no OAuth, no token exchange) and Admin API calls carry the demo token.
+ */
+async function storeDemoSession(domain: string) {
+  const session = new Session({ id: `offline_${domain}`, shop: domain, state: "", isOnline: false });
+  session.scope = getEnv().SCOPES;
+  session.accessToken = demoAccessToken();
+  await platformSessionStorage.storeSession(session);
+}
+
+/** The platform's demo catalogue and customers (the local platform stand-in's, stand-in/demo-data.ts). */
+export interface DemoCatalogue {
+  customers: ReadonlyArray<{ id: string }>;
+  products: ReadonlyArray<{ id: string; handle: string; title: string }>;
+}
+
+/**
+ * The demo's wishlist changes, oldest first: [shopper (an index into the customers, or the guest), product
+ * (an index into the catalogue), days ago]. A pair seen the second time is a removal (a toggle). The guest
+ * saves from an API client that sends no titles, so the admin asks the platform for those names.
+ */
+const DEMO_CHANGES: Array<[number | "guest", number, number]> = [
+  [0, 0, 27],
+  [1, 0, 26],
+  [2, 0, 25],
+  [0, 1, 24],
+  [1, 1, 22],
+  [2, 2, 21],
+  [3, 0, 20],
+  [4, 2, 19],
+  [1, 3, 18],
+  [0, 2, 16],
+  [3, 1, 15],
+  [2, 4, 14],
+  [1, 3, 13],
+  [4, 9, 12],
+  [0, 5, 11],
+  [2, 7, 10],
+  [3, 8, 9],
+  [1, 6, 8],
+  [4, 10, 7],
+  [2, 8, 6],
+  [3, 8, 5],
+  [4, 11, 4],
+  [4, 10, 3],
+  ["guest", 0, 2],
+  ["guest", 11, 1],
+  [1, 2, 0],
+];
+/** The guest's anonymous id (a UUID, as a browser makes one). */
+const DEMO_GUEST = "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11";
+const DAY_MS = 86_400_000;
+
+/**
+ * Demo activity, once (only while the shop has no list): the demo customers' saves and removals over the
+ * last four weeks, a guest's list, and one shared list, made through the wishlist services. Each change is
+ * dated on its day (`at`), so the worker's relay folds its event into that day's analytics rollups as it
+ * folds live traffic. Returns whether anything was seeded.
+ */
+export async function seedDemoActivity({
+  shopId,
+  catalogue,
+  now = new Date(),
+}: {
+  shopId: string;
+  catalogue: DemoCatalogue;
+  now?: Date;
+}): Promise<boolean> {
+  if ((await getShopOverview({ shopId })).usage.lists > 0) return false;
+  const { customers, products } = catalogue;
+  const ownerOf = (shopper: number | "guest"): Owner =>
+    shopper === "guest"
+      ? { kind: "anonymous", anonymousId: DEMO_GUEST }
+      : { kind: "customer", customerId: customers[shopper % customers.length]!.id };
+  for (const [index, [shopper, product, daysAgo]] of DEMO_CHANGES.entries()) {
+    // A minute apart, in order, the last one a minute ago.
+    const at = new Date(now.getTime() - daysAgo * DAY_MS - (DEMO_CHANGES.length - index) * 60_000);
+    const { id, handle, title } = products[product % products.length]!;
+    const item = shopper === "guest" ? { productId: id, handle } : { productId: id, handle, title };
+    await toggleItem({ shopId, owner: ownerOf(shopper), at, item });
+  }
+  await shareWishlist({ shopId, owner: ownerOf(0) });
+  return true;
+}
+
+/**
  * Seeds the demo shop idempotently: the shop is created once; its private key is created once and
  * reused while the key recorded in `file` still verifies (only its hash is in the database, so the
  * file is the one place the secret lives). Writes `{shopDomain, privateKey, publicKey, apiBaseUrl}`.
+ * With a `catalogue`, the shop also gets its demo activity while it has no list (seedDemoActivity).
  */
-export async function seedDemoShop({ appUrl, file }: { appUrl: string; file: string }): Promise<DemoShop> {
+export async function seedDemoShop({
+  appUrl,
+  file,
+  catalogue,
+}: {
+  appUrl: string;
+  file: string;
+  catalogue?: DemoCatalogue;
+}): Promise<DemoShop> {
   const shop = await ensureShop({ domain: DEMO_SHOP_DOMAIN });
+  await storeDemoSession(shop.domain);
+  if (catalogue) await seedDemoActivity({ shopId: shop.id, catalogue });
   let privateKey = readDemoFile(file)?.privateKey;
   if (!privateKey || !(await findActiveKeyBySecret({ shopId: shop.id, secret: privateKey }))) {
     privateKey = (await createApiKey({ shopId: shop.id, label: "Demo key" })).secret;

@@ -1,4 +1,6 @@
 /** A shop's private API keys: created with a one-time secret, listed, revoked, and found by their secret. */
+// Imported through @hono/zod-openapi so the schema carries .openapi() for POST /v1/keys (zod 4 adds methods per instance).
+import { z } from "@hono/zod-openapi";
 import {
   findActiveApiKeyByHash,
   findApiKeyById,
@@ -21,6 +23,9 @@ export interface CreatedApiKey {
   /** The secret, returned here once and never stored (only its hash is). */
   secret: string;
 }
+
+/** What creating a key takes (POST /v1/keys and the admin's API keys page): a label to recognise it by. */
+export const apiKeyCreateSchema = z.object({ label: z.string().trim().min(1, "must not be empty").max(100) }).strict();
 
 /** Creates a private key for the shop. */
 export async function createApiKey(

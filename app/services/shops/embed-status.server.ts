@@ -1,4 +1,5 @@
 import { getEnv } from "~/env.server";
+import { isDomainError } from "~/lib/domain-error";
 import { adminGraphql } from "~/services/platform/admin-api.server";
 
 /** Handle of the app embed block in extensions/wishlist-theme (blocks/app-embed.liquid). */
@@ -60,6 +61,15 @@ export function isOurEmbed(type: unknown): boolean {
 }
 
 /**
+ * The theme editor of the published theme with our app embed switched on, ready to save, as a link inside
+ * the platform's admin: App Bridge opens `shopify://admin/...` links there, around the embedded app.
+ */
+export function embedActivationAdminLink(): string {
+  const apiKey = encodeURIComponent(getEnv().SHOPIFY_API_KEY);
+  return `shopify://admin/themes/current/editor?context=apps&activateAppId=${apiKey}/${APP_EMBED_HANDLE}`;
+}
+
+/**
  * Whether the app embed is on in the shop's published theme. App embeds live in
  * `current.blocks` of config/settings_data.json with a type `shopify://apps/<app>/blocks/<handle>/<uuid>`.
  */
@@ -78,4 +88,25 @@ export async function getEmbedStatus({ shopDomain }: { shopDomain: string }) {
   const state: EmbedState =
     blocks.length === 0 ? "not_added" : blocks.some((block) => block?.disabled !== true) ? "enabled" : "disabled";
   return { enabled: state === "enabled", state, theme: { id: theme.id, name: theme.name }, editorUrl, checkedAt };
+}
+
+export type EmbedStatus = Awaited<ReturnType<typeof getEmbedStatus>>;
+
+/**
+ * The embed status for a page that shows it beside other things: when the platform cannot be asked (not
+ * reachable, or the shop's token missing or refused), why not, instead of an error.
+ */
+export async function getEmbedStatusOrReason({
+  shopDomain,
+}: {
+  shopDomain: string;
+}): Promise<{ status: EmbedStatus; unavailable: null } | { status: null; unavailable: string }> {
+  try {
+    return { status: await getEmbedStatus({ shopDomain }), unavailable: null };
+  } catch (error) {
+    if (isDomainError(error, "platform_unavailable") || isDomainError(error, "platform_not_connected")) {
+      return { status: null, unavailable: error.message };
+    }
+    throw error;
+  }
 }

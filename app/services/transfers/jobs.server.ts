@@ -4,11 +4,12 @@
  * failed, counting rows as it goes. Every statement is scoped by the shop id.
  */
 import { Readable } from "node:stream";
+import type { Redis } from "ioredis";
 import { database, engine, transaction, type UnitOfWork } from "~/data/database.server";
 import { analyzeAfterBulkLoad } from "~/data/item-rows.server";
 import {
   abandonTransferJobRow,
-  deleteQueuedTransferJob,
+  findQueuedTransferJobs,
   findRunnableJob,
   findTransferJob,
   insertTransferJob,
@@ -22,7 +23,7 @@ import {
   type TransferKind,
 } from "~/data/transfer-job-rows.server";
 import { findUpload, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
-import { enqueueTransferJob } from "~/jobs/queues.server";
+import { enqueueTransferJob, holdsTransferJob } from "~/jobs/queues.server";
 import { DomainError, isDomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
@@ -33,10 +34,8 @@ import { runImport, type ImportCheckpoint, type ImportReport } from "./import.se
 import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, UPLOAD_URL_SECONDS } from "./limits";
 
 export type { TransferJobRow, TransferKind } from "~/data/transfer-job-rows.server";
+export type { ImportIssue, ImportReport } from "./import.server";
 export type { UploadRow } from "~/data/upload-rows.server";
-
-/** Content types a browser or a script sends for a CSV file (Windows reports Excel's). */
-export const UPLOAD_CONTENT_TYPES = ["text/csv", "application/csv", "text/plain", "application/vnd.ms-excel"] as const;
 
 const ANALYZE_AFTER_ROWS = 10_000;
 
@@ -135,10 +134,14 @@ async function resolveFileUrl(shopId: string, fileUrl: string): Promise<UploadRo
   return found.upload;
 }
 
+/** The most a request waits for the queue (Redis) to take a new job before answering without it. */
+const ENQUEUE_WAIT_MS = 3_000;
+
 /**
- * Creates the job's row (with what `unit` adds, in one transaction), then queues it. If the queue
- * (Redis) cannot take it, the row is deleted again and `unavailable` thrown: no job is left `queued`
- * forever.
+ * Creates the job's row (with what `unit` adds, in one transaction), then queues it, best effort: the row
+ * is the job's outbox record (docs/decisions/014-imports-exports.md). A job whose row committed is
+ * accepted and runs: when Redis does not take it within ENQUEUE_WAIT_MS (down, refusing writes, or not
+ * answering), or the process dies first, the worker's sweep (`queueStrandedTransferJobs`) queues it.
  */
 async function startJob(
   job: { shopId: string; kind: TransferKind; format?: string; source?: Source; dryRun?: boolean; uploadId?: string },
@@ -151,12 +154,50 @@ async function startJob(
     return created;
   });
   try {
-    await enqueueTransferJob({ id: row.id, shopId: row.shopId, kind: job.kind });
+    await withinMs(ENQUEUE_WAIT_MS, enqueueTransferJob({ id: row.id, shopId: row.shopId, kind: job.kind }));
   } catch (error) {
-    await deleteQueuedTransferJob(database(), row.shopId, row.id);
-    throw new DomainError("unavailable", "The job queue is unreachable; nothing was started.", { cause: error });
+    logger.warn({ err: error, jobId: row.id }, "transfer job not queued yet; the worker's sweep will queue it");
   }
   return row;
+}
+
+/** `work`, or a rejection once `ms` have passed (the work itself goes on; its outcome is then ignored). */
+async function withinMs(ms: number, work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the job queue within ${ms} ms`)), ms);
+  });
+  work.catch(() => {}); // a late failure after the timeout is not an unhandled rejection
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The sweep of the job outbox (the worker's maintenance queue runs it every few seconds): each `queued`
+ * job created before `createdBefore` that BullMQ does not hold is queued, with the row's id as BullMQ's
+ * job id, so a request's late add or another sweep adds nothing twice. A job BullMQ holds in any state
+ * is left to BullMQ (and, once given up, to `abandonTransferJob`). Returns the ids it queued.
+ */
+export async function queueStrandedTransferJobs({
+  createdBefore,
+  connection,
+  limit = 500,
+}: {
+  createdBefore: Date;
+  connection?: Redis;
+  limit?: number;
+}): Promise<string[]> {
+  const rows = await findQueuedTransferJobs(database(), { createdBefore, limit });
+  const queued: string[] = [];
+  for (const row of rows) {
+    if (await holdsTransferJob(row.id, connection)) continue;
+    await enqueueTransferJob({ id: row.id, shopId: row.shopId, kind: row.kind as TransferKind }, connection);
+    queued.push(row.id);
+  }
+  return queued;
 }
 
 /** Starts an import of the upload `fileUrl` names (docs/imports.md). */
@@ -166,6 +207,23 @@ export async function startImport(
 ): Promise<TransferJobRow> {
   const upload = await resolveFileUrl(shopId, fileUrl);
   return startJob({ shopId, kind: "import", source, dryRun, uploadId: upload.id }, unit);
+}
+
+/**
+ * Starts the real import of what a dry run checked: the same upload, read as the same source (the admin's
+ * confirmation of a dry run's report). `conflict` unless the dry run succeeded and its upload still exists.
+ */
+export async function confirmDryRun(
+  { shopId, jobId, baseUrl }: { shopId: string; jobId: string; baseUrl: string },
+  unit?: UnitOfWork<TransferJobRow>,
+): Promise<TransferJobRow> {
+  const dryRun = await getJob({ shopId, jobId, kind: "import" });
+  if (!dryRun.dryRun || dryRun.status !== "succeeded") {
+    throw new DomainError("conflict", "Only a dry run that succeeded can be confirmed: start a new import.");
+  }
+  const fileUrl = importFileUrl({ job: dryRun, baseUrl });
+  if (!fileUrl) throw new DomainError("conflict", "The dry run's file is no longer stored: upload it again.");
+  return startImport({ shopId, fileUrl, source: dryRun.source as Source, dryRun: false }, unit);
 }
 
 /** Starts an export of the shop's saved items. */
@@ -207,6 +265,24 @@ export async function resultLink(job: TransferJobRow) {
     contentType: isExport ? "text/csv; charset=utf-8" : "application/json",
     expiresInSeconds: DOWNLOAD_URL_SECONDS,
   });
+}
+
+/**
+ * The stored report of one of the shop's finished imports (docs/imports.md, "Totals and the report"), read
+ * from storage rather than through its signed link; null while the job runs, or when it failed before
+ * leaving one.
+ */
+export async function getImportReport({ shopId, jobId }: { shopId: string; jobId: string }) {
+  const job = await getJob({ shopId, jobId, kind: "import" });
+  if (!job.resultKey) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of await getStorage().read(job.resultKey)) chunks.push(Buffer.from(chunk as Buffer));
+  return JSON.parse(Buffer.concat(chunks).toString("utf8")) as ImportReport;
+}
+
+/** The `fileUrl` of the upload an import read, to import the same file again (null once the upload is gone). */
+export function importFileUrl({ job, baseUrl }: { job: TransferJobRow; baseUrl: string }) {
+  return job.kind === "import" && job.uploadId ? fileUrlOf(baseUrl, job.uploadId) : null;
 }
 
 async function storeReport(job: RunnableJobRow, report: unknown) {

@@ -7,6 +7,9 @@ export const IMPORT_MAX_BYTES = 50 * 1024 * 1024;
 export const UPLOAD_URL_SECONDS = 15 * 60;
 export const DOWNLOAD_URL_SECONDS = 24 * 60 * 60;
 
+/** Content types a browser or a script sends for a CSV file (Windows reports Excel's). */
+export const UPLOAD_CONTENT_TYPES = ["text/csv", "application/csv", "text/plain", "application/vnd.ms-excel"] as const;
+
 /**
  * A transfer job stopped with a message for the merchant and, for an import, its report. `final`: running
  * it again cannot help (a malformed file, missing columns, refused access), so the job fails at once;

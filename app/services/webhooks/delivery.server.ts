@@ -33,7 +33,16 @@ async function readCapped(body: Readable & { dump?: () => Promise<void> }, cap: 
     size += (chunk as Buffer).length;
     if (size >= cap) break; // leaving the loop destroys the stream: nothing more is read
   }
-  return Buffer.concat(chunks).subarray(0, cap).toString("utf8");
+  return storableText(Buffer.concat(chunks).subarray(0, cap).toString("utf8"));
+}
+
+/**
+ * A receiver's text as the delivery log can keep it on both engines: PostgreSQL refuses a NUL character
+ * in text (SQLite takes it), and a log write that fails leaves the attempt unlogged and uncounted, so the
+ * delivery would be sent again and again. Each NUL becomes U+FFFD, as undecodable bytes already do.
+ */
+function storableText(text: string): string {
+  return text.replaceAll("\u0000", "\uFFFD");
 }
 
 /** What the delivery log says of socket errors: the platform's own texts name the address connected to. */
@@ -194,7 +203,7 @@ export async function deliverOnce(
     snippet = await readCapped(response.body, RESPONSE_SNIPPET_BYTES).catch(() => null);
     if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
   } catch (caught) {
-    error = describe(caught, url);
+    error = storableText(describe(caught, url));
   }
   const durationMs = Math.round(performance.now() - started);
   const succeeded = error === null;

@@ -3,6 +3,8 @@
  * registration with a signing secret shown once, the test event, re-enabling, the delivery log and
  * redelivery. Errors are DomainErrors; the API maps them to problems.
  */
+// Imported through @hono/zod-openapi so the input schema carries .openapi() (zod 4 adds methods per instance).
+import { z } from "@hono/zod-openapi";
 import { transaction, database, type UnitOfWork } from "~/data/database.server";
 import { findDeliveryWithEvent, listDeliveries as listDeliveryRows } from "~/data/webhook-delivery-rows.server";
 import {
@@ -19,6 +21,8 @@ import { getEnv } from "~/env.server";
 import { enqueueWebhookDelivery } from "~/jobs/queues.server";
 import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
+import { readCursor, toPage, type Page } from "~/lib/pagination.server";
+import type { PageParams } from "~/lib/validation";
 import { recordEvent, type EventType } from "~/services/events/outbox.server";
 import { encryptSecret, generateWebhookSecret } from "./endpoint-secrets.server";
 import { envelope } from "./fanout.server";
@@ -28,6 +32,17 @@ export const SUBSCRIBABLE_EVENTS = ["item.added", "item.removed", "list.merged",
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 export const MAX_ENDPOINTS_PER_SHOP = 20;
+
+/**
+ * What registering an endpoint takes (POST /v1/webhooks, the admin's Add endpoint form). The URL's scheme
+ * and credentials are checked by `createEndpoint`, which knows whether plain http is allowed.
+ */
+export const endpointInputSchema = z
+  .object({
+    url: z.url({ error: "must be an absolute URL such as https://example.com/webhooks" }).max(2_048),
+    events: z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1, "choose at least one event").max(SUBSCRIBABLE_EVENTS.length),
+  })
+  .strict();
 
 const invalidUrl = (message: string, issue: string) =>
   new DomainError("invalid", message, { issues: [{ field: "url", message: issue }] });
@@ -86,6 +101,12 @@ export async function listEndpoints({ shopId }: { shopId: string }): Promise<Web
   return listEndpointRows(database(), shopId);
 }
 
+export async function getEndpoint({ shopId, endpointId }: { shopId: string; endpointId: string }) {
+  const endpoint = await findEndpoint(database(), shopId, endpointId);
+  if (!endpoint) throw noEndpoint();
+  return endpoint;
+}
+
 /** Deleting removes the endpoint and its delivery log; its pending deliveries find it gone and send nothing. */
 export async function deleteEndpoint(
   { shopId, endpointId }: { shopId: string; endpointId: string },
@@ -138,21 +159,27 @@ export async function sendTestEvent(
   });
 }
 
-/** A page of the endpoint's delivery log, newest first (`limit + 1` rows: the caller pages them). */
+/**
+ * A page of the endpoint's delivery log, newest first. Cursors are bound to the shop and the endpoint, so
+ * one issued by the API pages the admin's log too, and no other listing accepts it.
+ */
 export async function listDeliveries({
   shopId,
   endpointId,
-  after,
-  limit,
+  page,
 }: {
   shopId: string;
   endpointId: string;
-  after?: string;
-  limit: number;
-}) {
+  page: PageParams;
+}): Promise<Page<DeliveryLogRow>> {
+  const scope = `deliveries:${shopId}:${endpointId}`;
+  const before = readCursor(scope, page);
   if (!(await findEndpoint(database(), shopId, endpointId))) throw noEndpoint();
-  return listDeliveryRows(database(), shopId, endpointId, { before: after, limit });
+  const rows = await listDeliveryRows(database(), shopId, endpointId, { before, limit: page.limit });
+  return toPage(scope, rows, page.limit, (row) => row);
 }
+
+export type DeliveryLogRow = Awaited<ReturnType<typeof listDeliveryRows>>[number];
 
 /**
  * Sends a logged delivery's event to its endpoint once more: one attempt, the same envelope, a new

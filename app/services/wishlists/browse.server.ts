@@ -9,19 +9,24 @@ import { findActiveList, findListsPage } from "~/data/list-rows.server";
 import { DomainError } from "~/lib/domain-error";
 import type { ListWithItems } from "./views";
 
-/** Up to `limit + 1` lists after `after` (the extra one tells the caller there is a next page), with counts. */
+/**
+ * Up to `limit + 1` lists with their counts, in id order: after `after` (the extra one, last, tells the
+ * caller there is a next page), or before `before` (the extra one, first, tells there is a previous page).
+ */
 export async function browseLists({
   shopId,
   customerId,
   after,
+  before,
   limit,
 }: {
   shopId: string;
   customerId?: string;
   after?: string;
+  before?: string;
   limit: number;
 }) {
-  const lists = await findListsPage(database(), shopId, { customerId, after, limit: limit + 1 });
+  const lists = await findListsPage(database(), shopId, { customerId, after, before, limit: limit + 1 });
   const counts = await countItemsOfLists(
     database(),
     shopId,

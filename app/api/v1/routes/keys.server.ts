@@ -1,6 +1,12 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
-import { createApiKey, listApiKeys, revokeApiKey, type CreatedApiKey } from "~/services/keys/api-keys.server";
+import {
+  apiKeyCreateSchema,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  type CreatedApiKey,
+} from "~/services/keys/api-keys.server";
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
@@ -32,7 +38,7 @@ const createKey = apiRoute({
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ label: z.string().trim().min(1).max(100) }).strict() } },
+      content: { "application/json": { schema: apiKeyCreateSchema } },
     },
   },
   responses: {

@@ -10,11 +10,10 @@ import {
   resultLink,
   startExport as startExportJob,
   startImport as startImportJob,
-  UPLOAD_CONTENT_TYPES,
   type CreatedUpload,
   type TransferJobRow,
 } from "~/services/transfers/jobs.server";
-import { SOURCES } from "~/services/transfers/columns";
+import { exportRequestSchema, importRequestSchema, uploadRequestSchema } from "~/services/transfers/transfer-requests";
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
@@ -38,9 +37,14 @@ const jobResponse = (description: string) => ({
   200: { description, content: { "application/json": { schema: TransferJobSchema } } },
 });
 const accepted = {
-  202: { description: "Accepted: the job is queued", content: { "application/json": { schema: JobAcceptedSchema } } },
+  202: {
+    description:
+      "Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` " +
+      "and starts once the queue is back.",
+    content: { "application/json": { schema: JobAcceptedSchema } },
+  },
   503: {
-    description: "The job queue (Redis) is unreachable; nothing was created. Retry later.",
+    description: "The database could not take the job (busy or unreachable); nothing was created. Retry later.",
     content: { "application/problem+json": { schema: ProblemSchema } },
   },
 };
@@ -58,7 +62,7 @@ const startExport = apiRoute({
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ format: z.enum(["csv"]) }).strict() } },
+      content: { "application/json": { schema: exportRequestSchema } },
     },
   },
   responses: accepted,
@@ -107,21 +111,7 @@ const upload = apiRoute({
     body: {
       required: true,
       content: {
-        "application/json": {
-          schema: z
-            .object({
-              filename: z
-                .string()
-                .min(1)
-                .max(255)
-                .refine(
-                  (name) => ![...name].some((char) => char.charCodeAt(0) < 32 || char === "/" || char === "\\"),
-                  "no control characters or slashes",
-                ),
-              contentType: z.enum(UPLOAD_CONTENT_TYPES),
-            })
-            .strict(),
-        },
+        "application/json": { schema: uploadRequestSchema },
       },
     },
   },
@@ -162,15 +152,7 @@ const startImport = apiRoute({
     body: {
       required: true,
       content: {
-        "application/json": {
-          schema: z
-            .object({
-              source: z.enum(SOURCES),
-              fileUrl: z.string().min(1).max(2_048),
-              dryRun: z.boolean().default(false),
-            })
-            .strict(),
-        },
+        "application/json": { schema: importRequestSchema },
       },
     },
   },

@@ -5,16 +5,15 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
 import { parseId } from "~/lib/ids";
-import { readCursor, toPage } from "~/lib/pagination.server";
 import {
   createEndpoint,
   deleteEndpoint,
   enableEndpoint,
+  endpointInputSchema,
   listDeliveries,
   listEndpoints,
   redeliver as redeliverEvent,
   sendTestEvent,
-  SUBSCRIBABLE_EVENTS,
 } from "~/services/webhooks/endpoints.server";
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
@@ -61,12 +60,7 @@ const create = apiRoute({
       required: true,
       content: {
         "application/json": {
-          schema: z
-            .object({
-              url: z.url().max(2_048),
-              events: z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1).max(SUBSCRIBABLE_EVENTS.length),
-            })
-            .strict(),
+          schema: endpointInputSchema,
         },
       },
     },
@@ -184,12 +178,9 @@ export function registerWebhookRoutes(app: OpenAPIHono<V1Env>) {
   });
 
   app.openapi(deliveries, async (c) => {
-    const { shopId } = c.get("caller");
     const endpointId = parseId("webhookEndpoint", c.req.valid("param").id);
-    const query = c.req.valid("query");
-    const scope = `deliveries:${shopId}:${endpointId}`;
-    const rows = await listDeliveries({ shopId, endpointId, after: readCursor(scope, query), limit: query.limit });
-    return c.json(toPage(scope, rows, query.limit, serializeWebhookDelivery), 200);
+    const page = await listDeliveries({ shopId: c.get("caller").shopId, endpointId, page: c.req.valid("query") });
+    return c.json({ ...page, data: page.data.map(serializeWebhookDelivery) }, 200);
   });
 
   app.openapi(redeliver, async (c) => {

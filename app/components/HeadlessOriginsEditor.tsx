@@ -1,0 +1,83 @@
+import { BlockStack, Button, Text, TextField } from "@shopify/polaris";
+import { useState } from "react";
+
+/**
+ * The browser origins of the shop's headless storefronts: one field per origin (so a refused one shows its
+ * message beside it, keyed `headlessOrigins.<index>` like the settings' zod issues), a remove button each,
+ * and a field to add one. Origins are checked when the settings are saved, with the API's own schema.
+ */
+export function HeadlessOriginsEditor({
+  origins,
+  errors,
+  onChange,
+}: {
+  origins: string[];
+  errors: Record<string, string>;
+  onChange: (origins: string[]) => void;
+}) {
+  const [draft, setDraft] = useState("");
+
+  function add() {
+    const origin = draft.trim();
+    if (!origin) return;
+    if (!origins.includes(origin)) onChange([...origins, origin]);
+    setDraft("");
+  }
+
+  return (
+    <BlockStack gap="300">
+      {origins.length === 0 ? (
+        <Text as="p" tone="subdued">
+          No headless origins: only the theme storefront calls the API from a browser.
+        </Text>
+      ) : (
+        origins.map((origin, index) => (
+          <TextField
+            key={index}
+            label={`Origin ${index + 1}`}
+            autoComplete="off"
+            value={origin}
+            onChange={(value) => onChange(origins.map((current, at) => (at === index ? value : current)))}
+            error={errors[`headlessOrigins.${index}`]}
+            connectedRight={
+              <Button
+                tone="critical"
+                accessibilityLabel={`Remove ${origin}`}
+                onClick={() => onChange(origins.filter((_, at) => at !== index))}
+              >
+                Remove
+              </Button>
+            }
+          />
+        ))
+      )}
+      {errors.headlessOrigins ? (
+        <Text as="p" tone="critical">
+          {errors.headlessOrigins}
+        </Text>
+      ) : null}
+      <div
+        onKeyDown={(event) => {
+          // Enter in the field adds the origin rather than doing nothing (there is no form to submit).
+          if (event.key === "Enter" && event.target instanceof HTMLInputElement) {
+            event.preventDefault();
+            add();
+          }
+        }}
+      >
+        <TextField
+          label="New origin"
+          helpText="Scheme, host and optional port, such as https://shop.example.com (no path, no trailing slash)."
+          autoComplete="off"
+          value={draft}
+          onChange={setDraft}
+          connectedRight={
+            <Button onClick={add} disabled={!draft.trim()}>
+              Add origin
+            </Button>
+          }
+        />
+      </div>
+    </BlockStack>
+  );
+}

@@ -1,0 +1,85 @@
+import { isRouteErrorResponse, useRevalidator, useRouteError } from "@remix-run/react";
+import { Badge, Banner, Layout, Page, Text } from "@shopify/polaris";
+import { useEffect, type ReactNode } from "react";
+
+/** What the Imports and Exports pages share: job statuses, timestamps, download links, live refresh. */
+
+type JobStatus = "queued" | "running" | "succeeded" | "failed";
+
+export const isUnderway = (status: JobStatus) => status === "queued" || status === "running";
+
+const STATUS_BADGES: Record<JobStatus, { label: string; tone?: "info" | "success" | "critical" }> = {
+  queued: { label: "Queued" },
+  running: { label: "Running", tone: "info" },
+  succeeded: { label: "Succeeded", tone: "success" },
+  failed: { label: "Failed", tone: "critical" },
+};
+
+export function JobStatusBadge({ status }: { status: JobStatus }) {
+  const { label, tone } = STATUS_BADGES[status];
+  return (
+    <Badge
+      tone={tone}
+      progress={status === "succeeded" ? "complete" : isUnderway(status) ? "partiallyComplete" : undefined}
+    >
+      {label}
+    </Badge>
+  );
+}
+
+/** Timestamps as the whole admin shows them: fixed locale and UTC, so pages and tests read the same. */
+export function formatTimestamp(iso: string) {
+  return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
+}
+
+export const formatCount = (count: number) => count.toLocaleString("en-US");
+
+/**
+ * A link to a signed file URL. A plain anchor: the admin's link component routes same-origin addresses
+ * inside the app, and the local storage driver's files are served from the app's own origin.
+ */
+export function DownloadLink({ url, children }: { url: string; children: ReactNode }) {
+  return (
+    <a href={url} download className="Polaris-Link">
+      {children}
+    </a>
+  );
+}
+
+/** Reloads the page's data about once a second while `active` (a job is queued or running). */
+export function useRefreshWhile(active: boolean, intervalMs = 1_000) {
+  const revalidator = useRevalidator();
+  useEffect(() => {
+    if (!active || revalidator.state !== "idle") return;
+    const timer = setTimeout(() => revalidator.revalidate(), intervalMs);
+    return () => clearTimeout(timer);
+  }, [active, revalidator, intervalMs]);
+}
+
+/**
+ * The error boundary of a transfers page: a job that does not exist (a 404 of the page's loader) or an
+ * unexpected failure, as a critical banner. Other responses (the platform's embedded-auth answers) go on
+ * to the app's boundary.
+ */
+export function TransferPageError({ title }: { title: string }) {
+  const error = useRouteError();
+  let message: string;
+  if (isRouteErrorResponse(error)) {
+    const data = error.data as { message?: unknown } | null;
+    if (error.status !== 404 || typeof data?.message !== "string") throw error;
+    message = data.message;
+  } else {
+    message = error instanceof Error ? error.message : "Something went wrong.";
+  }
+  return (
+    <Page>
+      <Layout>
+        <Layout.Section>
+          <Banner tone="critical" title={title}>
+            <Text as="p">{message}</Text>
+          </Banner>
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}

@@ -1,0 +1,385 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useFetcher, useLoaderData, useNavigate, useNavigation } from "@remix-run/react";
+import { TitleBar } from "@shopify/app-bridge-react";
+import {
+  BlockStack,
+  Box,
+  Button,
+  Card,
+  ChoiceList,
+  DropZone,
+  InlineError,
+  InlineStack,
+  Layout,
+  Page,
+  ProgressBar,
+  SkeletonBodyText,
+  Text,
+} from "@shopify/polaris";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { z } from "zod";
+import { authenticateShop } from "~/admin/authenticate-shop.server";
+import { runForm, type FormFailure } from "~/admin/forms.server";
+import { TransferPageError } from "~/components/TransferJobs";
+import { getEnv } from "~/env.server";
+import { FORMATS, SOURCES, type Field, type Source } from "~/services/transfers/columns";
+import { createUpload, startImport } from "~/services/transfers/jobs.server";
+import { IMPORT_MAX_BYTES, UPLOAD_CONTENT_TYPES } from "~/services/transfers/limits";
+import { importRequestSchema, uploadRequestSchema } from "~/services/transfers/transfer-requests";
+
+/**
+ * The import wizard's first steps (docs/imports.md, "Importing"): choose the file's source, then upload the
+ * file straight to its signed URL and start a dry run, whose page (app.imports.$jobId) shows the report and
+ * confirms the real import. The chosen source is in the address (`?source=`), so each step can be reloaded.
+ */
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  await authenticateShop(request);
+  const query = new URL(request.url).searchParams;
+  const chosen = z.enum(SOURCES).safeParse(query.get("source"));
+  // Continue without a choice comes back to step 1, saying what is missing.
+  return {
+    source: chosen.success ? chosen.data : null,
+    sourceMissing: !chosen.success && query.get("step") === "upload",
+  };
+};
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { shopId } = await authenticateShop(request);
+  const form = await request.formData();
+  if (form.get("intent") === "upload") {
+    return runForm(async () => {
+      const { filename, contentType } = uploadRequestSchema.parse({
+        filename: form.get("filename"),
+        contentType: form.get("contentType"),
+      });
+      const { target, fileUrl } = await createUpload({
+        shopId,
+        baseUrl: getEnv().SHOPIFY_APP_URL,
+        filename,
+        contentType,
+      });
+      return { ok: true as const, uploadUrl: target.url, headers: target.headers, fileUrl };
+    });
+  }
+  const started = await runForm(async () => {
+    const input = importRequestSchema.parse({ source: form.get("source"), fileUrl: form.get("fileUrl"), dryRun: true });
+    return startImport({ shopId, ...input });
+  });
+  return "id" in started ? redirect(`/app/imports/${started.id}`) : started;
+};
+
+export default function NewImport() {
+  const { source, sourceMissing } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const navigate = useNavigate();
+  return (
+    <Page>
+      <TitleBar title="New import">
+        <button onClick={() => navigate("/app/imports")}>All imports</button>
+      </TitleBar>
+      <Layout>
+        <Layout.Section>
+          {navigation.state === "loading" && navigation.location.pathname === "/app/imports/new" ? (
+            <Card>
+              <SkeletonBodyText lines={8} />
+            </Card>
+          ) : source ? (
+            <UploadStep key={source} source={source} />
+          ) : (
+            <SourceStep missing={sourceMissing} />
+          )}
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}
+
+const FIELD_NAMES: Record<Field, string> = {
+  customerId: "customer id",
+  email: "customer email",
+  anonymousId: "guest id",
+  productId: "product id",
+  variantId: "variant id",
+  handle: "handle",
+  title: "title",
+  addedAt: "date added",
+};
+
+/** What each source's files look like, straight from the column table the import reads them with. */
+function SourceDescription({ source }: { source: Source }) {
+  const format = FORMATS[source];
+  return (
+    <BlockStack gap="100">
+      {format.variants.map((variant) => (
+        <BlockStack key={variant.name} gap="050">
+          {format.variants.length > 1 ? (
+            <Text as="span" variant="bodySm" tone="subdued">
+              {variant.name}:
+            </Text>
+          ) : null}
+          <Box background="bg-surface-secondary" padding="100" borderRadius="100">
+            <code style={{ fontSize: 12, whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
+              {Object.values(variant.headers).join(",")}
+            </code>
+          </Box>
+        </BlockStack>
+      ))}
+      <Text as="span" variant="bodySm" tone="subdued">
+        {format.required.length > 0
+          ? `Columns ${format.required.map((field) => format.variants[0]!.headers[field]).join(", ")} are required; ` +
+            `${Object.entries(format.variants[0]!.headers)
+              .filter(([field]) => !format.required.includes(field as Field))
+              .map(([, header]) => header)
+              .join(", ")} is optional.`
+          : `Any of these header rows: a ${FIELD_NAMES.productId} column and a ${FIELD_NAMES.customerId} or ` +
+            `${FIELD_NAMES.email} column are required, other columns may be absent. Slash dates are read ` +
+            `${format.dateOrder === "day-first" ? "day first (31/12/2024)" : "month first (12/31/2024)"}.`}
+      </Text>
+    </BlockStack>
+  );
+}
+
+function SourceStep({ missing }: { missing: boolean }) {
+  const [selected, setSelected] = useState<Source[]>([]);
+  return (
+    <Form method="get">
+      <input type="hidden" name="step" value="upload" />
+      <Card>
+        <BlockStack gap="400">
+          <BlockStack gap="100">
+            <Text as="h2" variant="headingMd">
+              Step 1 of 3: where does the file come from?
+            </Text>
+            <Text as="p" tone="subdued">
+              Headers are matched with case, spaces, underscores and hyphens ignored, in any order.
+            </Text>
+          </BlockStack>
+          <ChoiceList
+            title="Source of the file"
+            name="source"
+            selected={selected}
+            onChange={(values) => setSelected(values as Source[])}
+            error={missing && selected.length === 0 ? "Choose where the file comes from." : undefined}
+            choices={SOURCES.map((source) => ({
+              value: source,
+              label: FORMATS[source].label,
+              helpText: <SourceDescription source={source} />,
+            }))}
+          />
+          <InlineStack align="end">
+            <Button submit variant="primary">
+              Continue
+            </Button>
+          </InlineStack>
+        </BlockStack>
+      </Card>
+    </Form>
+  );
+}
+
+type UploadTarget = { ok: true; uploadUrl: string; headers: Record<string, string>; fileUrl: string };
+
+const isFailure = (answer: unknown): answer is FormFailure =>
+  typeof answer === "object" && answer !== null && (answer as FormFailure).ok === false;
+
+const failureMessage = (failure: FormFailure) =>
+  Object.values(failure.fieldErrors)[0] ?? failure.formError ?? "The file could not be uploaded.";
+
+function formatBytes(bytes: number) {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Why a file cannot be imported, checked before anything is sent (docs/imports.md: CSV, at most 50 MB). */
+function fileProblem(file: File): string | null {
+  const isCsv = /\.csv$/i.test(file.name) || file.type === "text/csv";
+  if (!isCsv) return `"${file.name}" is not a CSV file. Choose a .csv file (comma-separated values).`;
+  if (file.size > IMPORT_MAX_BYTES) {
+    return (
+      `"${file.name}" is ${formatBytes(file.size)}; imports take files of at most ${formatBytes(IMPORT_MAX_BYTES)}. ` +
+      "Split it into smaller files and import each one."
+    );
+  }
+  if (file.size === 0) return `"${file.name}" is empty. Choose a file with a header row and saved items.`;
+  return null;
+}
+
+/** The content type the upload is declared with: the browser's, if it is one the import takes. */
+function uploadContentType(file: File) {
+  return (UPLOAD_CONTENT_TYPES as readonly string[]).includes(file.type) ? file.type : "text/csv";
+}
+
+function problemDetail(body: string) {
+  try {
+    const detail = (JSON.parse(body) as { detail?: unknown }).detail;
+    return typeof detail === "string" ? detail : null;
+  } catch {
+    return null;
+  }
+}
+
+type Phase = "choosing" | "preparing" | "uploading" | "starting";
+
+function UploadStep({ source }: { source: Source }) {
+  const navigate = useNavigate();
+  const prepare = useFetcher<typeof action>();
+  const start = useFetcher<typeof action>();
+  const [file, setFile] = useState<File | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  const [phase, setPhase] = useState<Phase>("choosing");
+  const [sent, setSent] = useState({ loaded: 0, total: 0 });
+  const request = useRef<XMLHttpRequest | null>(null);
+  const handled = useRef<unknown>(null);
+
+  const onDrop = useCallback((files: File[]) => {
+    setUploadError(null);
+    const [dropped] = files;
+    const problem = files.length > 1 ? "Drop one file at a time." : dropped ? fileProblem(dropped) : null;
+    setFileError(problem);
+    setFile(problem ? null : (dropped ?? null));
+  }, []);
+
+  const beginUpload = () => {
+    if (!file) return;
+    setUploadError(null);
+    setPhase("preparing");
+    prepare.submit({ intent: "upload", filename: file.name, contentType: uploadContentType(file) }, { method: "post" });
+  };
+
+  // Once the upload URL is there, the file goes straight to it (never through the app's pages or /v1).
+  useEffect(() => {
+    const answer = prepare.data;
+    if (phase !== "preparing" || prepare.state !== "idle" || !answer || handled.current === answer) return;
+    handled.current = answer;
+    if (isFailure(answer) || !file) {
+      setPhase("choosing");
+      if (isFailure(answer)) setUploadError(failureMessage(answer));
+      return;
+    }
+    const target = answer as UploadTarget;
+    setPhase("uploading");
+    setSent({ loaded: 0, total: file.size });
+    const xhr = new XMLHttpRequest();
+    request.current = xhr;
+    xhr.open("PUT", target.uploadUrl);
+    for (const [name, value] of Object.entries(target.headers)) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (event) =>
+      setSent({ loaded: event.loaded, total: event.lengthComputable ? event.total : file.size });
+    xhr.onload = () => {
+      request.current = null;
+      if (xhr.status >= 200 && xhr.status < 300) {
+        setPhase("starting");
+        start.submit({ intent: "dry-run", source, fileUrl: target.fileUrl }, { method: "post" });
+      } else {
+        setPhase("choosing");
+        setUploadError(
+          `${problemDetail(xhr.responseText) ?? `The file was refused (HTTP ${xhr.status}).`} Nothing was imported.`,
+        );
+      }
+    };
+    xhr.onerror = () => {
+      request.current = null;
+      setPhase("choosing");
+      setUploadError("The file did not reach the server. Check your connection, then upload it again.");
+    };
+    xhr.send(file);
+  }, [prepare.data, prepare.state, phase, file, source, start]);
+
+  useEffect(() => () => request.current?.abort(), []);
+
+  // A dry run that could not be started comes back as a form failure (a started one moves to its page).
+  useEffect(() => {
+    if (phase === "starting" && start.state === "idle" && isFailure(start.data)) {
+      setPhase("choosing");
+      setUploadError(failureMessage(start.data));
+    }
+  }, [phase, start.state, start.data]);
+
+  const inlineError = fileError ?? uploadError;
+  const busy = phase !== "choosing";
+  const percent = sent.total > 0 ? Math.round((sent.loaded / sent.total) * 100) : 0;
+
+  return (
+    <BlockStack gap="400">
+      <Card>
+        <BlockStack gap="300">
+          <InlineStack align="space-between" blockAlign="start" gap="200">
+            <BlockStack gap="100">
+              <Text as="h2" variant="headingMd">
+                Step 2 of 3: upload the file
+              </Text>
+              <Text as="p">
+                Source: <strong>{FORMATS[source].label}</strong>
+              </Text>
+            </BlockStack>
+            <Button onClick={() => navigate("/app/imports/new")} disabled={busy}>
+              Change source
+            </Button>
+          </InlineStack>
+          <SourceDescription source={source} />
+        </BlockStack>
+      </Card>
+      <Card>
+        <BlockStack gap="300">
+          <DropZone
+            id="import-file"
+            label="CSV file, at most 50 MB"
+            accept=".csv,text/csv"
+            type="file"
+            allowMultiple={false}
+            disabled={busy}
+            error={Boolean(fileError)}
+            onDrop={onDrop}
+          >
+            {file ? (
+              <Box padding="400">
+                <BlockStack gap="100" inlineAlign="center">
+                  <Text as="p" fontWeight="semibold">
+                    {file.name}
+                  </Text>
+                  <Text as="p" tone="subdued">
+                    {formatBytes(file.size)}
+                  </Text>
+                </BlockStack>
+              </Box>
+            ) : (
+              <DropZone.FileUpload actionTitle="Choose a file" actionHint="or drop a .csv file here" />
+            )}
+          </DropZone>
+          {inlineError ? <InlineError fieldID="import-file" message={inlineError} /> : null}
+          {phase === "uploading" || phase === "starting" ? (
+            <BlockStack gap="100">
+              <Text as="p" id="upload-progress-label">
+                {phase === "uploading"
+                  ? `Uploading: ${formatBytes(sent.loaded)} of ${formatBytes(sent.total)} sent`
+                  : "Uploaded. Starting the dry run…"}
+              </Text>
+              <ProgressBar
+                progress={phase === "starting" ? 100 : percent}
+                tone="primary"
+                size="small"
+                ariaLabelledBy="upload-progress-label"
+              />
+            </BlockStack>
+          ) : null}
+          <Text as="p" tone="subdued">
+            Next, a dry run reads and checks every row exactly as the import will, and writes nothing. You confirm the
+            import after reading its report.
+          </Text>
+          <InlineStack align="end">
+            <Button variant="primary" onClick={beginUpload} disabled={!file || busy} loading={busy}>
+              Upload and check
+            </Button>
+          </InlineStack>
+        </BlockStack>
+      </Card>
+    </BlockStack>
+  );
+}
+
+export function ErrorBoundary() {
+  return <TransferPageError title="The import could not be started" />;
+}

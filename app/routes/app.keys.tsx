@@ -1,0 +1,300 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { isRouteErrorResponse, useFetcher, useLoaderData, useRouteError } from "@remix-run/react";
+import { Modal, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
+import {
+  Badge,
+  Banner,
+  BlockStack,
+  Button,
+  Card,
+  DataTable,
+  EmptyState,
+  Form,
+  InlineStack,
+  Layout,
+  Page,
+  Text,
+  TextField,
+} from "@shopify/polaris";
+import { useEffect, useRef, useState } from "react";
+import { authenticateShop } from "~/admin/authenticate-shop.server";
+import { runForm } from "~/admin/forms.server";
+import { CopyButton } from "~/components/CopyButton";
+import type { ApiKeyRow } from "~/data/api-key-rows.server";
+import { parseId } from "~/lib/ids";
+import { toTimestamp } from "~/lib/time";
+import { apiKeyCreateSchema, createApiKey, listApiKeys, revokeApiKey } from "~/services/keys/api-keys.server";
+import { getShopOverview } from "~/services/shops/shops.server";
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { shopId } = await authenticateShop(request);
+  const [{ shop }, keys] = await Promise.all([getShopOverview({ shopId }), listApiKeys({ shopId })]);
+  // Never a secret here: only the key's hash is stored, and the page shows a new secret from the action once.
+  return { publicKey: shop.publicKey, keys: keys.map(keyView) };
+};
+
+/** Two forms: `intent=create` (label, as POST /v1/keys) and `intent=revoke` (keyId, as DELETE /v1/keys/{id}). */
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { shopId } = await authenticateShop(request);
+  const form = await request.formData();
+  return runForm(async () => {
+    if (form.get("intent") === "revoke") {
+      await revokeApiKey({ shopId, keyId: parseId("apiKey", String(form.get("keyId"))) });
+      return { ok: true as const, intent: "revoke" as const };
+    }
+    const { label } = apiKeyCreateSchema.parse({ label: form.get("label") });
+    const { key, secret } = await createApiKey({ shopId, label });
+    return { ok: true as const, intent: "create" as const, key: keyView(key), secret };
+  });
+};
+
+function keyView(key: ApiKeyRow) {
+  return {
+    id: key.id,
+    label: key.label,
+    createdAt: toTimestamp(key.createdAt),
+    lastUsedAt: toTimestamp(key.lastUsedAt),
+    revokedAt: toTimestamp(key.revokedAt),
+  };
+}
+
+type KeyView = ReturnType<typeof keyView>;
+
+const formatTime = (timestamp: string) =>
+  `${new Date(timestamp).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
+
+const CREATE_MODAL = "create-key-modal";
+const REVOKE_MODAL = "revoke-key-modal";
+
+export default function ApiKeysPage() {
+  const { publicKey, keys } = useLoaderData<typeof loader>();
+  const [creating, setCreating] = useState(false);
+  // A new fetcher for each opening of the create modal: closing it drops the last answer, and the secret with it.
+  const [createRound, setCreateRound] = useState(0);
+  const [keyToRevoke, setKeyToRevoke] = useState<KeyView | null>(null);
+
+  return (
+    <Page>
+      <TitleBar title="API keys">
+        <button variant="primary" onClick={() => setCreating(true)}>
+          Create key
+        </button>
+      </TitleBar>
+      <Layout>
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="300">
+              <Text as="h2" variant="headingMd">
+                Public key
+              </Text>
+              <Text as="p" tone="subdued">
+                Identifies the shop to storefront calls from browsers (headless storefronts). It is not a secret.
+              </Text>
+              <InlineStack gap="300" blockAlign="center" wrap={false}>
+                <Text as="p" fontWeight="semibold" breakWord>
+                  <code>{publicKey}</code>
+                </Text>
+                <CopyButton value={publicKey} accessibilityLabel="Copy the public key" />
+              </InlineStack>
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+        <Layout.Section>
+          <PrivateKeys keys={keys} onCreate={() => setCreating(true)} onRevoke={setKeyToRevoke} />
+        </Layout.Section>
+      </Layout>
+      <CreateKeyModal
+        key={createRound}
+        round={createRound}
+        open={creating}
+        onClose={() => {
+          setCreating(false);
+          setCreateRound(createRound + 1);
+        }}
+      />
+      <RevokeKeyModal apiKey={keyToRevoke} onClose={() => setKeyToRevoke(null)} />
+    </Page>
+  );
+}
+
+function PrivateKeys({
+  keys,
+  onCreate,
+  onRevoke,
+}: {
+  keys: KeyView[];
+  onCreate: () => void;
+  onRevoke: (key: KeyView) => void;
+}) {
+  if (keys.length === 0) {
+    return (
+      <Card>
+        <EmptyState
+          heading="No private keys yet"
+          action={{ content: "Create key", onAction: onCreate }}
+          image={EMPTY_KEYS_IMAGE}
+        >
+          <p>Servers that call the API for this shop (imports, your own back end) authenticate with a private key.</p>
+        </EmptyState>
+      </Card>
+    );
+  }
+  return (
+    <Card padding="0">
+      <BlockStack>
+        <div style={{ padding: "var(--p-space-400)" }}>
+          <BlockStack gap="200">
+            <Text as="h2" variant="headingMd">
+              Private keys
+            </Text>
+            <Text as="p" tone="subdued">
+              For servers only: a private key can read and change everything of this shop through the API.
+            </Text>
+          </BlockStack>
+        </div>
+        <DataTable
+          verticalAlign="middle"
+          columnContentTypes={["text", "text", "text", "text", "text"]}
+          headings={["Label", "Created", "Last used", "Status", "Actions"]}
+          rows={keys.map((key) => [
+            key.label,
+            formatTime(key.createdAt),
+            key.lastUsedAt ? formatTime(key.lastUsedAt) : "Never",
+            key.revokedAt ? (
+              <InlineStack gap="200" blockAlign="center">
+                <Badge>Revoked</Badge>
+                <Text as="span" tone="subdued">
+                  {formatTime(key.revokedAt)}
+                </Text>
+              </InlineStack>
+            ) : (
+              <Badge tone="success">Active</Badge>
+            ),
+            key.revokedAt ? (
+              ""
+            ) : (
+              <Button tone="critical" accessibilityLabel={`Revoke ${key.label}`} onClick={() => onRevoke(key)}>
+                Revoke
+              </Button>
+            ),
+          ])}
+        />
+      </BlockStack>
+    </Card>
+  );
+}
+
+function CreateKeyModal({ round, open, onClose }: { round: number; open: boolean; onClose: () => void }) {
+  const fetcher = useFetcher<typeof action>({ key: `create-key-${round}` });
+  const [label, setLabel] = useState("");
+  const created = fetcher.data?.ok && fetcher.data.intent === "create" ? fetcher.data : null;
+  const labelError =
+    fetcher.data && !fetcher.data.ok ? (fetcher.data.fieldErrors.label ?? fetcher.data.formError) : undefined;
+  const submitting = fetcher.state !== "idle";
+
+  function create() {
+    fetcher.submit({ intent: "create", label }, { method: "post" });
+  }
+
+  return (
+    <Modal id={CREATE_MODAL} open={open} onHide={onClose}>
+      {created ? (
+        <BlockStack gap="400">
+          <Banner tone="warning" title="Copy the secret now">
+            <Text as="p">It will not be shown again: only a hash of it is kept. If it is lost, create a new key.</Text>
+          </Banner>
+          <TextField
+            label={`Secret of ${created.key.label}`}
+            value={created.secret}
+            readOnly
+            autoComplete="off"
+            monospaced
+            connectedRight={<CopyButton value={created.secret} accessibilityLabel="Copy the secret" />}
+          />
+        </BlockStack>
+      ) : (
+        <Form onSubmit={create}>
+          <TextField
+            label="Label"
+            helpText="What uses the key, such as “Storefront server”. Shown in the list of keys."
+            autoComplete="off"
+            value={label}
+            onChange={setLabel}
+            error={labelError}
+            disabled={submitting}
+          />
+        </Form>
+      )}
+      {created ? (
+        <TitleBar title="API key created">
+          <button variant="primary" onClick={onClose}>
+            Done
+          </button>
+        </TitleBar>
+      ) : (
+        <TitleBar title="Create API key">
+          <button variant="primary" onClick={create} loading={submitting ? "" : undefined}>
+            Create key
+          </button>
+          <button onClick={onClose}>Cancel</button>
+        </TitleBar>
+      )}
+    </Modal>
+  );
+}
+
+function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: () => void }) {
+  const fetcher = useFetcher<typeof action>();
+  const shopify = useAppBridge();
+  const submitting = fetcher.state !== "idle";
+  const answered = useRef<unknown>(null);
+
+  // Idle again after the revoke (the list shows the key as revoked): say so once per answer, and close.
+  useEffect(() => {
+    if (fetcher.state !== "idle" || !fetcher.data || answered.current === fetcher.data) return;
+    answered.current = fetcher.data;
+    if (fetcher.data.ok) shopify.toast.show("Key revoked");
+    else shopify.toast.show(fetcher.data.formError ?? "The key could not be revoked", { isError: true });
+    onClose();
+  }, [fetcher.state, fetcher.data, onClose, shopify]);
+
+  function revoke() {
+    if (apiKey) fetcher.submit({ intent: "revoke", keyId: apiKey.id }, { method: "post" });
+  }
+
+  return (
+    <Modal id={REVOKE_MODAL} open={apiKey !== null} onHide={onClose}>
+      <Text as="p">
+        {`Anything using “${apiKey?.label ?? ""}” is refused from now on. A revoked key cannot be used again; it stays in the list as revoked.`}
+      </Text>
+      <TitleBar title="Revoke API key">
+        <button variant="primary" tone="critical" onClick={revoke} loading={submitting ? "" : undefined}>
+          Revoke key
+        </button>
+        <button onClick={onClose}>Cancel</button>
+      </TitleBar>
+    </Modal>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const message = isRouteErrorResponse(error)
+    ? `${error.status} ${typeof error.data === "string" ? error.data : error.statusText}`
+    : error instanceof Error
+      ? error.message
+      : "Unknown error";
+  return (
+    <Page>
+      <TitleBar title="API keys" />
+      <Banner tone="critical" title="The API keys could not be shown">
+        <Text as="p">{message}</Text>
+      </Banner>
+    </Page>
+  );
+}
+
+/** A key drawn inline, so the empty state needs no image from elsewhere. */
+const EMPTY_KEYS_IMAGE = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="226" height="226" viewBox="0 0 226 226"><circle cx="113" cy="113" r="100" fill="#f1f1f1"/><circle cx="85" cy="113" r="28" fill="none" stroke="#8a8a8a" stroke-width="12"/><path d="M113 113h60m-20 0v22m20-22v16" stroke="#8a8a8a" stroke-width="12" stroke-linecap="round" fill="none"/></svg>',
+)}`;

@@ -1,0 +1,66 @@
+/**
+ * Product names for the analytics pages. The rollups know products by id; the items carry the handle and
+ * the title the storefront sent when saving (`titleSnapshot`, often empty for API and import saves). What
+ * is missing is asked of the platform's Admin API (`nodes(ids:)`); when the platform cannot answer, the
+ * handle stands in, so the pages never fail on a name.
+ */
+import { isDomainError } from "~/lib/domain-error";
+import { adminGraphql } from "~/services/platform/admin-api.server";
+
+const PRODUCTS_BY_ID = `#graphql
+  query WishlistProductTitles($ids: [ID!]!) {
+    nodes(ids: $ids) {
+      ... on Product { id title handle }
+    }
+  }`;
+
+interface ProductsResult {
+  nodes: Array<{ id?: string; title?: string; handle?: string } | null>;
+}
+
+/** The platform's `nodes` takes at most 250 ids per call. */
+const IDS_PER_CALL = 250;
+
+interface Named {
+  productId: string;
+  handle: string | null;
+  title: string | null;
+}
+
+/**
+ * The rows with a `title` for each: the snapshot when there is one, else the platform's current title,
+ * else the handle, else "Product <id>". `handle` is filled from the platform too when no list holds the
+ * product any more.
+ */
+export async function withProductTitles<Row extends Named>({
+  shopDomain,
+  rows,
+}: {
+  shopDomain: string;
+  rows: Row[];
+}): Promise<Array<Row & { title: string }>> {
+  const untitled = [...new Set(rows.filter((row) => !row.title).map((row) => row.productId))];
+  const found = await findProducts(shopDomain, untitled);
+  return rows.map((row) => {
+    const product = found.get(row.productId);
+    const handle = row.handle ?? product?.handle ?? null;
+    return { ...row, handle, title: row.title || product?.title || handle || `Product ${row.productId}` };
+  });
+}
+
+async function findProducts(shopDomain: string, productIds: string[]) {
+  const found = new Map<string, { title: string; handle: string }>();
+  try {
+    for (let start = 0; start < productIds.length; start += IDS_PER_CALL) {
+      const ids = productIds.slice(start, start + IDS_PER_CALL).map((id) => `gid://shopify/Product/${id}`);
+      const { nodes } = await adminGraphql<ProductsResult>({ shopDomain, query: PRODUCTS_BY_ID, variables: { ids } });
+      for (const node of nodes) {
+        const id = node?.id?.split("/").at(-1);
+        if (id && node?.title && node.handle) found.set(id, { title: node.title, handle: node.handle });
+      }
+    }
+  } catch (error) {
+    if (!isDomainError(error, "platform_unavailable") && !isDomainError(error, "platform_not_connected")) throw error;
+  }
+  return found;
+}

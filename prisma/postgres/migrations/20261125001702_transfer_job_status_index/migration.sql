@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "TransferJob_status_createdAt_idx" ON "TransferJob"("status", "createdAt");
+

@@ -1,0 +1,206 @@
+/**
+ * `npm run bench -- admin`: what each admin page costs a merchant, measured in Debian's Chromium on the
+ * local admin (the platform stand-in framing the production build, the demo shop seeded): LCP and CLS of
+ * the app frame (web-vitals), INP of the page's main interaction, and the JavaScript the page loads
+ * (bytes as served and gzipped; whether recharts is among them). The baseline, in the same run and the
+ * same browser: a bare HTML page with one heading and one button, framed the same way by a bare host
+ * page. Goals (issue 13): LCP <= 1.0 s, CLS <= 0.05, INP <= 100 ms, recharts only on Analytics.
+ */
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { chromium, type Frame, type Page } from "playwright-core";
+import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "../../tests/e2e/support/chromium";
+import { benchDatabase, freePort, ROOT, startChild, startWorker, stopChild } from "./lib";
+
+const GOALS = { lcpMs: 1000, cls: 0.05, inpMs: 100 };
+
+/** Each page and its main interaction: a click inside the app frame (INP is measured in the frame). */
+const PAGES: Array<{ name: string; path: string; interaction: string }> = [
+  { name: "Home", path: "", interaction: "h2:visible" },
+];
+
+const runs = Number(process.argv.find((arg) => arg.startsWith("--runs="))?.slice(7) ?? 3);
+
+const database = await benchDatabase("sqlite", "admin");
+process.env.DATABASE_URL = database.url;
+process.env.DEMO_SHOP_FILE = path.join(database.workDir, "admin-demo-shop.json");
+const { seedDemoShop, DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../../app/services/demo/demo-shop.server");
+const { closeDatabase } = await import("../../app/data/database.server");
+const { demoShopData } = await import("../../stand-in/demo-data");
+const { startPlatformStandIn } = await import("../../stand-in/platform");
+
+const port = await freePort();
+const appUrl = `http://127.0.0.1:${port}`;
+await seedDemoShop({ appUrl, file: process.env.DEMO_SHOP_FILE });
+await closeDatabase();
+const platform = await startPlatformStandIn({
+  appUrl,
+  apiKey: "local-dev-api-key",
+  apiSecret: "local-dev-api-secret",
+  appHandle: "wishlist-service",
+  shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
+});
+const env = {
+  DATABASE_URL: database.url,
+  REDIS_PREFIX: `bench-admin-${process.pid}`,
+  SHOPIFY_APP_URL: appUrl,
+  APP_BRIDGE_URL: `${platform.origin}/app-bridge.js`,
+  SHOPIFY_ADMIN_API_ORIGIN: platform.origin,
+  LOG_LEVEL: "warn",
+};
+const server = await startChild(
+  "server/index.ts",
+  [],
+  { ...env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" },
+  `${appUrl}/healthz`,
+);
+const worker = await startWorker(env);
+
+// The baseline: a bare host page framing a bare page, from one tiny server.
+const bare = createServer((request, response) => {
+  response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+  response.end(
+    request.url === "/frame"
+      ? '<!doctype html><html lang="en"><head><title>Bare</title></head><body><h1>Bare page</h1><p>One heading, one button.</p><button type="button" onclick="this.textContent=\'Clicked\'">Click</button></body></html>'
+      : '<!doctype html><html lang="en"><head><title>Host</title></head><body style="margin:0"><iframe id="app-frame" title="bare" src="/frame" style="width:100%;height:800px;border:0"></iframe></body></html>',
+  );
+});
+const barePort = await freePort();
+await new Promise<void>((resolve) => bare.listen(barePort, "127.0.0.1", resolve));
+
+const webVitals = readFileSync(path.join(ROOT, "node_modules/web-vitals/dist/web-vitals.iife.js"), "utf8");
+// Runs in every frame before its own scripts: records the latest value of each metric.
+const collector = `${webVitals}
+window.__vitals = {};
+for (const name of ["onLCP", "onCLS", "onINP"]) {
+  webVitals[name]((metric) => { window.__vitals[metric.name] = metric.value; }, { reportAllChanges: true });
+}`;
+
+interface PageFigures {
+  /** The frame document's first byte and DOMContentLoaded, from its navigation start: where LCP time goes. */
+  ttfbMs: number;
+  dclMs: number;
+  lcpMs: number;
+  cls: number;
+  inpMs: number | null;
+  jsBytes: number;
+  jsGzipBytes: number;
+  recharts: boolean;
+}
+
+const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+
+async function measure(url: string, interaction: string, appOrigin: string): Promise<PageFigures> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, userAgent: DESKTOP_USER_AGENT });
+  await context.addInitScript({ content: collector });
+  const page = await context.newPage();
+  const scripts: Array<Promise<Buffer | null>> = [];
+  page.on("response", (response) => {
+    if (response.request().resourceType() === "script" && response.url().startsWith(appOrigin)) {
+      scripts.push(response.body().catch(() => null));
+    }
+  });
+  await page.goto(url);
+  const frame = await appFrameOf(page);
+  await frame.waitForLoadState("load");
+  await frame.locator(interaction).first().waitFor({ state: "visible", timeout: 30_000 });
+  // Let the largest paint settle, then interact: LCP stops updating at the first input.
+  await page.waitForTimeout(500);
+  await frame
+    .locator(interaction)
+    .first()
+    .click({ trial: false, noWaitAfter: true })
+    .catch(() => undefined);
+  await page.waitForTimeout(500);
+  // INP and CLS are reported when the page is hidden: switch away to flush them.
+  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+  const vitals = (await frame.evaluate("window.__vitals")) as Record<string, number>;
+  const timing = (await frame.evaluate("JSON.stringify(performance.getEntriesByType('navigation')[0])")) as string;
+  const navigation = JSON.parse(timing) as { responseStart: number; domContentLoadedEventEnd: number };
+  const bodies = (await Promise.all(scripts)).filter((body): body is Buffer => body !== null);
+  await context.close();
+  return {
+    ttfbMs: navigation.responseStart,
+    dclMs: navigation.domContentLoadedEventEnd,
+    lcpMs: vitals.LCP ?? Number.NaN,
+    cls: vitals.CLS ?? 0,
+    inpMs: vitals.INP ?? null,
+    jsBytes: bodies.reduce((sum, body) => sum + body.length, 0),
+    jsGzipBytes: bodies.reduce((sum, body) => sum + gzipSync(body).length, 0),
+    recharts: bodies.some((body) => body.includes("recharts-wrapper")),
+  };
+}
+
+async function appFrameOf(page: Page): Promise<Frame> {
+  const handle = await page.waitForSelector("#app-frame");
+  const frame = await handle.contentFrame();
+  if (!frame) throw new Error("no app frame");
+  return frame;
+}
+
+const median = (values: number[]) => {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)]! : Number.NaN;
+};
+
+async function medianOf(url: string, interaction: string, appOrigin: string): Promise<PageFigures> {
+  // One unmeasured load first: the server's first answer of a route (module loading) is not a merchant's.
+  await measure(url, interaction, appOrigin);
+  const samples: PageFigures[] = [];
+  for (let run = 0; run < runs; run++) samples.push(await measure(url, interaction, appOrigin));
+  const inps = samples.map((sample) => sample.inpMs).filter((value): value is number => value !== null);
+  return {
+    ttfbMs: median(samples.map((sample) => sample.ttfbMs)),
+    dclMs: median(samples.map((sample) => sample.dclMs)),
+    lcpMs: median(samples.map((sample) => sample.lcpMs)),
+    cls: median(samples.map((sample) => sample.cls)),
+    inpMs: inps.length ? median(inps) : null,
+    jsBytes: samples[0]!.jsBytes,
+    jsGzipBytes: samples[0]!.jsGzipBytes,
+    recharts: samples.some((sample) => sample.recharts),
+  };
+}
+
+try {
+  const baseline = await medianOf(`http://127.0.0.1:${barePort}/`, "button", `http://127.0.0.1:${barePort}`);
+  const rows: string[] = [];
+  const kb = (bytes: number) => (bytes / 1024).toFixed(0);
+  const ms = (value: number | null) => (value === null || !Number.isFinite(value) ? "n/a" : value.toFixed(0));
+  const ratio = (value: number | null, base: number | null) =>
+    value === null || base === null || !base ? "" : ` (${(value / base).toFixed(1)}x)`;
+  for (const { name, path: appPath, interaction } of PAGES) {
+    const figures = await medianOf(platform.adminUrl(DEMO_SHOP_DOMAIN, appPath), interaction, appUrl);
+    const met =
+      figures.lcpMs <= GOALS.lcpMs &&
+      figures.cls <= GOALS.cls &&
+      (figures.inpMs === null || figures.inpMs <= GOALS.inpMs) &&
+      (figures.recharts === (name === "Analytics") || !figures.recharts);
+    rows.push(
+      `| ${name} | ${ms(figures.ttfbMs)} | ${ms(figures.dclMs)} | ${ms(figures.lcpMs)}${ratio(figures.lcpMs, baseline.lcpMs)} | ${figures.cls.toFixed(3)} | ` +
+        `${ms(figures.inpMs)} | ${kb(figures.jsBytes)} / ${kb(figures.jsGzipBytes)} | ${figures.recharts ? "yes" : "no"} | ${met ? "met" : "MISSED"} |`,
+    );
+  }
+  process.stdout.write(
+    [
+      `Admin pages in Chromium ${browser.version()}, median of ${runs} loads each after one warm-up (LCP and CLS of the app frame, INP of one click).`,
+      `Goals: LCP <= ${GOALS.lcpMs} ms, CLS <= ${GOALS.cls}, INP <= ${GOALS.inpMs} ms, recharts only on Analytics.`,
+      "",
+      "INP n/a: no interaction took 40 ms or more (web-vitals' threshold), i.e. below the goal.",
+      "",
+      "| Page | TTFB ms | DCL ms | LCP ms (x bare) | CLS | INP ms | JS KB raw / gzip | recharts | goals |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      `| bare baseline | ${ms(baseline.ttfbMs)} | ${ms(baseline.dclMs)} | ${ms(baseline.lcpMs)} | ${baseline.cls.toFixed(3)} | ${ms(baseline.inpMs)} | ${kb(baseline.jsBytes)} / ${kb(baseline.jsGzipBytes)} | no | |`,
+      ...rows,
+      "",
+    ].join("\n"),
+  );
+} finally {
+  await browser.close();
+  bare.close();
+  await stopChild(worker);
+  await stopChild(server);
+  await platform.close();
+  await database.drop();
+}

@@ -1,0 +1,297 @@
+/**
+ * A local stand-in for the commerce platform, for `npm run dev` and the tests only (never mounted in
+ * production; production refuses the variables that point the app at it). One HTTP server on loopback:
+ *  - the Admin GraphQL API of its shops (`/admin/api/<version>/graphql.json`, offline token checked);
+ *  - the shop admin around the embedded app (`/store/<name>/apps/<handle>/...`): frames the app's `/app`
+ *    pages with the parameters and session token the platform passes, and draws App Bridge's chrome;
+ *  - the App Bridge script stand-in (`/app-bridge.js`) the app's pages load instead of the platform's;
+ *  - the theme editor's app-embed switch, which the embed status reads back through the Admin API.
+ * docs/admin.md says how it fits together.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { serve, type ServerType } from "@hono/node-server";
+import { Hono } from "hono";
+import { answerAdminGraphql } from "./admin-graphql";
+import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
+import { adminHost, signSessionToken } from "./session-token";
+
+export interface PlatformStandInOptions {
+  /** The app's public URL (SHOPIFY_APP_URL): the admin frames `<appUrl>/app`. */
+  appUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  /** `handle` in shopify.app.toml: the admin's app path and the app embed's block type. */
+  appHandle: string;
+  appName?: string;
+  shops: StandInShop[];
+  port?: number;
+  /** The address to listen on: loopback. */
+  host?: string;
+}
+
+export interface PlatformStandIn {
+  origin: string;
+  /** The admin page that opens the app for a shop, optionally on one of its pages (`/lists`). */
+  adminUrl(shopDomain: string, appPath?: string): string;
+  shops: StandInShop[];
+  close(): Promise<void>;
+}
+
+const here = import.meta.dirname;
+const asset = (name: string) => readFileSync(path.join(here, name), "utf8");
+const storeName = (domain: string) => domain.replace(/\.myshopify\.com$/, "");
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+/** JSON inside a <script> element: nothing in it may close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
+
+export function embedBlockType(appHandle: string) {
+  return `shopify://apps/${appHandle}/blocks/app-embed/${STAND_IN_EXTENSION_ID}`;
+}
+
+export async function startPlatformStandIn(options: PlatformStandInOptions): Promise<PlatformStandIn> {
+  const { appUrl, apiKey, apiSecret, appHandle, shops } = options;
+  const appName = options.appName ?? "Wishlist";
+  const appOrigin = new URL(appUrl).origin;
+  const byStore = new Map(shops.map((shop) => [storeName(shop.domain), shop]));
+  const byToken = new Map(shops.map((shop) => [shop.accessToken, shop]));
+
+  const app = new Hono();
+
+  // ---- Admin GraphQL API ------------------------------------------------------------------------------
+  app.post("/admin/api/:version/graphql.json", async (c) => {
+    const shop = byToken.get(c.req.header("x-shopify-access-token") ?? "");
+    if (!shop) {
+      return c.json({ errors: "[API] Invalid API key or access token (unrecognized login or wrong password)" }, 401);
+    }
+    let body: { query?: unknown; variables?: unknown };
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ errors: { query: "Required parameter missing or invalid" } }, 400);
+    }
+    return c.json(await answerAdminGraphql(shop, body));
+  });
+
+  // ---- scripts ----------------------------------------------------------------------------------------
+  const appBridge = asset("app-bridge.js");
+  const adminHostScript = asset("admin-host.js");
+  const javascript = (source: string) =>
+    new Response(source, {
+      headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" },
+    });
+  app.get("/app-bridge.js", () => javascript(appBridge));
+  app.get("/favicon.ico", () => new Response(null, { status: 204 }));
+  app.get("/admin-host.js", () => javascript(adminHostScript));
+
+  // ---- the shop admin ---------------------------------------------------------------------------------
+  app.get("/", (c) => c.redirect(`/store/${storeName(shops[0]!.domain)}/apps/${appHandle}`));
+  app.get("/store/:store", (c) => c.redirect(`/store/${c.req.param("store")}/apps/${appHandle}`));
+
+  app.post("/store/:store/session-token", async (c) => {
+    const shop = byStore.get(c.req.param("store"));
+    if (!shop) return c.json({ error: "unknown shop" }, 404);
+    return c.json({ token: await signSessionToken({ shopDomain: shop.domain, apiKey, apiSecret }) });
+  });
+
+  app.get(`/store/:store/apps/${appHandle}/*`, (c) => adminPage(c.req.param("store"), c.req.url));
+  app.get(`/store/:store/apps/${appHandle}`, (c) => adminPage(c.req.param("store"), c.req.url));
+
+  async function adminPage(store: string, requestUrl: string) {
+    const shop = byStore.get(store);
+    if (!shop) return new Response("No such shop in the platform stand-in", { status: 404 });
+    const url = new URL(requestUrl);
+    const basePath = `/store/${store}/apps/${appHandle}`;
+    const appPath = `/app${url.pathname.slice(basePath.length).replace(/\/$/, "")}`;
+    const frameUrl = new URL(`${appUrl}${appPath}`);
+    for (const [name, value] of url.searchParams) frameUrl.searchParams.append(name, value);
+    frameUrl.searchParams.set("embedded", "1");
+    frameUrl.searchParams.set("host", adminHost(shop.domain));
+    frameUrl.searchParams.set("id_token", await signSessionToken({ shopDomain: shop.domain, apiKey, apiSecret }));
+    frameUrl.searchParams.set("locale", "en");
+    frameUrl.searchParams.set("shop", shop.domain);
+    frameUrl.searchParams.set("timestamp", String(Math.floor(Date.now() / 1000)));
+    const config = {
+      appOrigin,
+      appName,
+      shopName: shop.name,
+      basePath,
+      adminPath: `/store/${store}`,
+      tokenPath: `/store/${store}/session-token`,
+    };
+    return htmlResponse(
+      `${appName} · ${shop.name}`,
+      `<header class="admin-top">
+        <span class="admin-logo" aria-hidden="true">◆</span>
+        <span class="admin-shop">${escapeHtml(shop.name)}</span>
+        <span class="admin-badge">Local admin (platform stand-in)</span>
+      </header>
+      <div id="save-bar" class="admin-save-bar" hidden>
+        <span class="admin-save-bar__label">Unsaved changes</span>
+        <span id="save-bar-actions" class="admin-actions"></span>
+      </div>
+      <div id="loading-bar" class="admin-loading" hidden></div>
+      <div class="admin-body">
+        <nav class="admin-nav" aria-label="App navigation">
+          <a id="app-home" class="admin-nav__app" href="${escapeHtml(basePath)}">${escapeHtml(appName)}</a>
+          <ul id="app-nav"></ul>
+        </nav>
+        <main class="admin-main">
+          <div class="admin-title-bar">
+            <h1 id="title-bar-title"></h1>
+            <span id="title-bar-actions" class="admin-actions"></span>
+          </div>
+          <iframe id="app-frame" name="app-iframe" title="${escapeHtml(appName)}" src="${escapeHtml(frameUrl.href)}"></iframe>
+        </main>
+      </div>
+      <div id="toasts" class="admin-toasts" aria-live="polite"></div>
+      <script id="admin-config" type="application/json">${scriptJson(config)}</script>
+      <script src="/admin-host.js"></script>`,
+    );
+  }
+
+  // ---- the theme editor's app embed switch --------------------------------------------------------------
+  app.get("/store/:store/themes/current/editor", (c) => {
+    const shop = byStore.get(c.req.param("store"));
+    if (!shop) return c.text("No such shop in the platform stand-in", 404);
+    const activate = c.req.query("activateAppId") === `${apiKey}/app-embed`;
+    const block = Object.values(shop.theme.blocks).find((candidate) => candidate.type === embedBlockType(appHandle));
+    const enabled = block ? !block.disabled : false;
+    return c.html(
+      html(
+        `Theme editor · ${shop.name}`,
+        `<header class="admin-top"><span class="admin-logo" aria-hidden="true">◆</span>
+          <span class="admin-shop">${escapeHtml(shop.name)}</span><span class="admin-badge">Theme editor (platform stand-in)</span></header>
+        <main class="editor">
+          <h1>${escapeHtml(shop.theme.name)}: App embeds</h1>
+          <form method="post" class="editor-card">
+            <label class="editor-toggle"><input type="checkbox" name="enabled" value="on" ${activate || enabled ? "checked" : ""}>
+              <span>${escapeHtml(appName)}: app embed</span></label>
+            <p class="editor-hint">${activate && !enabled ? "Opened from the app: the embed is switched on below; save to publish it." : "Switch the embed on or off, then save."}</p>
+            <button type="submit" class="admin-button admin-button--primary">Save</button>
+            <a class="admin-button" href="/store/${escapeHtml(c.req.param("store"))}/apps/${escapeHtml(appHandle)}">Back to ${escapeHtml(appName)}</a>
+          </form>
+        </main>`,
+      ),
+    );
+  });
+
+  app.post("/store/:store/themes/current/editor", async (c) => {
+    const store = c.req.param("store");
+    const shop = byStore.get(store);
+    if (!shop) return c.text("No such shop in the platform stand-in", 404);
+    const form = await c.req.parseBody();
+    setEmbed(shop, form.enabled === "on");
+    return c.redirect(`/store/${store}/themes/current/editor?saved=1`, 303);
+  });
+
+  app.get("/store/:store/products/:id", (c) => {
+    const shop = byStore.get(c.req.param("store"));
+    const product = shop?.products.find((candidate) => candidate.id === c.req.param("id"));
+    if (!shop || !product) return c.text("No such product in the platform stand-in", 404);
+    return c.html(
+      html(
+        `${product.title} · ${shop.name}`,
+        `<header class="admin-top"><span class="admin-logo" aria-hidden="true">◆</span>
+          <span class="admin-shop">${escapeHtml(shop.name)}</span><span class="admin-badge">Products (platform stand-in)</span></header>
+        <main class="editor"><h1>${escapeHtml(product.title)}</h1>
+          <div class="editor-card"><p>Handle: ${escapeHtml(product.handle)}</p><p>Price: ${escapeHtml(product.price)}</p>
+          <a class="admin-button" href="/store/${escapeHtml(c.req.param("store"))}/apps/${escapeHtml(appHandle)}">Back to ${escapeHtml(appName)}</a></div></main>`,
+      ),
+    );
+  });
+
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: options.host ?? "127.0.0.1" }, () =>
+      resolve(started),
+    );
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  // Named with the app's host name: the admin and the app are then one site (ports do not count), so a
+  // browser that refuses third-party storage still lets the framed app use its own.
+  const origin = `http://${new URL(appUrl).hostname}:${port}`;
+
+  return {
+    origin,
+    shops,
+    adminUrl: (shopDomain, appPath = "") => `${origin}/store/${storeName(shopDomain)}/apps/${appHandle}${appPath}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+
+  function setEmbed(shop: StandInShop, enabled: boolean) {
+    const type = embedBlockType(appHandle);
+    const id =
+      Object.keys(shop.theme.blocks).find((key) => shop.theme.blocks[key]!.type === type) ?? "17263412345678901234";
+    shop.theme.blocks[id] = { type, disabled: !enabled, settings: {} };
+  }
+}
+
+function htmlResponse(title: string, body: string) {
+  return new Response(html(title, body), { headers: { "content-type": "text/html; charset=utf-8" } });
+}
+
+function html(title: string, body: string) {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLES}</style>
+</head>
+<body>
+${body}
+</body>
+</html>`;
+}
+
+const STYLES = `
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 14px/20px -apple-system, BlinkMacSystemFont, "San Francisco", "Segoe UI", Roboto, sans-serif; color: #303030; background: #f1f1f1; }
+  .admin-top { height: 56px; display: flex; align-items: center; gap: 12px; padding: 0 16px; background: #1a1a1a; color: #e3e3e3; }
+  .admin-logo { color: #95bf47; font-size: 20px; }
+  .admin-shop { font-weight: 650; }
+  .admin-badge { margin-left: auto; font-size: 12px; padding: 2px 8px; border-radius: 8px; background: #303030; }
+  .admin-save-bar { position: fixed; top: 0; left: 0; right: 0; height: 56px; z-index: 10; display: flex; align-items: center; padding: 0 16px; background: #1a1a1a; color: #fff; }
+  .admin-save-bar[hidden] { display: none; }
+  .admin-save-bar.shake { animation: shake .4s; }
+  @keyframes shake { 25% { transform: translateX(-6px); } 75% { transform: translateX(6px); } }
+  .admin-save-bar__label { font-weight: 650; }
+  .admin-save-bar .admin-actions { margin-left: auto; }
+  .admin-loading { position: fixed; top: 56px; left: 0; right: 0; height: 3px; background: #005bd3; z-index: 5; }
+  .admin-loading[hidden] { display: none; }
+  .admin-body { display: flex; min-height: calc(100vh - 56px); }
+  .admin-nav { width: 240px; flex: none; padding: 12px 8px; background: #ebebeb; }
+  .admin-nav ul { list-style: none; margin: 0; padding: 0 0 0 12px; }
+  .admin-nav a { display: block; padding: 6px 8px; border-radius: 8px; color: #303030; text-decoration: none; font-weight: 550; }
+  .admin-nav a[aria-current="page"] { background: #fafafa; color: #1a1a1a; font-weight: 650; }
+  .admin-nav a:hover { background: #f7f7f7; }
+  .admin-nav a:focus-visible, .admin-button:focus-visible { outline: 2px solid #005bd3; outline-offset: 1px; }
+  .admin-main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
+  .admin-title-bar { display: flex; align-items: center; gap: 8px; min-height: 52px; padding: 8px 20px; }
+  .admin-title-bar h1 { margin: 0; font-size: 20px; line-height: 28px; font-weight: 700; }
+  .admin-actions { display: inline-flex; gap: 8px; margin-left: auto; }
+  .admin-button { display: inline-block; border-radius: 8px; padding: 6px 12px; font: inherit; font-weight: 550; cursor: pointer; border: 1px solid #c9c9c9; background: #fff; color: #303030; text-decoration: none; }
+  .admin-button--primary { background: #303030; color: #fff; border-color: #303030; }
+  .admin-button--critical { color: #8e0b21; }
+  .admin-button--primary.admin-button--critical { background: #c70a24; color: #fff; border-color: #c70a24; }
+  .admin-button:disabled { opacity: .55; cursor: default; }
+  .admin-save-bar .admin-button { background: #303030; color: #fff; border-color: #616161; }
+  .admin-save-bar .admin-button--primary { background: #fff; color: #303030; }
+  #app-frame { flex: 1; width: 100%; min-height: 640px; border: 0; }
+  .admin-toasts { position: fixed; bottom: 24px; left: 50%; transform: translateX(-50%); display: flex; flex-direction: column; gap: 8px; z-index: 20; }
+  .admin-toast { padding: 10px 16px; border-radius: 10px; background: #1a1a1a; color: #fff; font-weight: 550; box-shadow: 0 8px 16px rgba(0,0,0,.2); }
+  .admin-toast--error { background: #8e1f0b; }
+  .editor { max-width: 720px; margin: 24px auto; padding: 0 16px; }
+  .editor h1 { font-size: 20px; }
+  .editor-card { background: #fff; border-radius: 12px; padding: 16px; box-shadow: 0 1px 0 rgba(0,0,0,.07); display: flex; flex-direction: column; gap: 12px; align-items: flex-start; }
+  .editor-toggle { display: flex; gap: 8px; align-items: center; font-weight: 650; }
+  .editor-hint { margin: 0; color: #616161; }
+`;

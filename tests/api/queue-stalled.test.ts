@@ -1,0 +1,52 @@
+import net from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+
+/**
+ * A Redis that accepts connections and never answers (a flapping or overloaded server, a black-holing
+ * network): starting a job waits for the queue a few seconds at most, then answers 202 with the job
+ * accepted; the worker's sweep queues it once Redis answers (docs/decisions/014-imports-exports.md).
+ */
+const sockets = new Set<net.Socket>();
+const silent = net.createServer((socket) => {
+  sockets.add(socket);
+  socket.on("error", () => {});
+  socket.on("close", () => sockets.delete(socket));
+});
+await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+process.env.REDIS_URL = `redis://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => silent.close(resolve));
+});
+
+const { database } = await import("~/data/database.server");
+const { createShopWithKey } = await import("../factories");
+const { BASE_URL, createTestApp } = await import("../support/http");
+const app = await createTestApp();
+
+describe("starting a job while Redis does not answer", () => {
+  it("answers 202 within a few seconds, with the job queued and the answer stored for the key", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const started = Date.now();
+    const response = await app.request(`${BASE_URL}/v1/exports`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json", "Idempotency-Key": "e-1" },
+      body: JSON.stringify({ format: "csv" }),
+    });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(response.status).toBe(202);
+    const { jobId } = (await response.json()) as { jobId: string };
+    const row = await database()
+      .selectFrom("TransferJob")
+      .select(["id", "status"])
+      .where("shopId", "=", shop.id)
+      .executeTakeFirst();
+    expect(row).toEqual({ id: jobId, status: "queued" });
+    const record = await database()
+      .selectFrom("IdempotencyRecord")
+      .select(["state", "responseStatus"])
+      .where("shopId", "=", shop.id)
+      .executeTakeFirst();
+    expect(record).toEqual({ state: "completed", responseStatus: 202 });
+  }, 20_000);
+});

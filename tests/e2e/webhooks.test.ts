@@ -1,0 +1,336 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { FrameLocator, Locator, Page } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { database } from "~/data/database.server";
+import { createShopWithKey, createDelivery, createWebhookEndpoint } from "../factories";
+import { setEndpointHealth } from "../support/webhook-rows";
+import { startReceiver, type Received } from "../webhooks/receiver";
+import {
+  appFrame,
+  expectNoPageErrors,
+  screenshot,
+  seriousAccessibilityViolations,
+  useAdminStack,
+} from "./support/admin";
+import { clickTitleBarAction, clickWhenHydrated, whenHydrated } from "./support/interaction";
+
+// The stack's worker delivers to loopback over plain http, with a retry unit of 50 ms (support/admin.ts).
+const stack = useAdminStack();
+
+const receivers: Array<{ close(): Promise<void> }> = [];
+afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())));
+
+/** A receiver on loopback answering each request with `status(index)` (200 unless told otherwise). */
+async function receiver(status: (index: number) => number = () => 200) {
+  const started = await startReceiver((_request, index, res) => {
+    const code = status(index);
+    res.writeHead(code, { "content-type": "text/plain" }).end(code === 200 ? "ok" : "receiver failed");
+  });
+  receivers.push(started);
+  return started;
+}
+
+/** The receiver's side of docs/webhooks.md, written apart from the service: HMAC-SHA256 of `<t>.<raw body>`. */
+function signedWith(request: Received, secret: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers["x-service-signature"] ?? ""));
+  if (!match) return false;
+  if (Math.abs(Date.now() / 1000 - Number(match[1])) > 300) return false;
+  const expected = createHmac("sha256", secret).update(`${match[1]}.`).update(request.body).digest();
+  return timingSafeEqual(expected, Buffer.from(match[2]!, "hex"));
+}
+
+const eventOf = (request: Received) =>
+  JSON.parse(request.body.toString("utf8")) as { id: string; type: string; data: Record<string, unknown> };
+
+interface ApiEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  disabledAt: string | null;
+  failCount: number;
+}
+
+async function apiEndpoints(): Promise<ApiEndpoint[]> {
+  const response = await stack.api("/webhooks");
+  expect(response.status).toBe(200);
+  return (await response.json()) as ApiEndpoint[];
+}
+
+async function apiAttempts(endpointId: string): Promise<Array<{ attempt: number; statusCode: number | null }>> {
+  const response = await stack.api(`/webhooks/${endpointId}/deliveries`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: Array<{ attempt: number; statusCode: number | null }> }).data;
+}
+
+const adminTime = (iso: string) =>
+  `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
+
+const openModal = (app: FrameLocator) => app.locator("dialog.ab-modal[open]");
+const modalButton = (app: FrameLocator, label: string) =>
+  openModal(app).locator(".ab-modal__footer button", { hasText: label });
+const toast = (page: Page, text: string) => page.locator(".admin-toast", { hasText: text });
+const row = (app: FrameLocator, text: string) => app.locator("tbody tr", { hasText: text });
+
+/** A delivery log row's cells by column, as read (badges without their visually hidden tone word). */
+async function cells(logRow: Locator) {
+  const texts = await logRow.locator("td").evaluateAll((tds) =>
+    tds.map((td) => {
+      const copy = td.cloneNode(true) as HTMLElement;
+      copy.querySelectorAll(".Polaris-Text--visuallyHidden").forEach((hidden) => hidden.remove());
+      return [...copy.querySelectorAll("span, div")]
+        .filter((node) => node.children.length === 0)
+        .map((node) => node.textContent?.trim())
+        .filter(Boolean)
+        .join(" ");
+    }),
+  );
+  const [time, event, attempt, status, code, duration, nextRetry] = texts;
+  return { time, event, attempt, status, code, duration, nextRetry };
+}
+
+// Each test drives a browser through several page loads and waits on the worker: minutes on a busy machine.
+const BROWSER_TEST = { timeout: 180_000 };
+
+describe("the Webhooks page", BROWSER_TEST, () => {
+  it("adds an endpoint with two events, shows its signing secret once, and a test ping arrives signed with it", async () => {
+    const hooks = await receiver();
+    const { context, page, app } = await stack.openAdmin("/webhooks");
+    await app.getByText("Send wishlist events to your systems").waitFor({ timeout: 30_000 });
+
+    await clickTitleBarAction(page, app, "Add endpoint");
+    await openModal(app).waitFor();
+    await app.getByLabel("Endpoint URL").fill(hooks.url);
+    await app.getByLabel("item.added").check();
+    await app.getByLabel("list.shared").check();
+    await modalButton(app, "Add endpoint").click();
+
+    const secretField = app.getByLabel("Signing secret");
+    await secretField.waitFor({ timeout: 30_000 });
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    expect(await openModal(app).textContent()).toContain("it is shown only this once");
+    await screenshot(page, "webhooks-secret-once");
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await openModal(app).getByRole("button", { name: "Copy" }).click();
+    await toast(page, "Signing secret copied").waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+
+    const [endpoint, ...others] = await apiEndpoints();
+    expect(others).toEqual([]);
+    expect(endpoint).toMatchObject({ url: hooks.url, events: ["item.added", "list.shared"], disabledAt: null });
+    expect(JSON.stringify(endpoint)).not.toContain(secret);
+
+    // Once: closed, reopened and reloaded, the page never shows it again.
+    await modalButton(app, "Done").click();
+    await expect.poll(() => openModal(app).count()).toBe(0);
+    await clickTitleBarAction(page, app, "Add endpoint");
+    await openModal(app).waitFor();
+    expect(await app.getByLabel("Endpoint URL").inputValue()).toBe("");
+    expect(await app.getByLabel("Signing secret").count()).toBe(0);
+    await modalButton(app, "Cancel").click();
+    await expect.poll(() => openModal(app).count()).toBe(0);
+    await page.reload();
+    const listed = row(app, hooks.url);
+    await listed.waitFor({ timeout: 30_000 });
+    expect(await listed.textContent()).toContain("item.added, list.shared");
+    expect(await listed.textContent()).toContain("Active");
+    expect(await app.locator("body").textContent()).not.toContain(secret);
+
+    await clickWhenHydrated(app.getByRole("button", { name: `Send test to ${hooks.url}` }));
+    await toast(page, "Test event sent").waitFor({ timeout: 30_000 });
+    const [ping] = await hooks.waitFor(1, 30_000);
+    expect(ping!.headers["x-service-event"]).toBe("ping");
+    expect(signedWith(ping!, secret)).toBe(true);
+    expect(signedWith(ping!, "whsec_someone-else")).toBe(false);
+    expect(eventOf(ping!)).toMatchObject({ type: "ping", data: { endpointId: endpoint!.id } });
+
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
+    await screenshot(page, "webhooks");
+    await context.close();
+  });
+
+  it("refuses an empty URL, a non-http URL and no events inline, and creates nothing", async () => {
+    const before = await apiEndpoints();
+    const { context, page, app } = await stack.openAdmin("/webhooks");
+    await clickTitleBarAction(page, app, "Add endpoint");
+    await openModal(app).waitFor();
+    const url = app.getByLabel("Endpoint URL");
+    const events = openModal(app).locator("fieldset");
+
+    await modalButton(app, "Add endpoint").click();
+    await openModal(app).getByText("must be an absolute URL such as https://example.com/webhooks").waitFor();
+    expect(await url.getAttribute("aria-invalid")).toBe("true");
+    expect(await events.textContent()).toContain("choose at least one event");
+
+    await url.fill("ftp://x");
+    await app.getByLabel("item.removed").check();
+    await modalButton(app, "Add endpoint").click();
+    await openModal(app).getByText("must use http or https").waitFor();
+    expect(await openModal(app).textContent()).toContain("The endpoint was not added");
+
+    await url.fill("http://127.0.0.1:9/hooks");
+    await app.getByLabel("item.removed").uncheck();
+    await modalButton(app, "Add endpoint").click();
+    await expect.poll(() => openModal(app).getByText("must use http or https").count()).toBe(0);
+    expect(await events.textContent()).toContain("choose at least one event");
+    expect(await app.getByLabel("Signing secret").count()).toBe(0);
+
+    expect(await apiEndpoints()).toEqual(before);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("disables an endpoint after 20 failed attempts in a row; the banner re-enables it", async () => {
+    let failing = true;
+    const hooks = await receiver(() => (failing ? 500 : 200));
+    const { endpoint } = await createWebhookEndpoint(stack.shop.id, hooks.url);
+    const { context, page, app } = await stack.openAdmin("/webhooks");
+
+    // The real path: each test ping is tried 6 times (1 + 5 retries, about 5 s in all at 50 ms a unit),
+    // so 4 pings make 24 failing attempts and the 20th switches the endpoint off.
+    const sendTest = app.getByRole("button", { name: `Send test to ${hooks.url}` });
+    await whenHydrated(sendTest);
+    for (let ping = 1; ping <= 4; ping++) {
+      await sendTest.click();
+      await expect
+        .poll(() => new Set(hooks.received.map((request) => eventOf(request).id)).size, { timeout: 30_000 })
+        .toBe(ping);
+    }
+    await expect
+      .poll(async () => (await apiEndpoints()).find(({ id }) => id === endpoint.id)?.disabledAt ?? null, {
+        timeout: 60_000,
+      })
+      .not.toBeNull();
+    const disabled = (await apiEndpoints()).find(({ id }) => id === endpoint.id)!;
+    expect(disabled.failCount).toBeGreaterThanOrEqual(20);
+
+    await page.reload();
+    const banner = app.getByText("A webhook endpoint is disabled and receives no events");
+    await banner.waitFor({ timeout: 30_000 });
+    const listed = row(app, hooks.url);
+    expect(await listed.textContent()).toContain("Disabled");
+    expect(await listed.textContent()).toContain(`since ${adminTime(disabled.disabledAt!)}`);
+    expect(await sendTest.isDisabled()).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshot(page, "webhooks-disabled-banner");
+
+    failing = false;
+    await clickWhenHydrated(app.getByRole("button", { name: `Re-enable ${hooks.url}` }));
+    await expect.poll(() => banner.count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(async () => (await listed.textContent())?.includes("Active"), { timeout: 30_000 }).toBe(true);
+    expect((await apiEndpoints()).find(({ id }) => id === endpoint.id)).toMatchObject({
+      disabledAt: null,
+      failCount: 0,
+    });
+
+    // Re-enabled means delivered to again.
+    const sentBefore = hooks.received.length;
+    await sendTest.click();
+    await expect.poll(() => hooks.received.length, { timeout: 30_000 }).toBeGreaterThan(sentBefore);
+    expect(eventOf(hooks.received.at(-1)!).type).toBe("ping");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("asks before deleting an endpoint; deleting removes it", async () => {
+    const { endpoint } = await createWebhookEndpoint(stack.shop.id, "https://delete-me.example/hooks");
+    const { context, page, app } = await stack.openAdmin("/webhooks");
+    const deleteButton = app.getByRole("button", { name: "Delete https://delete-me.example/hooks" });
+
+    await clickWhenHydrated(deleteButton);
+    await openModal(app).getByText("https://delete-me.example/hooks").waitFor();
+    await modalButton(app, "Cancel").click();
+    await expect.poll(() => openModal(app).count()).toBe(0);
+    expect((await apiEndpoints()).map(({ id }) => id)).toContain(endpoint.id);
+
+    await deleteButton.click();
+    await modalButton(app, "Delete endpoint").click();
+    await toast(page, "Endpoint deleted").waitFor({ timeout: 30_000 });
+    await expect.poll(() => row(app, "https://delete-me.example/hooks").count()).toBe(0);
+    expect((await apiEndpoints()).map(({ id }) => id)).not.toContain(endpoint.id);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+});
+
+describe("an endpoint's page", BROWSER_TEST, () => {
+  it("logs every attempt with its HTTP code; Redeliver sends the event once more", async () => {
+    // The receiver fails the first attempt and accepts everything after it.
+    const hooks = await receiver((index) => (index === 0 ? 500 : 200));
+    const { endpoint, secret } = await createWebhookEndpoint(stack.shop.id, hooks.url);
+    const { context, page, app } = await stack.openAdmin("/webhooks");
+
+    await clickWhenHydrated(app.getByRole("link", { name: hooks.url }));
+    await app.getByText("No deliveries yet").waitFor({ timeout: 30_000 });
+    await clickWhenHydrated(app.getByRole("button", { name: `Send test to ${hooks.url}` }));
+    await toast(page, "Test event sent").waitFor({ timeout: 30_000 });
+    await hooks.waitFor(2, 30_000);
+    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 30_000 }).toBe(2);
+
+    await clickTitleBarAction(page, app, "Refresh log");
+    const rows = app.locator("tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(2);
+    expect(await cells(rows.nth(0))).toMatchObject({ event: "ping", attempt: "2", status: "Succeeded", code: "200" });
+    expect(await cells(rows.nth(1))).toMatchObject({
+      event: "ping",
+      attempt: "1",
+      status: "Failed HTTP 500",
+      code: "500",
+      nextRetry: expect.stringMatching(/ UTC$/),
+    });
+
+    await clickWhenHydrated(rows.nth(1).getByRole("button", { name: "Redeliver ping (attempt 1)" }));
+    await toast(page, "Redelivery queued").waitFor({ timeout: 30_000 });
+    const [first, , again] = await hooks.waitFor(3, 30_000);
+    expect(eventOf(again!).id).toBe(eventOf(first!).id);
+    expect(again!.headers["x-service-delivery"]).not.toBe(first!.headers["x-service-delivery"]);
+    expect(signedWith(again!, secret)).toBe(true);
+
+    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 30_000 }).toBe(3);
+    await clickTitleBarAction(page, app, "Refresh log");
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(3);
+    expect(await cells(rows.first())).toMatchObject({ event: "ping", attempt: "3", status: "Succeeded", code: "200" });
+
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
+    await screenshot(page, "webhook-deliveries");
+    await context.close();
+  });
+
+  it("pages the log with the API's cursors", async () => {
+    const { endpoint } = await createWebhookEndpoint(stack.shop.id, "https://paged.example/hooks");
+    // Disabled, so the worker sends the seeded events nowhere and the log holds exactly these 30 attempts.
+    await setEndpointHealth(database(), stack.shop.id, endpoint.id, { disabledAt: new Date() }, new Date());
+    for (let attempt = 0; attempt < 30; attempt++) await createDelivery(stack.shop.id, endpoint.id);
+    const { context, page, app } = await stack.openAdmin(`/webhooks/${endpoint.id}`);
+    const rows = app.locator("tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(25);
+
+    await clickWhenHydrated(app.getByRole("link", { name: "Older attempts" }));
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
+    const cursor = new URL((await appFrame(page)).url()).searchParams.get("cursor");
+    expect(cursor).toBeTruthy();
+    const apiPage = await stack.api(`/webhooks/${endpoint.id}/deliveries?cursor=${encodeURIComponent(cursor!)}`);
+    expect(((await apiPage.json()) as { data: unknown[] }).data).toHaveLength(5);
+
+    await app.getByRole("link", { name: "Newest attempts" }).click();
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(25);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("shows another shop's endpoint, or an id of another kind, as not found and nothing of it", async () => {
+    const other = await createShopWithKey();
+    const { endpoint } = await createWebhookEndpoint(other.shop.id, "https://other-shop.example/private-hooks");
+    for (const id of [endpoint.id, "lst_01jd2x6c5ef0q8w3d0s8b2n7k4"]) {
+      const { context, page, app } = await stack.openAdmin(`/webhooks/${id}`);
+      await app.getByText("This webhook endpoint does not exist").waitFor({ timeout: 30_000 });
+      expect(await app.locator("body").textContent()).not.toContain("other-shop.example");
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      expectNoPageErrors(page, [/^HTTP 404 GET .*\/app\/webhooks\//]);
+      await context.close();
+    }
+  });
+});
