@@ -16,7 +16,8 @@ import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
 import { endpointSecret } from "./endpoint-secrets.server";
 import { assertLiteralHostAllowed, redactAddresses } from "./ssrf.server";
 
-export const USER_AGENT = "WishlistService-Webhooks/1 (+https://wishlist-service.example/docs/webhooks)";
+/** Names the sender without a link: the service has no public documentation address to point at. */
+export const USER_AGENT = "WishlistService-Webhooks/1";
 /** Response bodies are read up to this many bytes and kept in the delivery log. */
 export const RESPONSE_SNIPPET_BYTES = 1_024;
 
