@@ -4,6 +4,7 @@
  * one for the form. Unexpected errors are not caught here: the route's error boundary shows them.
  */
 import { z } from "zod";
+import "~/lib/zod-messages";
 import { isDomainError } from "~/lib/domain-error";
 
 export interface FormFailure {

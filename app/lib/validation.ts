@@ -1,5 +1,6 @@
 // Imported through @hono/zod-openapi so these schemas carry .openapi() (zod 4 adds methods per instance).
 import { z } from "@hono/zod-openapi";
+import "./zod-messages";
 import { canonicalPlatformId, MAX_PLATFORM_ID, parsePlatformId, type PlatformResource } from "./ids";
 import { AppError, type ProblemFieldError } from "./problems";
 

@@ -57,7 +57,9 @@ describe("GET /storefront/config", () => {
   it("requires Accept-Language (400 naming the header)", async () => {
     const response = await config();
     expect(response.status).toBe(400);
-    expect((await response.json()).errors[0].parameter).toBe("accept-language");
+    const problem = await response.json();
+    expect(problem.errors).toEqual([{ parameter: "accept-language", detail: "is required" }]);
+    expect(problem.detail).toBe("accept-language: is required");
   });
 
   it("tells the theme when the app proxy signed a logged-in customer", async () => {
