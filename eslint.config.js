@@ -3,7 +3,17 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/", "app/generated/", ".data/", "node_modules/", "coverage/", "public/build/"] },
+  {
+    ignores: [
+      "build/",
+      "app/generated/",
+      ".data/",
+      "node_modules/",
+      "coverage/",
+      "public/build/",
+      "extensions/wishlist-theme/assets/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -136,6 +136,8 @@ export const envSchema = z
     TRANSFER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
     /** `npm run dev` only: the port of the local platform stand-in (admin page, Admin API, App Bridge). */
     PLATFORM_STAND_IN_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+    /** `npm run dev` only: the port of the local storefront (the demo shop's online store, the app proxy). */
+    PLATFORM_STOREFRONT_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })

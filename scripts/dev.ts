@@ -159,11 +159,17 @@ try {
     appHandle: env.SHOPIFY_APP_HANDLE,
     shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
     port: env.PLATFORM_STAND_IN_PORT,
+    storefrontPort: env.PLATFORM_STOREFRONT_PORT,
   });
 } catch (error) {
+  const { code, port } = error as NodeJS.ErrnoException & { port?: number };
+  const [what, variable] =
+    port === env.PLATFORM_STOREFRONT_PORT
+      ? ["the local storefront", "PLATFORM_STOREFRONT_PORT"]
+      : ["the local admin", "PLATFORM_STAND_IN_PORT"];
   fail(
-    (error as NodeJS.ErrnoException).code === "EADDRINUSE"
-      ? `port ${env.PLATFORM_STAND_IN_PORT} (the local admin) is in use: stop the other process or set PLATFORM_STAND_IN_PORT`
+    code === "EADDRINUSE"
+      ? `port ${port} (${what}) is in use: stop the other process or set ${variable}`
       : `the platform stand-in did not start: ${String(error)}`,
   );
 }
@@ -180,3 +186,4 @@ startChild("worker", "worker/index.ts");
 await webAnswers(env.HOST, env.PORT);
 say(`web on ${env.SHOPIFY_APP_URL} (port ${env.PORT}); worker consuming from ${env.REDIS_URL}. Ctrl-C stops both.`);
 say(`Admin URL    ${platform.adminUrl(DEMO_SHOP_DOMAIN)}   (the embedded admin of the demo shop, no account needed)`);
+say(`Storefront   ${platform.storefrontOrigin}/   (the demo shop's online store with the theme extension)`);

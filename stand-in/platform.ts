@@ -5,8 +5,10 @@
  *  - the shop admin around the embedded app (`/store/<name>/apps/<handle>/...`): frames the app's `/app`
  *    pages with the parameters and session token the platform passes, and draws App Bridge's chrome;
  *  - the App Bridge script stand-in (`/app-bridge.js`) the app's pages load instead of the platform's;
- *  - the theme editor's app-embed switch, which the embed status reads back through the Admin API.
- * docs/admin.md says how it fits together.
+ *  - the theme editor's app-embed switch, which the embed status reads back through the Admin API;
+ *  - on a second port (an origin of its own, as a shop's domain is), the first shop's online store with the
+ *    theme app extension and the app proxy (stand-in/storefront.ts).
+ * docs/admin.md and docs/storefront.md say how it fits together.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,6 +17,7 @@ import { Hono } from "hono";
 import { answerAdminGraphql } from "./admin-graphql";
 import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
 import { adminHost, signSessionToken } from "./session-token";
+import { createStorefront, type StorefrontControls } from "./storefront";
 
 export interface PlatformStandInOptions {
   /** The app's public URL (SHOPIFY_APP_URL): the admin frames `<appUrl>/app`. */
@@ -26,6 +29,8 @@ export interface PlatformStandInOptions {
   appName?: string;
   shops: StandInShop[];
   port?: number;
+  /** The port of the first shop's storefront; 0 or unset: any free port. */
+  storefrontPort?: number;
   /** The address to listen on: loopback. */
   host?: string;
 }
@@ -34,6 +39,10 @@ export interface PlatformStandIn {
   origin: string;
   /** The admin page that opens the app for a shop, optionally on one of its pages (`/lists`). */
   adminUrl(shopDomain: string, appPath?: string): string;
+  /** The first shop's online store (the app proxy at /apps/service). */
+  storefrontOrigin: string;
+  /** Test hooks of the storefront's app proxy. */
+  storefront: StorefrontControls;
   shops: StandInShop[];
   close(): Promise<void>;
 }
@@ -203,26 +212,45 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     );
   });
 
-  const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: options.host ?? "127.0.0.1" }, () =>
-      resolve(started),
-    );
+  const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port?: number) =>
+    new Promise<ServerType>((resolve) => {
+      const started = serve({ fetch, port: port ?? 0, hostname: options.host ?? "127.0.0.1" }, () => resolve(started));
+    });
+  const portOf = (server: ServerType) => {
+    const address = server.address();
+    return typeof address === "object" && address ? address.port : 0;
+  };
+  const server = await listen(app.fetch, options.port);
+  const storefront = createStorefront({
+    appUrl,
+    apiSecret,
+    shop: shops[0]!,
+    embed: () => {
+      const block = Object.values(shops[0]!.theme.blocks).find(
+        (candidate) => candidate.type === embedBlockType(appHandle),
+      );
+      return { enabled: block ? !block.disabled : false, settings: block?.settings ?? {} };
+    },
   });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
+  const storefrontServer = await listen(storefront.app.fetch, options.storefrontPort);
   // Named with the app's host name: the admin and the app are then one site (ports do not count), so a
   // browser that refuses third-party storage still lets the framed app use its own.
-  const origin = `http://${new URL(appUrl).hostname}:${port}`;
+  const origin = `http://${new URL(appUrl).hostname}:${portOf(server)}`;
+  const close = (target: ServerType) =>
+    new Promise<void>((resolve) => {
+      (target as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      target.close(() => resolve());
+    });
 
   return {
     origin,
     shops,
+    storefrontOrigin: `http://${new URL(appUrl).hostname}:${portOf(storefrontServer)}`,
+    storefront: storefront.controls,
     adminUrl: (shopDomain, appPath = "") => `${origin}/store/${storeName(shopDomain)}/apps/${appHandle}${appPath}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all([close(server), close(storefrontServer)]);
+    },
   };
 
   function setEmbed(shop: StandInShop, enabled: boolean) {

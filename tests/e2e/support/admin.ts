@@ -132,7 +132,7 @@ async function waitForHealthy(appUrl: string, server: RunningProcess) {
 
 /** Uncaught errors in any frame fail the test at its end (see expectNoPageErrors). */
 const pageErrors = new WeakMap<Page, string[]>();
-function trackPageErrors(page: Page) {
+export function trackPageErrors(page: Page) {
   const errors: string[] = [];
   pageErrors.set(page, errors);
   page.on("pageerror", (error) => errors.push(error.message));

@@ -1,0 +1,351 @@
+/**
+ * The storefront script of the theme app extension (built into extensions/wishlist-theme/assets/wishlist.js
+ * by scripts/build-theme.ts; docs/storefront.md). No framework: it finds the heart buttons the app blocks
+ * rendered (and, when the merchant turns it on, adds hearts to product cards), keeps them in step with the
+ * shopper's list, renders the wishlist page block, and exposes `window.Wishlist` and the `wishlist:change`
+ * event for theme developers.
+ */
+import { ApiError, createApi, type Config, type Item, type List } from "./api";
+
+interface EmbedSettings {
+  proxy: string;
+  locale: string;
+  customer: string | null;
+  loginUrl: string;
+  sharePath: string;
+  cards: boolean;
+  cardSelector: string;
+  position: string;
+  badge: boolean;
+  strings: Record<string, string>;
+}
+
+type Listener = (detail: ChangeDetail) => void;
+interface ChangeDetail {
+  productId: string;
+  handle: string;
+  added: boolean;
+  count: number;
+}
+
+const AID_KEY = "wishlist:aid";
+
+const settingsElement = document.getElementById("wishlist-settings");
+if (settingsElement && !(window as { Wishlist?: unknown }).Wishlist) start(JSON.parse(settingsElement.textContent!));
+
+function start(settings: EmbedSettings) {
+  const api = createApi(settings.proxy, settings.locale);
+  const strings = settings.strings;
+  let config: Config = { strings, guestEnabled: true, shareEnabled: true, sharePath: settings.sharePath };
+  let items: Item[] = [];
+  let blockedUntil = 0;
+  const listeners = new Set<Listener>();
+
+  const storage = {
+    get: () => safely(() => localStorage.getItem(AID_KEY)),
+    set: (value: string) => safely(() => localStorage.setItem(AID_KEY, value)),
+    drop: () => safely(() => localStorage.removeItem(AID_KEY)),
+  };
+  // A customer is named by the platform's signature; a guest by the anonymous id kept in this browser.
+  const guestId = () => (settings.customer ? null : storage.get());
+
+  // ---- announcements ---------------------------------------------------------------------------------
+  const live = document.createElement("div");
+  live.className = "wl-toast";
+  live.setAttribute("role", "status");
+  live.setAttribute("aria-live", "polite");
+  document.body.append(live);
+  let hideTimer = 0;
+  function say(message: string, link?: { href: string; text: string }) {
+    live.textContent = message;
+    if (link) {
+      const anchor = document.createElement("a");
+      anchor.href = link.href;
+      anchor.textContent = link.text;
+      live.append(" ", anchor);
+    }
+    live.classList.add("wl-show");
+    clearTimeout(hideTimer);
+    hideTimer = window.setTimeout(() => live.classList.remove("wl-show"), 5000);
+  }
+  function failure(error: unknown) {
+    if (error instanceof ApiError && error.status === 429) {
+      const seconds = error.retryAfter || 30;
+      blockedUntil = Date.now() + seconds * 1000;
+      say(text("rateLimited").replace("{seconds}", String(seconds)));
+    } else if (error instanceof ApiError && error.status === 409) {
+      say(text("listFull"));
+    } else {
+      say(text("error"));
+    }
+  }
+  const text = (key: string) => config.strings[key] ?? strings[key] ?? key;
+
+  // ---- state ---------------------------------------------------------------------------------------
+  const savedItems = (productId: string | null, handle: string) =>
+    items.filter((item) => (productId ? item.productId === productId : item.handle === handle));
+
+  /** The pressed state of every heart, and the count badges. Labels swap by CSS (the app embed's styles). */
+  function render() {
+    for (const button of document.querySelectorAll<HTMLButtonElement>("[data-wishlist-button]")) {
+      const saved = savedItems(button.dataset.productId ?? null, button.dataset.handle ?? "").length > 0;
+      button.setAttribute("aria-pressed", String(saved));
+    }
+    for (const count of document.querySelectorAll("[data-wishlist-count]")) {
+      count.textContent = items.length ? String(items.length) : "";
+    }
+  }
+
+  function emit(detail: ChangeDetail) {
+    document.dispatchEvent(new CustomEvent("wishlist:change", { detail }));
+    for (const listener of listeners) listener(detail);
+  }
+
+  /** Saves or removes a product, optimistically: the heart changes at once and rolls back if the call fails. */
+  async function toggle(target: {
+    productId?: string;
+    handle: string;
+    variantId?: string;
+    title?: string;
+  }): Promise<boolean> {
+    if (!settings.customer && !config.guestEnabled) {
+      say(text("loginToSave"), { href: settings.loginUrl, text: text("logIn") });
+      return false;
+    }
+    if (Date.now() < blockedUntil) {
+      say(text("rateLimited").replace("{seconds}", String(Math.ceil((blockedUntil - Date.now()) / 1000))));
+      return false;
+    }
+    const before = items;
+    const existing = savedItems(target.productId ?? null, target.handle);
+    const adding = existing.length === 0;
+    const placeholder: Item = {
+      id: "",
+      productId: target.productId ?? "",
+      variantId: target.variantId ?? null,
+      handle: target.handle,
+      titleSnapshot: target.title ?? "",
+      addedAt: new Date().toISOString(),
+    };
+    items = adding ? [placeholder, ...items] : items.filter((item) => !existing.includes(item));
+    render();
+    try {
+      if (adding) {
+        const productId = target.productId ?? (await productIdOf(target.handle));
+        let aid = guestId();
+        if (!settings.customer && !aid) {
+          aid = crypto.randomUUID();
+          storage.set(aid);
+        }
+        const saved = await api.add(aid, {
+          productId,
+          handle: target.handle,
+          ...(target.variantId ? { variantId: target.variantId } : {}),
+          ...(target.title ? { title: target.title.slice(0, 255) } : {}),
+        });
+        items = items.map((item) => (item === placeholder ? saved : item));
+      } else {
+        for (const item of existing) await api.remove(guestId(), item.id);
+      }
+    } catch (error) {
+      items = before;
+      render();
+      failure(error);
+      return !adding;
+    }
+    render();
+    say(text(adding ? "saved" : "removed"));
+    const productId = target.productId ?? items.find((item) => item.handle === target.handle)?.productId ?? "";
+    emit({ productId, handle: target.handle, added: adding, count: items.length });
+    return adding;
+  }
+
+  // ---- buttons -------------------------------------------------------------------------------------
+  document.addEventListener("click", (event) => {
+    const button = (event.target as Element).closest<HTMLButtonElement>(
+      "[data-wishlist-button],[data-wishlist-remove]",
+    );
+    if (!button) return;
+    event.preventDefault();
+    const data = button.dataset;
+    // On a product page the variant is the one the product form has selected now.
+    const form = button.closest("[data-wishlist-product-page]")
+      ? document.querySelector("form[action*='/cart/add']")
+      : null;
+    const variant = (form?.querySelector<HTMLInputElement>("[name=id]")?.value ?? data.variantId) || undefined;
+    void toggle({ productId: data.productId, handle: data.handle ?? "", variantId: variant, title: data.title });
+  });
+
+  function addCardHearts() {
+    if (!settings.cards) return;
+    for (const card of document.querySelectorAll<HTMLElement>(settings.cardSelector)) {
+      if (card.querySelector("[data-wishlist-button]")) continue;
+      const link = card.querySelector<HTMLAnchorElement>("a[href*='/products/']");
+      const handle = link && /\/products\/([^/?#]+)/.exec(link.pathname)?.[1];
+      if (!handle) continue;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = `wl-heart wl-card wl-${settings.position}`;
+      button.dataset.wishlistButton = "";
+      button.dataset.handle = decodeURIComponent(handle);
+      button.dataset.title = link.textContent?.trim() ?? "";
+      button.setAttribute("aria-label", `${text("add")}: ${button.dataset.title || button.dataset.handle}`);
+      button.append(icon());
+      if (getComputedStyle(card).position === "static") card.style.position = "relative";
+      card.append(button);
+    }
+  }
+
+  function addBadge() {
+    if (!settings.badge || document.querySelector("[data-wishlist-count]")) return;
+    const badge = document.createElement("a");
+    badge.className = "wl-badge";
+    badge.href = config.sharePath;
+    const count = document.createElement("span");
+    count.dataset.wishlistCount = "";
+    badge.append(icon(), count);
+    badge.setAttribute("aria-label", text("title"));
+    (document.querySelector("header") ?? document.body).append(badge);
+  }
+
+  // ---- the wishlist page block ---------------------------------------------------------------------
+  async function renderPage(root: HTMLElement) {
+    const token = new URLSearchParams(location.search).get("share");
+    const body = root.querySelector<HTMLElement>("[data-wishlist-items]")!;
+    const heading = root.querySelector("[data-wishlist-title]");
+    const shareButton = root.querySelector<HTMLButtonElement>("[data-wishlist-share]");
+    let list: List = { count: items.length, items };
+    if (token) {
+      if (heading) heading.textContent = text("sharedTitle");
+      shareButton?.remove();
+      try {
+        list = await api.shared(token);
+      } catch (error) {
+        body.textContent = text(
+          error instanceof ApiError && error.status === 404
+            ? "sharedMissing"
+            : error instanceof ApiError && error.status === 403
+              ? "sharingDisabled"
+              : "error",
+        );
+        return;
+      }
+    } else if (shareButton) {
+      if (heading) heading.textContent = text("title");
+      shareButton.hidden = !config.shareEnabled;
+      shareButton.onclick = async () => {
+        try {
+          const { url } = await api.share(guestId());
+          await navigator.clipboard?.writeText(url).catch(() => undefined);
+          const field = root.querySelector<HTMLInputElement>("[data-wishlist-link]");
+          if (field) {
+            field.value = url;
+            field.hidden = false;
+          }
+          say(text("linkCopied"));
+        } catch (error) {
+          failure(error);
+        }
+      };
+    }
+    const draw = () => {
+      const shown = token ? list.items : items;
+      if (shareButton) shareButton.disabled = shown.length === 0;
+      if (!shown.length) {
+        body.textContent = text("empty");
+        return;
+      }
+      const rows = shown.map((item) => {
+        const row = document.createElement("li");
+        row.className = "wl-item";
+        const link = document.createElement("a");
+        link.href = `/products/${encodeURIComponent(item.handle)}`;
+        link.textContent = item.titleSnapshot || item.handle;
+        row.append(link);
+        if (!token) {
+          const remove = document.createElement("button");
+          remove.type = "button";
+          remove.className = "wl-remove";
+          remove.textContent = text("remove");
+          remove.dataset.wishlistRemove = "";
+          remove.dataset.productId = item.productId;
+          remove.dataset.handle = item.handle;
+          remove.setAttribute("aria-label", `${text("remove")}: ${link.textContent}`);
+          row.append(remove);
+        }
+        return row;
+      });
+      const listElement = document.createElement("ul");
+      listElement.className = "wl-list";
+      listElement.append(...rows);
+      body.replaceChildren(listElement);
+    };
+    draw();
+    if (!token) listeners.add(draw);
+  }
+
+  // ---- start ---------------------------------------------------------------------------------------
+  async function load() {
+    const loadedConfig = api.config().catch(() => null);
+    let aid = storage.get();
+    try {
+      if (settings.customer && aid) {
+        // The guest list joins the customer's list once; the guest id is then dropped.
+        items = (await api.identify(aid)).items;
+        storage.drop();
+        aid = null;
+      } else if (settings.customer || aid) {
+        items = (await api.list(guestId())).items;
+      }
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 429) failure(error);
+    }
+    config = (await loadedConfig) ?? config;
+    // The merchant's texts (GET /storefront/config) replace the theme's defaults.
+    for (const label of document.querySelectorAll("[data-wishlist-button] [data-when]")) {
+      label.textContent = text((label as HTMLElement).dataset.when === "on" ? "remove" : "add");
+    }
+    addCardHearts();
+    addBadge();
+    render();
+    const page = document.querySelector<HTMLElement>("[data-wishlist-page]");
+    if (page) await renderPage(page);
+  }
+
+  function icon(): Node {
+    const template = document.getElementById("wishlist-icon") as HTMLTemplateElement | null;
+    return template ? template.content.cloneNode(true) : document.createTextNode("\u2665");
+  }
+
+  async function productIdOf(handle: string): Promise<string> {
+    const response = await fetch(`/products/${encodeURIComponent(handle)}.js`).catch(() => null);
+    if (!response?.ok) throw new ApiError(response?.status ?? 0);
+    return String(((await response.json()) as { id: number | string }).id);
+  }
+
+  const ready = load().catch(() => undefined);
+  (window as unknown as { Wishlist: unknown }).Wishlist = {
+    /** The shopper's saved items, once the first load is done. */
+    get: async () => {
+      await ready;
+      return items.slice();
+    },
+    toggle: async (productId: string, options: { handle: string; variantId?: string; title?: string }) => {
+      await ready;
+      return toggle({ productId, ...options });
+    },
+    /** Calls `listener` after every change; returns the function that stops it. */
+    on: (listener: Listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+function safely<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,268 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startReceiver, type Received } from "../webhooks/receiver";
+import { expectNoPageErrors, screenshot, useAdminStack } from "./support/admin";
+import { cardHeart, openStorefront, pageViolations, pressed, scriptReady, setEmbed } from "./support/storefront";
+
+const stack = useAdminStack();
+const receiver = await startReceiver();
+let webhookSecret = "";
+
+beforeAll(async () => {
+  await setEmbed(stack, true);
+  const created = await stack.api("/webhooks", {
+    method: "POST",
+    body: JSON.stringify({ url: receiver.url, events: ["item.added", "item.removed", "list.merged", "list.shared"] }),
+  });
+  expect(created.status).toBe(201);
+  webhookSecret = ((await created.json()) as { secret: string }).secret;
+}, 120_000);
+afterAll(() => receiver.close());
+
+/** The receiver's own check of docs/webhooks.md's signature scheme. */
+function verified(received: Received): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(received.headers["x-service-signature"] ?? ""));
+  if (!match) return false;
+  const expected = createHmac("sha256", webhookSecret).update(`${match[1]}.`).update(received.body).digest();
+  return timingSafeEqual(expected, Buffer.from(match[2]!, "hex"));
+}
+const eventsReceived = () =>
+  receiver.received.map(
+    (request) => JSON.parse(request.body.toString("utf8")) as { type: string; data: Record<string, unknown> },
+  );
+
+async function customerList(customerId: string) {
+  const page = (await (await stack.api(`/lists?customerId=${customerId}`)).json()) as { data: Array<{ id: string }> };
+  if (!page.data.length) return null;
+  return (await (await stack.api(`/lists/${page.data[0]!.id}`)).json()) as {
+    count: number;
+    items: Array<{ productId: string; titleSnapshot: string }>;
+  };
+}
+
+const listCount = async () =>
+  ((await (await stack.api("/lists?limit=100")).json()) as { data: Array<{ count: number }> }).data.reduce(
+    (sum, list) => sum + list.count,
+    0,
+  );
+
+describe("Storefront", { timeout: 240_000 }, () => {
+  it("a guest saves from the grid, keeps them after a reload, shares the list, logs in and finds them merged once", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    const shirt = cardHeart(page, "Aurora Linen Shirt");
+    const coat = cardHeart(page, "Harbor Wool Coat");
+    expect(await pressed(shirt)).toBe("false");
+    await shirt.click();
+    await expect.poll(() => pressed(shirt)).toBe("true");
+    await page.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await coat.click();
+    await expect
+      .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"), {
+        timeout: 30_000,
+      })
+      .toBe(2);
+    await screenshot(page, "storefront-grid");
+
+    await page.reload();
+    await scriptReady(page);
+    expect(await pressed(shirt)).toBe("true");
+    expect(await pressed(coat)).toBe("true");
+    expect(await pressed(cardHeart(page, "Meadow Sun Hat"))).toBe("false");
+
+    // The wishlist page lists them and shares the list.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Wishlist" }).click();
+    const items = page.locator(".wl-list > li");
+    await expect
+      .poll(() => items.allTextContents(), { timeout: 30_000 })
+      .toEqual([expect.stringContaining("Harbor Wool Coat"), expect.stringContaining("Aurora Linen Shirt")]);
+    await page.getByRole("button", { name: "Share wishlist" }).click();
+    const link = page.getByRole("textbox", { name: "Link to your wishlist" });
+    await expect
+      .poll(() => link.inputValue(), { timeout: 30_000 })
+      .toMatch(new RegExp(`^https://${stack.shop.domain.replace(/\./g, "\\.")}/pages/wishlist\\?share=`));
+    await screenshot(page, "storefront-wishlist-page");
+    const shared = new URL(await link.inputValue());
+
+    // The link opens the shared view for someone else.
+    const friend = await openStorefront(stack, `${shared.pathname}${shared.search}`);
+    await friend.page.getByRole("heading", { name: "Shared wishlist" }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => friend.page.locator(".wl-list > li").count(), { timeout: 30_000 }).toBe(2);
+    expect(await friend.page.getByRole("button", { name: /^Remove from wishlist/ }).count()).toBe(0);
+    expectNoPageErrors(friend.page);
+    await friend.context.close();
+
+    // Logging in merges the guest list into the customer's, once; the guest id is dropped.
+    await page.goto(`${stack.platform.storefrontOrigin}/account/login`);
+    await page.getByRole("button", { name: /^Ada Lovelace/ }).click();
+    await page.waitForURL(`${stack.platform.storefrontOrigin}/`);
+    await scriptReady(page);
+    expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBeNull();
+    expect(await pressed(cardHeart(page, "Aurora Linen Shirt"))).toBe("true");
+    const merged = await customerList("7001");
+    expect(merged?.count).toBe(2);
+    expect(merged?.items.map((item) => item.titleSnapshot).sort()).toEqual(["Aurora Linen Shirt", "Harbor Wool Coat"]);
+    await page.reload();
+    await scriptReady(page);
+    expect((await customerList("7001"))?.count).toBe(2);
+
+    // The customer removes one from the wishlist page.
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    await page.getByRole("button", { name: "Remove from wishlist: Aurora Linen Shirt" }).click();
+    await expect.poll(() => items.count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await customerList("7001"))?.count, { timeout: 30_000 }).toBe(1);
+    expectNoPageErrors(page);
+    await context.close();
+
+    // Every change reached the merchant's endpoint, signed.
+    await expect
+      .poll(
+        () =>
+          eventsReceived()
+            .map((event) => event.type)
+            .sort(),
+        { timeout: 60_000 },
+      )
+      .toEqual(["item.added", "item.added", "item.removed", "list.merged", "list.shared"]);
+    expect(receiver.received.every(verified)).toBe(true);
+    expect(eventsReceived().find((event) => event.type === "list.merged")?.data).toMatchObject({ mergedCount: 2 });
+  });
+
+  it("saves from a product page with the keyboard, announces it, and tells theme code (wishlist:change, window.Wishlist)", async () => {
+    const { context, page } = await openStorefront(stack, "/products/canyon-leather-boots");
+    await scriptReady(page);
+    await page.evaluate(
+      `window.__changes = []; document.addEventListener("wishlist:change", (event) => window.__changes.push(event.detail));`,
+    );
+    const heart = page.getByRole("button", { name: "Add to wishlist" });
+    expect(await pressed(heart)).toBe("false");
+    await heart.focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => pressed(page.locator("[data-wishlist-product-page] button"))).toBe("true");
+    await page.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await expect
+      .poll(() => page.evaluate("window.__changes"), { timeout: 30_000 })
+      .toEqual([{ productId: "8100000004", handle: "canyon-leather-boots", added: true, count: 1 }]);
+    const saved = (await page.evaluate("window.Wishlist.get()")) as Array<{ productId: string; variantId: string }>;
+    expect(saved).toEqual([expect.objectContaining({ productId: "8100000004", variantId: "9100000004" })]);
+    await screenshot(page, "storefront-product");
+
+    // The API toggles it off again and the button follows.
+    expect(await page.evaluate('window.Wishlist.toggle("8100000004", { handle: "canyon-leather-boots" })')).toBe(false);
+    await expect.poll(() => pressed(page.locator("[data-wishlist-product-page] button"))).toBe("false");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("rolls the heart back and says so when the backend fails, is down, or limits the rate", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    const heart = cardHeart(page, "Meadow Sun Hat");
+    const before = await listCount();
+    const status = page.getByRole("status");
+
+    await page.route("**/apps/service/v1/storefront/wishlist/items**", (route) =>
+      route.fulfill({ status: 500, contentType: "application/problem+json", body: '{"status":500}' }),
+    );
+    await heart.click();
+    await expect.poll(() => status.textContent()).toBe("Your wishlist could not be updated. Please try again.");
+    expect(await pressed(heart)).toBe("false");
+
+    await page.unrouteAll();
+    await page.route("**/apps/service/v1/storefront/wishlist/items**", (route) => route.abort("connectionrefused"));
+    await cardHeart(page, "Tidal Swim Shorts").click();
+    await expect.poll(() => pressed(cardHeart(page, "Tidal Swim Shorts"))).toBe("false");
+    expect(await status.textContent()).toBe("Your wishlist could not be updated. Please try again.");
+
+    await page.unrouteAll();
+    let calls = 0;
+    await page.route("**/apps/service/v1/storefront/wishlist/items**", (route) => {
+      calls += 1;
+      return route.fulfill({
+        status: 429,
+        headers: { "Retry-After": "30" },
+        contentType: "application/problem+json",
+        body: "{}",
+      });
+    });
+    await heart.click();
+    await expect.poll(() => status.textContent()).toBe("Too many changes at once. Try again in 30 s.");
+    expect(await pressed(heart)).toBe("false");
+    // Until Retry-After has passed the script does not call again.
+    await heart.click();
+    await expect.poll(() => status.textContent()).toMatch(/^Too many changes at once\. Try again in (29|30) s\.$/);
+    expect(calls).toBe(1);
+    expect(await listCount()).toBe(before);
+    expectNoPageErrors(page, [/HTTP 500 POST/, /HTTP 429 POST/, /net::ERR_CONNECTION_REFUSED/]);
+    await context.close();
+  });
+
+  it("shows an error and saves nothing when the proxy signature is tampered with", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    const before = await listCount();
+    stack.platform.storefront.tamperSignatures = true;
+    try {
+      await cardHeart(page, "Ember Wool Scarf").click();
+      await expect
+        .poll(() => page.getByRole("status").textContent(), { timeout: 30_000 })
+        .toBe("Your wishlist could not be updated. Please try again.");
+      expect(await pressed(cardHeart(page, "Ember Wool Scarf"))).toBe("false");
+    } finally {
+      stack.platform.storefront.tamperSignatures = false;
+    }
+    expect(await listCount()).toBe(before);
+    expectNoPageErrors(page, [/HTTP 401 POST .*\/apps\/service\/v1\/storefront\/wishlist\/items/]);
+    await context.close();
+  });
+
+  it("asks a guest to log in when guest lists are off, and follows the shop's sharing setting", async () => {
+    const patch = (body: object) =>
+      stack.api("/shop/settings", { method: "PATCH", body: JSON.stringify(body) }).then((response) => {
+        expect(response.status).toBe(200);
+      });
+    await patch({ guestEnabled: false, shareEnabled: false });
+    try {
+      const { context, page } = await openStorefront(stack, "/collections/all");
+      await scriptReady(page);
+      const before = await listCount();
+      await cardHeart(page, "Lagoon Sunglasses").click();
+      const status = page.getByRole("status");
+      await expect.poll(() => status.textContent()).toBe("Log in to save items Log in");
+      expect(await status.getByRole("link", { name: "Log in" }).getAttribute("href")).toBe("/account/login");
+      expect(await pressed(cardHeart(page, "Lagoon Sunglasses"))).toBe("false");
+      expect(await listCount()).toBe(before);
+
+      // Sharing off: no share button, and shared links say why they do not open.
+      await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+      await scriptReady(page);
+      expect(await page.getByRole("button", { name: "Share wishlist" }).isVisible()).toBe(false);
+      await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist?share=nosuchtoken`);
+      await page.getByText("This shop does not share wishlists.").waitFor({ timeout: 30_000 });
+      expectNoPageErrors(page, [/HTTP 403 GET .*\/storefront\/lists\/nosuchtoken/]);
+      await context.close();
+    } finally {
+      await patch({ guestEnabled: true, shareEnabled: true });
+    }
+
+    const { context, page } = await openStorefront(stack, "/pages/wishlist?share=nosuchtoken");
+    await page.getByText("This shared wishlist no longer exists.").waitFor({ timeout: 30_000 });
+    expectNoPageErrors(page, [/HTTP 404 GET .*\/storefront\/lists\/nosuchtoken/]);
+    await context.close();
+  });
+
+  it("adds no serious or critical accessibility violation to the storefront's pages", async () => {
+    for (const pagePath of ["/collections/all", "/products/aurora-linen-shirt", "/pages/wishlist"]) {
+      await setEmbed(stack, false);
+      const without = await openStorefront(stack, pagePath);
+      const baseline = await pageViolations(without.page);
+      await without.context.close();
+      await setEmbed(stack, true);
+      const withEmbed = await openStorefront(stack, pagePath);
+      await scriptReady(withEmbed.page);
+      const added = (await pageViolations(withEmbed.page)).filter((violation) => !baseline.includes(violation));
+      expect({ page: pagePath, added }).toEqual({ page: pagePath, added: [] });
+      await withEmbed.context.close();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Browser tests of the storefront: the local storefront of the platform stand-in (stand-in/storefront.ts)
+ * renders the theme app extension's real Liquid and serves its real built script; its app proxy signs and
+ * forwards the script's calls to the real web server (useAdminStack starts it all).
+ */
+import AxeBuilder from "@axe-core/playwright";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { expect } from "vitest";
+import type { AdminStack } from "./admin";
+import { trackPageErrors } from "./admin";
+import { DESKTOP_USER_AGENT } from "./chromium";
+
+/** Switches the app embed on or off as a merchant does, through the stand-in's theme editor. */
+export async function setEmbed(stack: AdminStack, enabled: boolean) {
+  const store = stack.shop.domain.replace(/\.myshopify\.com$/, "");
+  const response = await fetch(`${stack.platform.origin}/store/${store}/themes/current/editor`, {
+    method: "POST",
+    body: new URLSearchParams(enabled ? { enabled: "on" } : {}),
+    redirect: "manual",
+  });
+  expect(response.status).toBe(303);
+}
+
+/** A fresh shopper (a browser context of its own: storage, cookies) on a storefront page. */
+export async function openStorefront(
+  stack: AdminStack,
+  pathAndQuery = "/",
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await stack.browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    userAgent: DESKTOP_USER_AGENT,
+  });
+  // The share button copies the link: the browser lets the page write the clipboard.
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.platform.storefrontOrigin });
+  const page = await context.newPage();
+  trackPageErrors(page);
+  await page.goto(`${stack.platform.storefrontOrigin}${pathAndQuery}`);
+  return { context, page };
+}
+
+/** The heart on a product card of the grid, found by the product's title. */
+export const cardHeart = (page: Page, title: string) => page.getByRole("button", { name: `Add to wishlist: ${title}` });
+
+/** Waits until the script has loaded the shopper's list (window.Wishlist.get resolves after it). */
+export async function scriptReady(page: Page) {
+  await page.waitForFunction("window.Wishlist !== undefined", undefined, { timeout: 30_000 });
+  await page.evaluate("window.Wishlist.get()");
+}
+
+export async function pressed(button: Locator): Promise<string | null> {
+  return button.getAttribute("aria-pressed");
+}
+
+/** Serious and critical accessibility violations of the whole page (axe-core, WCAG 2.x A and AA). */
+export async function pageViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+}
