@@ -33,6 +33,33 @@ export function formFailure(error: unknown): FormFailure {
   throw error;
 }
 
+/**
+ * The body of an action, as the page sends it: a form (`readForm`) or JSON (`readJson`). A body that is
+ * neither (another content type, broken multipart, text that is not JSON) is the client's mistake: a 400,
+ * not an unexpected error (a 500 whose stack is logged, at any merchant's will). A connection closed
+ * mid-body stays what it is.
+ */
+export async function readForm(request: Request): Promise<FormData> {
+  try {
+    return await request.formData();
+  } catch (error) {
+    if (error instanceof TypeError) throw unreadableBody("a form (application/x-www-form-urlencoded or multipart)");
+    throw error;
+  }
+}
+
+export async function readJson(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch (error) {
+    if (error instanceof SyntaxError) throw unreadableBody("JSON");
+    throw error;
+  }
+}
+
+const unreadableBody = (expected: string) =>
+  new Response(`The request body could not be read as ${expected}.`, { status: 400 });
+
 /** Runs an action's work; a validation or domain failure becomes a FormFailure for the page. */
 export async function runForm<T>(work: () => Promise<T>): Promise<T | FormFailure> {
   try {

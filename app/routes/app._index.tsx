@@ -21,7 +21,7 @@ import {
 } from "@shopify/polaris";
 import type { ReactNode } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { formFailure, runForm } from "~/admin/forms.server";
+import { formFailure, readForm, runForm } from "~/admin/forms.server";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { LabelledCard } from "~/components/LabelledCard";
 import { DomainError } from "~/lib/domain-error";
@@ -61,7 +61,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   if (form.get("intent") !== "confirm-share-page") return formFailure(new DomainError("invalid", "Unknown action."));
   return runForm(async () => {
     await confirmSharePage({ shopId });

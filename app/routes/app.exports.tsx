@@ -17,7 +17,7 @@ import {
 } from "@shopify/polaris";
 import { useEffect } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { runForm } from "~/admin/forms.server";
+import { readForm, runForm } from "~/admin/forms.server";
 import { latestJobViews, type TransferJobView } from "~/admin/transfer-job-views.server";
 import {
   DownloadLink,
@@ -45,7 +45,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   return runForm(async () => {
     const input = exportRequestSchema.parse({ format: form.get("format") });
     const job = await startExport({ shopId, ...input });

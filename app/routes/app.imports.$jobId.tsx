@@ -256,7 +256,7 @@ function Totals({ report }: { report: ImportReport }) {
 }
 
 function Columns({ report }: { report: ImportReport }) {
-  const { mapped, unmapped, missing } = report.columns;
+  const { mapped, unmapped, unmappedTruncated, missing } = report.columns;
   return (
     <Card>
       <BlockStack gap="300">
@@ -276,6 +276,7 @@ function Columns({ report }: { report: ImportReport }) {
             </Text>
             <Text as="p" tone="subdued">
               Nothing in the import takes these columns; their values are ignored.
+              {unmappedTruncated ? ` The file has more; the first ${unmapped.length} are listed.` : ""}
             </Text>
             <List type="bullet">
               {unmapped.map((header, index) => (

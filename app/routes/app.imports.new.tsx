@@ -19,7 +19,7 @@ import {
 import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { runForm, type FormFailure } from "~/admin/forms.server";
+import { readForm, runForm, type FormFailure } from "~/admin/forms.server";
 import { TransferPageError } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
 import { FORMATS, SOURCES, type Field, type Source } from "~/services/transfers/columns";
@@ -46,7 +46,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   if (form.get("intent") === "upload") {
     return runForm(async () => {
       const { filename, contentType } = uploadRequestSchema.parse({

@@ -18,10 +18,11 @@ import {
 } from "@shopify/polaris";
 import { useEffect, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { runForm } from "~/admin/forms.server";
+import { readForm, runForm } from "~/admin/forms.server";
 import { CopyButton } from "~/components/CopyButton";
 import type { ApiKeyRow } from "~/data/api-key-rows.server";
-import { parseId } from "~/lib/ids";
+import { DomainError } from "~/lib/domain-error";
+import { isId } from "~/lib/ids";
 import { toTimestamp } from "~/lib/time";
 import { apiKeyCreateSchema, createApiKey, listApiKeys, revokeApiKey } from "~/services/keys/api-keys.server";
 import { getShopOverview } from "~/services/shops/shops.server";
@@ -36,10 +37,13 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 /** Two forms: `intent=create` (label, as POST /v1/keys) and `intent=revoke` (keyId, as DELETE /v1/keys/{id}). */
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   return runForm(async () => {
     if (form.get("intent") === "revoke") {
-      await revokeApiKey({ shopId, keyId: parseId("apiKey", String(form.get("keyId"))) });
+      const keyId = String(form.get("keyId"));
+      // Not a key id at all: no key of this shop, as for an unknown one (parseId's AppError would be a 500 here).
+      if (!isId("apiKey", keyId)) throw new DomainError("not_found", "No such API key in this shop.");
+      await revokeApiKey({ shopId, keyId });
       return { ok: true as const, intent: "revoke" as const };
     }
     const { label } = apiKeyCreateSchema.parse({ label: form.get("label") });

@@ -4,7 +4,7 @@ import { SaveBar, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
 import { Banner, BlockStack, Card, Checkbox, Layout, List, Page, Text, TextField } from "@shopify/polaris";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { runForm } from "~/admin/forms.server";
+import { readJson, runForm } from "~/admin/forms.server";
 import { HeadlessOriginsEditor } from "~/components/HeadlessOriginsEditor";
 import { StorefrontStringsEditor, type StringOverrides } from "~/components/StorefrontStringsEditor";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";
@@ -20,7 +20,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
   return runForm(async () => {
-    const patch = shopSettingsPatchSchema.parse(await request.json());
+    const patch = shopSettingsPatchSchema.parse(await readJson(request));
     return { ok: true as const, settings: await updateShopSettings({ shopId, patch }) };
   });
 };

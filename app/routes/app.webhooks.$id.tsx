@@ -26,7 +26,7 @@ import {
 } from "@shopify/polaris";
 import { useEffect } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { runForm } from "~/admin/forms.server";
+import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookDelivery, serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
@@ -69,7 +69,7 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
 /** Redeliver: the logged attempt's event goes to this endpoint once more, as one new attempt. */
 export const action = async ({ request, params }: ActionFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   if (form.get("intent") !== "redeliver") throw new Response("Unknown form", { status: 400 });
   return runForm(async () => {
     await redeliver({ shopId, shopDomain, endpointId: params.id ?? "", deliveryId: String(form.get("deliveryId")) });

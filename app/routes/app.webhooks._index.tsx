@@ -20,7 +20,7 @@ import {
 } from "@shopify/polaris";
 import { useEffect, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { runForm } from "~/admin/forms.server";
+import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
@@ -44,7 +44,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 /** One action for the page's forms (`intent`): add, send a test event, delete, re-enable (the banner's). */
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const endpointId = String(form.get("endpointId") ?? "");
   switch (form.get("intent")) {
     case "create":

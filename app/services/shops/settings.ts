@@ -72,6 +72,14 @@ export const DEFAULT_SHOP_SETTINGS: ShopSettings = shopSettingsSchema.parse({});
 
 const parsed = new Map<string, Readonly<ShopSettings>>();
 const PARSED_LIMIT = 1_000;
+/**
+ * The kept documents' total length, in characters. A shop chooses the size of its document (storefront texts
+ * of up to 500 characters, as many as a settings body holds: up to 1 MiB from the admin's form) and can save
+ * a new one at every request, so a cap on the number of documents alone let one shop fill the web process's
+ * memory (a parsed document takes about 2.5 times its text). Ordinary documents are a few KB.
+ */
+const PARSED_MAX_CHARS = 8 * 1024 * 1024;
+let parsedChars = 0;
 
 /**
  * The stored settings document, parsed and validated. Every storefront request reads its shop's settings,
@@ -82,8 +90,13 @@ export function readShopSettings(json: string): Readonly<ShopSettings> {
   let settings = parsed.get(json);
   if (!settings) {
     settings = deepFreeze(shopSettingsSchema.parse(JSON.parse(json)));
-    if (parsed.size >= PARSED_LIMIT) parsed.clear();
+    if (json.length > PARSED_MAX_CHARS) return settings;
+    if (parsed.size >= PARSED_LIMIT || parsedChars + json.length > PARSED_MAX_CHARS) {
+      parsed.clear();
+      parsedChars = 0;
+    }
     parsed.set(json, settings);
+    parsedChars += json.length;
   }
   return settings;
 }

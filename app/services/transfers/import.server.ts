@@ -21,6 +21,13 @@ import { parseEmail, parseImportDate, parsePlatformId, unguard } from "./values"
 
 export const BATCH_ROWS = 1_000;
 const REPORTED_ISSUES = 100;
+/**
+ * The report names at most this many unmapped headers, each cut to REPORTED_HEADER_CHARS: the header row
+ * is the file's to choose (a million columns, one name padded to megabytes), and the report is read whole
+ * by the admin's import page on every load.
+ */
+const REPORTED_UNMAPPED = 100;
+const REPORTED_HEADER_CHARS = 100;
 
 export type SkipReason =
   | "malformed-row"
@@ -61,7 +68,7 @@ export interface ImportReport {
   status: "succeeded" | "failed";
   error: string | null;
   format: { label: string; variant: string | null };
-  columns: { mapped: ColumnMapping["mapped"]; unmapped: string[]; missing: string[] };
+  columns: { mapped: ColumnMapping["mapped"]; unmapped: string[]; unmappedTruncated: boolean; missing: string[] };
   totals: {
     rows: number;
     imported: number;
@@ -127,6 +134,18 @@ class Tally {
       this.issues.push({ line, reason, detail: reasonText(reason), ...(value !== undefined ? { value } : {}) });
     } else this.issuesTruncated = true;
   }
+}
+
+/** The report's view of the header row: bounded whatever the file's header holds. */
+function reportedColumns(mapping: ColumnMapping | undefined): ImportReport["columns"] {
+  const clip = (header: string) => header.slice(0, REPORTED_HEADER_CHARS);
+  const unmapped = mapping?.unmapped ?? [];
+  return {
+    mapped: (mapping?.mapped ?? []).map(({ header, field }) => ({ header: clip(header), field })),
+    unmapped: unmapped.slice(0, REPORTED_UNMAPPED).map(clip),
+    unmappedTruncated: unmapped.length > REPORTED_UNMAPPED,
+    missing: mapping?.missing ?? [],
+  };
 }
 
 const cell = (record: CsvRecord, column: number | undefined) =>
@@ -196,7 +215,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     status,
     error,
     format: { label: format.label, variant: mapping?.variant ?? null },
-    columns: { mapped: mapping?.mapped ?? [], unmapped: mapping?.unmapped ?? [], missing: mapping?.missing ?? [] },
+    columns: reportedColumns(mapping),
     totals: {
       rows: tally.rows,
       imported: tally.imported,
