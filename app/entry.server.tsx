@@ -34,7 +34,7 @@ export default async function handleRequest(
       },
       onError(error) {
         responseStatusCode = 500;
-        logger.error({ err: error, url: request.url }, "page render failed");
+        logger.error({ err: error, url: withoutSessionToken(request.url) }, "page render failed");
       },
     });
     setTimeout(abort, streamTimeout + 1000);
@@ -57,4 +57,11 @@ function allowLocalAdmin(headers: Headers) {
     );
   }
   if (headers.has("Link")) headers.set("Link", `<${appBridgeUrl}>; rel="preload"; as="script";`);
+}
+
+/** The admin's document URLs carry a session token (`id_token`): a log line keeps the URL without it. */
+function withoutSessionToken(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.searchParams.has("id_token")) parsed.searchParams.set("id_token", "[redacted]");
+  return parsed.href;
 }

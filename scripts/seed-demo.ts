@@ -4,6 +4,12 @@ import { loadEnvOrExit } from "../app/env.server";
 import { demoShopData } from "../stand-in/demo-data";
 
 const env = loadEnvOrExit();
+// The demo shop has a stored platform session and a private key anyone reading this file knows the
+// making of: it has no place in a production database.
+if (env.NODE_ENV === "production") {
+  process.stderr.write("npm run seed is for development: refusing to create the demo shop with NODE_ENV=production\n");
+  process.exit(1);
+}
 
 const { closeDatabase } = await import("../app/data/database.server");
 const { DEMO_SHOP_DOMAIN, seedDemoShop } = await import("../app/services/demo/demo-shop.server");

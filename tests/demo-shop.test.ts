@@ -10,6 +10,7 @@ import { findActiveKeyBySecret } from "~/services/keys/api-keys.server";
 import { hashKey } from "~/services/keys/key-secrets";
 import { demoShopData } from "../stand-in/demo-data";
 import { createShop } from "./factories";
+import { startProcess } from "./support/processes";
 import { eventsOf, itemsOf, listsOf } from "./support/wishlist-rows";
 
 const demoShop = async () => (await findShopByDomain(DEMO_SHOP_DOMAIN))!;
@@ -91,5 +92,21 @@ describe("demo activity", () => {
 
     expect(await seedDemoActivity({ shopId: shop.id, catalogue, now })).toBe(false);
     expect(await itemsOf(shop.id)).toHaveLength(items.length);
+  });
+});
+
+describe("npm run seed", () => {
+  it("refuses to create the demo shop in production, and creates nothing", { timeout: 60_000 }, async () => {
+    const seed = startProcess("scripts/seed-demo.ts", {
+      NODE_ENV: "production",
+      SHOPIFY_API_SECRET: "a-real-platform-secret",
+      SERVICE_SECRET: "a-real-service-secret-of-at-least-32-characters",
+      SHOPIFY_APP_URL: "https://wishlist.example.com",
+      DEMO_SHOP_FILE: path.join(dir, "production-demo.json"),
+    });
+    const code = await new Promise<number | null>((resolve) => seed.child.once("exit", resolve));
+    expect(seed.output()).toContain("refusing to create the demo shop with NODE_ENV=production");
+    expect(code).toBe(1);
+    expect(() => statSync(path.join(dir, "production-demo.json"))).toThrow();
   });
 });
