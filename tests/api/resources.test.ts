@@ -67,6 +67,34 @@ describe("PATCH /v1/shop/settings", () => {
     expect(again.data?.settings.shareEnabled).toBe(false);
     expect(again.data?.settings.headlessOrigins).toEqual(["https://a.example"]);
   });
+
+  it("bounds the texts a shop stores: 50 locales, 50 texts each, 128 KiB in all (422, nothing changed)", async () => {
+    const { api } = await shopClient();
+    const texts = (count: number, length = 10) =>
+      Object.fromEntries(Array.from({ length: count }, (_, index) => [`key${index}`, "x".repeat(length)]));
+    const locales = (count: number, perLocale: number, length?: number) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, index) => [
+          `l${String(index).padStart(2, "0")}`.replace(/\d/g, (d) => "abcdefghij"[Number(d)]!),
+          texts(perLocale, length),
+        ]),
+      );
+
+    const refused = [
+      { strings: locales(51, 1), pointer: "#/strings", detail: "at most 50 locales" },
+      { strings: { en: texts(51) }, pointer: "#/strings/en", detail: "at most 50 texts per locale" },
+      { strings: locales(50, 10, 300), pointer: "#/strings", detail: "at most 128 KiB of texts in all (as JSON)" },
+    ];
+    for (const { strings, pointer, detail } of refused) {
+      const { response, error } = await api.PATCH("/shop/settings", { body: { shareEnabled: false, strings } });
+      expect(response.status).toBe(422);
+      expect(error?.errors).toContainEqual({ pointer, detail });
+    }
+    expect((await api.GET("/shop")).data?.settings).toMatchObject({ shareEnabled: true, strings: {} });
+
+    const { response } = await api.PATCH("/shop/settings", { body: { strings: locales(50, 50, 40) } });
+    expect(response.status).toBe(200);
+  });
 });
 
 describe("/v1/keys", () => {

@@ -6019,6 +6019,7 @@ export interface components {
             metafieldSyncEnabled?: boolean;
             shareEnabled?: boolean;
             sharePath?: string;
+            /** @description Texts by locale. At most 50 locales, 50 texts per locale, 128 KiB as JSON in all; replaces the stored texts whole. */
             strings?: {
                 [key: string]: {
                     [key: string]: string;

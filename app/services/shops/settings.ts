@@ -25,6 +25,32 @@ export const stringsSchema = z.record(
   z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().max(500)),
 );
 
+/**
+ * What a shop may store as texts (a PATCH replaces them whole, so this bounds the stored document): 50
+ * locales of at most 50 texts, 128 KiB as JSON in all. The stored document is read without these bounds,
+ * so a document stored before them still reads.
+ */
+export const STRINGS_LIMITS = { locales: 50, perLocale: 50, jsonChars: 128 * 1024 } as const;
+const boundedStringsSchema = stringsSchema
+  .superRefine((strings, ctx) => {
+    const locales = Object.keys(strings);
+    if (locales.length > STRINGS_LIMITS.locales) {
+      ctx.addIssue({ code: "custom", message: `at most ${STRINGS_LIMITS.locales} locales` });
+    }
+    for (const locale of locales) {
+      if (Object.keys(strings[locale]!).length > STRINGS_LIMITS.perLocale) {
+        ctx.addIssue({ code: "custom", path: [locale], message: `at most ${STRINGS_LIMITS.perLocale} texts per locale` });
+      }
+    }
+    if (JSON.stringify(strings).length > STRINGS_LIMITS.jsonChars) {
+      ctx.addIssue({ code: "custom", message: "at most 128 KiB of texts in all (as JSON)" });
+    }
+  })
+  .openapi({
+    maxProperties: STRINGS_LIMITS.locales,
+    description: `Texts by locale. At most ${STRINGS_LIMITS.locales} locales, ${STRINGS_LIMITS.perLocale} texts per locale, 128 KiB as JSON in all; replaces the stored texts whole.`,
+  });
+
 /** The settings members, each required: what every response carries (GET /v1/shop, PATCH /v1/shop/settings). */
 export const shopSettingsFields = {
   guestEnabled: z.boolean(),
@@ -60,7 +86,7 @@ export const shopSettingsPatchSchema = z
       .regex(/^\/[^\s?#]*$/, "must be a site path starting with / (no query or fragment)"),
     metafieldSyncEnabled: z.boolean(),
     integrationConfigured: z.boolean(),
-    strings: stringsSchema,
+    strings: boundedStringsSchema,
     headlessOrigins: z.array(originSchema).max(50),
   })
   .partial()
