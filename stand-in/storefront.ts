@@ -60,7 +60,13 @@ export const variantIdOf = (product: StandInProduct) => String(BigInt(product.id
 export function createStorefront(options: StorefrontOptions) {
   const { appUrl, apiSecret, shop } = options;
   const controls: StorefrontControls = { tamperSignatures: false };
-  const engine = new Liquid({ partials: [path.join(EXTENSION, "snippets")], extname: ".liquid", cache: false });
+  const engine = new Liquid({
+    partials: [path.join(EXTENSION, "snippets")],
+    extname: ".liquid",
+    cache: false,
+    // A filter the platform has and this stand-in lacks fails the page instead of rendering nothing.
+    strictFilters: true,
+  });
   const translations = (locale: Locale): Record<string, unknown> =>
     JSON.parse(
       readFileSync(path.join(EXTENSION, "locales", locale === "en" ? "en.default.json" : `${locale}.json`), "utf8"),
