@@ -35,13 +35,17 @@ import { listSummaryView } from "~/services/wishlists/views";
 
 const PAGE_SIZE = 25;
 
-/** The filter takes a customer id as GET /v1/lists does (decimal digits, canonical form); empty: all lists. */
+/**
+ * The filter takes a customer id as GET /v1/lists does (decimal digits, canonical form), once the spaces
+ * around what was typed or pasted are dropped; empty: all lists.
+ */
 const ListFilter = z.object({ customerId: platformIdSchema.optional() });
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
   const search = new URL(request.url).searchParams;
-  const typed = search.get("customerId") ?? "";
+  // A pasted ID often carries spaces around it: they are not part of the ID, so they are dropped.
+  const typed = (search.get("customerId") ?? "").trim();
   const filter = ListFilter.safeParse({ customerId: typed === "" ? undefined : typed });
   if (!filter.success) {
     const { fieldErrors } = formFailure(filter.error);

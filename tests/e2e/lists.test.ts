@@ -92,6 +92,13 @@ describe("Lists", { timeout: 180_000 }, () => {
     await expect.poll(() => owners(app), { timeout: 30_000 }).toEqual(["Customer 7001"]);
     expect(await app.getByRole("table").innerText()).toContain("Shared");
 
+    // Spaces around a pasted ID are dropped, so the field shows and filters by the ID itself.
+    await field.fill("  7001 ");
+    await app.getByRole("button", { name: "Filter", exact: true }).click();
+    await page.waitForURL(/customerId=\+\+7001\+/, { timeout: 30_000 });
+    await expect.poll(() => owners(app), { timeout: 30_000 }).toEqual(["Customer 7001"]);
+    expect(await field.inputValue()).toBe("7001");
+
     for (const bad of ["7e3", "-1", "99999999999999999999"]) {
       await field.fill(bad);
       await app.getByRole("button", { name: "Filter", exact: true }).click();

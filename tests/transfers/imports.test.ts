@@ -135,6 +135,28 @@ describe("imports through the real worker", () => {
     expect(await countLists(shop.id, "1001")).toBe(1);
   });
 
+  it("reports the unreadable customer id or email of a row skipped as no-customer, and no value for a guest row", async () => {
+    const { api } = await connectedShop();
+    const file = [
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at,email",
+      '"Ada, Lovelace",,9001,,h,2024-01-01,',
+      ",,9002,,h,2024-01-01,not-an-email",
+      ",6f1c2b9e-3c1d-4c2a-9a51-1f2e3d4c5b6a,9003,,h,2024-01-01,",
+    ].join("\n");
+    const dry = await runImport(api, {
+      source: "csv",
+      fileUrl: (await upload(api, fetcher, file)).fileUrl,
+      dryRun: true,
+    });
+    expect(dry).toMatchObject({ status: "succeeded", skipped: 3 });
+    const issues = (await reportOf(dry)).issues as Array<{ line: number; reason: string; value?: string }>;
+    expect(issues.map(({ line, reason, value }) => ({ line, reason, value }))).toEqual([
+      { line: 2, reason: "no-customer", value: "Ada, Lovelace" },
+      { line: 3, reason: "no-customer", value: "not-an-email" },
+      { line: 4, reason: "no-customer", value: undefined },
+    ]);
+  });
+
   it("a dry run writes nothing and reports what the real run then does, duplicates within the file included", async () => {
     const { shop, api } = await connectedShop();
     const rows = ["customer_id,anonymous_id,product_id,variant_id,handle,added_at"];

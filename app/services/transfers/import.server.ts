@@ -42,7 +42,8 @@ const REASON_TEXT: Record<Exclude<SkipReason, "list-full">, string> = {
   "malformed-row": "The row's quoting is malformed.",
   "unparseable-product-id": "The product id is neither digits nor a product GID.",
   "unparseable-variant-id": "The variant id is neither empty, digits nor a variant GID.",
-  "no-customer": "The row names no customer (no customer id, no email): guest rows are not imported.",
+  "no-customer":
+    "The row names no customer that can be read (no customer id in digits or GID form, no valid email): guest rows are not imported.",
   "customer-not-found": "No customer of the shop has this email.",
   "customer-id-not-found": "No customer of the shop has this customer id.",
 };
@@ -442,10 +443,14 @@ function resolveRow(
     tally.skip(record.line, "unparseable-variant-id", rawVariant.slice(0, 100));
     return null;
   }
-  const customerId = parsePlatformId(cell(record, columns.customerId), "Customer");
-  const email = parseEmail(cell(record, columns.email));
+  const rawCustomer = cell(record, columns.customerId);
+  const rawEmail = cell(record, columns.email);
+  const customerId = parsePlatformId(rawCustomer, "Customer");
+  const email = parseEmail(rawEmail);
   if (!customerId && !email) {
-    tally.skip(record.line, "no-customer");
+    // An unreadable customer id or email is shown as the value, so the merchant sees what was not understood.
+    const unreadable = rawCustomer || rawEmail;
+    tally.skip(record.line, "no-customer", unreadable === "" ? undefined : unreadable.slice(0, 100));
     return null;
   }
   let addedAt = parseImportDate(cell(record, columns.addedAt), dateOrder);
