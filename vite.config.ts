@@ -34,6 +34,30 @@ export default defineConfig({
       ],
     },
   },
+  // Where Vite keeps its bundled dependencies (default node_modules/.vite); the dev command's test starts
+  // from an empty one, as a fresh clone does.
+  cacheDir: process.env.VITE_CACHE_DIR || undefined,
+  optimizeDeps: {
+    // Every page's browser dependencies, found and bundled when the dev server starts: the scan starts from
+    // every route, not only the first page visited. A dependency found later (recharts on a first visit to
+    // Analytics, say) makes Vite bundle again and reload the page, and that first visit fails to hydrate
+    // (two copies of React). The server-only packages the scan reaches through loaders never run in the
+    // browser: not bundled for it.
+    entries: ["app/root.tsx", "app/routes/**/*.tsx"],
+    include: [
+      "react",
+      "react/jsx-runtime",
+      "react/jsx-dev-runtime",
+      "react-dom",
+      "react-dom/client",
+      "@remix-run/react",
+      "@shopify/polaris",
+      "@shopify/app-bridge-react",
+      "@shopify/shopify-app-remix/react",
+      "recharts",
+    ],
+    exclude: ["pg", "better-sqlite3", "bullmq", "ioredis", "pino"],
+  },
   plugins: [
     remix({
       ignoredRouteFiles: ["**/.*", "**/*.test.*"],

@@ -1,16 +1,24 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
+import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "./e2e/support/chromium";
+import { ROOT } from "../scripts/lib/databases";
 import { freePort, startProcess } from "./support/processes";
 
 // `npm run dev` (scripts/dev.ts) as a new user runs it, on this file's database.
 const dir = mkdtempSync(path.join(tmpdir(), "dev-command-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const viteCache = path.join(ROOT, "node_modules", ".vite", `dev-command-test-${process.pid}`);
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(viteCache, { recursive: true, force: true });
+});
 
 describe("the dev command", () => {
   it("starts its own redis-server when none answers, migrates, seeds the demo shop and serves /readyz", async () => {
-    const [port, redisPort, hmrPort, standInPort] = [
+    const [port, redisPort, hmrPort, standInPort, storefrontPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -22,8 +30,12 @@ describe("the dev command", () => {
       PORT: String(port),
       HMR_PORT: String(hmrPort),
       PLATFORM_STAND_IN_PORT: String(standInPort),
+      PLATFORM_STOREFRONT_PORT: String(storefrontPort),
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       DEMO_SHOP_FILE: demoFile,
+      // A first start, as on a fresh clone: Vite bundles the browser dependencies from nothing (its cache
+      // must sit under node_modules/.vite, the one hidden path the dev server lets the browser load).
+      VITE_CACHE_DIR: viteCache,
     });
     try {
       await dev.waitForOutput(/starting a local redis-server child/);
@@ -64,6 +76,39 @@ describe("the dev command", () => {
       const admin = await fetch(adminUrl!.replace("localhost", "127.0.0.1"));
       expect(admin.status).toBe(200);
       expect(await admin.text()).toMatch(new RegExp(`<iframe[^>]+src="http://localhost:${port}/app\\?`));
+
+      // A newcomer's first visits in a browser: the pages hydrate, with no page error, and Vite finds no
+      // dependency it had not bundled at start (finding one reloads the page mid-hydration).
+      const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+      try {
+        const page = await browser.newPage({ userAgent: DESKTOP_USER_AGENT });
+        const errors: string[] = [];
+        page.on("pageerror", (error) => errors.push(error.message));
+        page.on("console", (message) => {
+          if (message.type() === "error") errors.push(`console: ${message.text()}`);
+        });
+        // Hydrated: the server's HTML alone shows the headings, the client router only exists once React ran.
+        const hydrated = async (heading: string) => {
+          const frame = await (await page.waitForSelector("#app-frame")).contentFrame();
+          await frame!.getByRole("heading", { name: heading }).waitFor({ timeout: 120_000 });
+          await frame!.waitForFunction("window.__remixRouter !== undefined", undefined, { timeout: 120_000 });
+        };
+        await page.goto(adminUrl!);
+        await hydrated("Setup guide");
+        await page.goto(`${adminUrl}/analytics`);
+        await hydrated("Saves per day");
+        expect(errors).toEqual([]);
+        expect(dev.output()).not.toContain("new dependencies optimized");
+      } finally {
+        await browser.close();
+      }
+
+      // The printed Storefront URL serves the demo shop's online store.
+      const storefrontUrl = /Storefront\s+(\S+)/.exec(dev.output())?.[1];
+      expect(storefrontUrl).toBe(`http://localhost:${storefrontPort}/`);
+      const storefront = await fetch(`http://127.0.0.1:${storefrontPort}/collections/all`);
+      expect(storefront.status).toBe(200);
+      expect(await storefront.text()).toContain("Aurora Linen Shirt");
     } finally {
       expect(await dev.stop(20_000)).toBe(0);
     }
