@@ -51,14 +51,14 @@ export function createApi(proxy: string, locale: string) {
     return (response.status === 204 ? undefined : await response.json()) as T;
   }
 
-  const owner = (aid: string | null) => (aid ? `?aid=${aid}` : "");
+  const owner = (aid: string | null) => (aid ? `?aid=${encodeURIComponent(aid)}` : "");
   return {
     config: () => call<Config>("GET", "/config"),
     list: (aid: string | null) => call<List>("GET", `/wishlist${owner(aid)}`),
     add: (aid: string | null, item: { productId: string; variantId?: string; handle?: string; title?: string }) =>
       call<Item>("POST", `/wishlist/items${owner(aid)}`, item),
     remove: (aid: string | null, itemId: string) =>
-      call<void>("DELETE", `/wishlist/items${owner(aid)}${aid ? "&" : "?"}itemId=${itemId}`, {}),
+      call<void>("DELETE", `/wishlist/items${owner(aid)}${aid ? "&" : "?"}itemId=${encodeURIComponent(itemId)}`, {}),
     identify: (aid: string) => call<List>("POST", "/identify", { anonymousId: aid }),
     share: (aid: string | null) => call<{ url: string }>("POST", `/wishlist/share${owner(aid)}`, {}),
     shared: (token: string) => call<List>("GET", `/lists/${encodeURIComponent(token)}`),

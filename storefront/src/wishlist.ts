@@ -42,7 +42,12 @@ function start(settings: EmbedSettings) {
   const listeners = new Set<Listener>();
 
   const storage = {
-    get: () => safely(() => localStorage.getItem(AID_KEY)),
+    // Only an id this script could have made: anything else in storage (edited by hand, another script) is
+    // ignored and replaced on the next save.
+    get: () => {
+      const aid = safely(() => localStorage.getItem(AID_KEY));
+      return aid && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(aid) ? aid : null;
+    },
     set: (value: string) => safely(() => localStorage.setItem(AID_KEY, value)),
     drop: () => safely(() => localStorage.removeItem(AID_KEY)),
   };

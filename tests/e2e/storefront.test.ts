@@ -154,6 +154,26 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("replaces an anonymous id it could not have made (edited storage) instead of sending it", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await page.evaluate('localStorage.setItem("wishlist:aid", "x&logged_in_customer_id=7001")');
+    await page.reload();
+    await scriptReady(page);
+    const requests: string[] = [];
+    page.on("request", (request) => requests.push(request.url()));
+    await cardHeart(page, "Pebble Canvas Tote").click();
+    await expect.poll(() => pressed(cardHeart(page, "Pebble Canvas Tote"))).toBe("true");
+    await expect
+      .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"))
+      .toBe(1);
+    const aid = (await page.evaluate('localStorage.getItem("wishlist:aid")')) as string;
+    expect(aid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(requests.filter((url) => url.includes("logged_in_customer_id"))).toEqual([]);
+    expect((await customerList("7001"))?.items.map((item) => item.productId)).not.toContain("8100000008");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("rolls the heart back and says so when the backend fails, is down, or limits the rate", async () => {
     const { context, page } = await openStorefront(stack, "/collections/all");
     await scriptReady(page);
