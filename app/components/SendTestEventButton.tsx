@@ -17,7 +17,7 @@ export function SendTestEventButton({
   const shopify = useAppBridge();
   useEffect(() => {
     if (!fetcher.data) return;
-    if (fetcher.data.ok) shopify.toast.show("Test event sent");
+    if (fetcher.data.ok) shopify.toast.show("Test event queued: its attempts show in the delivery log");
     else shopify.toast.show(fetcher.data.formError ?? "The test event was not sent", { isError: true });
   }, [fetcher.data, shopify]);
   return (

@@ -5,6 +5,11 @@ export function formatAdminTime(iso: string): string {
   return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
 }
 
+/** With seconds: the delivery log's attempts often fall within one minute. */
+export function formatAdminTimeToSecond(iso: string): string {
+  return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" })} UTC`;
+}
+
 export interface EndpointHealth {
   failCount: number;
   disabledAt: string | null;

@@ -58,7 +58,7 @@ export default function Imports() {
             <Card padding="0">
               <DataTable
                 columnContentTypes={["text", "text", "text", "text", "numeric", "numeric"]}
-                headings={["Started", "Source", "Mode", "Status", "Imported", "Skipped"]}
+                headings={["Started", "Source", "Mode", "Status", "Items imported", "Rows skipped"]}
                 rows={imports.map((job) => [
                   <Link key="link" url={`/app/imports/${job.jobId}`} removeUnderline>
                     {formatTimestamp(job.createdAt)}
@@ -66,7 +66,12 @@ export default function Imports() {
                   job.source ? FORMATS[job.source].label : "",
                   job.dryRun ? "Dry run" : "Import",
                   <JobStatusBadge key="status" status={job.status} />,
-                  job.imported === null ? "–" : formatCount(job.imported),
+                  // A dry run imports nothing: its count is what the import would bring.
+                  job.imported === null
+                    ? "–"
+                    : job.dryRun
+                      ? `${formatCount(job.imported)} (would be)`
+                      : formatCount(job.imported),
                   job.skipped === null ? "–" : formatCount(job.skipped),
                 ])}
               />

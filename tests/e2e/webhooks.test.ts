@@ -137,7 +137,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     expect(await app.locator("body").textContent()).not.toContain(secret);
 
     await clickWhenHydrated(app.getByRole("button", { name: `Send test to ${hooks.url}` }));
-    await toast(page, "Test event sent").waitFor({ timeout: 30_000 });
+    await toast(page, "Test event queued: its attempts show in the delivery log").waitFor({ timeout: 30_000 });
     const [ping] = await hooks.waitFor(1, 30_000);
     expect(ping!.headers["x-service-event"]).toBe("ping");
     expect(signedWith(ping!, secret)).toBe(true);
@@ -265,7 +265,7 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     await clickWhenHydrated(app.getByRole("link", { name: hooks.url }));
     await app.getByText("No deliveries yet").waitFor({ timeout: 30_000 });
     await clickWhenHydrated(app.getByRole("button", { name: `Send test to ${hooks.url}` }));
-    await toast(page, "Test event sent").waitFor({ timeout: 30_000 });
+    await toast(page, "Test event queued: its attempts show in the delivery log").waitFor({ timeout: 30_000 });
     await hooks.waitFor(2, 30_000);
     await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 30_000 }).toBe(2);
 
@@ -303,10 +303,13 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     const { endpoint } = await createWebhookEndpoint(stack.shop.id, "https://paged.example/hooks");
     // Disabled, so the worker sends the seeded events nowhere and the log holds exactly these 30 attempts.
     await setEndpointHealth(database(), stack.shop.id, endpoint.id, { disabledAt: new Date() }, new Date());
-    for (let attempt = 0; attempt < 30; attempt++) await createDelivery(stack.shop.id, endpoint.id);
+    for (let attempt = 0; attempt < 29; attempt++) await createDelivery(stack.shop.id, endpoint.id);
+    // The newest attempt had a retry planned when the endpoint was switched off: it will not be sent.
+    await createDelivery(stack.shop.id, endpoint.id, { nextRetryAt: new Date(Date.now() + 3_600_000) });
     const { context, page, app } = await stack.openAdmin(`/webhooks/${endpoint.id}`);
     const rows = app.locator("tbody tr");
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(25);
+    expect((await cells(rows.first())).nextRetry).toBe("Not sent: endpoint disabled");
 
     await clickWhenHydrated(app.getByRole("link", { name: "Older attempts" }));
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);

@@ -64,7 +64,11 @@ export async function createWebhookEndpoint(shopId: string, url = "https://recei
 }
 
 /** An event and one logged delivery attempt of it to the endpoint (for the delivery log and redelivery). */
-export async function createDelivery(shopId: string, endpointId: string) {
+export async function createDelivery(
+  shopId: string,
+  endpointId: string,
+  { nextRetryAt = null }: { nextRetryAt?: Date | null } = {},
+) {
   const eventId = newId("event");
   const at = new Date();
   await insertEvent(database(), {
@@ -86,7 +90,7 @@ export async function createDelivery(shopId: string, endpointId: string) {
       durationMs: 12,
       error: "HTTP 500",
       responseSnippet: null,
-      nextRetryAt: null,
+      nextRetryAt,
       at,
     },
   ]);
