@@ -10,6 +10,7 @@ import path from "node:path";
 
 const benchmarks: Record<string, string> = {
   admin: "./bench/admin.ts",
+  theme: "./bench/theme.ts",
   api: "./bench/api.ts",
   storefront: "./bench/storefront.ts",
   transfers: "./bench/transfers.ts",

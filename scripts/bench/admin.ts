@@ -103,7 +103,8 @@ const PAGES: AdminPage[] = [
   {
     name: "Exports",
     path: "/exports",
-    ready: (frame) => frame.getByRole("heading").first(),
+    // The empty state before the first export, the latest export after it (the interaction starts one).
+    ready: (frame) => frame.getByText(/^(Export every saved item as a CSV file|Latest export)$/).first(),
     interaction: { titleBar: "Export CSV" },
     does: "Export CSV (title bar: the job starts)",
   },
@@ -121,7 +122,9 @@ const { startPlatformStandIn } = await import("../../stand-in/platform");
 
 const port = await freePort();
 const appUrl = `http://127.0.0.1:${port}`;
-await seedDemoShop({ appUrl, file: process.env.DEMO_SHOP_FILE });
+// The demo activity the admin shows (lists, analytics) is made of the stand-in's catalogue, as in npm run dev.
+const demoCatalogue = demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: "" });
+await seedDemoShop({ appUrl, file: process.env.DEMO_SHOP_FILE, catalogue: demoCatalogue });
 await closeDatabase();
 const platform = await startPlatformStandIn({
   appUrl,
@@ -162,6 +165,13 @@ const webVitals = readFileSync(path.join(ROOT, "node_modules/web-vitals/dist/web
 // Runs in every frame before its own scripts: records the latest value of each metric.
 const collector = `${webVitals}
 window.__vitals = {};
+// Layout shifts before the interaction: the page's own. Measured here, the shifts a click causes inside the
+// app frame (Analytics' data table opening) arrive without hadRecentInput, so web-vitals' CLS counts them.
+window.__loadShift = 0;
+window.__interacting = false;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if (!window.__interacting && !entry.hadRecentInput) window.__loadShift += entry.value;
+}).observe({ type: "layout-shift", buffered: true });
 for (const name of ["onLCP", "onCLS", "onINP"]) {
   webVitals[name]((metric) => { window.__vitals[metric.name] = metric.value; }, { reportAllChanges: true, durationThreshold: 16 });
 }
@@ -182,7 +192,10 @@ interface PageFigures {
   ttfbMs: number;
   dclMs: number;
   lcpMs: number;
+  /** Layout shifts during the load, before the interaction (the goal's figure). */
   cls: number;
+  /** web-vitals' CLS over the whole visit, the interaction's own shifts included. */
+  clsWithInteraction: number;
   inpMs: number | null;
   jsBytes: number;
   jsGzipBytes: number;
@@ -214,6 +227,7 @@ async function measure(url: string, probe: Probe, appOrigin: string): Promise<Pa
   await page.waitForTimeout(500);
   let titleBarInpMs: number | null = null;
   const interaction = probe.interaction;
+  const loadCls = (await frame.evaluate("window.__interacting = true, window.__loadShift")) as number;
   if (interaction && "inFrame" in interaction) {
     await interaction.inFrame(frame).click({ noWaitAfter: true });
   } else if (interaction) {
@@ -235,7 +249,8 @@ async function measure(url: string, probe: Probe, appOrigin: string): Promise<Pa
     ttfbMs: navigation.responseStart,
     dclMs: navigation.domContentLoadedEventEnd,
     lcpMs: vitals.LCP ?? Number.NaN,
-    cls: vitals.CLS ?? 0,
+    cls: loadCls,
+    clsWithInteraction: vitals.CLS ?? 0,
     inpMs: titleBarInpMs ?? (interaction ? (vitals.INP ?? null) : null),
     jsBytes: bodies.reduce((sum, body) => sum + body.length, 0),
     jsGzipBytes: bodies.reduce((sum, body) => sum + gzipSync(body).length, 0),
@@ -266,6 +281,7 @@ async function medianOf(url: string, probe: Probe, appOrigin: string): Promise<P
     dclMs: median(samples.map((sample) => sample.dclMs)),
     lcpMs: median(samples.map((sample) => sample.lcpMs)),
     cls: median(samples.map((sample) => sample.cls)),
+    clsWithInteraction: median(samples.map((sample) => sample.clsWithInteraction)),
     inpMs: inps.length ? median(inps) : null,
     jsBytes: samples[0]!.jsBytes,
     jsGzipBytes: samples[0]!.jsGzipBytes,
@@ -308,7 +324,7 @@ try {
       (figures.inpMs === null || figures.inpMs <= GOALS.inpMs) &&
       figures.recharts === Boolean(adminPage.charts);
     rows.push(
-      `| ${adminPage.name} | ${ms(figures.ttfbMs)} | ${ms(figures.dclMs)} | ${ms(figures.lcpMs)}${ratio(figures.lcpMs, baseline.lcpMs)} | ${figures.cls.toFixed(3)} | ` +
+      `| ${adminPage.name} | ${ms(figures.ttfbMs)} | ${ms(figures.dclMs)} | ${ms(figures.lcpMs)}${ratio(figures.lcpMs, baseline.lcpMs)} | ${figures.cls.toFixed(3)} (${figures.clsWithInteraction.toFixed(3)}) | ` +
         `${ms(figures.inpMs)} | ${adminPage.does} | ${kb(figures.jsBytes)} / ${kb(figures.jsGzipBytes)} | ${figures.recharts ? "yes" : "no"} | ${met ? "met" : "MISSED"} |`,
     );
   }
@@ -319,9 +335,9 @@ try {
       "",
       "INP n/a: the interaction's next paint came within 16 ms (web-vitals' smallest threshold), or the page has no interaction.",
       "",
-      "| Page | TTFB ms | DCL ms | LCP ms (x bare) | CLS | INP ms | Interaction | JS KB raw / gzip | recharts | goals |",
+      "| Page | TTFB ms | DCL ms | LCP ms (x bare) | CLS load (with interaction) | INP ms | Interaction | JS KB raw / gzip | recharts | goals |",
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-      `| bare baseline | ${ms(baseline.ttfbMs)} | ${ms(baseline.dclMs)} | ${ms(baseline.lcpMs)} | ${baseline.cls.toFixed(3)} | ${ms(baseline.inpMs)} | Click a button | ${kb(baseline.jsBytes)} / ${kb(baseline.jsGzipBytes)} | no | |`,
+      `| bare baseline | ${ms(baseline.ttfbMs)} | ${ms(baseline.dclMs)} | ${ms(baseline.lcpMs)} | ${baseline.cls.toFixed(3)} (${baseline.clsWithInteraction.toFixed(3)}) | ${ms(baseline.inpMs)} | Click a button | ${kb(baseline.jsBytes)} / ${kb(baseline.jsGzipBytes)} | no | |`,
       ...rows,
       "",
     ].join("\n"),
