@@ -39,7 +39,11 @@ const boundedStringsSchema = stringsSchema
     }
     for (const locale of locales) {
       if (Object.keys(strings[locale]!).length > STRINGS_LIMITS.perLocale) {
-        ctx.addIssue({ code: "custom", path: [locale], message: `at most ${STRINGS_LIMITS.perLocale} texts per locale` });
+        ctx.addIssue({
+          code: "custom",
+          path: [locale],
+          message: `at most ${STRINGS_LIMITS.perLocale} texts per locale`,
+        });
       }
     }
     if (JSON.stringify(strings).length > STRINGS_LIMITS.jsonChars) {
