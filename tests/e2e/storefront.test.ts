@@ -271,6 +271,42 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("follows the embed's settings saved in the theme: no card hearts, a header count, the star icon", async () => {
+    const embed = Object.values(stack.standInShop.theme.blocks).find((block) =>
+      block.type.includes("/blocks/app-embed/"),
+    )!;
+    // What the theme editor writes to the theme's settings for the embed (config/settings_data.json).
+    embed.settings = { cards: false, badge: true, icon_style: "star", colour: "#005bd3" };
+    try {
+      const { context, page } = await openStorefront(stack, "/collections/all");
+      await scriptReady(page);
+      expect(await page.locator(".wl-card").count()).toBe(0);
+      const badge = page.getByRole("link", { name: "Wishlist", exact: true }).and(page.locator(".wl-badge"));
+      await badge.waitFor();
+      expect(await badge.getAttribute("href")).toBe("/pages/wishlist");
+      expect(await badge.locator("[data-wishlist-count]").textContent()).toBe("");
+
+      await page.goto(`${stack.platform.storefrontOrigin}/products/willow-silk-dress`);
+      await scriptReady(page);
+      const heart = page.locator("[data-wishlist-product-page] button");
+      await heart.click();
+      await expect
+        .poll(() => page.locator(".wl-badge [data-wishlist-count]").textContent(), { timeout: 30_000 })
+        .toBe("1");
+      // The embed's colour reaches the styles; the product block keeps its own icon setting (a heart).
+      expect(await page.locator(".wl-badge").evaluate((element) => getComputedStyle(element).color)).toBe(
+        "rgb(0, 91, 211)",
+      );
+      expect(
+        await page.locator("#wishlist-icon").evaluate((template: HTMLTemplateElement) => template.innerHTML),
+      ).toContain("M12 3l2.8");
+      expectNoPageErrors(page);
+      await context.close();
+    } finally {
+      embed.settings = {};
+    }
+  });
+
   it("adds no serious or critical accessibility violation to the storefront's pages", async () => {
     for (const pagePath of ["/collections/all", "/products/aurora-linen-shirt", "/pages/wishlist"]) {
       await setEmbed(stack, false);
