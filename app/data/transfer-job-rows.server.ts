@@ -59,6 +59,27 @@ export function findTransferJob(
 }
 
 /** A page of the shop's jobs of one kind, newest first (ids sort by creation time), after the id `before`. */
+/**
+ * The newest real import of an upload created at or after `since`: the import that confirmed a dry run
+ * of that upload (a dry run is confirmed once; docs/imports.md).
+ */
+export function findImportOfUpload(
+  q: Queryable,
+  { shopId, uploadId, since }: { shopId: string; uploadId: string; since: Date },
+): Promise<TransferJobRow | undefined> {
+  return q
+    .selectFrom("TransferJob")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .where("kind", "=", "import")
+    .where("uploadId", "=", uploadId)
+    .where("dryRun", "=", false)
+    .where("createdAt", ">=", since)
+    .orderBy("createdAt", "desc")
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+}
+
 export function listTransferJobs(
   q: Queryable,
   shopId: string,

@@ -33,6 +33,7 @@ import { getEnv } from "~/env.server";
 import { FORMATS, type Field } from "~/services/transfers/columns";
 import {
   confirmDryRun,
+  confirmationOf,
   getImportReport,
   importFileUrl,
   type ImportIssue,
@@ -53,6 +54,8 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
     job: await transferJobView(job),
     report: finished ? await getImportReport({ shopId, jobId: job.id }) : null,
     uploadKept: importFileUrl({ job, baseUrl: getEnv().SHOPIFY_APP_URL }) !== null,
+    // A dry run already confirmed links to its import instead of offering to import again.
+    confirmedBy: (await confirmationOf({ shopId, dryRun: job }))?.id ?? null,
   };
 };
 
@@ -88,7 +91,7 @@ const REASON_LABELS: Record<ImportIssue["reason"], string> = {
 const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
 
 export default function ImportJob() {
-  const { job, report, uploadKept } = useLoaderData<typeof loader>();
+  const { job, report, uploadKept, confirmedBy } = useLoaderData<typeof loader>();
   const failure = useActionData<typeof action>();
   const navigation = useNavigation();
   const navigate = useNavigate();
@@ -176,7 +179,17 @@ export default function ImportJob() {
               </Banner>
             ) : null}
 
-            {job.status === "succeeded" && report && job.dryRun ? (
+            {job.status === "succeeded" && report && job.dryRun && confirmedBy ? (
+              <Banner
+                tone="success"
+                title="This dry run was confirmed: its file is imported"
+                action={{ content: "View the import", url: `/app/imports/${confirmedBy}` }}
+                secondaryAction={{ content: "Choose another file", onAction: chooseAnotherFile }}
+              >
+                <Text as="p">{summary(report)}</Text>
+              </Banner>
+            ) : null}
+            {job.status === "succeeded" && report && job.dryRun && !confirmedBy ? (
               <Banner
                 tone="info"
                 title="Dry run finished: nothing has been written yet"

@@ -208,6 +208,13 @@ describe("the import wizard", () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshot(page, "import-result");
 
+    // Back on the dry run, it links to its import instead of offering to import the file again.
+    await page.goBack();
+    await app.getByText("This dry run was confirmed: its file is imported").waitFor({ timeout: 30_000 });
+    expect(await app.getByRole("button", { name: "Import 4 items" }).count()).toBe(0);
+    await app.getByRole("link", { name: "View the import" }).click();
+    await app.getByText("Import finished").waitFor({ timeout: 30_000 });
+
     // Both runs are listed.
     await (await titleBarButton(page, app, "All imports")).click();
     const rows = app.locator("tbody tr");

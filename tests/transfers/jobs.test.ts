@@ -97,6 +97,8 @@ describe("confirming a dry run", () => {
       uploadId: upload.id,
       status: "queued",
     });
+    // Confirming again (back button, double submit) is the same import, not a second one.
+    expect((await confirmDryRun({ shopId: shop.id, jobId: checked.id, baseUrl })).id).toBe(started.id);
 
     for (const refused of [
       await job({ status: "failed", dryRun: true }),

@@ -10,6 +10,7 @@ import { analyzeAfterBulkLoad } from "~/data/item-rows.server";
 import {
   abandonTransferJobRow,
   findQueuedTransferJobs,
+  findImportOfUpload,
   findRunnableJob,
   findTransferJob,
   insertTransferJob,
@@ -221,9 +222,18 @@ export async function confirmDryRun(
   if (!dryRun.dryRun || dryRun.status !== "succeeded") {
     throw new DomainError("conflict", "Only a dry run that succeeded can be confirmed: start a new import.");
   }
+  // Confirmed once: a second confirmation (the browser's back button, a double submit) is the same import.
+  const confirmed = await confirmationOf({ shopId, dryRun });
+  if (confirmed) return confirmed;
   const fileUrl = importFileUrl({ job: dryRun, baseUrl });
   if (!fileUrl) throw new DomainError("conflict", "The dry run's file is no longer stored: upload it again.");
   return startImport({ shopId, fileUrl, source: dryRun.source as Source, dryRun: false }, unit);
+}
+
+/** The real import that confirmed a dry run, if it was confirmed. */
+export async function confirmationOf({ shopId, dryRun }: { shopId: string; dryRun: TransferJobRow }) {
+  if (!dryRun.dryRun || !dryRun.uploadId) return undefined;
+  return findImportOfUpload(database(), { shopId, uploadId: dryRun.uploadId, since: dryRun.createdAt });
 }
 
 /** Starts an export of the shop's saved items. */
