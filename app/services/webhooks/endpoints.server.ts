@@ -34,12 +34,19 @@ export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 export const MAX_ENDPOINTS_PER_SHOP = 20;
 
 /**
- * What registering an endpoint takes (POST /v1/webhooks, the admin's Add endpoint form). The URL's scheme
- * and credentials are checked by `createEndpoint`, which knows whether plain http is allowed.
+ * What registering an endpoint takes (POST /v1/webhooks, the admin's Add endpoint form): every member's
+ * problem at once, the URL's scheme (https; http too where WEBHOOK_ALLOW_HTTP) and credentials included.
+ * `createEndpoint` checks the URL again for callers that skip this schema.
  */
 export const endpointInputSchema = z
   .object({
-    url: z.url({ error: "must be an absolute URL such as https://example.com/webhooks" }).max(2_048),
+    url: z
+      .url({ error: "must be an absolute URL such as https://example.com/webhooks" })
+      .max(2_048)
+      .superRefine((raw, ctx) => {
+        const problem = endpointUrlProblem(raw);
+        if (problem) ctx.addIssue({ code: "custom", message: problem.issue });
+      }),
     events: z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1, "choose at least one event").max(SUBSCRIBABLE_EVENTS.length),
   })
   .strict();
@@ -48,22 +55,29 @@ const invalidUrl = (message: string, issue: string) =>
   new DomainError("invalid", message, { issues: [{ field: "url", message: issue }] });
 
 /** https only, unless WEBHOOK_ALLOW_HTTP (development); no credentials in the URL. */
-function checkEndpointUrl(raw: string): string {
-  const url = new URL(raw);
+function endpointUrlProblem(raw: string): { message: string; issue: string } | null {
+  const url = URL.parse(raw);
+  if (!url) return null; // the schema's URL check reports it
   const allowHttp = getEnv().WEBHOOK_ALLOW_HTTP;
   if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
-    throw invalidUrl(
-      allowHttp ? "url must be an http or https URL." : "url must be an https URL.",
-      allowHttp ? "must use http or https" : "must use https",
-    );
+    return {
+      message: allowHttp ? "url must be an http or https URL." : "url must be an https URL.",
+      issue: allowHttp ? "must use http or https" : "must use https",
+    };
   }
   if (url.username || url.password) {
-    throw invalidUrl(
-      "url must not carry credentials; verify deliveries with the signing secret instead.",
-      "must not contain a user name or password",
-    );
+    return {
+      message: "url must not carry credentials; verify deliveries with the signing secret instead.",
+      issue: "must not contain a user name or password",
+    };
   }
-  return url.toString();
+  return null;
+}
+
+function checkEndpointUrl(raw: string): string {
+  const problem = endpointUrlProblem(raw);
+  if (problem) throw invalidUrl(problem.message, problem.issue);
+  return new URL(raw).toString();
 }
 
 const noEndpoint = () => new DomainError("not_found", "No webhook endpoint with this id in this shop.");
