@@ -39,7 +39,11 @@ const boundedStringsSchema = stringsSchema
     }
     for (const locale of locales) {
       if (Object.keys(strings[locale]!).length > STRINGS_LIMITS.perLocale) {
-        ctx.addIssue({ code: "custom", path: [locale], message: `at most ${STRINGS_LIMITS.perLocale} texts per locale` });
+        ctx.addIssue({
+          code: "custom",
+          path: [locale],
+          message: `at most ${STRINGS_LIMITS.perLocale} texts per locale`,
+        });
       }
     }
     if (JSON.stringify(strings).length > STRINGS_LIMITS.jsonChars) {
@@ -83,7 +87,11 @@ export const shopSettingsPatchSchema = z
     sharePath: z
       .string()
       .max(255)
-      .regex(/^\/[^\s?#]*$/, "must be a site path starting with / (no query or fragment)"),
+      // Browsers read "//host" and "/\host" as another site: the badge and the share link would leave the shop.
+      .regex(
+        /^\/([^\s?#\\/][^\s?#\\]*)?$/,
+        "must be a site path starting with a single / (no query, fragment or backslash)",
+      ),
     metafieldSyncEnabled: z.boolean(),
     integrationConfigured: z.boolean(),
     strings: boundedStringsSchema,
