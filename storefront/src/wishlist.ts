@@ -205,7 +205,9 @@ function start(settings: EmbedSettings) {
     if (!settings.badge || document.querySelector("[data-wishlist-count]")) return;
     const badge = document.createElement("a");
     badge.className = "wl-badge";
-    badge.href = config.sharePath;
+    // Only a path on this shop: a browser reads "//host" or "/\host" as another site (settings stored before
+    // the API refused them).
+    badge.href = /^\/(?![/\\\s])/.test(config.sharePath) ? config.sharePath : settings.sharePath;
     const count = document.createElement("span");
     count.dataset.wishlistCount = "";
     badge.append(icon(), count);

@@ -112,7 +112,7 @@ const PATTERN_EXAMPLES: Array<{ match: string[]; reject: string[] }> = [
     reject: ["not-a-uuid", "00000000-0000-9000-8000-000000000000", "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c1"],
   },
   { match: ["red-hat", "chapeau-rouge"], reject: ["red hat", "a/b", ""] }, // product handle
-  { match: ["/pages/wishlist", "/"], reject: ["pages/wishlist", "/a b", "/a?b"] }, // settings.sharePath
+  { match: ["/pages/wishlist", "/"], reject: ["pages/wishlist", "/a b", "/a?b", "//evil.example", "/\\evil.example"] }, // settings.sharePath
   { match: ["7234567890123", "0"], reject: ["12a", "", "-1", "1e3"] }, // platform ids in responses
   { match: ["123", "18446744073709551615"], reject: ["", "1e3", "0x10", "1".repeat(21)] }, // platform id parameter
   { match: ["itm_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["lst_01jd2x6c5ef0q8w3d0s8b2n7k4", "itm_"] },

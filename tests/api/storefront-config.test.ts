@@ -72,3 +72,35 @@ describe("GET /storefront/config", () => {
     expect((await response.json()).customerLoggedIn).toBe(true);
   });
 });
+
+describe("settings.sharePath: a path on the shop's own domain", () => {
+  // The storefront script links the header badge to it, and the share link is https://<shop><sharePath>:
+  // a browser reads "//host" and "/\host" as another site, so either would send shoppers off the shop.
+  it.each(["//evil.example/wishlist", "/\\evil.example/wishlist", "/\\/evil.example"])(
+    "refuses %j with 422 and keeps the stored path",
+    async (sharePath) => {
+      const { shop: other, secret } = await createShopWithKey();
+      const response = await rawCall(app, validator, "/v1/shop/settings", {
+        method: "PATCH",
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ sharePath }),
+      });
+      expect(response.status).toBe(422);
+      expect((await response.json()).errors).toEqual([{ pointer: "#/sharePath", detail: expect.any(String) }]);
+      const config = await rawCall(app, validator, "/v1/storefront/config", {
+        headers: { "X-Service-Shop": other.domain, "X-Service-Public-Key": other.publicKey, "Accept-Language": "en" },
+      });
+      expect((await config.json()).sharePath).toBe("/pages/wishlist");
+    },
+  );
+
+  it("accepts an ordinary page path", async () => {
+    const { secret } = await createShopWithKey();
+    const response = await rawCall(app, validator, "/v1/shop/settings", {
+      method: "PATCH",
+      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ sharePath: "/pages/saved-items" }),
+    });
+    expect(response.status).toBe(200);
+  });
+});

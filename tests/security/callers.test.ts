@@ -113,6 +113,75 @@ describe("app proxy: the shop and customer come only from the verified parameter
     await expectProblem(response, 401, "unauthorized");
   });
 
+  it("refuses a signed guest query re-split into customer 777's with no '=' in any name or value", async () => {
+    const victim = await victimShop();
+    // What the platform signs for a guest whose URL carries a=x, b_logged_in_customer_id=123m... and c=y ...
+    const signedPairs: Array<[string, string]> = [
+      ["a", "x"],
+      ["b_logged_in_customer_id", "777m"],
+      ["c", "y"],
+      ["logged_in_customer_id", ""],
+      ["path_prefix", "/apps/service"],
+      ["shop", victim.shop.domain],
+      ["timestamp", now()],
+    ];
+    const signature = proxySignature(signedPairs);
+    // ... runs together into the same string as this set, which names customer 777: the guest's own empty
+    // `logged_in_customer_id=` is split across the value "yl" and the name "ogged_in_customer_id".
+    const resplit: Array<[string, string]> = [
+      ["a", "xb_"],
+      ["logged_in_customer_id", "777"],
+      ["mc", "yl"],
+      ["ogged_in_customer_id", ""],
+      ["path_prefix", "/apps/service"],
+      ["shop", victim.shop.domain],
+      ["timestamp", signedPairs[6]![1]],
+    ];
+    expect(proxySignature(resplit)).toBe(signature);
+    // In the message's order and in another (the message is sorted by the receiver, not the sender).
+    for (const pairs of [resplit, [...resplit].reverse()]) {
+      const response = await rawCall(
+        app,
+        validator,
+        `/proxy/v1/storefront/wishlist?${query([...pairs, ["signature", signature]])}`,
+      );
+      await expectProblem(response, 401, "unauthorized");
+    }
+  });
+
+  it("refuses a signature of an hour ago re-split into a fresh timestamp (the 90 s limit)", async () => {
+    const { shop } = await createShopWithKey();
+    const old = String(Math.floor(Date.now() / 1000) - 3600);
+    const fresh = now();
+    // What the platform signed an hour ago for a guest whose URL carried sz=1timestamp=<now>zz= ...
+    const signedPairs: Array<[string, string]> = [
+      ["aid", randomUUID()],
+      ["logged_in_customer_id", ""],
+      ["path_prefix", "/apps/service"],
+      ["shop", shop.domain],
+      ["sz", `1timestamp=${fresh}zz=`],
+      ["timestamp", old],
+    ];
+    const signature = proxySignature(signedPairs);
+    // ... is the same string as this set, whose timestamp is fresh.
+    const resplit: Array<[string, string]> = [
+      ...signedPairs.slice(0, 4),
+      ["sz", "1"],
+      ["timestamp", fresh],
+      ["zz", `timestamp=${old}`],
+    ];
+    expect(proxySignature(resplit)).toBe(signature);
+    // In the message's order and in another (the message is sorted by the receiver, not the sender).
+    for (const pairs of [resplit, [...resplit].reverse()]) {
+      const response = await rawCall(
+        app,
+        validator,
+        `/proxy/v1/storefront/wishlist?${query([...pairs, ["signature", signature]])}`,
+      );
+      await expectProblem(response, 401, "unauthorized");
+    }
+  });
+
   it("accepts repeated ordinary parameters signed as the platform signs them (values joined by commas)", async () => {
     const { shop } = await createShopWithKey();
     const aid = randomUUID();

@@ -90,7 +90,41 @@ function proxyParameters(url: URL): Record<string, string> {
   if (repeated.length) {
     throw unauthorized(`App proxy parameters may appear only once: ${repeated.join(", ")} repeated.`, false);
   }
-  return Object.fromEntries([...values].map(([key, list]) => [key, list.join(",")]));
+  const params = Object.fromEntries([...values].map(([key, list]) => [key, list.join(",")]));
+  assertOneSplit(params);
+  return params;
+}
+
+/**
+ * The signed message runs the pairs together with no separator between one value and the next name, so a
+ * message has many splits: the platform signs the shopper's own parameters with its own, and a shopper
+ * who chooses them can make the message of a guest's call also read as one naming a customer, another
+ * shop, or a fresh timestamp. Neither `=` in names nor in values need be involved: a guest's
+ * `c=y` + `logged_in_customer_id=` re-splits as `mc=yl` + `ogged_in_customer_id=`, which frees a
+ * `logged_in_customer_id=777` written earlier in the guest's own parameters.
+ *
+ * Any such re-split keeps the message and moves a reserved `name=` to another place in it, so the
+ * message then holds that `name=` twice (the platform's, now inside other parameters, and the moved
+ * one). The message a request's own parameters make must therefore hold each reserved `name=` exactly as
+ * often as the request carries the name: once, or not at all. The platform's own calls always do (their
+ * own parameters are ids, a product handle and the like).
+ */
+function assertOneSplit(params: Record<string, string>): void {
+  // The message as the platform library builds it to verify: names in `localeCompare` order.
+  const message = Object.entries(params)
+    .filter(([key]) => key !== "signature")
+    .sort(([left], [right]) => left.localeCompare(right))
+    .map(([key, value]) => `${key}=${value}`)
+    .join("");
+  const ambiguous = PROXY_RESERVED.filter(
+    (key) => key !== "signature" && message.split(`${key}=`).length - 1 !== (key in params ? 1 : 0),
+  );
+  if (ambiguous.length) {
+    throw unauthorized(
+      `App proxy parameters may not spell a reserved parameter inside others: ${ambiguous.join(", ")}.`,
+      false,
+    );
+  }
 }
 
 function shopUninstalled(domain: string) {

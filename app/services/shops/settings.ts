@@ -87,7 +87,11 @@ export const shopSettingsPatchSchema = z
     sharePath: z
       .string()
       .max(255)
-      .regex(/^\/[^\s?#]*$/, "must be a site path starting with / (no query or fragment)"),
+      // Browsers read "//host" and "/\host" as another site: the badge and the share link would leave the shop.
+      .regex(
+        /^\/([^\s?#\\/][^\s?#\\]*)?$/,
+        "must be a site path starting with a single / (no query, fragment or backslash)",
+      ),
     metafieldSyncEnabled: z.boolean(),
     integrationConfigured: z.boolean(),
     strings: boundedStringsSchema,
