@@ -78,6 +78,13 @@ export function createStorefront(options: StorefrontOptions) {
       key.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], table);
     return (lookup(translations(locale)) ?? lookup(translations("en")) ?? `translation missing: ${key}`) as string;
   });
+  // The platform's json filter escapes what could end a <script> element or start markup; liquidjs' does not.
+  engine.registerFilter("json", (value: unknown) =>
+    JSON.stringify(value ?? null)
+      .replace(/</g, "\\u003c")
+      .replace(/>/g, "\\u003e")
+      .replace(/&/g, "\\u0026"),
+  );
   engine.registerFilter("asset_url", (name: string) => `/extension-assets/${encodeURIComponent(name)}`);
 
   /** A block of the extension: its Liquid without the schema, and the defaults its schema declares. */
