@@ -4,8 +4,25 @@ import { useState } from "react";
 /**
  * The browser origins of the shop's headless storefronts: one field per origin (so a refused one shows its
  * message beside it, keyed `headlessOrigins.<index>` like the settings' zod issues), a remove button each,
- * and a field to add one. Origins are checked when the settings are saved, with the API's own schema.
+ * and a field to add one. A new origin is checked as it is added (and written as the browser sends it:
+ * `https://Shop.example.com/` becomes `https://shop.example.com`); every origin is checked again when the
+ * settings are saved, with the API's own schema.
  */
+
+/** An origin as a browser's Origin header carries it, or why the text is not one. */
+function originOf(text: string): { origin: string } | { error: string } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { error: "must be an origin such as https://shop.example.com" };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { error: "must start with https:// or http://" };
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+    return { error: "must be an origin only: scheme, host and optional port (no path, query or fragment)" };
+  }
+  return { origin: url.origin };
+}
 export function HeadlessOriginsEditor({
   origins,
   errors,
@@ -16,12 +33,19 @@ export function HeadlessOriginsEditor({
   onChange: (origins: string[]) => void;
 }) {
   const [draft, setDraft] = useState("");
+  const [draftError, setDraftError] = useState<string | undefined>();
 
   function add() {
-    const origin = draft.trim();
-    if (!origin) return;
-    if (!origins.includes(origin)) onChange([...origins, origin]);
+    const text = draft.trim();
+    if (!text) return;
+    const checked = originOf(text);
+    if ("error" in checked) {
+      setDraftError(checked.error);
+      return;
+    }
+    if (!origins.includes(checked.origin)) onChange([...origins, checked.origin]);
     setDraft("");
+    setDraftError(undefined);
   }
 
   return (
@@ -70,7 +94,11 @@ export function HeadlessOriginsEditor({
           helpText="Scheme, host and optional port, such as https://shop.example.com (no path, no trailing slash)."
           autoComplete="off"
           value={draft}
-          onChange={setDraft}
+          onChange={(value) => {
+            setDraft(value);
+            setDraftError(undefined);
+          }}
+          error={draftError}
           connectedRight={
             <Button onClick={add} disabled={!draft.trim()}>
               Add origin
