@@ -25,6 +25,7 @@ import { serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { formatAdminTime, WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { getEnv } from "~/env.server";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -38,7 +39,12 @@ import {
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
   const endpoints = await listEndpoints({ shopId });
-  return { endpoints: endpoints.map(serializeWebhookEndpoint), eventTypes: SUBSCRIBABLE_EVENTS };
+  return {
+    endpoints: endpoints.map(serializeWebhookEndpoint),
+    eventTypes: SUBSCRIBABLE_EVENTS,
+    // Plain http endpoints are taken in development only (WEBHOOK_ALLOW_HTTP): the page says which applies.
+    allowHttp: getEnv().WEBHOOK_ALLOW_HTTP,
+  };
 };
 
 /** One action for the page's forms (`intent`): add, send a test event, delete, re-enable (the banner's). */
@@ -90,7 +96,7 @@ const EVENT_DESCRIPTIONS: Record<string, string> = {
 };
 
 export default function Webhooks() {
-  const { endpoints } = useLoaderData<typeof loader>();
+  const { endpoints, allowHttp } = useLoaderData<typeof loader>();
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<Endpoint | null>(null);
   const disabled = endpoints.flatMap((endpoint) =>
@@ -120,8 +126,8 @@ export default function Webhooks() {
                 image="/webhooks-empty.svg"
               >
                 <p>
-                  Add an https endpoint and choose events: each change to a wishlist is sent to it as a signed JSON
-                  request.
+                  Add an {allowHttp ? "http or https" : "https"} endpoint and choose events: each change to a wishlist
+                  is sent to it as a signed JSON request.
                 </p>
               </EmptyState>
             </Card>
