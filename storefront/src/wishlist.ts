@@ -40,6 +40,8 @@ function start(settings: EmbedSettings) {
   let items: Item[] = [];
   let blockedUntil = 0;
   const listeners = new Set<Listener>();
+  // Products with a save or removal under way: a second press (a double click) waits for the first.
+  const pending = new Set<string>();
 
   const storage = {
     get: () => safely(() => localStorage.getItem(AID_KEY)),
@@ -116,9 +118,10 @@ function start(settings: EmbedSettings) {
       say(text("rateLimited").replace("{seconds}", String(Math.ceil((blockedUntil - Date.now()) / 1000))));
       return false;
     }
-    const before = items;
     const existing = savedItems(target.productId ?? null, target.handle);
     const adding = existing.length === 0;
+    if (pending.has(target.handle)) return !adding;
+    pending.add(target.handle);
     const placeholder: Item = {
       id: "",
       productId: target.productId ?? "",
@@ -148,10 +151,13 @@ function start(settings: EmbedSettings) {
         for (const item of existing) await api.remove(guestId(), item.id);
       }
     } catch (error) {
-      items = before;
+      // Only this change is undone: others may have finished meanwhile.
+      items = adding ? items.filter((item) => item !== placeholder) : [...existing, ...items];
       render();
       failure(error);
       return !adding;
+    } finally {
+      pending.delete(target.handle);
     }
     render();
     say(text(adding ? "saved" : "removed"));

@@ -197,6 +197,31 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("saves once on a double click and removes once on the next, with no error in between", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    const heart = cardHeart(page, "Granite Chino Pants");
+    const status = page.getByRole("status");
+    const before = await listCount();
+    // Each call takes a moment, as on a real network, so every further press lands while it is under way.
+    await page.route("**/apps/service/v1/storefront/wishlist/items**", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    });
+    await heart.dblclick();
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe("Saved to your wishlist");
+    expect(await pressed(heart)).toBe("true");
+    expect(await listCount()).toBe(before + 1);
+
+    await heart.click({ clickCount: 3 });
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe("Removed from your wishlist");
+    expect(await pressed(heart)).toBe("false");
+    expect(await page.evaluate("window.Wishlist.get()")).toEqual([]);
+    expect(await listCount()).toBe(before);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("shows an error and saves nothing when the proxy signature is tampered with", async () => {
     const { context, page } = await openStorefront(stack, "/collections/all");
     await scriptReady(page);
