@@ -257,8 +257,16 @@ function start(settings: EmbedSettings) {
     const draw = () => {
       const shown = token ? list.items : items;
       if (shareButton) shareButton.disabled = shown.length === 0;
+      // Redrawing takes away the focused row (its Remove button was just pressed): focus goes on to the
+      // row now in its place, or the heading once the list is empty, not back to the top of the page.
+      const row = document.activeElement?.closest("li");
+      const focused = row && body.contains(row) ? [...body.querySelectorAll("li")].indexOf(row) : -1;
       if (!shown.length) {
         body.textContent = text("empty");
+        if (focused >= 0 && heading instanceof HTMLElement) {
+          heading.tabIndex = -1;
+          heading.focus();
+        }
         return;
       }
       const rows = shown.map((item) => {
@@ -285,6 +293,8 @@ function start(settings: EmbedSettings) {
       listElement.className = "wl-list";
       listElement.append(...rows);
       body.replaceChildren(listElement);
+      if (focused >= 0)
+        listElement.querySelectorAll<HTMLElement>(".wl-remove")[Math.min(focused, rows.length - 1)]?.focus();
     };
     draw();
     if (!token) listeners.add(draw);

@@ -108,8 +108,13 @@ describe("Storefront", { timeout: 240_000 }, () => {
 
     // The customer removes one from the wishlist page.
     await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
-    await page.getByRole("button", { name: "Remove from wishlist: Aurora Linen Shirt" }).click();
+    await page.getByRole("button", { name: "Remove from wishlist: Aurora Linen Shirt" }).focus();
+    await page.keyboard.press("Enter");
     await expect.poll(() => items.count(), { timeout: 30_000 }).toBe(1);
+    // The keyboard's focus goes on to the row now in its place, not back to the top of the page.
+    expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe(
+      "Remove from wishlist: Harbor Wool Coat",
+    );
     await expect.poll(async () => (await customerList("7001"))?.count, { timeout: 30_000 }).toBe(1);
     expectNoPageErrors(page);
     await context.close();
