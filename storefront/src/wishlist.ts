@@ -43,10 +43,19 @@ function start(settings: EmbedSettings) {
   // Products with a save or removal under way: a second press (a double click) waits for the first.
   const pending = new Set<string>();
 
+  // The guest id is also kept for the page's life: storage cleared mid-visit (or refused, as in some private
+  // modes) must not split the guest's list, nor make removals fail for want of an id.
+  let aidInPage: string | null = null;
   const storage = {
-    get: () => safely(() => localStorage.getItem(AID_KEY)),
-    set: (value: string) => safely(() => localStorage.setItem(AID_KEY, value)),
-    drop: () => safely(() => localStorage.removeItem(AID_KEY)),
+    get: () => (aidInPage = safely(() => localStorage.getItem(AID_KEY)) ?? aidInPage),
+    set: (value: string) => {
+      aidInPage = value;
+      safely(() => localStorage.setItem(AID_KEY, value));
+    },
+    drop: () => {
+      aidInPage = null;
+      safely(() => localStorage.removeItem(AID_KEY));
+    },
   };
   // A customer is named by the platform's signature; a guest by the anonymous id kept in this browser.
   const guestId = () => (settings.customer ? null : storage.get());
@@ -136,8 +145,9 @@ function start(settings: EmbedSettings) {
       if (adding) {
         const productId = target.productId ?? (await productIdOf(target.handle));
         let aid = guestId();
-        if (!settings.customer && !aid) {
-          aid = crypto.randomUUID();
+        if (!settings.customer) {
+          // A save keeps the guest id in this browser (again, if storage was cleared since).
+          aid ??= crypto.randomUUID();
           storage.set(aid);
         }
         const saved = await api.add(aid, {

@@ -227,6 +227,35 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("keeps the guest's one list when the browser's storage is cleared mid-visit", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    const savedIds = () =>
+      page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)");
+    const dress = cardHeart(page, "Willow Silk Dress");
+    const tote = cardHeart(page, "Pebble Canvas Tote");
+    await dress.click();
+    await expect.poll(savedIds, { timeout: 30_000 }).toBe(1);
+    const aid = await page.evaluate('localStorage.getItem("wishlist:aid")');
+    expect(aid).toBeTruthy();
+
+    await page.evaluate("localStorage.clear()");
+    await dress.click();
+    await expect
+      .poll(() => page.getByRole("status").textContent(), { timeout: 30_000 })
+      .toBe("Removed from your wishlist");
+    await tote.click();
+    await expect.poll(savedIds, { timeout: 30_000 }).toBe(1);
+    // The save wrote the same guest id back: after a reload the list is still there.
+    expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBe(aid);
+    await page.reload();
+    await scriptReady(page);
+    expect(await pressed(tote)).toBe("true");
+    expect(await pressed(dress)).toBe("false");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("shows an error and saves nothing when the proxy signature is tampered with", async () => {
     const { context, page } = await openStorefront(stack, "/collections/all");
     await scriptReady(page);
