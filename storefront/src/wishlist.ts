@@ -237,8 +237,9 @@ function start(settings: EmbedSettings) {
       try {
         list = await api.shared(token);
       } catch (error) {
+        // 400: a token no share link can carry (mangled when copied), as dead as an unknown one.
         body.textContent = text(
-          error instanceof ApiError && error.status === 404
+          error instanceof ApiError && (error.status === 404 || error.status === 400)
             ? "sharedMissing"
             : error instanceof ApiError && error.status === 403
               ? "sharingDisabled"
