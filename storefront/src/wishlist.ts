@@ -253,13 +253,18 @@ function start(settings: EmbedSettings) {
       shareButton.onclick = async () => {
         try {
           const { url } = await api.share(guestId());
-          await navigator.clipboard?.writeText(url).catch(() => undefined);
+          const copied = await navigator.clipboard?.writeText(url).then(
+            () => true,
+            () => false,
+          );
           const field = root.querySelector<HTMLInputElement>("[data-wishlist-link]");
           if (field) {
             field.value = url;
             field.hidden = false;
           }
-          say(text("linkCopied"));
+          // Where the browser refused the clipboard, the link is selected to copy by hand instead.
+          if (copied) say(text("linkCopied"));
+          else field?.select();
         } catch (error) {
           failure(error);
         }

@@ -256,6 +256,32 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("selects the share link instead of saying it was copied when the browser refuses the clipboard", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await context.addInitScript(() => {
+      Object.defineProperty(navigator, "clipboard", {
+        value: { writeText: () => Promise.reject(new DOMException("Write permission denied.", "NotAllowedError")) },
+      });
+    });
+    await scriptReady(page);
+    await cardHeart(page, "Lagoon Sunglasses").click();
+    await expect
+      .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"), {
+        timeout: 30_000,
+      })
+      .toBe(1);
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    await scriptReady(page);
+    await page.getByRole("button", { name: "Share wishlist" }).click();
+    const link = page.getByRole("textbox", { name: "Link to your wishlist" });
+    await expect.poll(() => link.inputValue(), { timeout: 30_000 }).toContain("/pages/wishlist?share=");
+    expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe("Link to your wishlist");
+    expect(await page.evaluate("document.getSelection().toString()")).toBe(await link.inputValue());
+    expect(await page.getByRole("status").textContent()).not.toContain("Link copied");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("shows an error and saves nothing when the proxy signature is tampered with", async () => {
     const { context, page } = await openStorefront(stack, "/collections/all");
     await scriptReady(page);
