@@ -231,6 +231,8 @@ function start(settings: EmbedSettings) {
     const heading = root.querySelector("[data-wishlist-title]");
     const shareButton = root.querySelector<HTMLButtonElement>("[data-wishlist-share]");
     let list: List = { count: items.length, items };
+    // A guest of a shop without guest lists has no list to show: the page asks them to log in.
+    const loginFirst = !token && !settings.customer && !config.guestEnabled;
     if (token) {
       if (heading) heading.textContent = text("sharedTitle");
       shareButton?.remove();
@@ -249,7 +251,7 @@ function start(settings: EmbedSettings) {
       }
     } else if (shareButton) {
       if (heading) heading.textContent = text("title");
-      shareButton.hidden = !config.shareEnabled;
+      shareButton.hidden = !config.shareEnabled || loginFirst;
       shareButton.onclick = async () => {
         try {
           const { url } = await api.share(guestId());
@@ -278,7 +280,13 @@ function start(settings: EmbedSettings) {
       const row = document.activeElement?.closest("li");
       const focused = row && body.contains(row) ? [...body.querySelectorAll("li")].indexOf(row) : -1;
       if (!shown.length) {
-        body.textContent = text("empty");
+        body.textContent = text(loginFirst ? "loginToSave" : "empty");
+        if (loginFirst) {
+          const login = document.createElement("a");
+          login.href = settings.loginUrl;
+          login.textContent = text("logIn");
+          body.append(" ", login);
+        }
         if (focused >= 0 && heading instanceof HTMLElement) {
           heading.tabIndex = -1;
           heading.focus();

@@ -322,6 +322,10 @@ describe("Storefront", { timeout: 240_000 }, () => {
       await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
       await scriptReady(page);
       expect(await page.getByRole("button", { name: "Share wishlist" }).isVisible()).toBe(false);
+      // The guest's wishlist page asks them to log in rather than calling their list empty.
+      const pageItems = page.locator("[data-wishlist-items]");
+      expect(await pageItems.textContent()).toBe("Log in to save items Log in");
+      expect(await pageItems.getByRole("link", { name: "Log in" }).getAttribute("href")).toBe("/account/login");
       await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist?share=nosuchtoken`);
       await page.getByText("This shop does not share wishlists.").waitFor({ timeout: 30_000 });
       expectNoPageErrors(page, [/HTTP 403 GET .*\/storefront\/lists\/nosuchtoken/]);
