@@ -40,16 +40,29 @@ function start(settings: EmbedSettings) {
   let items: Item[] = [];
   let blockedUntil = 0;
   const listeners = new Set<Listener>();
+  // Products with a save or removal under way: a second press (a double click) waits for the first.
+  const pending = new Set<string>();
 
+  // The guest id is also kept for the page's life: storage cleared mid-visit (or refused, as in some private
+  // modes) must not split the guest's list, nor make removals fail for want of an id.
+  let aidInPage: string | null = null;
   const storage = {
     // Only an id this script could have made: anything else in storage (edited by hand, another script) is
     // ignored and replaced on the next save.
     get: () => {
-      const aid = safely(() => localStorage.getItem(AID_KEY));
-      return aid && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(aid) ? aid : null;
+      const stored = safely(() => localStorage.getItem(AID_KEY));
+      if (stored && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(stored))
+        aidInPage = stored;
+      return aidInPage;
     },
-    set: (value: string) => safely(() => localStorage.setItem(AID_KEY, value)),
-    drop: () => safely(() => localStorage.removeItem(AID_KEY)),
+    set: (value: string) => {
+      aidInPage = value;
+      safely(() => localStorage.setItem(AID_KEY, value));
+    },
+    drop: () => {
+      aidInPage = null;
+      safely(() => localStorage.removeItem(AID_KEY));
+    },
   };
   // A customer is named by the platform's signature; a guest by the anonymous id kept in this browser.
   const guestId = () => (settings.customer ? null : storage.get());
@@ -121,9 +134,10 @@ function start(settings: EmbedSettings) {
       say(text("rateLimited").replace("{seconds}", String(Math.ceil((blockedUntil - Date.now()) / 1000))));
       return false;
     }
-    const before = items;
     const existing = savedItems(target.productId ?? null, target.handle);
     const adding = existing.length === 0;
+    if (pending.has(target.handle)) return !adding;
+    pending.add(target.handle);
     const placeholder: Item = {
       id: "",
       productId: target.productId ?? "",
@@ -138,8 +152,9 @@ function start(settings: EmbedSettings) {
       if (adding) {
         const productId = target.productId ?? (await productIdOf(target.handle));
         let aid = guestId();
-        if (!settings.customer && !aid) {
-          aid = crypto.randomUUID();
+        if (!settings.customer) {
+          // A save keeps the guest id in this browser (again, if storage was cleared since).
+          aid ??= crypto.randomUUID();
           storage.set(aid);
         }
         const saved = await api.add(aid, {
@@ -153,10 +168,13 @@ function start(settings: EmbedSettings) {
         for (const item of existing) await api.remove(guestId(), item.id);
       }
     } catch (error) {
-      items = before;
+      // Only this change is undone: others may have finished meanwhile.
+      items = adding ? items.filter((item) => item !== placeholder) : [...existing, ...items];
       render();
       failure(error);
       return !adding;
+    } finally {
+      pending.delete(target.handle);
     }
     render();
     say(text(adding ? "saved" : "removed"));
@@ -222,14 +240,17 @@ function start(settings: EmbedSettings) {
     const heading = root.querySelector("[data-wishlist-title]");
     const shareButton = root.querySelector<HTMLButtonElement>("[data-wishlist-share]");
     let list: List = { count: items.length, items };
+    // A guest of a shop without guest lists has no list to show: the page asks them to log in.
+    const loginFirst = !token && !settings.customer && !config.guestEnabled;
     if (token) {
       if (heading) heading.textContent = text("sharedTitle");
       shareButton?.remove();
       try {
         list = await api.shared(token);
       } catch (error) {
+        // 400: a token no share link can carry (mangled when copied), as dead as an unknown one.
         body.textContent = text(
-          error instanceof ApiError && error.status === 404
+          error instanceof ApiError && (error.status === 404 || error.status === 400)
             ? "sharedMissing"
             : error instanceof ApiError && error.status === 403
               ? "sharingDisabled"
@@ -239,17 +260,22 @@ function start(settings: EmbedSettings) {
       }
     } else if (shareButton) {
       if (heading) heading.textContent = text("title");
-      shareButton.hidden = !config.shareEnabled;
+      shareButton.hidden = !config.shareEnabled || loginFirst;
       shareButton.onclick = async () => {
         try {
           const { url } = await api.share(guestId());
-          await navigator.clipboard?.writeText(url).catch(() => undefined);
+          const copied = await navigator.clipboard?.writeText(url).then(
+            () => true,
+            () => false,
+          );
           const field = root.querySelector<HTMLInputElement>("[data-wishlist-link]");
           if (field) {
             field.value = url;
             field.hidden = false;
           }
-          say(text("linkCopied"));
+          // Where the browser refused the clipboard, the link is selected to copy by hand instead.
+          if (copied) say(text("linkCopied"));
+          else field?.select();
         } catch (error) {
           failure(error);
         }
@@ -258,8 +284,22 @@ function start(settings: EmbedSettings) {
     const draw = () => {
       const shown = token ? list.items : items;
       if (shareButton) shareButton.disabled = shown.length === 0;
+      // Redrawing takes away the focused row (its Remove button was just pressed): focus goes on to the
+      // row now in its place, or the heading once the list is empty, not back to the top of the page.
+      const row = document.activeElement?.closest("li");
+      const focused = row && body.contains(row) ? [...body.querySelectorAll("li")].indexOf(row) : -1;
       if (!shown.length) {
-        body.textContent = text("empty");
+        body.textContent = text(loginFirst ? "loginToSave" : "empty");
+        if (loginFirst) {
+          const login = document.createElement("a");
+          login.href = settings.loginUrl;
+          login.textContent = text("logIn");
+          body.append(" ", login);
+        }
+        if (focused >= 0 && heading instanceof HTMLElement) {
+          heading.tabIndex = -1;
+          heading.focus();
+        }
         return;
       }
       const rows = shown.map((item) => {
@@ -286,6 +326,8 @@ function start(settings: EmbedSettings) {
       listElement.className = "wl-list";
       listElement.append(...rows);
       body.replaceChildren(listElement);
+      if (focused >= 0)
+        listElement.querySelectorAll<HTMLElement>(".wl-remove")[Math.min(focused, rows.length - 1)]?.focus();
     };
     draw();
     if (!token) listeners.add(draw);

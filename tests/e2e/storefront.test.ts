@@ -108,8 +108,13 @@ describe("Storefront", { timeout: 240_000 }, () => {
 
     // The customer removes one from the wishlist page.
     await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
-    await page.getByRole("button", { name: "Remove from wishlist: Aurora Linen Shirt" }).click();
+    await page.getByRole("button", { name: "Remove from wishlist: Aurora Linen Shirt" }).focus();
+    await page.keyboard.press("Enter");
     await expect.poll(() => items.count(), { timeout: 30_000 }).toBe(1);
+    // The keyboard's focus goes on to the row now in its place, not back to the top of the page.
+    expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe(
+      "Remove from wishlist: Harbor Wool Coat",
+    );
     await expect.poll(async () => (await customerList("7001"))?.count, { timeout: 30_000 }).toBe(1);
     expectNoPageErrors(page);
     await context.close();
@@ -217,6 +222,86 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("saves once on a double click and removes once on the next, with no error in between", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    const heart = cardHeart(page, "Granite Chino Pants");
+    const status = page.getByRole("status");
+    const before = await listCount();
+    // Each call takes a moment, as on a real network, so every further press lands while it is under way.
+    await page.route("**/apps/service/v1/storefront/wishlist/items**", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    });
+    await heart.dblclick();
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe("Saved to your wishlist");
+    expect(await pressed(heart)).toBe("true");
+    expect(await listCount()).toBe(before + 1);
+
+    await heart.click({ clickCount: 3 });
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe("Removed from your wishlist");
+    expect(await pressed(heart)).toBe("false");
+    expect(await page.evaluate("window.Wishlist.get()")).toEqual([]);
+    expect(await listCount()).toBe(before);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("keeps the guest's one list when the browser's storage is cleared mid-visit", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    const savedIds = () =>
+      page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)");
+    const dress = cardHeart(page, "Willow Silk Dress");
+    const tote = cardHeart(page, "Pebble Canvas Tote");
+    await dress.click();
+    await expect.poll(savedIds, { timeout: 30_000 }).toBe(1);
+    const aid = await page.evaluate('localStorage.getItem("wishlist:aid")');
+    expect(aid).toBeTruthy();
+
+    await page.evaluate("localStorage.clear()");
+    await dress.click();
+    await expect
+      .poll(() => page.getByRole("status").textContent(), { timeout: 30_000 })
+      .toBe("Removed from your wishlist");
+    await tote.click();
+    await expect.poll(savedIds, { timeout: 30_000 }).toBe(1);
+    // The save wrote the same guest id back: after a reload the list is still there.
+    expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBe(aid);
+    await page.reload();
+    await scriptReady(page);
+    expect(await pressed(tote)).toBe("true");
+    expect(await pressed(dress)).toBe("false");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("selects the share link instead of saying it was copied when the browser refuses the clipboard", async () => {
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await context.addInitScript(() => {
+      Object.defineProperty(navigator, "clipboard", {
+        value: { writeText: () => Promise.reject(new DOMException("Write permission denied.", "NotAllowedError")) },
+      });
+    });
+    await scriptReady(page);
+    await cardHeart(page, "Lagoon Sunglasses").click();
+    await expect
+      .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"), {
+        timeout: 30_000,
+      })
+      .toBe(1);
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    await scriptReady(page);
+    await page.getByRole("button", { name: "Share wishlist" }).click();
+    const link = page.getByRole("textbox", { name: "Link to your wishlist" });
+    await expect.poll(() => link.inputValue(), { timeout: 30_000 }).toContain("/pages/wishlist?share=");
+    expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe("Link to your wishlist");
+    expect(await page.evaluate("document.getSelection().toString()")).toBe(await link.inputValue());
+    expect(await page.getByRole("status").textContent()).not.toContain("Link copied");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("shows an error and saves nothing when the proxy signature is tampered with", async () => {
     const { context, page } = await openStorefront(stack, "/collections/all");
     await scriptReady(page);
@@ -257,6 +342,10 @@ describe("Storefront", { timeout: 240_000 }, () => {
       await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
       await scriptReady(page);
       expect(await page.getByRole("button", { name: "Share wishlist" }).isVisible()).toBe(false);
+      // The guest's wishlist page asks them to log in rather than calling their list empty.
+      const pageItems = page.locator("[data-wishlist-items]");
+      expect(await pageItems.textContent()).toBe("Log in to save items Log in");
+      expect(await pageItems.getByRole("link", { name: "Log in" }).getAttribute("href")).toBe("/account/login");
       await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist?share=nosuchtoken`);
       await page.getByText("This shop does not share wishlists.").waitFor({ timeout: 30_000 });
       expectNoPageErrors(page, [/HTTP 403 GET .*\/storefront\/lists\/nosuchtoken/]);
@@ -267,7 +356,13 @@ describe("Storefront", { timeout: 240_000 }, () => {
 
     const { context, page } = await openStorefront(stack, "/pages/wishlist?share=nosuchtoken");
     await page.getByText("This shared wishlist no longer exists.").waitFor({ timeout: 30_000 });
-    expectNoPageErrors(page, [/HTTP 404 GET .*\/storefront\/lists\/nosuchtoken/]);
+    // A token no link can carry (400) is as dead, not an error to try again.
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist?share=${"x".repeat(300)}`);
+    await page.getByText("This shared wishlist no longer exists.").waitFor({ timeout: 30_000 });
+    expectNoPageErrors(page, [
+      /HTTP 404 GET .*\/storefront\/lists\/nosuchtoken/,
+      /HTTP 400 GET .*\/storefront\/lists\/x{300}/,
+    ]);
     await context.close();
   });
 
