@@ -187,7 +187,12 @@ function DailyChart({ series, days }: { series: (typeof SERIES)[number]; days: D
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="date" tickFormatter={(date: string) => date.slice(5)} minTickGap={24} />
             {/* Whole numbers up to the peak: a peak of 1 draws 0 and 1, not 0 to 4. */}
-            <YAxis allowDecimals={false} width={40} domain={[0, Math.max(peak, 1)]} tickCount={Math.max(1, Math.min(peak, 4)) + 1} />
+            <YAxis
+              allowDecimals={false}
+              width={40}
+              domain={[0, Math.max(peak, 1)]}
+              tickCount={Math.max(1, Math.min(peak, 4)) + 1}
+            />
             <Tooltip />
             <Line
               type="linear"
