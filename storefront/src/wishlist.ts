@@ -39,6 +39,8 @@ function start(settings: EmbedSettings) {
   let config: Config = { strings, guestEnabled: true, shareEnabled: true, sharePath: settings.sharePath };
   let items: Item[] = [];
   let blockedUntil = 0;
+  // The shopper's list could not be read at load: the wishlist page must not call it empty.
+  let loadFailed = false;
   const listeners = new Set<Listener>();
   // Products with a save or removal under way: a second press (a double click) waits for the first.
   const pending = new Set<string>();
@@ -258,6 +260,11 @@ function start(settings: EmbedSettings) {
         );
         return;
       }
+    } else if (loadFailed) {
+      if (heading) heading.textContent = text("title");
+      shareButton?.remove();
+      body.textContent = text("loadFailed");
+      return;
     } else if (shareButton) {
       if (heading) heading.textContent = text("title");
       shareButton.hidden = !config.shareEnabled || loginFirst;
@@ -347,6 +354,7 @@ function start(settings: EmbedSettings) {
         items = (await api.list(guestId())).items;
       }
     } catch (error) {
+      loadFailed = true;
       if (error instanceof ApiError && error.status === 429) failure(error);
     }
     config = (await loadedConfig) ?? config;

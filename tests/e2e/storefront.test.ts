@@ -302,6 +302,25 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("says the wishlist could not be loaded, not that it is empty, when the backend is down at load", async () => {
+    const { context, page } = await openStorefront(stack, "/products/granite-chino-pants");
+    await scriptReady(page);
+    await page.locator("[data-wishlist-product-page] button").click();
+    await expect
+      .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"))
+      .toBe(1);
+    await page.route("**/apps/service/v1/storefront/wishlist?**", (route) => route.abort("connectionrefused"));
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    await page.getByText("Your wishlist could not be loaded. Please reload the page to try again.").waitFor();
+    expect(await page.getByText("Your wishlist is empty").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Share wishlist" }).count()).toBe(0);
+    await page.unrouteAll();
+    await page.reload();
+    await expect.poll(() => page.locator(".wl-list > li").count(), { timeout: 30_000 }).toBe(1);
+    expectNoPageErrors(page, [/net::ERR_CONNECTION_REFUSED/]);
+    await context.close();
+  });
+
   it("shows an error and saves nothing when the proxy signature is tampered with", async () => {
     const { context, page } = await openStorefront(stack, "/collections/all");
     await scriptReady(page);
