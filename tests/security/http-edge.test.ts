@@ -165,8 +165,11 @@ describe("request body caps (issue 11 item 4)", () => {
   });
 
   it("takes the largest legitimate body: settings with many storefront texts just under the cap", async () => {
-    const texts = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`text_${i}`, "é".repeat(150)]));
-    const strings = { en: texts, fr: texts };
+    // As many texts as a shop may store (40 of its 50 locales, 50 texts each, under 128 KiB of JSON text),
+    // in two-byte characters: over 200 KiB on the wire.
+    const texts = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`text_${i}`, "é".repeat(48)]));
+    const locale = (i: number) => `${"abcdefghij"[Math.floor(i / 10)]}${"abcdefghij"[i % 10]}`;
+    const strings = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [locale(i), texts]));
     const body = JSON.stringify({
       strings,
       headlessOrigins: Array.from({ length: 50 }, (_, i) => `https://h${i}.example.com`),
@@ -180,7 +183,7 @@ describe("request body caps (issue 11 item 4)", () => {
       duplex: "half",
     } as RequestInit);
     expect(response.status, await response.clone().text()).toBe(200);
-    expect((await response.json()).strings.fr.text_399).toBe("é".repeat(150));
+    expect((await response.json()).strings[locale(39)].text_49).toBe("é".repeat(48));
   });
 
   it.each(["/webhooks/app/uninstalled", "/webhooks/customers/redact", "/webhooks/any/future/topic"])(
