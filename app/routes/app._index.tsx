@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, useFetcher, useLoaderData, useNavigation, useRouteError } from "@remix-run/react";
+import { useFetcher, useLoaderData, useNavigation } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import {
   Badge,
@@ -24,6 +24,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { formFailure, readForm, runForm } from "~/admin/forms.server";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { LabelledCard } from "~/components/LabelledCard";
+import { PageError } from "~/components/PageError";
 import { DomainError } from "~/lib/domain-error";
 import { toTimestamp } from "~/lib/time";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
@@ -291,18 +292,5 @@ function HomeSkeleton() {
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = isRouteErrorResponse(error)
-    ? `${error.status} ${error.statusText}`
-    : error instanceof Error
-      ? error.message
-      : "Unknown error";
-  return (
-    <Page>
-      <TitleBar title="Wishlist" />
-      <Banner tone="critical" title="The home page could not be shown">
-        <p>{message}</p>
-      </Banner>
-    </Page>
-  );
+  return <PageError pageTitle="Wishlist" title="The home page could not be shown" />;
 }

@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, useLoaderData, useNavigation, useRouteError, useSearchParams } from "@remix-run/react";
+import { useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { TitleBar, useAppBridge } from "@shopify/app-bridge-react";
 import {
   Banner,
@@ -23,6 +23,7 @@ import { useEffect, useId, useState } from "react";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { LabelledCard } from "~/components/LabelledCard";
+import { PageError } from "~/components/PageError";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
 import { activity, rangeSchema, topProducts } from "~/services/analytics/reports.server";
 
@@ -294,18 +295,5 @@ function Downloads() {
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = isRouteErrorResponse(error)
-    ? `${error.status} ${error.statusText}`
-    : error instanceof Error
-      ? error.message
-      : "Unknown error";
-  return (
-    <Page>
-      <TitleBar title="Analytics" />
-      <Banner tone="critical" title="The analytics could not be shown">
-        <p>{message}</p>
-      </Banner>
-    </Page>
-  );
+  return <PageError pageTitle="Analytics" title="The analytics could not be shown" />;
 }

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, useFetcher, useLoaderData, useRouteError } from "@remix-run/react";
+import { useFetcher, useLoaderData } from "@remix-run/react";
 import { Modal, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
 import {
   Badge,
@@ -20,6 +20,7 @@ import { useEffect, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { CopyButton } from "~/components/CopyButton";
+import { PageError } from "~/components/PageError";
 import type { ApiKeyRow } from "~/data/api-key-rows.server";
 import { DomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
@@ -282,20 +283,7 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: 
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = isRouteErrorResponse(error)
-    ? `${error.status} ${typeof error.data === "string" ? error.data : error.statusText}`
-    : error instanceof Error
-      ? error.message
-      : "Unknown error";
-  return (
-    <Page>
-      <TitleBar title="API keys" />
-      <Banner tone="critical" title="The API keys could not be shown">
-        <Text as="p">{message}</Text>
-      </Banner>
-    </Page>
-  );
+  return <PageError pageTitle="API keys" title="The API keys could not be shown" />;
 }
 
 /** A key drawn inline, so the empty state needs no image from elsewhere. */

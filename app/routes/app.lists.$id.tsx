@@ -1,9 +1,8 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, useLoaderData, useNavigation, useRouteError } from "@remix-run/react";
+import { useLoaderData, useNavigation } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import {
   Badge,
-  Banner,
   BlockStack,
   Card,
   DataTable,
@@ -16,6 +15,7 @@ import {
   Text,
 } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
+import { PageError } from "~/components/PageError";
 import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
 import { getShopSettings } from "~/services/shops/shops.server";
@@ -150,18 +150,11 @@ function Fact({ label, children }: { label: string; children: string }) {
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = isRouteErrorResponse(error)
-    ? `${error.status} ${error.statusText}`
-    : error instanceof Error
-      ? error.message
-      : "Unknown error";
   return (
-    <Page backAction={{ content: "Lists", url: "/app/lists" }}>
-      <TitleBar title="List" />
-      <Banner tone="critical" title="The list could not be shown">
-        <p>{message}</p>
-      </Banner>
-    </Page>
+    <PageError
+      pageTitle="List"
+      title="The list could not be shown"
+      backAction={{ content: "Lists", url: "/app/lists" }}
+    />
   );
 }

@@ -1,12 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import {
-  Form,
-  isRouteErrorResponse,
-  useLoaderData,
-  useNavigation,
-  useRouteError,
-  useSearchParams,
-} from "@remix-run/react";
+import { Form, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import {
   Badge,
@@ -29,6 +22,7 @@ import { z } from "zod";
 import { formFailure } from "~/admin/forms.server";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readPagePosition, twoWayPage } from "~/admin/two-way-pages.server";
+import { PageError } from "~/components/PageError";
 import { platformIdSchema } from "~/lib/validation";
 import { browseLists } from "~/services/wishlists/browse.server";
 import { listSummaryView } from "~/services/wishlists/views";
@@ -228,18 +222,5 @@ function ListsTable({
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = isRouteErrorResponse(error)
-    ? `${error.status} ${error.statusText}`
-    : error instanceof Error
-      ? error.message
-      : "Unknown error";
-  return (
-    <Page>
-      <TitleBar title="Lists" />
-      <Banner tone="critical" title="The lists could not be shown">
-        <p>{message}</p>
-      </Banner>
-    </Page>
-  );
+  return <PageError pageTitle="Lists" title="The lists could not be shown" />;
 }

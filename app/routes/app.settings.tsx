@@ -1,11 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, useFetcher, useLoaderData, useRouteError } from "@remix-run/react";
+import { useFetcher, useLoaderData } from "@remix-run/react";
 import { SaveBar, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
 import { Banner, BlockStack, Card, Checkbox, Layout, List, Page, Text, TextField } from "@shopify/polaris";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readJson, runForm } from "~/admin/forms.server";
 import { HeadlessOriginsEditor } from "~/components/HeadlessOriginsEditor";
+import { PageError } from "~/components/PageError";
 import { StorefrontStringsEditor, type StringOverrides } from "~/components/StorefrontStringsEditor";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";
 import { getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
@@ -230,18 +231,5 @@ export default function SettingsPage() {
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = isRouteErrorResponse(error)
-    ? `${error.status} ${typeof error.data === "string" ? error.data : error.statusText}`
-    : error instanceof Error
-      ? error.message
-      : "Unknown error";
-  return (
-    <Page>
-      <TitleBar title="Settings" />
-      <Banner tone="critical" title="The settings could not be shown">
-        <Text as="p">{message}</Text>
-      </Banner>
-    </Page>
-  );
+  return <PageError pageTitle="Settings" title="The settings could not be shown" />;
 }

@@ -1,0 +1,34 @@
+import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { TitleBar } from "@shopify/app-bridge-react";
+import { Banner, Page, Text } from "@shopify/polaris";
+
+/** What went wrong, for a merchant: a thrown response's own text or `message`, else its status. */
+export function routeErrorMessage(error: unknown): string {
+  if (isRouteErrorResponse(error)) {
+    const data = error.data as unknown;
+    if (typeof data === "string") return `${error.status} ${data}`;
+    const message = (data as { message?: unknown } | null)?.message;
+    return `${error.status} ${typeof message === "string" ? message : error.statusText}`;
+  }
+  return error instanceof Error ? error.message : "Unknown error";
+}
+
+/** An admin page's error boundary: its title bar and a banner saying what could not be shown, and why. */
+export function PageError({
+  pageTitle,
+  title,
+  backAction,
+}: {
+  pageTitle: string;
+  title: string;
+  backAction?: { content: string; url: string };
+}) {
+  return (
+    <Page backAction={backAction}>
+      <TitleBar title={pageTitle} />
+      <Banner tone="critical" title={title}>
+        <Text as="p">{routeErrorMessage(useRouteError())}</Text>
+      </Banner>
+    </Page>
+  );
+}
