@@ -1,13 +1,12 @@
 import { Badge, BlockStack, Text } from "@shopify/polaris";
 
-/** Admin timestamps: one fixed locale and zone, so every merchant (and every screenshot) reads the same text. */
-export function formatAdminTime(iso: string): string {
-  return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
-}
-
-/** With seconds: the delivery log's attempts often fall within one minute. */
-export function formatAdminTimeToSecond(iso: string): string {
-  return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" })} UTC`;
+/**
+ * Admin timestamps: one fixed locale and zone, so every merchant (and every screenshot) reads the same text;
+ * with seconds where events often fall within one minute (the delivery log).
+ */
+export function formatAdminTime(iso: string, { seconds = false }: { seconds?: boolean } = {}): string {
+  const timeStyle = seconds ? "medium" : "short";
+  return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle, timeZone: "UTC" })} UTC`;
 }
 
 export interface EndpointHealth {

@@ -30,7 +30,7 @@ import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookDelivery, serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
-import { formatAdminTime, formatAdminTimeToSecond, WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { formatAdminTime, WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
 import { isId } from "~/lib/ids";
 import { isDomainError } from "~/lib/domain-error";
 import { pageParamsSchema } from "~/lib/validation";
@@ -198,7 +198,7 @@ function AttemptsTable({
       {attempts.map((attempt, index) => (
         <IndexTable.Row id={attempt.id} key={attempt.id} position={index}>
           <IndexTable.Cell>
-            <Wrapping width="7rem">{formatAdminTimeToSecond(attempt.createdAt)}</Wrapping>
+            <Wrapping width="7rem">{formatAdminTime(attempt.createdAt, { seconds: true })}</Wrapping>
           </IndexTable.Cell>
           <IndexTable.Cell>
             <Text as="span" fontWeight="semibold">
