@@ -12,7 +12,8 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium, type Frame, type Locator, type Page } from "playwright-core";
 import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "../../tests/e2e/support/chromium";
-import { benchDatabase, freePort, ROOT, startChild, startWorker, stopChild } from "./lib";
+import { freePort, ROOT } from "./lib";
+import { startLocalPlatform } from "./local-platform";
 
 const GOALS = { lcpMs: 1000, cls: 0.05, inpMs: 100 };
 
@@ -112,42 +113,7 @@ const PAGES: AdminPage[] = [
 
 const runs = Number(process.argv.find((arg) => arg.startsWith("--runs="))?.slice(7) ?? 3);
 
-const database = await benchDatabase("sqlite", "admin");
-process.env.DATABASE_URL = database.url;
-process.env.DEMO_SHOP_FILE = path.join(database.workDir, "admin-demo-shop.json");
-const { seedDemoShop, DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../../app/services/demo/demo-shop.server");
-const { closeDatabase } = await import("../../app/data/database.server");
-const { demoShopData } = await import("../../stand-in/demo-data");
-const { startPlatformStandIn } = await import("../../stand-in/platform");
-
-const port = await freePort();
-const appUrl = `http://127.0.0.1:${port}`;
-// The demo activity the admin shows (lists, analytics) is made of the stand-in's catalogue, as in npm run dev.
-const demoCatalogue = demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: "" });
-await seedDemoShop({ appUrl, file: process.env.DEMO_SHOP_FILE, catalogue: demoCatalogue });
-await closeDatabase();
-const platform = await startPlatformStandIn({
-  appUrl,
-  apiKey: "local-dev-api-key",
-  apiSecret: "local-dev-api-secret",
-  appHandle: "wishlist-service",
-  shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
-});
-const env = {
-  DATABASE_URL: database.url,
-  REDIS_PREFIX: `bench-admin-${process.pid}`,
-  SHOPIFY_APP_URL: appUrl,
-  APP_BRIDGE_URL: `${platform.origin}/app-bridge.js`,
-  SHOPIFY_ADMIN_API_ORIGIN: platform.origin,
-  LOG_LEVEL: "warn",
-};
-const server = await startChild(
-  "server/index.ts",
-  [],
-  { ...env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" },
-  `${appUrl}/healthz`,
-);
-const worker = await startWorker(env);
+const { appUrl, platform, shopDomain, stop } = await startLocalPlatform("admin");
 
 // The baseline: a bare host page framing a bare page, from one tiny server.
 const bare = createServer((request, response) => {
@@ -294,7 +260,7 @@ async function resolvePath(find: (frame: Frame) => Promise<string>): Promise<str
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, userAgent: DESKTOP_USER_AGENT });
   try {
     const page = await context.newPage();
-    await page.goto(platform.adminUrl(DEMO_SHOP_DOMAIN, "/lists"));
+    await page.goto(platform.adminUrl(shopDomain, "/lists"));
     const frame = await appFrameOf(page);
     await frame.getByRole("table").waitFor({ state: "visible", timeout: 30_000 });
     return await find(frame);
@@ -317,7 +283,7 @@ try {
     value === null || base === null || !base ? "" : ` (${(value / base).toFixed(1)}x)`;
   for (const adminPage of PAGES) {
     const appPath = typeof adminPage.path === "string" ? adminPage.path : await resolvePath(adminPage.path);
-    const figures = await medianOf(platform.adminUrl(DEMO_SHOP_DOMAIN, appPath), adminPage, appUrl);
+    const figures = await medianOf(platform.adminUrl(shopDomain, appPath), adminPage, appUrl);
     const met =
       figures.lcpMs <= GOALS.lcpMs &&
       figures.cls <= GOALS.cls &&
@@ -345,8 +311,5 @@ try {
 } finally {
   await browser.close();
   bare.close();
-  await stopChild(worker);
-  await stopChild(server);
-  await platform.close();
-  await database.drop();
+  await stop();
 }

@@ -10,55 +10,22 @@
  *    Timing), and to the heart's change on screen, over repeated clicks (alternately save and remove).
  * docs/benchmarks.md records the figures.
  */
-import path from "node:path";
 import lighthouse, { type Flags } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { chromium } from "playwright-core";
 import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "../../tests/e2e/support/chromium";
-import { benchDatabase, freePort, startChild, startWorker, stopChild } from "./lib";
+import { freePort } from "./lib";
+import { startLocalPlatform } from "./local-platform";
 
 const runs = Number(process.argv.find((arg) => arg.startsWith("--runs="))?.slice(7) ?? 3);
 const clicks = Number(process.argv.find((arg) => arg.startsWith("--clicks="))?.slice(9) ?? 40);
 const GOALS = { scoreDrop: 2, addedCls: 0 };
 
-const database = await benchDatabase("sqlite", "theme");
-process.env.DATABASE_URL = database.url;
-process.env.DEMO_SHOP_FILE = path.join(database.workDir, "theme-demo-shop.json");
-const { seedDemoShop, DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../../app/services/demo/demo-shop.server");
-const { closeDatabase } = await import("../../app/data/database.server");
-const { demoShopData } = await import("../../stand-in/demo-data");
-const { startPlatformStandIn } = await import("../../stand-in/platform");
-
-const port = await freePort();
-const appUrl = `http://127.0.0.1:${port}`;
-// The demo activity the admin shows (lists, analytics) is made of the stand-in's catalogue, as in npm run dev.
-const demoCatalogue = demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: "" });
-await seedDemoShop({ appUrl, file: process.env.DEMO_SHOP_FILE, catalogue: demoCatalogue });
-await closeDatabase();
-const platform = await startPlatformStandIn({
-  appUrl,
-  apiKey: "local-dev-api-key",
-  apiSecret: "local-dev-api-secret",
-  appHandle: "wishlist-service",
-  shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
-});
-const env = {
-  DATABASE_URL: database.url,
-  REDIS_PREFIX: `bench-theme-${process.pid}`,
-  SHOPIFY_APP_URL: appUrl,
-  SHOPIFY_ADMIN_API_ORIGIN: platform.origin,
-  LOG_LEVEL: "warn",
+const { platform, stop } = await startLocalPlatform("theme", {
   // One shopper clicks many times: the per-shopper limit is not what this measures.
   RATE_LIMIT_STOREFRONT_PER_MINUTE: "100000",
   RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE: "100000",
-};
-const server = await startChild(
-  "server/index.ts",
-  [],
-  { ...env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1" },
-  `${appUrl}/healthz`,
-);
-const worker = await startWorker(env);
+});
 
 async function setEmbed(enabled: boolean) {
   const response = await fetch(`${platform.origin}/store/demo-shop/themes/current/editor`, {
@@ -214,8 +181,5 @@ try {
   );
 } finally {
   await browser.close();
-  await stopChild(worker);
-  await stopChild(server);
-  await platform.close();
-  await database.drop();
+  await stop();
 }
