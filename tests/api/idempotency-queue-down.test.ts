@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
-import { TRANSFER_QUEUE } from "~/jobs/definitions";
+import { MAINTENANCE_QUEUE, sweepTransferJobsJob, TRANSFER_QUEUE } from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { getRequestRedis } from "~/redis.server";
 import { createShopWithKey } from "../factories";
@@ -86,7 +86,22 @@ describe("an Idempotency-Key on a job that could not be queued at once", () => {
         .select(["status", "finishedAt", "updatedAt"])
         .where("id", "=", jobId)
         .executeTakeFirstOrThrow();
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      // Wait for a sweep that ran wholly after the job finished (the maintenance queue keeps its last runs).
+      const maintenance = createQueue(MAINTENANCE_QUEUE);
+      const finishedAt = Date.now();
+      try {
+        await expect
+          .poll(
+            async () =>
+              (await maintenance.getJobs(["completed"])).some(
+                (run) => run.name === sweepTransferJobsJob.name && (run.processedOn ?? 0) > finishedAt,
+              ),
+            { timeout: 60_000, interval: 250 },
+          )
+          .toBe(true);
+      } finally {
+        await maintenance.close();
+      }
       const later = await database()
         .selectFrom("TransferJob")
         .select(["status", "finishedAt", "updatedAt"])
@@ -109,5 +124,5 @@ describe("an Idempotency-Key on a job that could not be queued at once", () => {
       expect(await worker.stop()).toBe(0);
       await transfers.close();
     }
-  }, 60_000);
+  }, 180_000);
 });
