@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Job } from "bullmq";
@@ -20,6 +20,7 @@ import {
 } from "~/services/shops/shops.server";
 import { createShop, createShopWithKey, sessionRow } from "./factories";
 import { BASE_URL, createTestApp } from "./support/http";
+import { platformWebhook } from "./support/platform-webhooks";
 
 const app = await createTestApp();
 const toml = parse(readFileSync(path.join(ROOT, "shopify.app.toml"), "utf8")) as {
@@ -30,28 +31,6 @@ const toml = parse(readFileSync(path.join(ROOT, "shopify.app.toml"), "utf8")) as
   app_proxy: { url: string; prefix: string; subpath: string };
   access_scopes: { scopes: string };
 };
-
-/** The platform's webhook signature, written independently of the platform library. */
-function platformWebhook(
-  topic: string,
-  shop: string,
-  body: string,
-  secret = "local-dev-api-secret",
-  webhookId = randomUUID(),
-) {
-  return {
-    method: "POST",
-    body,
-    headers: {
-      "Content-Type": "application/json",
-      "X-Shopify-Topic": topic,
-      "X-Shopify-Shop-Domain": shop,
-      "X-Shopify-API-Version": SHOPIFY_API_VERSION,
-      "X-Shopify-Webhook-Id": webhookId,
-      "X-Shopify-Hmac-Sha256": createHmac("sha256", secret).update(body).digest("base64"),
-    },
-  };
-}
 
 /** The app/uninstalled payload: the shop resource (`myshopify_domain`; `domain` is the primary domain). */
 const uninstalledBody = (shop: string, primary = shop) =>
@@ -356,24 +335,30 @@ describe("platform webhooks", () => {
   it.each(["customers/data_request", "customers/redact", "shop/redact"])(
     "compliance topic %s: 200 when signed (once per webhook id), 401 when not, 400 for another shop's header",
     async (topic) => {
+      const { domain } = await createShop();
       const url = `${BASE_URL}/webhooks/${topic}`;
-      const body = JSON.stringify({ shop_id: 1, shop_domain: "a.myshopify.com", customer: { id: 7 }, request: topic });
-      const signed = platformWebhook(topic, "a.myshopify.com", body);
+      const body = JSON.stringify({ shop_id: 1, shop_domain: domain, customer: { id: 7 }, request: topic });
+      const signed = platformWebhook(topic, domain, body);
       expect((await app.request(url, signed)).status).toBe(200);
       expect((await app.request(url, signed)).status).toBe(200);
       expect(await processed({ id: signed.headers["X-Shopify-Webhook-Id"] })).toEqual([
-        expect.objectContaining({ topic, shopDomain: "a.myshopify.com" }),
+        expect.objectContaining({ topic, shopDomain: domain }),
       ]);
       // The same signed body under another webhook id is that webhook again: 200, not recorded again.
       const again = underNewId(signed);
       expect((await app.request(url, again)).status).toBe(200);
       expect(await processedCount({ id: again.headers["X-Shopify-Webhook-Id"] })).toBe(0);
       const digest = `sha256:${createHash("sha256").update(body).digest("hex")}`;
-      expect(await processed({ id: digest })).toEqual([
-        expect.objectContaining({ topic, shopDomain: "a.myshopify.com" }),
-      ]);
-      expect((await app.request(url, platformWebhook(topic, "a.myshopify.com", body, "wrong"))).status).toBe(401);
+      expect(await processed({ id: digest })).toEqual([expect.objectContaining({ topic, shopDomain: domain })]);
+      // One request recorded for the worker (tests/compliance.test.ts runs them).
+      const requests = await database().selectFrom("ComplianceRequest").select("topic").execute();
+      expect(requests.filter((request) => request.topic === topic)).toHaveLength(1);
+      expect((await app.request(url, platformWebhook(topic, domain, body, "wrong"))).status).toBe(401);
       expect((await app.request(url, platformWebhook(topic, "b.myshopify.com", body))).status).toBe(400);
+      // A shop this app does not hold: 200, and nothing recorded.
+      const unknown = platformWebhook(topic, "a.myshopify.com", body.replace(domain, "a.myshopify.com"));
+      expect((await app.request(url, unknown)).status).toBe(200);
+      expect(await processedCount({ shopDomain: "a.myshopify.com" })).toBe(0);
     },
   );
 

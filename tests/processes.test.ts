@@ -6,6 +6,7 @@ import {
   healthJob,
   purgeEventsJob,
   purgeIdempotencyJob,
+  sweepComplianceRequestsJob,
   sweepTransferJobsJob,
 } from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
@@ -45,13 +46,18 @@ describe("worker process", () => {
       const result = await job.waitUntilFinished(events, 10_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
 
-      // The hourly purge of expired idempotency keys, the daily purge of old events and the sweep of
-      // stranded transfer jobs are scheduled.
+      // The hourly purge of expired idempotency keys, the daily purge of old events and the sweeps of
+      // stranded transfer jobs and compliance requests are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
       expect(
         schedulers.map(({ key, name, every }) => ({ key, name, every })).sort((a, b) => a.key.localeCompare(b.key)),
       ).toEqual([
+        {
+          key: sweepComplianceRequestsJob.schedulerId,
+          name: sweepComplianceRequestsJob.name,
+          every: sweepComplianceRequestsJob.everyMs,
+        },
         { key: purgeEventsJob.schedulerId, name: purgeEventsJob.name, every: purgeEventsJob.everyMs },
         { key: purgeIdempotencyJob.schedulerId, name: purgeIdempotencyJob.name, every: purgeIdempotencyJob.everyMs },
         { key: sweepTransferJobsJob.schedulerId, name: sweepTransferJobsJob.name, every: sweepTransferJobsJob.everyMs },

@@ -1,10 +1,12 @@
 import { Worker } from "bullmq";
 import { closeDatabase, database } from "../app/data/database.server";
 import {
+  COMPLIANCE_QUEUE,
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
   purgeEventsJob,
   purgeIdempotencyJob,
+  sweepComplianceRequestsJob,
   sweepTransferJobsJob,
   TRANSFER_QUEUE,
   WEBHOOK_QUEUE,
@@ -17,6 +19,7 @@ import { handleHealthJob } from "./handlers/health-jobs";
 import { fanOutEvents } from "../app/services/webhooks/fanout.server";
 import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
+import { createComplianceHandler, watchComplianceWorker } from "./handlers/compliance-jobs";
 import { createWebhookHandler, webhookBackoff } from "./handlers/webhook-jobs";
 import { handleTransferJob, watchTransferWorker } from "./handlers/transfer-jobs";
 import { startOutboxRelay } from "./outbox-loop";
@@ -44,6 +47,12 @@ export async function startWorker() {
     // row marked failed by watchTransferWorker).
     maxStalledCount: 2,
   });
+  const compliance = new Worker(COMPLIANCE_QUEUE, createComplianceHandler(connection), {
+    connection,
+    prefix: queuePrefix(),
+    concurrency: 1,
+    lockDuration: env.WORKER_LOCK_DURATION_MS,
+  });
   const workers = [
     new Worker(WEBHOOK_QUEUE, createWebhookHandler(agent), {
       connection: deliveryConnection,
@@ -56,6 +65,7 @@ export async function startWorker() {
       settings: { backoffStrategy: webhookBackoff },
     }),
     transfers,
+    compliance,
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
     new Worker(MAINTENANCE_QUEUE, (job) => handleMaintenanceJob(job, connection), {
       connection,
@@ -65,7 +75,7 @@ export async function startWorker() {
   ];
   // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
   const maintenance = queue(MAINTENANCE_QUEUE, connection);
-  for (const job of [purgeIdempotencyJob, purgeEventsJob, sweepTransferJobsJob]) {
+  for (const job of [purgeIdempotencyJob, purgeEventsJob, sweepTransferJobsJob, sweepComplianceRequestsJob]) {
     await maintenance.upsertJobScheduler(
       job.schedulerId,
       { every: job.everyMs },
@@ -82,6 +92,7 @@ export async function startWorker() {
   }
   const transferQueue = queue(TRANSFER_QUEUE, connection);
   watchTransferWorker(transfers, transferQueue);
+  watchComplianceWorker(compliance);
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const webhooks = queue(WEBHOOK_QUEUE, connection);
   const relay = startOutboxRelay({

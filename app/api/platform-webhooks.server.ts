@@ -4,7 +4,8 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
-import { markShopUninstalled, processPlatformWebhookOnce } from "~/services/shops/shops.server";
+import { receiveComplianceWebhook } from "~/services/compliance/compliance.server";
+import { markShopUninstalled } from "~/services/shops/shops.server";
 import { platformApi, shopDomain } from "~/shopify.server";
 import type { HttpAppEnv } from "./http-env";
 
@@ -14,18 +15,30 @@ import type { HttpAppEnv } from "./http-env";
  * the body read once; the shop is the one the signed body names, and the unsigned `X-Shopify-Shop-Domain`
  * and `X-Shopify-Topic` headers must agree with it and with the route; each `X-Shopify-Webhook-Id` and
  * each signed body is processed once, and an app/uninstalled signed before the last one applied is ignored
- * (docs/decisions/015-platform-callers.md).
+ * (docs/decisions/015-platform-callers.md). The compliance topics are recorded and queued here and done by
+ * the worker (docs/decisions/020-compliance-and-lifecycle.md).
  */
 const TOPICS = {
   // The payload of app/uninstalled is the shop resource: `myshopify_domain` is its platform domain
   // (`domain` is the primary domain, which may be the merchant's own).
   "app/uninstalled": z.object({ myshopify_domain: z.string() }).transform((body) => body.myshopify_domain),
-  // Mandatory compliance topics. Their data work (export or erase) is not done yet: they are verified,
-  // deduplicated and logged.
+  // Mandatory compliance topics: recorded once and done by the worker (app/services/compliance).
   "customers/data_request": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
   "customers/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
   "shop/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
 } as const;
+
+/** The platform's numeric ids arrive as JSON numbers; a string of digits is taken too. */
+const platformId = z.union([
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  z.string().regex(/^[1-9]\d{0,19}$/),
+]);
+
+/** What the customer topics name besides the shop: the customer, and a data request's own id. */
+const customerSubject = z.object({
+  customer: z.object({ id: platformId }),
+  data_request: z.object({ id: platformId }).optional(),
+});
 
 export type PlatformWebhookTopic = keyof typeof TOPICS;
 
@@ -72,7 +85,17 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
     throw refused("X-Shopify-Shop-Domain names another shop than the signed body.");
   }
   const dated = topic === "app/uninstalled" ? signedUpdatedAt.safeParse(json) : null;
+  let subject = { customerId: null as string | null, platformRequestId: null as string | null };
+  if (topic === "customers/redact" || topic === "customers/data_request") {
+    const named = customerSubject.safeParse(json);
+    if (!named.success) throw refused(`The ${topic} body does not name a customer id.`);
+    subject = {
+      customerId: String(named.data.customer.id),
+      platformRequestId: named.data.data_request ? String(named.data.data_request.id) : null,
+    };
+  }
   return {
+    subject,
     receipt: {
       id: check.webhookId,
       topic,
@@ -88,17 +111,18 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
 export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
   for (const topic of Object.keys(TOPICS) as PlatformWebhookTopic[]) {
     app.post(`/webhooks/${topic}`, async (c) => {
-      const { receipt, signedAt } = await verify(c, topic);
+      const { receipt, signedAt, subject } = await verify(c, topic);
       const outcome =
         topic === "app/uninstalled"
           ? await markShopUninstalled(receipt, signedAt)
-          : await processPlatformWebhookOnce(receipt);
+          : await receiveComplianceWebhook({ ...receipt, topic }, subject);
       logger.info(
         { shop: receipt.shopDomain, topic, webhookId: receipt.id, bodySha256: receipt.bodySha256, signedAt, outcome },
         {
           processed: "platform webhook processed",
           replay: "platform webhook already processed (same webhook id or same signed body)",
           stale: "platform webhook ignored: signed before the one last applied",
+          unknown_shop: "platform webhook for a shop this app does not hold: nothing to do",
         }[outcome],
       );
       return c.body(null, 200);

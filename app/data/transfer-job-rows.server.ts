@@ -10,7 +10,11 @@ export type TransferJobRow = Selectable<DB["TransferJob"]>;
 export type TransferKind = "import" | "export";
 
 /** A job to run: its row, its upload's storage key (if any is left) and its shop's domain. */
-export type RunnableJobRow = TransferJobRow & { storageKey: string | null; shopDomain: string };
+export type RunnableJobRow = TransferJobRow & {
+  storageKey: string | null;
+  shopDomain: string;
+  shopUninstalledAt: Date | null;
+};
 
 export function insertTransferJob(
   q: Queryable,
@@ -103,7 +107,7 @@ export function findRunnableJob(q: Queryable, shopId: string, jobId: string): Pr
     .innerJoin("Shop as s", "s.id", "j.shopId")
     .leftJoin("Upload as u", "u.id", "j.uploadId")
     .selectAll("j")
-    .select(["u.storageKey as storageKey", "s.domain as shopDomain"])
+    .select(["u.storageKey as storageKey", "s.domain as shopDomain", "s.uninstalledAt as shopUninstalledAt"])
     .where("j.id", "=", jobId)
     .where("j.shopId", "=", shopId)
     .executeTakeFirst();

@@ -74,7 +74,10 @@ export function enableEndpoint(q: Queryable, shopId: string, endpointId: string,
     .executeTakeFirst();
 }
 
-/** The enabled endpoints of these shops, with each shop's domain (the relay's fan-out, one statement). */
+/**
+ * The enabled endpoints of these shops, with each shop's domain (the relay's fan-out, one statement). A shop
+ * that uninstalled the app has none: its events deliver nothing.
+ */
 export function findEnabledEndpointsOfShops(q: Queryable, shopIds: readonly string[]) {
   if (shopIds.length === 0) return Promise.resolve([]);
   return q
@@ -83,17 +86,25 @@ export function findEnabledEndpointsOfShops(q: Queryable, shopIds: readonly stri
     .select(["e.id", "e.shopId", "e.events", "s.domain as shopDomain"])
     .where("e.shopId", "in", shopIds)
     .where("e.disabledAt", "is", null)
+    .where("s.uninstalledAt", "is", null)
     .execute();
 }
 
-/** What one delivery attempt needs of its endpoint. */
+/** What one delivery attempt needs of its endpoint, and whether its shop still has the app installed. */
 export function findEndpointForDelivery(q: Queryable, shopId: string, endpointId: string) {
   return q
-    .selectFrom("WebhookEndpoint")
-    .select(["url", "secretCiphertext", "disabledAt"])
-    .where("id", "=", endpointId)
-    .where("shopId", "=", shopId)
+    .selectFrom("WebhookEndpoint as e")
+    .innerJoin("Shop as s", "s.id", "e.shopId")
+    .select(["e.url", "e.secretCiphertext", "e.disabledAt", "s.uninstalledAt as shopUninstalledAt"])
+    .where("e.id", "=", endpointId)
+    .where("e.shopId", "=", shopId)
     .executeTakeFirst();
+}
+
+/** The ids of every endpoint of a shop, enabled or not. */
+export async function findEndpointIdsOfShop(q: Queryable, shopId: string): Promise<string[]> {
+  const rows = await q.selectFrom("WebhookEndpoint").select("id").where("shopId", "=", shopId).execute();
+  return rows.map((row) => row.id);
 }
 
 /** Sets the failure count of these endpoints to 0 where it is not (their last attempt succeeded). */

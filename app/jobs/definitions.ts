@@ -48,6 +48,39 @@ export const sweepTransferJobsJob = {
 } as const;
 
 /**
+ * The compliance outbox's sweep: a `ComplianceRequest` row still `queued` that BullMQ does not hold (the
+ * webhook's add failed or the web process died first) is queued by the worker once `olderThanMs` old.
+ */
+export const sweepComplianceRequestsJob = {
+  name: "compliance.sweep",
+  schedulerId: "compliance-sweep",
+  everyMs: 30_000,
+  olderThanMs: 10_000,
+  options: { attempts: 1, removeOnComplete: 10, removeOnFail: 50 },
+} as const;
+
+/**
+ * The platform's compliance webhooks (docs/decisions/020-compliance-and-lifecycle.md): one job per
+ * `ComplianceRequest` row, with the row's id as job id. Retried for hours: the platform expects the work
+ * done within 30 days, and a failure is most often the database or the storage briefly down.
+ */
+export const COMPLIANCE_QUEUE = "compliance";
+
+export const COMPLIANCE_TOPICS = ["customers/data_request", "customers/redact", "shop/redact"] as const;
+export type ComplianceTopic = (typeof COMPLIANCE_TOPICS)[number];
+
+export const complianceJob = {
+  name: "compliance.run",
+  payload: z.object({ requestId: z.string() }),
+  options: {
+    attempts: 12,
+    backoff: { type: "exponential", delay: 10_000 },
+    removeOnComplete: 1_000,
+    removeOnFail: 1_000,
+  },
+} as const;
+
+/**
  * Webhook deliveries (issue 5): one job per event and endpoint, id `<event id>-<endpoint id>` so a relay
  * that runs twice over the same events adds nothing twice. The payload carries the exact envelope bytes,
  * so every attempt sends the same body. Retries follow the published schedule (services/webhooks/schedule.ts).

@@ -9,6 +9,8 @@ import type { Redis } from "ioredis";
 import { getEnv } from "~/env.server";
 import { createRedis, getRequestRedis } from "~/redis.server";
 import {
+  COMPLIANCE_QUEUE,
+  complianceJob,
   deliverWebhookJob,
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
@@ -18,7 +20,7 @@ import {
   type DeliverWebhookPayload,
 } from "./definitions";
 
-export const QUEUE_NAMES = [HEALTH_QUEUE, MAINTENANCE_QUEUE, TRANSFER_QUEUE, WEBHOOK_QUEUE] as const;
+export const QUEUE_NAMES = [HEALTH_QUEUE, MAINTENANCE_QUEUE, TRANSFER_QUEUE, WEBHOOK_QUEUE, COMPLIANCE_QUEUE] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** BullMQ keys live under the configured prefix, so tests and several apps can share one Redis. */
@@ -75,4 +77,83 @@ export async function enqueueWebhookDelivery(
     ...deliverWebhookJob.options,
     ...options,
   });
+}
+
+/** Queues a compliance request's work; the job id is the row's id, so a second add adds nothing. */
+export async function enqueueComplianceJob(request: { id: string; topic: string }, connection?: Redis) {
+  await queue(COMPLIANCE_QUEUE, connection).add(
+    complianceJob.name,
+    { requestId: request.id },
+    { ...complianceJob.options, jobId: request.id },
+  );
+}
+
+/** Whether BullMQ holds the compliance job with this id, in any state. */
+export async function holdsComplianceJob(requestId: string, connection?: Redis): Promise<boolean> {
+  return (await queue(COMPLIANCE_QUEUE, connection).getJobState(requestId)) !== "unknown";
+}
+
+/**
+ * Replaces the body of the delivery jobs BullMQ still holds for these events and endpoints (waiting,
+ * delayed, retrying, or kept after finishing), so a later attempt sends the new bytes and Redis keeps no
+ * copy of the old ones. Returns how many jobs it rewrote.
+ */
+export async function rewriteDeliveryBodies(
+  deliveries: ReadonlyArray<{ eventId: string; endpointId: string; body: string }>,
+  connection?: Redis,
+): Promise<number> {
+  const webhooks = queue(WEBHOOK_QUEUE, connection);
+  let rewritten = 0;
+  for (const delivery of deliveries) {
+    const job = await webhooks.getJob(`${delivery.eventId}-${delivery.endpointId}`);
+    if (!job) continue;
+    await job.updateData({ ...(job.data as DeliverWebhookPayload), body: delivery.body });
+    rewritten += 1;
+  }
+  return rewritten;
+}
+
+/** `work`, or a rejection once `ms` have passed (the work itself goes on; its outcome is then ignored). */
+export async function withinMs(ms: number, work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the job queue within ${ms} ms`)), ms);
+  });
+  work.catch(() => {}); // a late failure after the timeout is not an unhandled rejection
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Removes the jobs of one shop that BullMQ holds on the webhook and transfer queues (waiting, delayed,
+ * retrying, or kept after finishing), a page at a time; a job running right now is left to finish (its
+ * shop's rows are gone, so it does nothing) and expires with the rest. Returns how many it removed.
+ */
+export async function removeJobsOfShop(shopId: string, connection?: Redis): Promise<number> {
+  let removed = 0;
+  for (const name of [WEBHOOK_QUEUE, TRANSFER_QUEUE] as const) {
+    const held = queue(name, connection);
+    for (const state of ["waiting", "delayed", "prioritized", "failed", "completed"] as const) {
+      const PAGE = 500;
+      for (let start = 0; ; start += PAGE) {
+        const jobs = await held.getJobs([state], start, start + PAGE - 1, true);
+        const theirs = jobs.filter((job) => (job?.data as { shopId?: string } | undefined)?.shopId === shopId);
+        for (const job of theirs) {
+          try {
+            await job.remove();
+            removed += 1;
+          } catch {
+            // Taken by a worker between the page and the removal: it finds no rows and ends.
+          }
+        }
+        // Removals shift the pages: the next page starts where this one's survivors end.
+        start -= theirs.length;
+        if (jobs.length < PAGE) break;
+      }
+    }
+  }
+  return removed;
 }

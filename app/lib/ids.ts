@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   delivery: "dlv",
   job: "job",
   upload: "upl",
+  complianceRequest: "cpl",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

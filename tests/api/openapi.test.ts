@@ -53,6 +53,8 @@ describe("the OpenAPI description", () => {
         "POST /imports",
         "GET /imports",
         "GET /imports/{jobId}",
+        "GET /compliance/data-requests",
+        "GET /compliance/data-requests/{requestId}",
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);
@@ -122,6 +124,7 @@ const PATTERN_EXAMPLES: Array<{ match: string[]; reject: string[] }> = [
   { match: ["job_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["job_01jd 2x"] },
   { match: ["key_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["svc_sk_abc"] },
   { match: ["upl_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["upl_"] },
+  { match: ["cpl_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["cpl_", "job_01jd2x6c5ef0q8w3d0s8b2n7k4"] }, // compliance request
   { match: ["whe_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["whe_a.b"] },
   { match: ["7234567890123", "gid://shopify/Product/7234567890123"], reject: ["gid://shopify/Customer/1", "abc"] },
   { match: ["44", "gid://shopify/ProductVariant/44"], reject: ["gid://shopify/Product/44", "4 4"] },

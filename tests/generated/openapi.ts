@@ -248,6 +248,270 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/compliance/data-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List customer data requests
+         * @description The platform's `customers/data_request` webhooks this shop received, newest first. Each is answered by a file of the customer's wishlist data, written by the worker shortly after the request arrives; the merchant hands it to the customer.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `pageInfo.nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Page size, 1-100. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of data requests */
+                200: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DataRequestPage"];
+                    };
+                };
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/compliance/data-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer data request
+         * @description One data request, with a fresh signed link to its file once it has succeeded.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    requestId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The data request */
+                200: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DataRequest"];
+                    };
+                };
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/exports": {
         parameters: {
             query?: never;
@@ -5772,6 +6036,42 @@ export interface components {
              * @enum {string}
              */
             type: "customer";
+        };
+        DataRequest: {
+            /** @description The customer the platform asked about; null once a later redaction of that customer has run. */
+            customerId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            finishedAt: string | null;
+            id: string;
+            /** @description The platform's id of the data request. */
+            platformRequestId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            receivedAt: string;
+            /** @description Once `succeeded`: a signed link to the JSON file (lists, items with their dates, share links), valid 24 hours; a new one on every read. Null before, and after the customer's redaction deleted the file. */
+            resultUrl: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            resultUrlExpiresAt: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+        };
+        DataRequestPage: {
+            data: components["schemas"]["DataRequest"][];
+            pageInfo: {
+                /** @description Pass as `cursor` for the next page; null at the end. */
+                nextCursor: string | null;
+            };
         };
         EmbedStatus: {
             /**

@@ -1,8 +1,14 @@
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { getEnv } from "../../app/env.server";
-import { purgeEventsJob, purgeIdempotencyJob, sweepTransferJobsJob } from "../../app/jobs/definitions";
+import {
+  purgeEventsJob,
+  purgeIdempotencyJob,
+  sweepComplianceRequestsJob,
+  sweepTransferJobsJob,
+} from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";
+import { queueStrandedComplianceRequests } from "../../app/services/compliance/compliance.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
@@ -28,6 +34,14 @@ async function maintain(job: Job, connection?: Redis) {
         { jobIds: queued, count: queued.length },
         "transfer jobs queued by the sweep (not queued when accepted)",
       );
+    }
+    return { queued: queued.length };
+  }
+  if (job.name === sweepComplianceRequestsJob.name) {
+    const receivedBefore = new Date(Date.now() - sweepComplianceRequestsJob.olderThanMs);
+    const queued = await queueStrandedComplianceRequests({ receivedBefore, connection });
+    if (queued.length > 0) {
+      logger.warn({ requestIds: queued }, "compliance requests queued by the sweep (not queued when received)");
     }
     return { queued: queued.length };
   }

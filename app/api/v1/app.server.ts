@@ -11,6 +11,7 @@ import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
 import { registerStorefrontRoutes } from "./routes/storefront.server";
 import { registerTransferRoutes } from "./routes/transfers.server";
+import { registerComplianceRoutes } from "./routes/compliance.server";
 import { registerWebhookRoutes } from "./routes/webhooks.server";
 import { WEBHOOK_EVENTS } from "./schemas";
 
@@ -75,6 +76,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   registerAnalyticsRoutes(app);
   registerWebhookRoutes(app);
   registerTransferRoutes(app);
+  registerComplianceRoutes(app);
 
   for (const [type, schema] of Object.entries(WEBHOOK_EVENTS)) {
     app.openAPIRegistry.registerWebhook({

@@ -256,6 +256,13 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
           't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret; verify ' +
           "over the raw bytes, in constant time, with a 300 s tolerance (docs/webhooks.md).",
       },
+      {
+        name: "Privacy",
+        description:
+          "The platform's compliance requests about the shop's customers: data requests answered with a file of " +
+          "the customer's wishlist data. Redactions erase the customer's lists, items and share links and take " +
+          "their id out of stored events and delivery logs (docs/privacy.md).",
+      },
     ],
   });
 }

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -155,6 +155,16 @@ export function createLocalStorage({ root, baseUrl }: { root: string; baseUrl: s
 
     async remove(key) {
       await rm(pathOf(key), { force: true });
+    },
+
+    async removeAll(prefix) {
+      const directory = pathOf(prefix);
+      const files = await readdir(directory, { recursive: true, withFileTypes: true }).catch((error) => {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+        throw error;
+      });
+      await rm(directory, { recursive: true, force: true });
+      return files.filter((entry) => entry.isFile()).length;
     },
   };
 }

@@ -113,5 +113,24 @@ export function createS3Storage({ bucket, prefix, client: config }: S3StorageOpt
       const { aws, client } = await connect();
       await client.send(new aws.DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
     },
+
+    async removeAll(keyPrefix) {
+      const { aws, client } = await connect();
+      // The trailing slash keeps `exports/shop_1` from matching `exports/shop_10...`.
+      const listed = `${objectKey(keyPrefix)}/`;
+      let removed = 0;
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new aws.ListObjectsV2Command({ Bucket: bucket, Prefix: listed, ContinuationToken: token, MaxKeys: 1000 }),
+        );
+        for (const object of page.Contents ?? []) {
+          await client.send(new aws.DeleteObjectCommand({ Bucket: bucket, Key: object.Key! }));
+          removed += 1;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return removed;
+    },
   };
 }

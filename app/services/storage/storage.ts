@@ -47,6 +47,11 @@ export interface FileStorage {
    */
   write(key: string, body: Readable, contentType: string, options?: { maxBytes?: number }): Promise<StoredObject>;
   remove(key: string): Promise<void>;
+  /**
+   * Removes every object under `prefix` (a key's leading segments, such as `exports/<shop id>`), in pages;
+   * returns how many objects went (the local driver counts files).
+   */
+  removeAll(prefix: string): Promise<number>;
 }
 
 const KEY = /^[a-z]+(\/[A-Za-z0-9_-]+)+(\.[a-z0-9]+)?$/;

@@ -24,7 +24,7 @@ import {
   type TransferKind,
 } from "~/data/transfer-job-rows.server";
 import { findUpload, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
-import { enqueueTransferJob, holdsTransferJob } from "~/jobs/queues.server";
+import { enqueueTransferJob, holdsTransferJob, withinMs } from "~/jobs/queues.server";
 import { DomainError, isDomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
@@ -160,20 +160,6 @@ async function startJob(
     logger.warn({ err: error, jobId: row.id }, "transfer job not queued yet; the worker's sweep will queue it");
   }
   return row;
-}
-
-/** `work`, or a rejection once `ms` have passed (the work itself goes on; its outcome is then ignored). */
-async function withinMs(ms: number, work: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from the job queue within ${ms} ms`)), ms);
-  });
-  work.catch(() => {}); // a late failure after the timeout is not an unhandled rejection
-  try {
-    await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -339,6 +325,17 @@ export async function runTransferJob({
     return DONE;
   }
   if (job.status === "succeeded" || job.status === "failed") return DONE;
+  if (job.shopUninstalledAt !== null) {
+    // Queued jobs stop with the app's uninstall; the merchant starts them again after a reinstall.
+    await markTransferJobFailed(
+      database(),
+      shopId,
+      jobId,
+      { error: "The app was uninstalled from the shop before the job ran.", resultKey: null },
+      new Date(),
+    );
+    return DONE;
+  }
   const startedAt = new Date();
   await markTransferJobRunning(database(), shopId, jobId, job.startedAt ?? startedAt, startedAt);
   const fail = async (message: string, report?: unknown) => {

@@ -151,13 +151,13 @@ class DeliveryLog {
 const deliveryLog = new DeliveryLog();
 
 export type DeliveryOutcome =
-  | { status: "skipped"; reason: "endpoint-deleted" | "endpoint-disabled" }
+  | { status: "skipped"; reason: "endpoint-deleted" | "endpoint-disabled" | "shop-uninstalled" }
   | { status: "succeeded" | "failed"; deliveryId: string; statusCode: number | null; retryInMs: number | null };
 
 /**
  * One attempt: POST the exact envelope bytes, signed, with a timeout and no redirects; log the
  * attempt and keep the endpoint's consecutive-failure count (disabled at 20), in one transaction. A
- * deleted or disabled endpoint is sent nothing. `attemptsMade` is how many attempts this job made before.
+ * deleted or disabled endpoint, or one of a shop that uninstalled the app, is sent nothing. `attemptsMade` is how many attempts this job made before.
  */
 export async function deliverOnce(
   payload: DeliverWebhookPayload,
@@ -171,6 +171,8 @@ export async function deliverOnce(
   const endpoint = await findEndpointForDelivery(database(), payload.shopId, payload.endpointId);
   if (!endpoint) return { status: "skipped", reason: "endpoint-deleted" };
   if (endpoint.disabledAt !== null) return { status: "skipped", reason: "endpoint-disabled" };
+  // Deliveries stop when the app is uninstalled (queued ones included); a reinstall starts new ones.
+  if (endpoint.shopUninstalledAt !== null) return { status: "skipped", reason: "shop-uninstalled" };
 
   const deliveryId = newId("delivery");
   const started = performance.now();

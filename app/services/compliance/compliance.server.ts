@@ -1,0 +1,430 @@
+/**
+ * The platform's mandatory compliance webhooks, as work (docs/decisions/020-compliance-and-lifecycle.md):
+ *  - customers/data_request: the customer's wishlist data (lists, items with dates, share links) written as
+ *    a JSON file the merchant downloads from the admin or through `GET /v1/compliance/data-requests`;
+ *  - customers/redact: the customer's lists, items, share tokens and idempotency records deleted, their id
+ *    taken out of stored events, delivery logs, queued deliveries and daily rollups (which keep counting);
+ *    the data request files about them deleted too;
+ *  - shop/redact: the shop's every row and stored file deleted, sessions and processed webhook ids included.
+ * The web route records a `ComplianceRequest` row in the same transaction as the processed webhook id and
+ * queues a job, best effort; the worker runs it with retries, and its sweep queues a row BullMQ lost.
+ */
+import { Readable } from "node:stream";
+import type { Redis } from "ioredis";
+import {
+  clearCustomerOfRequests,
+  clearDeliverySnippets,
+  deleteIdempotencyOfCustomer,
+  deleteListsWithItems,
+  deleteProcessedWebhooksOfShop,
+  deleteShopRow,
+  deleteShopRowsChunk,
+  findComplianceRequest,
+  findComplianceRequestsOfShop,
+  findCustomerDataRequestFiles,
+  findEventsMentioning,
+  findItemsOfLists,
+  findListsOfCustomer,
+  findQueuedComplianceRequests,
+  findShopComplianceRequest,
+  findTransferFileKeys,
+  insertComplianceRequest,
+  renameActiveOwner,
+  updateComplianceRequest,
+  updateEventData,
+  type ComplianceRequestRow,
+} from "~/data/compliance-rows.server";
+import { database, transaction } from "~/data/database.server";
+import { deleteSessionsOfShop } from "~/data/session-rows.server";
+import { findShopById, findShopForAuth } from "~/data/shop-rows.server";
+import { findEndpointIdsOfShop } from "~/data/webhook-endpoint-rows.server";
+import { COMPLIANCE_TOPICS, type ComplianceTopic } from "~/jobs/definitions";
+import {
+  enqueueComplianceJob,
+  holdsComplianceJob,
+  removeJobsOfShop,
+  rewriteDeliveryBodies,
+  withinMs,
+} from "~/jobs/queues.server";
+import { getEnv } from "~/env.server";
+import { DomainError } from "~/lib/domain-error";
+import { newId } from "~/lib/ids";
+import { logger } from "~/logger.server";
+import { getRequestRedis } from "~/redis.server";
+import type { StoredEvent } from "~/services/events/relay.server";
+import { envelope } from "~/services/webhooks/fanout.server";
+import { getStorage } from "~/services/storage/index.server";
+import {
+  processPlatformWebhookOnce,
+  type PlatformWebhookOutcome,
+  type PlatformWebhookReceipt,
+} from "~/services/shops/shops.server";
+
+export { COMPLIANCE_TOPICS, type ComplianceTopic };
+
+/** What a compliance webhook names besides the shop (already checked against the signed body). */
+export interface ComplianceSubject {
+  /** The platform's customer id, for the customer topics. */
+  customerId: string | null;
+  /** `data_request.id` of a customers/data_request. */
+  platformRequestId: string | null;
+}
+
+/** The most a request waits for the queue before answering without it (the sweep queues it later). */
+const ENQUEUE_WAIT_MS = 3_000;
+
+/**
+ * Records a verified compliance webhook once and queues its work. A shop this app does not know (never
+ * installed, or already erased by shop/redact) holds nothing to export or erase: answered "unknown_shop",
+ * nothing recorded, so a replay after an erasure leaves no trace of the shop either.
+ */
+export async function receiveComplianceWebhook(
+  receipt: PlatformWebhookReceipt & { topic: ComplianceTopic },
+  subject: ComplianceSubject,
+): Promise<PlatformWebhookOutcome | "unknown_shop"> {
+  const shop = await findShopForAuth(database(), receipt.shopDomain);
+  if (!shop) return "unknown_shop";
+  const id = newId("complianceRequest");
+  const outcome = await processPlatformWebhookOnce(receipt, async (tx) => {
+    await insertComplianceRequest(
+      tx,
+      {
+        id,
+        shopId: shop.id,
+        topic: receipt.topic,
+        customerId: subject.customerId,
+        platformRequestId: subject.platformRequestId,
+      },
+      new Date(),
+    );
+    return "processed";
+  });
+  if (outcome === "processed") {
+    try {
+      await withinMs(ENQUEUE_WAIT_MS, enqueueComplianceJob({ id, topic: receipt.topic }));
+    } catch (error) {
+      logger.warn({ err: error, requestId: id }, "compliance job not queued yet; the worker's sweep will queue it");
+    }
+  }
+  return outcome;
+}
+
+/** Queues the requests still `queued` that BullMQ does not hold (the maintenance sweep). Returns their ids. */
+export async function queueStrandedComplianceRequests({
+  receivedBefore,
+  connection,
+}: {
+  receivedBefore: Date;
+  connection?: Redis;
+}): Promise<string[]> {
+  const queued: string[] = [];
+  for (const row of await findQueuedComplianceRequests(database(), { before: receivedBefore, limit: 500 })) {
+    if (await holdsComplianceJob(row.id, connection)) continue;
+    await enqueueComplianceJob({ id: row.id, topic: row.topic as ComplianceTopic }, connection);
+    queued.push(row.id);
+  }
+  return queued;
+}
+
+/** What a run did, kept on the row as JSON (counts only: never the customer's data). */
+export type ComplianceSummary = Record<string, number | string>;
+
+/**
+ * Runs one request in the worker. Safe to run again after a crash at any point: each step finds what is
+ * left to do (a redaction takes the customer id off the row only at the very end). A request already done,
+ * or whose shop was erased meanwhile, is left as it is.
+ */
+export async function runComplianceRequest(
+  requestId: string,
+  { connection }: { connection?: Redis } = {},
+): Promise<ComplianceSummary | null> {
+  const request = await findComplianceRequest(database(), requestId);
+  if (!request || request.status === "succeeded" || request.status === "skipped") return null;
+  await updateComplianceRequest(database(), request.id, { status: "running", startedAt: new Date() });
+  const summary =
+    request.topic === "customers/data_request"
+      ? await exportCustomerData(request)
+      : request.topic === "customers/redact"
+        ? await redactCustomer(request, connection)
+        : await redactShop(request, connection);
+  return summary;
+}
+
+/** Marks a request failed for good (its job's last attempt failed); it stays listed, with the reason. */
+export async function failComplianceRequest(requestId: string, message: string): Promise<void> {
+  await updateComplianceRequest(database(), requestId, { status: "failed", error: message, finishedAt: new Date() });
+}
+
+function requireCustomer(request: ComplianceRequestRow): string {
+  if (!request.customerId) throw new DomainError("invalid", "The request names no customer.");
+  return request.customerId;
+}
+
+/** The export's storage key: `compliance/<shop id>/<request id>.json`. */
+const dataRequestKey = (request: ComplianceRequestRow) => `compliance/${request.shopId}/${request.id}.json`;
+
+async function exportCustomerData(request: ComplianceRequestRow): Promise<ComplianceSummary> {
+  const customerId = requireCustomer(request);
+  const shop = await findShopById(database(), request.shopId);
+  if (!shop) return {};
+  const lists = await findListsOfCustomer(database(), request.shopId, customerId);
+  const items = await findItemsOfLists(
+    database(),
+    request.shopId,
+    lists.map((list) => list.id),
+  );
+  const document = {
+    shopDomain: shop.domain,
+    customerId,
+    platformRequestId: request.platformRequestId,
+    requestedAt: request.receivedAt.toISOString(),
+    generatedAt: new Date().toISOString(),
+    lists: lists
+      // A retired guest list that points to this customer holds no items: it is only the way an old share
+      // link reaches their list. Its token is listed as one of the customer's share links.
+      .map((list) => ({
+        id: list.id,
+        name: list.name,
+        default: list.isDefault === true,
+        retired: list.retiredAt !== null,
+        createdAt: list.createdAt.toISOString(),
+        updatedAt: list.updatedAt.toISOString(),
+        share: list.shareToken ? { enabled: list.shareEnabled, token: list.shareToken } : null,
+        items: items
+          .filter((item) => item.listId === list.id)
+          .map((item) => ({
+            productId: item.productId,
+            variantId: item.variantId || null,
+            handle: item.handle,
+            title: item.titleSnapshot,
+            addedAt: item.addedAt.toISOString(),
+          })),
+      })),
+  };
+  const key = dataRequestKey(request);
+  await getStorage().write(key, Readable.from([JSON.stringify(document, null, 2)]), "application/json");
+  const summary = { lists: lists.length, items: items.length };
+  await updateComplianceRequest(database(), request.id, {
+    status: "succeeded",
+    resultKey: key,
+    summary: JSON.stringify(summary),
+    error: null,
+    finishedAt: new Date(),
+  });
+  return summary;
+}
+
+/** An event's data with the customer taken out: their id, and a share token and link of their lists. */
+export function redactedEventData(
+  data: string,
+  customerId: string,
+  listIds: ReadonlySet<string>,
+  tokens: ReadonlySet<string>,
+): string {
+  const parsed = JSON.parse(data) as Record<string, unknown>;
+  let changed = false;
+  if (parsed.customerId === customerId) {
+    parsed.customerId = null;
+    changed = true;
+  }
+  const theirs =
+    (typeof parsed.listId === "string" && listIds.has(parsed.listId)) ||
+    (typeof parsed.shareToken === "string" && tokens.has(parsed.shareToken));
+  if (theirs) {
+    for (const member of ["shareToken", "url"]) {
+      if (typeof parsed[member] === "string") {
+        parsed[member] = null;
+        changed = true;
+      }
+    }
+  }
+  return changed ? JSON.stringify(parsed) : data;
+}
+
+async function redactCustomer(request: ComplianceRequestRow, connection?: Redis): Promise<ComplianceSummary> {
+  const customerId = requireCustomer(request);
+  const { shopId } = request;
+  const shop = await findShopById(database(), shopId);
+  if (!shop) return {};
+  const lists = await findListsOfCustomer(database(), shopId, customerId);
+  const listIds = lists.map((list) => list.id);
+  const listSet = new Set(listIds);
+  const tokens = new Set(lists.flatMap((list) => (list.shareToken ? [list.shareToken] : [])));
+  // Events first, their queued deliveries with them: the queue (Redis) holds each delivery's body until the
+  // job is removed, and a retry would send the customer's id after the erasure.
+  const events = (await findEventsMentioning(database(), shopId, { customerId, listIds, tokens: [...tokens] })).map(
+    (event) => ({
+      ...event,
+      redacted: redactedEventData(event.data, customerId, listSet, tokens),
+    }),
+  );
+  const changedEvents = events.filter((event) => event.redacted !== event.data);
+  const endpointIds = await findEndpointIdsOfShop(database(), shopId);
+  const rewrittenJobs = await rewriteDeliveryBodies(
+    changedEvents.flatMap((event) =>
+      endpointIds.map((endpointId) => ({
+        eventId: event.id,
+        endpointId,
+        body: envelope({ ...event, type: event.type as StoredEvent["type"], data: event.redacted }, shop.domain),
+      })),
+    ),
+    connection,
+  );
+  // The storefront's per-shopper rate-limit counter is keyed by the customer id (it expires within a minute).
+  const limits = await forgetRateLimits(`shopper:${shopId}:c:${customerId}`, connection);
+  const files = await findCustomerDataRequestFiles(database(), shopId, customerId);
+  for (const file of files) if (file.resultKey) await getStorage().remove(file.resultKey);
+  // Export files, import uploads and reports that name the customer are deleted (the merchant exports again
+  // without them); the rows stay, and their downloads answer that the file is gone.
+  let transferFiles = 0;
+  for (const key of await findTransferFileKeys(database(), shopId)) {
+    if (await storedFileMentions(key, customerId)) {
+      await getStorage().remove(key);
+      transferFiles += 1;
+    }
+  }
+
+  const counts = await transaction(async (tx) => {
+    for (const event of changedEvents) await updateEventData(tx, shopId, event.id, event.redacted);
+    const deliveries = await clearDeliverySnippets(
+      tx,
+      shopId,
+      events.map((event) => event.id),
+    );
+    const idempotency = await deleteIdempotencyOfCustomer(tx, shopId, { customerId, listIds, tokens: [...tokens] });
+    const days = await renameActiveOwner(tx, shopId, `c:${customerId}`, `r:${request.id}`);
+    const deleted = await deleteListsWithItems(tx, shopId, listIds);
+    await clearCustomerOfRequests(tx, shopId, customerId);
+    return { ...deleted, events: changedEvents.length, deliveries, idempotency, activeDays: days };
+  });
+  const summary = {
+    ...counts,
+    queuedDeliveries: rewrittenJobs,
+    rateLimitKeys: limits,
+    dataRequestFiles: files.filter((f) => f.resultKey).length,
+    transferFiles,
+  };
+  await updateComplianceRequest(database(), request.id, {
+    status: "succeeded",
+    customerId: null,
+    summary: JSON.stringify(summary),
+    error: null,
+    finishedAt: new Date(),
+  });
+  return summary;
+}
+
+/**
+ * Deletes the rate limiter's counters (`<REDIS_PREFIX>:rl:<bucket>:<key>`, app/api/v1/rate-limit.server.ts)
+ * matching `pattern` (a Redis glob after `rl:`). Returns how many went.
+ */
+async function forgetRateLimits(pattern: string, connection: Redis | undefined): Promise<number> {
+  const redis = connection ?? getRequestRedis();
+  let removed = 0;
+  const stream = redis.scanStream({ match: `${getEnv().REDIS_PREFIX}:rl:${pattern}`, count: 500 });
+  for await (const keys of stream as AsyncIterable<string[]>) {
+    if (keys.length > 0) removed += await redis.unlink(...keys);
+  }
+  return removed;
+}
+
+/**
+ * Whether a stored file holds `customerId` as a whole number (not inside a longer run of digits), read as
+ * a stream with the chunk boundaries overlapped. A file already gone mentions nothing.
+ */
+async function storedFileMentions(key: string, customerId: string): Promise<boolean> {
+  if (!(await getStorage().stat(key))) return false;
+  const pattern = new RegExp(`(?<![0-9])${customerId}(?![0-9])`);
+  let tail = "";
+  for await (const chunk of await getStorage().read(key)) {
+    const text = tail + Buffer.from(chunk as Buffer).toString("utf8");
+    if (pattern.test(text)) return true;
+    tail = text.slice(-customerId.length - 1);
+  }
+  return false;
+}
+
+/** Rows deleted per statement when erasing a shop's large tables. */
+const ERASE_CHUNK = 2_000;
+
+/** The storage areas that hold a shop's files: `<area>/<shop id>/...`. */
+const STORAGE_AREAS = ["imports", "reports", "exports", "compliance"] as const;
+
+async function redactShop(request: ComplianceRequestRow, connection?: Redis): Promise<ComplianceSummary> {
+  const shop = await findShopById(database(), request.shopId);
+  if (!shop) return {};
+  if (shop.uninstalledAt === null) {
+    // The platform sends shop/redact 48 hours after an uninstall; a shop that installed the app again since
+    // is in use, and erasing it would destroy a live shop's data. Kept as a record, with the reason.
+    const summary = { skipped: "The shop has the app installed again; nothing was erased." };
+    await updateComplianceRequest(database(), request.id, {
+      status: "skipped",
+      summary: JSON.stringify(summary),
+      finishedAt: new Date(),
+    });
+    logger.warn({ shopId: shop.id, requestId: request.id }, "shop/redact for an installed shop: nothing erased");
+    return summary;
+  }
+  let files = 0;
+  for (const area of STORAGE_AREAS) files += await getStorage().removeAll(`${area}/${shop.id}`);
+  const rows: Record<string, number> = {};
+  for (const table of ["Item", "WebhookDelivery", "Event", "IdempotencyRecord"] as const) {
+    rows[table] = 0;
+    for (;;) {
+      const deleted = await transaction((tx) => deleteShopRowsChunk(tx, table, shop.id, ERASE_CHUNK));
+      rows[table] += deleted;
+      if (deleted < ERASE_CHUNK) break;
+    }
+  }
+  // The rest (lists, keys, endpoints, jobs, uploads, settings, rollups, this request's row) goes with the
+  // shop row; sessions and processed webhook ids name the domain, not the id.
+  await transaction(async (tx) => {
+    rows.Session = await deleteSessionsOfShop(tx, shop.domain);
+    rows.PlatformWebhook = await deleteProcessedWebhooksOfShop(tx, shop.domain);
+    await deleteShopRow(tx, shop.id);
+  });
+  const limits = await forgetRateLimits(`*:${shop.id}*`, connection);
+  // Queued deliveries and transfers carry the shop's id (and deliveries its domain) in Redis.
+  const jobs = await removeJobsOfShop(shop.id, connection);
+  const summary = { files, rateLimitKeys: limits, queueJobs: jobs, ...rows };
+  logger.info({ shopId: shop.id, requestId: request.id, ...summary }, "shop erased (shop/redact)");
+  return summary;
+}
+
+/** A shop's compliance requests for the admin and the API, newest first. */
+export function listComplianceRequests({
+  shopId,
+  topics,
+  after,
+  limit = 100,
+}: {
+  shopId: string;
+  topics?: ComplianceTopic[];
+  after?: string;
+  limit?: number;
+}) {
+  return findComplianceRequestsOfShop(database(), shopId, {
+    topics: topics ?? [...COMPLIANCE_TOPICS],
+    before: after,
+    limit,
+  });
+}
+
+export async function getDataRequest({ shopId, requestId }: { shopId: string; requestId: string }) {
+  const row = await findShopComplianceRequest(database(), shopId, requestId);
+  if (!row || row.topic !== "customers/data_request") {
+    throw new DomainError("not_found", "The shop has no data request with this id.");
+  }
+  return row;
+}
+
+/** A signed download link (24 hours) for a finished data request's file; null when there is none. */
+export async function dataRequestLink(row: ComplianceRequestRow) {
+  if (row.status !== "succeeded" || !row.resultKey) return null;
+  return getStorage().presignDownload({
+    key: row.resultKey,
+    filename: `customer-data-${row.id}.json`,
+    contentType: "application/json",
+    expiresInSeconds: 24 * 60 * 60,
+  });
+}

@@ -1,0 +1,27 @@
+-- CreateTable
+CREATE TABLE "ComplianceRequest" (
+    "id" TEXT NOT NULL,
+    "shopId" TEXT NOT NULL,
+    "topic" TEXT NOT NULL,
+    "customerId" TEXT,
+    "platformRequestId" TEXT,
+    "status" TEXT NOT NULL DEFAULT 'queued',
+    "resultKey" TEXT,
+    "summary" TEXT,
+    "error" TEXT,
+    "receivedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "startedAt" TIMESTAMP(3),
+    "finishedAt" TIMESTAMP(3),
+
+    CONSTRAINT "ComplianceRequest_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE INDEX "ComplianceRequest_shopId_topic_id_idx" ON "ComplianceRequest"("shopId", "topic", "id");
+
+-- CreateIndex
+CREATE INDEX "ComplianceRequest_status_receivedAt_idx" ON "ComplianceRequest"("status", "receivedAt");
+
+-- AddForeignKey
+ALTER TABLE "ComplianceRequest" ADD CONSTRAINT "ComplianceRequest_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
