@@ -32,6 +32,7 @@ describe(`migrations on ${engine}`, () => {
     const tables = (await query.execute(database())).rows.map((row) => row.name).sort();
     expect(tables).toEqual([
       "ApiKey",
+      "ComplianceRequest",
       "DailyActiveOwner",
       "DailyProductStat",
       "DailyShopStat",

@@ -11,7 +11,7 @@ import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
 import { registerStorefrontRoutes } from "./routes/storefront.server";
 import { registerTransferRoutes } from "./routes/transfers.server";
-import { registerComplianceRoutes } from "./routes/compliance.server";
+import { registerComplianceRoutes } from "./routes/privacy.server";
 import { registerWebhookRoutes } from "./routes/webhooks.server";
 import { WEBHOOK_EVENTS } from "./schemas";
 
