@@ -1,8 +1,10 @@
-import { describe, expect, it } from "vitest";
 import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
 import { findApiKeysOfShop } from "~/data/api-key-rows.server";
+import { insertComplianceRequest } from "~/data/compliance-rows.server";
 import { database } from "~/data/database.server";
 import { insertTransferJob } from "~/data/transfer-job-rows.server";
+import { newId } from "~/lib/ids";
 import { createApiKey, revokeApiKey } from "~/services/keys/api-keys.server";
 import { getStorage } from "~/services/storage/index.server";
 import { createUpload, startExport } from "~/services/transfers/jobs.server";
@@ -105,6 +107,20 @@ const endpoints: Endpoint[] = [
     name: "GET /exports/{jobId}",
     method: "GET",
     path: async () => `/exports/${(await startExport({ shopId: shop.id, format: "csv" })).id}`,
+    ok: 200,
+  },
+  { name: "GET /compliance/data-requests", method: "GET", path: async () => "/compliance/data-requests", ok: 200 },
+  {
+    name: "GET /compliance/data-requests/{requestId}",
+    method: "GET",
+    path: async () => {
+      const row = await insertComplianceRequest(
+        database(),
+        { id: newId("complianceRequest"), shopId: shop.id, topic: "customers/data_request", customerId: "1" },
+        new Date(),
+      );
+      return `/compliance/data-requests/${row.id}`;
+    },
     ok: 200,
   },
   { name: "GET /imports", method: "GET", path: async () => "/imports", ok: 200 },
