@@ -9,7 +9,8 @@ import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { countActiveOwners } from "~/data/daily-stat-rows.server";
 import { createShopWithKey, sessionRow } from "./factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "./support/api";
+import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./support/api";
+import { finished as jobFinished } from "./transfers/helpers";
 import { BASE_URL, createTestApp } from "./support/http";
 import { platformWebhook } from "./support/platform-webhooks";
 import { useWorker } from "./support/worker";
@@ -148,6 +149,14 @@ async function redisMentioning(needles: string[]): Promise<string[]> {
   return hits;
 }
 
+/** Exports the shop's items through the API and waits for the worker to write the file. */
+async function exportShop(secret: string) {
+  const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+  const { data, response } = await api.POST("/exports", { body: { format: "csv" } });
+  expect(response.status).toBe(202);
+  expect((await jobFinished(api, "exports", data!.jobId, 90_000)).status).toBe("succeeded");
+}
+
 /** A shop with a private key and a failing webhook endpoint subscribed to every event type. */
 async function shopWithEndpoint() {
   const { shop, secret } = await createShopWithKey();
@@ -213,17 +222,7 @@ describe("customers/redact", () => {
     const other = shopperOf(shop);
     expect((await other.save(OTHER_CUSTOMER, "103")).status).toBe(201);
     // An export of the shop's items (a file naming the customer).
-    const exported = await app.request(`${BASE_URL}/v1/exports`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ format: "csv" }),
-    });
-    expect(exported.status).toBe(202);
-    await until(
-      () => database().selectFrom("TransferJob").select("status").where("shopId", "=", shop.id).execute(),
-      (rows) => rows[0]?.status === "succeeded",
-      "the export is written",
-    );
+    await exportShop(secret);
     expect(
       (await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER, { data_request: { id: 9001 } })))
         .status,
@@ -351,17 +350,7 @@ describe("shop/redact", () => {
     expect((await shopperOf(kept.shop).save(CUSTOMER, "402")).status).toBe(201);
     await shopper.share(CUSTOMER);
     await upsertSession(database(), sessionRow(shop.domain, `offline_${shop.domain}`, { accessToken: "token" }));
-    const exported = await app.request(`${BASE_URL}/v1/exports`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ format: "csv" }),
-    });
-    expect(exported.status).toBe(202);
-    await until(
-      () => database().selectFrom("TransferJob").select("status").where("shopId", "=", shop.id).execute(),
-      (rows) => rows[0]?.status === "succeeded",
-      "the export is written",
-    );
+    await exportShop(secret);
     expect((await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER))).status).toBe(200);
     await until(() => requestsOf(shop.id), finished, "the data request is done");
     const needles = [shop.id, shop.domain];
