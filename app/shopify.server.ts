@@ -4,10 +4,12 @@ import { AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-r
 import { getEnv } from "./env.server";
 import { logger } from "./logger.server";
 import { SHOPIFY_API_VERSION } from "./shopify-api-version";
+import { routeShopOriginsToStandIn } from "./services/platform/stand-in-routing.server";
 import { platformSessionStorage } from "./services/shops/platform-sessions.server";
 import { ensureShop } from "./services/shops/shops.server";
 
 const env = getEnv();
+routeShopOriginsToStandIn();
 
 const credentials = {
   apiKey: env.SHOPIFY_API_KEY,

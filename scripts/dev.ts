@@ -157,6 +157,7 @@ try {
     apiKey: env.SHOPIFY_API_KEY,
     apiSecret: env.SHOPIFY_API_SECRET,
     appHandle: env.SHOPIFY_APP_HANDLE,
+    scopes: env.SCOPES,
     shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
     port: env.PLATFORM_STAND_IN_PORT,
     storefrontPort: env.PLATFORM_STOREFRONT_PORT,

@@ -6,6 +6,10 @@
  *    pages with the parameters and session token the platform passes, and draws App Bridge's chrome;
  *  - the App Bridge script stand-in (`/app-bridge.js`) the app's pages load instead of the platform's;
  *  - the theme editor's app-embed switch, which the embed status reads back through the Admin API;
+ *  - the OAuth token exchange (`/admin/oauth/access_token`), which the platform library calls when an
+ *    admin request carries a session token and the app holds no session for the shop (an install or a
+ *    reinstall); the app's dev and test runs route each shop's https origin here
+ *    (app/services/platform/stand-in-routing.server.ts);
  *  - on a second port (an origin of its own, as a shop's domain is), the first shop's online store with the
  *    theme app extension and the app proxy (stand-in/storefront.ts).
  * docs/admin.md and docs/storefront.md say how it fits together.
@@ -16,7 +20,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { answerAdminGraphql } from "./admin-graphql";
 import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
-import { adminHost, signSessionToken } from "./session-token";
+import { adminHost, signSessionToken, verifySessionToken } from "./session-token";
 import { createStorefront, type StorefrontControls } from "./storefront";
 
 export interface PlatformStandInOptions {
@@ -27,6 +31,8 @@ export interface PlatformStandInOptions {
   /** `handle` in shopify.app.toml: the admin's app path and the app embed's block type. */
   appHandle: string;
   appName?: string;
+  /** The scopes the token exchange grants (SCOPES: what shopify.app.toml asks for). */
+  scopes: string;
   shops: StandInShop[];
   port?: number;
   /** The port of the first shop's storefront; 0 or unset: any free port. */
@@ -44,6 +50,8 @@ export interface PlatformStandIn {
   /** Test hooks of the storefront's app proxy. */
   storefront: StorefrontControls;
   shops: StandInShop[];
+  /** Each offline token the stand-in issued by token exchange, in order. */
+  tokenExchanges: Array<{ shopDomain: string; at: number }>;
   close(): Promise<void>;
 }
 
@@ -68,6 +76,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   const byToken = new Map(shops.map((shop) => [shop.accessToken, shop]));
 
   const app = new Hono();
+  const exchanges: PlatformStandIn["tokenExchanges"] = [];
 
   // ---- Admin GraphQL API ------------------------------------------------------------------------------
   app.post("/admin/api/:version/graphql.json", async (c) => {
@@ -82,6 +91,34 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
       return c.json({ errors: { query: "Required parameter missing or invalid" } }, 400);
     }
     return c.json(await answerAdminGraphql(shop, body));
+  });
+
+  // ---- OAuth token exchange ----------------------------------------------------------------------------
+  // The app trades a session token (an id token) for the shop's offline access token. The platform answers
+  // errors with OAuth's `error` / `error_description`.
+  app.post("/admin/oauth/access_token", async (c) => {
+    const refuse = (error: string, description: string, status: 400 | 401 = 400) =>
+      c.json({ error, error_description: description }, status);
+    let body: Record<string, unknown>;
+    try {
+      body = await c.req.json();
+    } catch {
+      return refuse("invalid_request", "The body is not JSON.");
+    }
+    if (body.client_id !== apiKey || body.client_secret !== apiSecret) {
+      return refuse("invalid_client", "Client credentials are invalid.", 401);
+    }
+    if (body.grant_type !== "urn:ietf:params:oauth:grant-type:token-exchange") {
+      return refuse("unsupported_grant_type", "Only the token exchange grant is supported.");
+    }
+    if (body.requested_token_type !== "urn:shopify:params:oauth:token-type:offline-access-token") {
+      return refuse("invalid_request", "The stand-in issues offline access tokens only.");
+    }
+    const shopDomain = await verifySessionToken(String(body.subject_token ?? ""), { apiKey, apiSecret });
+    const shop = shopDomain ? shops.find((candidate) => candidate.domain === shopDomain) : undefined;
+    if (!shop) return refuse("invalid_subject_token", "The session token is invalid or names no shop here.");
+    exchanges.push({ shopDomain: shop.domain, at: Date.now() });
+    return c.json({ access_token: shop.accessToken, scope: options.scopes });
   });
 
   // ---- scripts ----------------------------------------------------------------------------------------
@@ -245,6 +282,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   return {
     origin,
     shops,
+    tokenExchanges: exchanges,
     storefrontOrigin: `http://${new URL(appUrl).hostname}:${portOf(storefrontServer)}`,
     storefront: storefront.controls,
     adminUrl: (shopDomain, appPath = "") => `${origin}/store/${storeName(shopDomain)}/apps/${appHandle}${appPath}`,

@@ -4,7 +4,7 @@
  * platform library, exactly as in production).
  */
 import { randomUUID } from "node:crypto";
-import { SignJWT } from "jose";
+import { jwtVerify, SignJWT } from "jose";
 
 export async function signSessionToken({
   shopDomain,
@@ -36,4 +36,23 @@ export async function signSessionToken({
 export function adminHost(shopDomain: string): string {
   const name = shopDomain.replace(/\.myshopify\.com$/, "");
   return Buffer.from(`admin.shopify.com/store/${name}`).toString("base64url");
+}
+
+/**
+ * The shop a session token was issued for (from `dest`), if the token is one the platform would accept:
+ * signed with the app's secret, for the app, not expired; null otherwise.
+ */
+export async function verifySessionToken(
+  token: string,
+  { apiKey, apiSecret }: { apiKey: string; apiSecret: string },
+): Promise<string | null> {
+  try {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(apiSecret), {
+      audience: apiKey,
+      algorithms: ["HS256"],
+    });
+    return typeof payload.dest === "string" ? new URL(payload.dest).hostname : null;
+  } catch {
+    return null;
+  }
 }

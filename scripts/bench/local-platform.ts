@@ -12,6 +12,7 @@ export async function startLocalPlatform(name: string, extraEnv: Record<string, 
   process.env.DEMO_SHOP_FILE = path.join(database.workDir, `${name}-demo-shop.json`);
   const { seedDemoShop, DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../../app/services/demo/demo-shop.server");
   const { closeDatabase } = await import("../../app/data/database.server");
+  const { getEnv } = await import("../../app/env.server");
   const { demoShopData } = await import("../../stand-in/demo-data");
   const { startPlatformStandIn } = await import("../../stand-in/platform");
 
@@ -25,6 +26,7 @@ export async function startLocalPlatform(name: string, extraEnv: Record<string, 
     apiKey: "local-dev-api-key",
     apiSecret: "local-dev-api-secret",
     appHandle: "wishlist-service",
+    scopes: getEnv().SCOPES,
     shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
   });
   const env = {

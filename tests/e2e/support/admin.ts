@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, inject } from "vitest";
 import { ROOT } from "../../../scripts/lib/databases";
 import { demoShopData, type StandInShop } from "../../../stand-in/demo-data";
 import { startPlatformStandIn, type PlatformStandIn } from "../../../stand-in/platform";
+import { getEnv } from "~/env.server";
 import { createShopWithKey } from "../../factories";
 import { freePort, startProcess, type RunningProcess } from "../../support/processes";
 import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "./chromium";
@@ -54,6 +55,7 @@ export function useAdminStack({ env = {}, worker = true }: { env?: Record<string
       apiKey: API_KEY,
       apiSecret: API_SECRET,
       appHandle: "wishlist-service",
+      scopes: getEnv().SCOPES,
       shops: [standInShop],
     });
     const processEnv = {
@@ -116,7 +118,7 @@ export function useAdminStack({ env = {}, worker = true }: { env?: Record<string
 async function storeOfflineSession(domain: string, accessToken: string) {
   const { platformSessionStorage } = await import("~/services/shops/platform-sessions.server");
   const session = new Session({ id: `offline_${domain}`, shop: domain, state: "", isOnline: false });
-  session.scope = "read_products,read_customers,read_themes";
+  session.scope = getEnv().SCOPES;
   session.accessToken = accessToken;
   await platformSessionStorage.storeSession(session);
 }
