@@ -41,7 +41,7 @@ export const envSchema = z
       .default("wishlist"),
     SHOPIFY_API_KEY: z.string().min(1).default("local-dev-api-key"),
     SHOPIFY_API_SECRET: z.string().min(1).default(DEV_API_SECRET),
-    SCOPES: z.string().min(1).default("read_products,read_customers,read_themes"),
+    SCOPES: z.string().min(1).default("read_products,read_customers,write_customers,read_themes"),
     /**
      * Where Admin API calls go. Unset: https://<shop domain>, as in production. Tests and local stand-ins
      * point it at a server speaking the platform's GraphQL protocol.
@@ -113,6 +113,11 @@ export const envSchema = z
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
     /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
     WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+    /**
+     * The customer metafield sync waits this long after a change before writing, so a burst of saves by
+     * one customer costs one write (docs/decisions/023-customer-metafield-sync.md).
+     */
+    METAFIELD_SYNC_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
     /** Relayed events, and the webhook delivery log that hangs off them, are kept this many days. */
     EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
     /**

@@ -32,6 +32,10 @@ export interface StandInShop {
     /** App embed blocks of config/settings_data.json, by block id, as the theme editor writes them. */
     blocks: Record<string, { type: string; disabled: boolean; settings?: Record<string, unknown> }>;
   };
+  /** Metafields the app wrote, by owner id (a gid), then by `namespace.key`. */
+  metafields?: Record<string, Record<string, { id: string; type: string; value: string }>>;
+  /** Metafield definitions the app created. */
+  metafieldDefinitions?: Array<{ id: string; namespace: string; key: string; ownerType: string; type: string }>;
 }
 
 const PRODUCTS: Array<[string, string, string]> = [

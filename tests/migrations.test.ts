@@ -33,6 +33,7 @@ describe(`migrations on ${engine}`, () => {
     expect(tables).toEqual([
       "ApiKey",
       "ComplianceRequest",
+      "CustomerMetafieldSync",
       "DailyActiveOwner",
       "DailyProductStat",
       "DailyShopStat",

@@ -4,14 +4,16 @@ import {
   COMPLIANCE_QUEUE,
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
+  METAFIELD_QUEUE,
   purgeEventsJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
+  sweepMetafieldsJob,
   sweepTransferJobsJob,
   TRANSFER_QUEUE,
   WEBHOOK_QUEUE,
 } from "../app/jobs/definitions";
-import { queue, queuePrefix } from "../app/jobs/queues.server";
+import { enqueueMetafieldSync, queue, queuePrefix } from "../app/jobs/queues.server";
 import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { createRedis } from "../app/redis.server";
@@ -20,6 +22,7 @@ import { fanOutEvents } from "../app/services/webhooks/fanout.server";
 import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
 import { createComplianceHandler, watchComplianceWorker } from "./handlers/compliance-jobs";
+import { handleMetafieldJob } from "./handlers/metafield-jobs";
 import { createWebhookHandler, webhookBackoff } from "./handlers/webhook-jobs";
 import { handleTransferJob, watchTransferWorker } from "./handlers/transfer-jobs";
 import { startOutboxRelay } from "./outbox-loop";
@@ -66,6 +69,13 @@ export async function startWorker() {
     }),
     transfers,
     compliance,
+    // Per shop: a few shops' syncs at once, each paced by its own platform rate limit.
+    new Worker(METAFIELD_QUEUE, handleMetafieldJob, {
+      connection,
+      prefix: queuePrefix(),
+      concurrency: 4,
+      lockDuration: env.WORKER_LOCK_DURATION_MS,
+    }),
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
     new Worker(MAINTENANCE_QUEUE, (job) => handleMaintenanceJob(job, connection), {
       connection,
@@ -75,7 +85,13 @@ export async function startWorker() {
   ];
   // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
   const maintenance = queue(MAINTENANCE_QUEUE, connection);
-  for (const job of [purgeIdempotencyJob, purgeEventsJob, sweepTransferJobsJob, sweepComplianceRequestsJob]) {
+  for (const job of [
+    purgeIdempotencyJob,
+    purgeEventsJob,
+    sweepTransferJobsJob,
+    sweepComplianceRequestsJob,
+    sweepMetafieldsJob,
+  ]) {
     await maintenance.upsertJobScheduler(
       job.schedulerId,
       { every: job.everyMs },
@@ -98,6 +114,7 @@ export async function startWorker() {
   const relay = startOutboxRelay({
     intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
     fanOut: async (events) => void (await fanOutEvents(webhooks, events)),
+    onMetafieldsOwed: (shopIds) => enqueueMetafieldSync(shopIds, { connection }),
   });
   logger.info({ queues: workers.map((worker) => worker.name) }, "worker ready");
 

@@ -120,3 +120,30 @@ export const transferJob = {
 } as const;
 
 export type TransferJobPayload = z.infer<typeof transferJob.payload>;
+
+/**
+ * The customer metafield sync (docs/decisions/023-customer-metafield-sync.md): one job per shop, id
+ * `metafields-<shop id>`, added with a delay (METAFIELD_SYNC_DELAY_MS) so that the changes of a burst share
+ * one run. Finished jobs are not kept: a kept job would make the next add with its id a no-op.
+ */
+export const METAFIELD_QUEUE = "metafields";
+
+export const syncMetafieldsJob = {
+  name: "metafields.sync",
+  payload: z.object({ shopId: z.string() }),
+  jobId: (shopId: string) => `metafields-${shopId}`,
+  options: {
+    attempts: 8,
+    backoff: { type: "exponential", delay: 5_000 },
+    removeOnComplete: true,
+    removeOnFail: true,
+  },
+} as const;
+
+/** The metafield sync's sweep: shops with customers owing a write get their job (Redis may have lost it). */
+export const sweepMetafieldsJob = {
+  name: "metafields.sweep",
+  schedulerId: "metafields-sweep",
+  everyMs: 30_000,
+  options: { attempts: 1, removeOnComplete: 10, removeOnFail: 50 },
+} as const;

@@ -14,13 +14,22 @@ import {
   deliverWebhookJob,
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
+  METAFIELD_QUEUE,
+  syncMetafieldsJob,
   TRANSFER_QUEUE,
   transferJob,
   WEBHOOK_QUEUE,
   type DeliverWebhookPayload,
 } from "./definitions";
 
-export const QUEUE_NAMES = [HEALTH_QUEUE, MAINTENANCE_QUEUE, TRANSFER_QUEUE, WEBHOOK_QUEUE, COMPLIANCE_QUEUE] as const;
+export const QUEUE_NAMES = [
+  HEALTH_QUEUE,
+  MAINTENANCE_QUEUE,
+  TRANSFER_QUEUE,
+  WEBHOOK_QUEUE,
+  COMPLIANCE_QUEUE,
+  METAFIELD_QUEUE,
+] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** BullMQ keys live under the configured prefix, so tests and several apps can share one Redis. */
@@ -94,6 +103,25 @@ export async function holdsComplianceJob(requestId: string, connection?: Redis):
 }
 
 /**
+ * Queues the metafield sync of these shops after `delayMs` (by default METAFIELD_SYNC_DELAY_MS). The job id
+ * is the shop's, so a shop whose job is already waiting gets no second one: the waiting run takes the new
+ * changes too.
+ */
+export async function enqueueMetafieldSync(
+  shopIds: readonly string[],
+  { delayMs = getEnv().METAFIELD_SYNC_DELAY_MS, connection }: { delayMs?: number; connection?: Redis } = {},
+) {
+  if (shopIds.length === 0) return;
+  await queue(METAFIELD_QUEUE, connection).addBulk(
+    [...new Set(shopIds)].map((shopId) => ({
+      name: syncMetafieldsJob.name,
+      data: { shopId },
+      opts: { ...syncMetafieldsJob.options, jobId: syncMetafieldsJob.jobId(shopId), delay: delayMs },
+    })),
+  );
+}
+
+/**
  * Replaces the body of the delivery jobs BullMQ still holds for these events and endpoints (waiting,
  * delayed, retrying, or kept after finishing), so a later attempt sends the new bytes and Redis keeps no
  * copy of the old ones. Returns how many jobs it rewrote.
@@ -128,13 +156,13 @@ export async function withinMs(ms: number, work: Promise<unknown>): Promise<void
 }
 
 /**
- * Removes the jobs of one shop that BullMQ holds on the webhook and transfer queues (waiting, delayed,
+ * Removes the jobs of one shop that BullMQ holds on the webhook, transfer and metafield queues (waiting, delayed,
  * retrying, or kept after finishing), a page at a time; a job running right now is left to finish (its
  * shop's rows are gone, so it does nothing) and expires with the rest. Returns how many it removed.
  */
 export async function removeJobsOfShop(shopId: string, connection?: Redis): Promise<number> {
   let removed = 0;
-  for (const name of [WEBHOOK_QUEUE, TRANSFER_QUEUE] as const) {
+  for (const name of [WEBHOOK_QUEUE, TRANSFER_QUEUE, METAFIELD_QUEUE] as const) {
     const held = queue(name, connection);
     for (const state of ["waiting", "delayed", "prioritized", "failed", "completed"] as const) {
       const PAGE = 500;

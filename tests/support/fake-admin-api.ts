@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { answerAdminGraphql } from "../../stand-in/admin-graphql";
+import type { StandInShop } from "../../stand-in/demo-data";
 
 export interface RecordedCall {
   path: string;
@@ -11,11 +13,12 @@ export interface RecordedCall {
 /**
  * A stand-in for the platform's Admin GraphQL API on loopback: it checks the access token and the API
  * path, records each call, and answers with whatever the test sets (a body, a status, a hang, or a
- * dropped connection).
+ * dropped connection), or with the platform stand-in's GraphQL engine (`standInGraphql`).
  */
 export async function startFakeAdminApi() {
   const calls: RecordedCall[] = [];
-  let reply: (call: RecordedCall) => { status: number; body: unknown } | "hang" | "drop" = () => ({
+  type Answer = { status: number; body: unknown } | "hang" | "drop";
+  let reply: (call: RecordedCall) => Answer | Promise<Answer> = () => ({
     status: 200,
     body: { data: {} },
   });
@@ -30,7 +33,7 @@ export async function startFakeAdminApi() {
       at: Date.now(),
     };
     calls.push(call);
-    const answer = reply(call);
+    const answer = await reply(call);
     if (answer === "hang") return; // never answers: the client must time out
     if (answer === "drop") return void request.socket.destroy(); // the connection dies: unreachable
     response.writeHead(answer.status, { "content-type": "application/json" });
@@ -143,4 +146,15 @@ export function customerSearch(
       },
     };
   };
+}
+
+/**
+ * Answers every call with the platform stand-in's GraphQL engine (stand-in/admin-graphql.ts) for `shop`: a
+ * query or mutation the platform would refuse (an unknown field, a wrong input type) is refused here too.
+ */
+export function standInGraphql(shop: StandInShop) {
+  return async (call: RecordedCall) => ({
+    status: 200,
+    body: await answerAdminGraphql(shop, { query: call.query, variables: call.variables }),
+  });
 }

@@ -5,11 +5,14 @@ import {
   purgeEventsJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
+  sweepMetafieldsJob,
   sweepTransferJobsJob,
 } from "../../app/jobs/definitions";
+import { enqueueMetafieldSync } from "../../app/jobs/queues.server";
 import { logger } from "../../app/logger.server";
 import { queueStrandedComplianceRequests } from "../../app/services/compliance/compliance.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
+import { shopsOwingMetafields } from "../../app/services/metafields/customer-metafields.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
 import { queueStrandedTransferJobs } from "../../app/services/transfers/jobs.server";
@@ -44,6 +47,12 @@ async function maintain(job: Job, connection?: Redis) {
       logger.warn({ requestIds: queued }, "compliance requests queued by the sweep (not queued when received)");
     }
     return { queued: queued.length };
+  }
+  if (job.name === sweepMetafieldsJob.name) {
+    // A shop whose job is waiting gets no second one (its id is the shop's); any other is queued at once.
+    const shops = await shopsOwingMetafields();
+    await enqueueMetafieldSync(shops, { delayMs: 0, connection });
+    return { shops: shops.length };
   }
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();

@@ -5,6 +5,7 @@
  */
 import type { Job, Queue, Worker } from "bullmq";
 import { transferJob, type TransferJobPayload } from "../../app/jobs/definitions";
+import { enqueueMetafieldSync } from "../../app/jobs/queues.server";
 import { logger } from "../../app/logger.server";
 import { abandonTransferJob, runTransferJob, UNEXPECTED_FAILURE } from "../../app/services/transfers/jobs.server";
 import { runJob } from "../outcomes";
@@ -17,6 +18,13 @@ export async function handleTransferJob(job: Job<TransferJobPayload>) {
     const attempt = await runTransferJob({ shopId, jobId, finalAttempt });
     if (attempt.outcome === "retry") throw attempt.error;
   });
+  if (job.name === transferJob.names.import) {
+    // The rows it wrote marked their customers' metafields as owed when the shop syncs them
+    // (docs/decisions/023-customer-metafield-sync.md); the sync job of a shop that does not is a no-op.
+    await enqueueMetafieldSync([shopId]).catch((error: unknown) =>
+      logger.warn({ err: error, shopId }, "metafield sync not queued after an import; the sweep will queue it"),
+    );
+  }
 }
 
 /**

@@ -49,6 +49,7 @@ import {
 import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
+import { deleteCustomerMetafieldSync } from "~/data/metafield-sync-rows.server";
 import { logger } from "~/logger.server";
 import { getRequestRedis } from "~/redis.server";
 import type { StoredEvent } from "~/services/events/relay.server";
@@ -295,6 +296,8 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
     const days = await renameActiveOwner(tx, shopId, `c:${customerId}`, `r:${request.id}`);
     const deleted = await deleteListsWithItems(tx, shopId, listIds);
     await clearCustomerOfRequests(tx, shopId, customerId);
+    // A metafield write still owed for them: the customer is gone from the shop, nothing is written.
+    await deleteCustomerMetafieldSync(tx, shopId, customerId);
     return { ...deleted, events: changedEvents.length, deliveries, idempotency, activeDays: days };
   });
   const summary = {

@@ -8,6 +8,8 @@
 import { database, transaction } from "~/data/database.server";
 import { findPendingEvents, markEventsRelayed } from "~/data/event-rows.server";
 import { applyItemChanges, type ItemChange } from "~/services/analytics/rollups.server";
+import { logger } from "~/logger.server";
+import { noteCustomerChanges } from "~/services/metafields/customer-metafields.server";
 import { ownerOfColumns } from "~/services/owners/owner";
 import type { EventType } from "./outbox.server";
 
@@ -23,12 +25,31 @@ export interface StoredEvent {
 export interface RelayOptions {
   batchSize?: number;
   fanOut?: (events: StoredEvent[]) => Promise<void>;
+  /**
+   * Called after the batch committed with the shops whose customers now owe a metafield write
+   * (app/services/metafields), to queue their sync.
+   */
+  onMetafieldsOwed?: (shopIds: string[]) => Promise<void>;
 }
 
 interface ItemEventData {
   customerId: string | null;
   anonymousId: string | null;
   item: { productId: string };
+}
+
+/** Events that change a customer's saved products, by shop: their customer ids (for the metafield sync). */
+function customerChanges(events: StoredEvent[]): Map<string, string[]> {
+  const changes = new Map<string, string[]>();
+  for (const event of events) {
+    if (event.type !== "item.added" && event.type !== "item.removed" && event.type !== "list.merged") continue;
+    const { customerId } = JSON.parse(event.data) as { customerId?: string | null };
+    if (!customerId) continue;
+    const ids = changes.get(event.shopId) ?? [];
+    ids.push(customerId);
+    changes.set(event.shopId, ids);
+  }
+  return changes;
 }
 
 function itemChange(event: StoredEvent): ItemChange | null {
@@ -39,11 +60,11 @@ function itemChange(event: StoredEvent): ItemChange | null {
 }
 
 /** Relays one batch; returns how many events it took (less than the batch size: the outbox is drained). */
-export async function relayOutbox({ batchSize = 500, fanOut }: RelayOptions = {}): Promise<number> {
+export async function relayOutbox({ batchSize = 500, fanOut, onMetafieldsOwed }: RelayOptions = {}): Promise<number> {
   const events = (await findPendingEvents(database(), batchSize)) as StoredEvent[];
   if (events.length === 0) return 0;
   await fanOut?.(events);
-  await transaction(async (tx) => {
+  const owing = await transaction(async (tx) => {
     const mine = new Set(
       await markEventsRelayed(
         tx,
@@ -51,8 +72,18 @@ export async function relayOutbox({ batchSize = 500, fanOut }: RelayOptions = {}
         new Date(),
       ),
     );
-    const changes = events.filter((event) => mine.has(event.id)).flatMap((event) => itemChange(event) ?? []);
-    await applyItemChanges(tx, changes);
+    const relayed = events.filter((event) => mine.has(event.id));
+    await applyItemChanges(
+      tx,
+      relayed.flatMap((event) => itemChange(event) ?? []),
+    );
+    return noteCustomerChanges(tx, customerChanges(relayed));
   });
+  // The marks are committed: a failed add is caught up by the sweep (metafields.sweep).
+  if (owing.length > 0) {
+    await onMetafieldsOwed?.(owing).catch((error: unknown) =>
+      logger.warn({ err: error, shops: owing.length }, "metafield sync not queued; the sweep will queue it"),
+    );
+  }
   return events.length;
 }

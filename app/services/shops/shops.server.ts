@@ -12,7 +12,10 @@ import {
   updateShopSettingsText,
   upsertShop,
 } from "~/data/shop-rows.server";
+import { deleteShopMetafieldSyncs, markAllCustomersChanged } from "~/data/metafield-sync-rows.server";
+import { enqueueMetafieldSync, withinMs } from "~/jobs/queues.server";
 import { DomainError } from "~/lib/domain-error";
+import { logger } from "~/logger.server";
 import { newId } from "~/lib/ids";
 import { generatePublicKey } from "~/services/keys/key-secrets";
 import { DEFAULT_SHOP_SETTINGS, readShopSettings, type ShopSettings, type ShopSettingsPatch } from "./settings";
@@ -135,15 +138,30 @@ export async function getShopSettings({ shopId }: { shopId: string }): Promise<S
  * transaction, so CORS never sees an origin list that differs from the settings.
  */
 export async function updateShopSettings({ shopId, patch }: { shopId: string; patch: ShopSettingsPatch }) {
-  return transaction(async (tx) => {
+  const { next, syncTurnedOn } = await transaction(async (tx) => {
     const shop = await findShopById(tx, shopId);
     if (!shop) throw noSuchShop();
-    const next: ShopSettings = { ...readShopSettings(shop.settings), ...patch };
+    const before = readShopSettings(shop.settings);
+    const next: ShopSettings = { ...before, ...patch };
     if (patch.headlessOrigins) next.headlessOrigins = [...new Set(patch.headlessOrigins)];
-    await updateShopSettingsText(tx, shopId, JSON.stringify(next), new Date());
+    const at = new Date();
+    await updateShopSettingsText(tx, shopId, JSON.stringify(next), at);
     if (patch.headlessOrigins) await replaceHeadlessOrigins(tx, shopId, next.headlessOrigins);
-    return next;
+    // The customer metafield sync (docs/decisions/023-customer-metafield-sync.md): turned on, every
+    // customer with a list owes a write; turned off, nothing is owed any more.
+    const syncTurnedOn = !before.metafieldSyncEnabled && next.metafieldSyncEnabled;
+    if (syncTurnedOn) await markAllCustomersChanged(tx, shopId, at);
+    if (before.metafieldSyncEnabled && !next.metafieldSyncEnabled) await deleteShopMetafieldSyncs(tx, shopId);
+    return { next, syncTurnedOn };
   });
+  if (syncTurnedOn) {
+    // Now rather than after the delay: the job creates the metafield definition, then writes the backfill.
+    // Best effort: the sweep queues the shop within a minute when Redis does not answer.
+    await withinMs(3_000, enqueueMetafieldSync([shopId], { delayMs: 0 })).catch((error: unknown) =>
+      logger.warn({ err: error, shopId }, "metafield sync not queued; the sweep will queue it"),
+    );
+  }
+  return next;
 }
 
 /** Whether any shop declares this browser origin (CORS preflight, which names no shop). */

@@ -40,6 +40,7 @@ import { findShopById } from "~/data/shop-rows.server";
 import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
 import { recordEvent } from "~/services/events/outbox.server";
+import { noteCustomerChanges } from "~/services/metafields/customer-metafields.server";
 import { ownerColumns, type Owner } from "~/services/owners/owner";
 import { readShopSettings, type ShopSettings } from "~/services/shops/settings";
 import { itemView, type ListWithItems } from "./views";
@@ -354,5 +355,7 @@ export async function importItems<R extends ImportRow>(
   }
   // Lists already touched at `at` are not written again: an import passes its start time for every batch.
   await touchListsBefore(tx, shopId, [...touched], at);
+  // Imported rows emit no events: their customers' metafields are marked here (the sweep queues the sync).
+  await noteCustomerChanges(tx, new Map([[shopId, [...touched].map((listId) => customerOf.get(listId)!)]]));
   return { inserted, full };
 }

@@ -1,0 +1,300 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { database } from "~/data/database.server";
+import { markCustomersChanged } from "~/data/metafield-sync-rows.server";
+import { upsertSession } from "~/data/session-rows.server";
+import { resetEnvCache } from "~/env.server";
+import { demoShopData } from "../stand-in/demo-data";
+import { createShopWithKey, sessionRow } from "./factories";
+import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./support/api";
+import { standInGraphql, startFakeAdminApi, type RecordedCall } from "./support/fake-admin-api";
+import { createTestApp } from "./support/http";
+import { runImport, upload, viaApp } from "./transfers/helpers";
+import { startProcess, type RunningProcess } from "./support/processes";
+
+// The platform at the network boundary: a recording server on loopback that answers with the stand-in's
+// GraphQL engine (so a mutation the platform would refuse is refused), unless a test answers otherwise.
+const platform = await startFakeAdminApi();
+Object.assign(process.env, {
+  SHOPIFY_ADMIN_API_ORIGIN: platform.origin,
+  METAFIELD_SYNC_DELAY_MS: "200",
+  OUTBOX_RELAY_INTERVAL_MS: "50",
+});
+resetEnvCache();
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+
+const { shop, secret } = await createShopWithKey();
+const ACCESS_TOKEN = `shpat_metafields_${shop.id}`;
+await upsertSession(database(), sessionRow(shop.domain, `offline_${shop.domain}`, { accessToken: ACCESS_TOKEN }));
+const platformShop = demoShopData({ domain: shop.domain, accessToken: ACCESS_TOKEN });
+const answerAsPlatform = standInGraphql(platformShop);
+platform.answer(answerAsPlatform);
+const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+const PRODUCT = (n: number) => String(8_100_000_000 + n);
+const SLOT = "$app:wishlist.saved_products";
+
+const workers: RunningProcess[] = [];
+afterAll(async () => {
+  for (const worker of workers) await worker.stop();
+  await platform.close();
+});
+
+async function startWorker() {
+  const worker = startProcess("worker/index.ts", {});
+  workers.push(worker);
+  await worker.waitForOutput(/worker ready/);
+  return worker;
+}
+
+async function stopWorker(worker: RunningProcess) {
+  expect(await worker.stop(30_000)).toBe(0);
+  workers.splice(workers.indexOf(worker), 1);
+}
+
+/** Polls `read` until `done` holds (a generous bound: the worker runs on a busy machine). */
+async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 90_000) {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`not reached within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A customer's save or removal through the app proxy, as the theme's heart button sends it. */
+const proxy = (customerId: string, method: "POST" | "DELETE", productId: string) =>
+  rawCall(
+    app,
+    validator,
+    signedProxyPath("/proxy/v1/storefront/wishlist/items", { shop: shop.domain, logged_in_customer_id: customerId }),
+    {
+      method,
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(method === "POST" ? { productId, handle: `product-${productId}` } : { productId }),
+    },
+  );
+
+async function save(customerId: string, ...productIds: string[]) {
+  for (const productId of productIds) expect((await proxy(customerId, "POST", productId)).status).toBe(201);
+}
+
+async function setSync(enabled: boolean) {
+  const { response } = await api.PATCH("/shop/settings", { body: { metafieldSyncEnabled: enabled } });
+  expect(response.status).toBe(200);
+}
+
+const customerGid = (id: string) => `gid://shopify/Customer/${id}`;
+const productGids = (...ids: string[]) => JSON.stringify(ids.map((id) => `gid://shopify/Product/${id}`));
+/** The metafield's value as the platform holds it for a customer (undefined: none). */
+const valueOf = (customerId: string) => platformShop.metafields?.[customerGid(customerId)]?.[SLOT]?.value;
+
+const mutations = (name: string) => platform.calls.filter((call) => call.query.includes(`${name}(`));
+/** The metafieldsSet calls that wrote this customer's metafield. */
+const writesOf = (customerId: string) =>
+  mutations("metafieldsSet").filter((call) =>
+    (call.variables.metafields as Array<{ ownerId: string }>).some(
+      (input) => input.ownerId === customerGid(customerId),
+    ),
+  );
+
+const syncRows = () =>
+  database().selectFrom("CustomerMetafieldSync").selectAll().where("shopId", "=", shop.id).execute();
+
+const pendingEvents = async () =>
+  (
+    await database()
+      .selectFrom("Event")
+      .select("id")
+      .where("shopId", "=", shop.id)
+      .where("dispatchedAt", "is", null)
+      .execute()
+  ).length;
+
+describe("customer metafield sync", { timeout: 180_000 }, () => {
+  it("writes nothing while the setting is off", async () => {
+    const worker = await startWorker();
+    await save("7001", PRODUCT(1), PRODUCT(2));
+    await until(pendingEvents, (pending) => pending === 0, "the saves relayed");
+    await stopWorker(worker);
+    expect(await syncRows()).toEqual([]);
+    expect(platform.calls.filter((call) => call.query.includes("etafield"))).toEqual([]);
+  });
+
+  it("turned on: creates the definition, then writes every customer's saved products, most recent first", async () => {
+    // Customer 7002 saved a product and removed it: their list is empty, so a stale metafield is removed.
+    const worker = await startWorker();
+    await save("7002", PRODUCT(3));
+    expect((await proxy("7002", "DELETE", PRODUCT(3))).status).toBe(204);
+    await until(pendingEvents, (pending) => pending === 0, "the changes relayed");
+
+    await setSync(true);
+    await until(
+      () => valueOf("7001"),
+      (value) => value !== undefined,
+      "7001's metafield written",
+    );
+    await until(
+      () => mutations("metafieldsDelete").length,
+      (count) => count > 0,
+      "7002's metafield removed",
+    );
+    await stopWorker(worker);
+
+    expect(valueOf("7001")).toBe(productGids(PRODUCT(2), PRODUCT(1)));
+    const [definition] = mutations("metafieldDefinitionCreate");
+    expect(definition!.variables).toEqual({
+      definition: {
+        name: "Wishlist",
+        description: expect.any(String),
+        namespace: "$app:wishlist",
+        key: "saved_products",
+        type: "list.product_reference",
+        ownerType: "CUSTOMER",
+        access: { admin: "MERCHANT_READ", storefront: "PUBLIC_READ", customerAccount: "READ" },
+      },
+    });
+    expect(platformShop.metafieldDefinitions).toHaveLength(1);
+    // The definition comes first; the backfill is one call for both customers' changes.
+    expect(platform.calls.indexOf(definition!)).toBeLessThan(platform.calls.indexOf(writesOf("7001")[0]!));
+    expect(writesOf("7001")).toHaveLength(1);
+    expect(writesOf("7001")[0]!.variables).toEqual({
+      metafields: [
+        {
+          ownerId: customerGid("7001"),
+          namespace: "$app:wishlist",
+          key: "saved_products",
+          type: "list.product_reference",
+          value: productGids(PRODUCT(2), PRODUCT(1)),
+        },
+      ],
+    });
+    expect(mutations("metafieldsDelete")[0]!.variables).toEqual({
+      metafields: [{ ownerId: customerGid("7002"), namespace: "$app:wishlist", key: "saved_products" }],
+    });
+    expect((await syncRows()).every((row) => row.syncedAt !== null && row.error === null)).toBe(true);
+    // Every call presented the shop's token.
+    expect(new Set(platform.calls.map((call) => call.accessToken))).toEqual(new Set([ACCESS_TOKEN]));
+  });
+
+  it("a burst of saves by one customer costs one write", async () => {
+    // The saves wait in the outbox while no worker runs; the worker then relays them together.
+    await save("7003", PRODUCT(4), PRODUCT(5), PRODUCT(6), PRODUCT(7), PRODUCT(8));
+    const worker = await startWorker();
+    await until(
+      () => valueOf("7003"),
+      (value) => value === productGids(PRODUCT(8), PRODUCT(7), PRODUCT(6), PRODUCT(5), PRODUCT(4)),
+      "7003's metafield holds the five products",
+    );
+    await stopWorker(worker);
+    expect(writesOf("7003")).toHaveLength(1);
+  });
+
+  it("honours the platform's throttling and retries a failed call", async () => {
+    const answers: Array<(call: RecordedCall) => ReturnType<typeof answerAsPlatform> | object> = [
+      // The bucket is empty: the platform asks to wait (50 points missing at 100 per second: 500 ms).
+      () => ({
+        status: 200,
+        body: {
+          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+          extensions: {
+            cost: {
+              requestedQueryCost: 50,
+              actualQueryCost: null,
+              throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 100 },
+            },
+          },
+        },
+      }),
+      () => ({ status: 503, body: { errors: "Service unavailable" } }),
+    ];
+    platform.answer((call) => {
+      if (call.query.includes("metafieldsSet(") && answers.length > 0) return answers.shift()!(call) as never;
+      return answerAsPlatform(call);
+    });
+    try {
+      const worker = await startWorker();
+      await save("7004", PRODUCT(9));
+      await until(
+        () => valueOf("7004"),
+        (value) => value === productGids(PRODUCT(9)),
+        "7004's metafield written",
+      );
+      await stopWorker(worker);
+    } finally {
+      platform.answer(answerAsPlatform);
+    }
+    const writes = writesOf("7004");
+    expect(writes).toHaveLength(3);
+    // Lower bounds only: the worker waited at least as long as the platform asked, then backed off after the 503.
+    expect(writes[1]!.at - writes[0]!.at).toBeGreaterThanOrEqual(450);
+    expect(writes[2]!.at - writes[1]!.at).toBeGreaterThanOrEqual(900);
+    expect(writes.map((call) => call.variables)).toEqual([
+      writes[2]!.variables,
+      writes[2]!.variables,
+      writes[2]!.variables,
+    ]);
+  });
+
+  it("records a customer the shop no longer has and writes the others of the same call", async () => {
+    await save("9999", PRODUCT(10));
+    await save("7005", PRODUCT(11));
+    const worker = await startWorker();
+    await until(
+      () => valueOf("7005"),
+      (value) => value === productGids(PRODUCT(11)),
+      "7005's metafield written",
+    );
+    await until(
+      syncRows,
+      (rows) => rows.some((row) => row.customerId === "9999" && row.syncedAt !== null),
+      "9999's row settled",
+    );
+    await stopWorker(worker);
+    const row = (await syncRows()).find((candidate) => candidate.customerId === "9999");
+    expect(row!.error).toBe("Owner does not exist.");
+    expect(valueOf("9999")).toBeUndefined();
+    // The first call held both and was refused whole (atomic); the second held 7005 alone.
+    const owners = (call: RecordedCall) =>
+      (call.variables.metafields as Array<{ ownerId: string }>).map((input) => input.ownerId).sort();
+    expect(mutations("metafieldsSet").slice(-2).map(owners)).toEqual([
+      [customerGid("7005"), customerGid("9999")],
+      [customerGid("7005")],
+    ]);
+  });
+
+  it("an import writes the metafields of the customers it added to", async () => {
+    const worker = await startWorker();
+    const file = [
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at",
+      `7002,,${PRODUCT(12)},,imported-12,2024-01-15T08:00:00.000Z`,
+      `7002,,${PRODUCT(11)},,imported-11,2024-01-16T08:00:00.000Z`,
+    ].join("\n");
+    const target = await upload(api, viaApp(app), file);
+    const job = await runImport(api, { source: "csv", fileUrl: target.fileUrl }, 90_000);
+    expect(job, JSON.stringify(job)).toMatchObject({ status: "succeeded", imported: 2 });
+    await until(
+      () => valueOf("7002"),
+      (value) => value !== undefined,
+      "7002's metafield written",
+    );
+    await stopWorker(worker);
+    // Most recently saved first: the import keeps each row's added_at.
+    expect(valueOf("7002")).toBe(productGids(PRODUCT(11), PRODUCT(12)));
+  });
+
+  it("turned off: what was owed is forgotten and nothing more is written", async () => {
+    await markCustomersChanged(database(), shop.id, ["7001"], new Date());
+    await setSync(false);
+    expect(await syncRows()).toEqual([]);
+    const before = platform.calls.length;
+    const worker = await startWorker();
+    await save("7001", PRODUCT(12));
+    await until(pendingEvents, (pending) => pending === 0, "the save relayed");
+    await stopWorker(worker);
+    expect(await syncRows()).toEqual([]);
+    expect(platform.calls.length).toBe(before);
+    expect(valueOf("7001")).toBe(productGids(PRODUCT(2), PRODUCT(1)));
+  });
+});
