@@ -31,6 +31,7 @@ export default function App() {
         <Link to="/app/webhooks">Webhooks</Link>
         <Link to="/app/imports">Imports</Link>
         <Link to="/app/exports">Exports</Link>
+        <Link to="/app/privacy">Privacy requests</Link>
       </NavMenu>
       <Outlet />
     </AppProvider>
