@@ -2629,7 +2629,7 @@ export interface paths {
         };
         /**
          * Whether the theme app embed is enabled
-         * @description Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on. Answers 409 `platform-not-connected` when the shop has no platform token and 502 `platform-unavailable` when the platform does not answer within 5 seconds.
+         * @description Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on, which theme was read (`theme.id`, its numeric id as a decimal string, and `theme.name`; `theme.gid` keeps the GraphQL id that `theme.id` carried before) and the theme editor link that switches the embed on. Answers 409 `platform-not-connected` when the shop has no platform token and 502 `platform-unavailable` when the platform does not answer within 5 seconds.
          */
         get: {
             parameters: {
@@ -6089,8 +6089,19 @@ export interface components {
              * @enum {string}
              */
             state: "enabled" | "disabled" | "not_added" | "no_main_theme";
+            /** @description The shop's published theme; null when it has none. */
             theme: {
+                /**
+                 * @description Additive: the theme's Admin GraphQL id (`gid://shopify/OnlineStoreTheme/123456789`).
+                 * @example gid://shopify/OnlineStoreTheme/123456789
+                 */
+                gid: string;
+                /**
+                 * @description The published theme's numeric id as a decimal string, like every platform id in this API (`123456789`). Earlier builds put the GraphQL gid here; it is now the additive `gid`.
+                 * @example 123456789
+                 */
                 id: string;
+                /** @description The theme's name in the shop's admin. */
                 name: string;
             } | null;
         };

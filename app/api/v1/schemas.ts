@@ -167,7 +167,25 @@ export const EmbedStatusSchema = z
         "`enabled`; `disabled` (added, switched off); `not_added` (never activated in the theme editor); " +
         "`no_main_theme` (the shop has no published theme).",
     }),
-    theme: z.object({ id: z.string(), name: z.string() }).nullable(),
+    theme: z
+      .object({
+        id: z
+          .string()
+          .regex(/^\d+$/)
+          .openapi({
+            description:
+              "The published theme's numeric id as a decimal string, like every platform id in this API " +
+              "(`123456789`). Earlier builds put the GraphQL gid here; it is now the additive `gid`.",
+            example: "123456789",
+          }),
+        gid: z.string().openapi({
+          description: "Additive: the theme's Admin GraphQL id (`gid://shopify/OnlineStoreTheme/123456789`).",
+          example: "gid://shopify/OnlineStoreTheme/123456789",
+        }),
+        name: z.string().openapi({ description: "The theme's name in the shop's admin." }),
+      })
+      .nullable()
+      .openapi({ description: "The shop's published theme; null when it has none." }),
     editorUrl: z.string().openapi({ description: "Theme editor deep link that activates the embed." }),
     checkedAt: Timestamp,
   })
