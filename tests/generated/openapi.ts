@@ -4346,7 +4346,202 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
+        /**
+         * Turn the share link off
+         * @description Additive. Deletes the share token of the shopper's list, so the link answers 404 `not-found` from now on; for a customer, the links of guest lists merged into theirs at login stop working too. `share` then reads `{enabled: false, token: null}`, as for a list never shared, and sharing again creates a new token (with a list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Anonymous id (ignored for a logged-in customer). */
+                    aid?: string;
+                    /** @description Private-key calls only. */
+                    customerId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                         */
+                        anonymousId?: string;
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        customerId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The share link is off (or there was none) */
+                204: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed (or Idempotency-Key reused) */
+                422: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
