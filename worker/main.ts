@@ -5,6 +5,7 @@ import {
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
   purgeEventsJob,
+  purgeFilesJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
   sweepTransferJobsJob,
@@ -75,7 +76,13 @@ export async function startWorker() {
   ];
   // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
   const maintenance = queue(MAINTENANCE_QUEUE, connection);
-  for (const job of [purgeIdempotencyJob, purgeEventsJob, sweepTransferJobsJob, sweepComplianceRequestsJob]) {
+  for (const job of [
+    purgeIdempotencyJob,
+    purgeEventsJob,
+    purgeFilesJob,
+    sweepTransferJobsJob,
+    sweepComplianceRequestsJob,
+  ]) {
     await maintenance.upsertJobScheduler(
       job.schedulerId,
       { every: job.everyMs },

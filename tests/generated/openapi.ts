@@ -850,7 +850,7 @@ export interface paths {
         };
         /**
          * Get an export job
-         * @description Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours.
+         * @description Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours. The file is deleted a number of days after the export finished (7 unless the service is configured otherwise): the job then carries `resultDeletedAt`, no link, and links handed out before answer 410 `file-expired`.
          */
         get: {
             parameters: {
@@ -1100,7 +1100,7 @@ export interface paths {
         put?: never;
         /**
          * Import saved items from an uploaded file
-         * @description `source`: `csv` (this service's generic columns), `vendor_a` or `vendor_b` (rival apps' exports, every known header variant; see the imports guide). `fileUrl` must be this shop's, from POST /v1/imports/upload, with the file uploaded (422 otherwise; 413 past 50 MB). `dryRun` true writes nothing and reports the same. Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.
+         * @description `source`: `csv` (this service's generic columns), `vendor_a` or `vendor_b` (rival apps' exports, every known header variant; see the imports guide). `fileUrl` must be this shop's, from POST /v1/imports/upload, with the file uploaded (422 otherwise; 413 past 50 MB; 410 `file-expired` once the upload's file was deleted after its retention period). `dryRun` true writes nothing and reports the same. Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.
          */
         post: {
             parameters: {
@@ -1198,6 +1198,22 @@ export interface paths {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
                         "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The file `fileUrl` names was deleted after its retention period (`file-expired`): upload the file again */
+                410: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1320,7 +1336,7 @@ export interface paths {
         };
         /**
          * Get an import job
-         * @description Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours.
+         * @description Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours. The report is deleted a number of days after the import finished (7 unless the service is configured otherwise): the job then carries `resultDeletedAt` and no link.
          */
         get: {
             parameters: {
@@ -1663,7 +1679,7 @@ export interface paths {
         };
         /**
          * Check an upload (additive)
-         * @description What `fileUrl` names: whether the file has arrived, and its size.
+         * @description What `fileUrl` names: whether the file has arrived, and its size. 410 `file-expired` once the file was deleted, a number of days (7 unless the service is configured otherwise) after an import last started from it.
          */
         get: {
             parameters: {
@@ -1738,6 +1754,21 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The uploaded file was deleted after its retention period (`file-expired`): upload the file again */
+                410: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -6672,13 +6703,19 @@ export interface components {
             kind: "import" | "export";
             /**
              * Format: date-time
+             * @description Additive: when the file or report was deleted, a number of days (7 unless the service is configured otherwise) after the job finished; `resultUrl` is then null and a link handed out before answers 410 `file-expired`. The job itself stays listed.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            resultDeletedAt: string | null;
+            /**
+             * Format: date-time
              * @description ISO-8601 in UTC with milliseconds and Z.
              * @example 2026-11-22T14:30:00.000Z
              */
             resultExpiresAt: string | null;
             /**
              * Format: uri
-             * @description Once finished: for an export, the CSV file; for an import, its JSON report (totals, recognised and unmapped columns, the first 100 issues with their line numbers; failed imports have one too). A signed link valid 24 hours from this response; read the job again for a fresh one.
+             * @description Once finished: for an export, the CSV file; for an import, its JSON report (totals, recognised and unmapped columns, the first 100 issues with their line numbers; failed imports have one too). A signed link valid 24 hours from this response, or until the file is deleted if that comes first (see `resultDeletedAt`); read the job again for a fresh one. null once the file is due for deletion.
              */
             resultUrl: string | null;
             /** @description Progress: data rows read so far (imports, updated every 5,000 rows) or written so far (exports, every second). Final once the job has finished. */

@@ -291,9 +291,16 @@ export const TransferJobSchema = z
         description:
           "Once finished: for an export, the CSV file; for an import, its JSON report (totals, recognised and " +
           "unmapped columns, the first 100 issues with their line numbers; failed imports have one too). A signed " +
-          "link valid 24 hours from this response; read the job again for a fresh one.",
+          "link valid 24 hours from this response, or until the file is deleted if that comes first (see " +
+          "`resultDeletedAt`); read the job again for a fresh one. null once the file is due for deletion.",
       }),
     resultExpiresAt: Timestamp.nullable(),
+    resultDeletedAt: Timestamp.nullable().openapi({
+      description:
+        "Additive: when the file or report was deleted, a number of days (7 unless the service is configured " +
+        "otherwise) after the job finished; `resultUrl` is then null and a link handed out before answers 410 " +
+        "`file-expired`. The job itself stays listed.",
+    }),
     error: z.string().nullable().openapi({ description: "Why the job failed; null otherwise." }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
