@@ -115,7 +115,8 @@ function uploadExpired(upload: UploadRow) {
   return new DomainError(
     "file_expired",
     `The file uploaded to this fileUrl was deleted on ${upload.fileDeletedAt?.toISOString() ?? "its expiry"}, ` +
-      `${getEnv().FILE_RETENTION_DAYS} days after it was last imported: upload it again (POST /v1/imports/upload).`,
+      `${getEnv().FILE_RETENTION_DAYS} days after an import last started from it (or after it was uploaded): ` +
+      "upload it again (POST /v1/imports/upload).",
     { details: { deletedAt: upload.fileDeletedAt?.toISOString() ?? null } },
   );
 }
