@@ -137,6 +137,11 @@ export const envSchema = z
       .string()
       .regex(/^([A-Za-z0-9_.-]+\/)*$/, "empty, or path segments each ending in /")
       .default(""),
+    /**
+     * Export files and import reports are deleted this many days after their job finished, import uploads
+     * this many days after an import last started from them (the worker's hourly `files.purge`).
+     */
+    FILE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(7),
     /** Import and export jobs run at the same time per worker process. */
     TRANSFER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
     /** `npm run dev` only: the port of the local platform stand-in (admin page, Admin API, App Bridge). */

@@ -19,6 +19,14 @@ describe("environment validation", () => {
     expect(env.DATABASE_URL).toMatch(/^file:\/.*\/\.data\/wishlist\.db$/);
   });
 
+  it("keeps transfer files 7 days unless FILE_RETENTION_DAYS says otherwise, a whole number of days from 1", () => {
+    expect(parseEnv({}).FILE_RETENTION_DAYS).toBe(7);
+    expect(parseEnv({ FILE_RETENTION_DAYS: "30" }).FILE_RETENTION_DAYS).toBe(30);
+    for (const value of ["0", "-1", "1.5", "a week", "3651"]) {
+      expect(() => parseEnv({ FILE_RETENTION_DAYS: value }), value).toThrow(/FILE_RETENTION_DAYS:/);
+    }
+  });
+
   it("selects PostgreSQL for postgres:// and postgresql:// URLs", () => {
     expect(parseEnv({ DATABASE_URL: "postgres://u@h/db" }).DATABASE_ENGINE).toBe("postgres");
     expect(parseEnv({ DATABASE_URL: "postgresql://u@h/db" }).DATABASE_ENGINE).toBe("postgres");

@@ -52,6 +52,28 @@ describe(`migrations on ${engine}`, () => {
     ]);
   });
 
+  it("added the retention columns as nullable timestamps (TransferJob.resultDeletedAt, Upload.fileDeletedAt)", async () => {
+    const columns = async (table: string) =>
+      engine === "sqlite"
+        ? (
+            await sql<{
+              name: string;
+              type: string;
+              notnull: number;
+            }>`SELECT name, type, "notnull" FROM pragma_table_info(${table})`.execute(database())
+          ).rows.map((row) => ({ name: row.name, type: row.type, nullable: row.notnull === 0 }))
+        : (
+            await sql<{ name: string; type: string; nullable: string }>`
+              SELECT column_name::text AS name, data_type::text AS type, is_nullable::text AS nullable
+              FROM information_schema.columns WHERE table_schema = 'public' AND table_name = ${table}`.execute(
+              database(),
+            )
+          ).rows.map((row) => ({ name: row.name, type: row.type, nullable: row.nullable === "YES" }));
+    const timestamp = engine === "sqlite" ? "DATETIME" : "timestamp without time zone";
+    expect(await columns("TransferJob")).toContainEqual({ name: "resultDeletedAt", type: timestamp, nullable: true });
+    expect(await columns("Upload")).toContainEqual({ name: "fileDeletedAt", type: timestamp, nullable: true });
+  });
+
   it("enforces foreign keys (and SQLite runs in WAL mode)", async () => {
     await expect(
       database()

@@ -5,6 +5,7 @@ import {
   MAINTENANCE_QUEUE,
   healthJob,
   purgeEventsJob,
+  purgeFilesJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
   sweepMetafieldsJob,
@@ -47,8 +48,8 @@ describe("worker process", () => {
       const result = await job.waitUntilFinished(events, 10_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
 
-      // The hourly purge of expired idempotency keys, the daily purge of old events and the sweeps of
-      // stranded transfer jobs, compliance requests and owed metafield writes are scheduled.
+      // The hourly purges of expired idempotency keys and transfer files, the daily purge of old events and
+      // the sweeps of stranded transfer jobs, compliance requests and owed metafield writes are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
       expect(
@@ -60,6 +61,7 @@ describe("worker process", () => {
           every: sweepComplianceRequestsJob.everyMs,
         },
         { key: purgeEventsJob.schedulerId, name: purgeEventsJob.name, every: purgeEventsJob.everyMs },
+        { key: purgeFilesJob.schedulerId, name: purgeFilesJob.name, every: purgeFilesJob.everyMs },
         { key: purgeIdempotencyJob.schedulerId, name: purgeIdempotencyJob.name, every: purgeIdempotencyJob.everyMs },
         { key: sweepMetafieldsJob.schedulerId, name: sweepMetafieldsJob.name, every: sweepMetafieldsJob.everyMs },
         { key: sweepTransferJobsJob.schedulerId, name: sweepTransferJobsJob.name, every: sweepTransferJobsJob.everyMs },

@@ -6,6 +6,7 @@ import {
   MAINTENANCE_QUEUE,
   METAFIELD_QUEUE,
   purgeEventsJob,
+  purgeFilesJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
   sweepMetafieldsJob,
@@ -88,6 +89,7 @@ export async function startWorker() {
   for (const job of [
     purgeIdempotencyJob,
     purgeEventsJob,
+    purgeFilesJob,
     sweepTransferJobsJob,
     sweepComplianceRequestsJob,
     sweepMetafieldsJob,

@@ -11,6 +11,7 @@ const PROBLEM_OF: Record<DomainErrorCode, ProblemSlug> = {
   conflict: "conflict",
   invalid: "validation-error",
   too_large: "payload-too-large",
+  file_expired: "file-expired",
   list_full: "list-full",
   sharing_disabled: "sharing-disabled",
   guest_lists_disabled: "guest-wishlists-disabled",

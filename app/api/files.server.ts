@@ -1,8 +1,8 @@
 /**
  * The local storage driver's signed URLs (outside /v1: they carry their own authority, no key). PUT
  * takes an upload: signature, expiry and Content-Type are checked before a byte is read, and the size
- * cap while streaming. GET serves an export or a report as an attachment. With STORAGE_DRIVER=s3 the
- * store itself serves these URLs and this answers 404.
+ * cap while streaming. GET serves an export or a report as an attachment, or answers 410 file-expired once
+ * the retention job deleted it. With STORAGE_DRIVER=s3 the store itself serves these URLs and this answers 404.
  */
 import { Readable } from "node:stream";
 import type { Context, Env, Hono } from "hono";
@@ -11,6 +11,7 @@ import { isDomainError } from "~/lib/domain-error";
 import { AppError } from "~/lib/problems";
 import { FILES_PATH, verifySignedFileUrl, type SignedOperation } from "~/services/storage/local.server";
 import { getStorage } from "~/services/storage/index.server";
+import { fileDeletedAt } from "~/services/transfers/jobs.server";
 
 function grantFor(c: Context, method: SignedOperation) {
   if (getEnv().STORAGE_DRIVER !== "local") throw new AppError("not-found", { detail: "Files are not served here." });
@@ -57,7 +58,18 @@ export function registerFileRoutes<E extends Env>(app: Hono<E>) {
     const grant = grantFor(c, "GET");
     const storage = getStorage();
     const found = await storage.stat(grant.key);
-    if (!found) throw new AppError("not-found", { detail: "The file no longer exists." });
+    if (!found) {
+      const deletedAt = await fileDeletedAt(grant.key);
+      if (deletedAt) {
+        throw new AppError("file-expired", {
+          detail:
+            `This file was deleted on ${deletedAt.toISOString()}, ${getEnv().FILE_RETENTION_DAYS} days after its job ` +
+            "finished. Start a new export (or import) to get a new one.",
+          extensions: { deletedAt: deletedAt.toISOString() },
+        });
+      }
+      throw new AppError("not-found", { detail: "The file no longer exists." });
+    }
     const stream = await storage.read(grant.key);
     return new Response(Readable.toWeb(stream) as ReadableStream, {
       status: 200,

@@ -117,6 +117,42 @@ export async function enableShareToken(q: Queryable, shopId: string, listId: str
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Turns the list's share link off: its token is deleted (sharing again makes a new one) and `updatedAt`
+ * set, as enabling sets it. Returns whether the list had a token.
+ */
+export async function removeShareToken(q: Queryable, shopId: string, listId: string, at: Date): Promise<boolean> {
+  const result = await q
+    .updateTable("List")
+    .set({ shareToken: null, shareEnabled: false, updatedAt: at })
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .where("shareToken", "is not", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Deletes the tokens that retired guest lists keep for this customer (`retireList` with `{ customerId }`):
+ * the guests' old links that opened the customer's list. Returns how many there were.
+ */
+export async function removeShareTokensOfRetiredLists(
+  q: Queryable,
+  shopId: string,
+  customerId: string,
+  at: Date,
+): Promise<number> {
+  const result = await q
+    .updateTable("List")
+    .set({ shareToken: null, shareEnabled: false, updatedAt: at })
+    .where("shopId", "=", shopId)
+    .where("customerId", "=", customerId)
+    .where("retiredAt", "is not", null)
+    .where("shareToken", "is not", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** The list shared under this token in this shop, retired or not; a disabled share finds nothing. */
 export function findSharedList(q: Queryable, shopId: string, token: string): Promise<ListRow | undefined> {
   return q

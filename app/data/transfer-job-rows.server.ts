@@ -186,3 +186,53 @@ export async function abandonTransferJobRow(q: Queryable, jobId: string, error: 
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** A finished job never runs again: the retention job may delete its file. */
+const FINISHED = ["succeeded", "failed"];
+
+/**
+ * Jobs of every shop whose export file or import report is still stored although they finished before
+ * `finishedBefore`, in id order after `after`: the retention job's candidates (it claims each with
+ * `claimExpiredResultFile`, scoped by the shop).
+ */
+export function findJobsWithExpiredResults(
+  q: Queryable,
+  { finishedBefore, after, limit }: { finishedBefore: Date; after?: string; limit: number },
+): Promise<Array<Pick<TransferJobRow, "id" | "shopId">>> {
+  return q
+    .selectFrom("TransferJob")
+    .select(["id", "shopId"])
+    .where("resultDeletedAt", "is", null)
+    .where("finishedAt", "<", finishedBefore)
+    .where("resultKey", "is not", null)
+    .where("status", "in", FINISHED)
+    .$if(after !== undefined, (query) => query.where("id", ">", after!))
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Records that the job's file is deleted, if it still qualifies (finished before `finishedBefore`, kept so
+ * far), and returns its storage key for the caller to delete in the same transaction; undefined otherwise.
+ */
+export async function claimExpiredResultFile(
+  q: Queryable,
+  shopId: string,
+  jobId: string,
+  finishedBefore: Date,
+  at: Date,
+): Promise<string | undefined> {
+  const row = await q
+    .updateTable("TransferJob")
+    .set({ resultDeletedAt: at })
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .where("resultDeletedAt", "is", null)
+    .where("finishedAt", "<", finishedBefore)
+    .where("resultKey", "is not", null)
+    .where("status", "in", FINISHED)
+    .returning("resultKey")
+    .executeTakeFirst();
+  return row?.resultKey ?? undefined;
+}

@@ -34,6 +34,19 @@ export const purgeEventsJob = {
 } as const;
 
 /**
+ * Export files, import reports and uploads are deleted FILE_RETENTION_DAYS after their last use, hourly
+ * (docs/decisions/021-retention-and-share-off.md). The schedule sends no payload; a job added by hand may
+ * carry `now`, the clock the purge judges ages by (tests run it days ahead instead of waiting days).
+ */
+export const purgeFilesJob = {
+  name: "files.purge",
+  schedulerId: "files-purge-hourly",
+  everyMs: 60 * 60 * 1000,
+  payload: z.object({ now: z.iso.datetime().optional() }),
+  options: { attempts: 3, removeOnComplete: 10, removeOnFail: 50 },
+} as const;
+
+/**
  * The outbox sweep of imports and exports: a job whose row committed but that BullMQ does not hold (Redis
  * refused or did not answer the request's add, or the web process died before it) is queued by the worker
  * once its row is `olderThanMs` old (docs/decisions/014-imports-exports.md). Requests wait at most 3 s for

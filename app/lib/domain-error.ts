@@ -13,6 +13,8 @@ export const DOMAIN_ERROR_CODES = [
   "invalid",
   /** The input is over a size limit; `details.maxBytes` gives it. */
   "too_large",
+  /** The stored file named was deleted after its retention period (FILE_RETENTION_DAYS). */
+  "file_expired",
   /** The list holds the most items a list may hold; `details.maxItems` gives it. */
   "list_full",
   "sharing_disabled",

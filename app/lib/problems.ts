@@ -137,6 +137,15 @@ export const PROBLEM_TYPES = {
       "An upload must be sent with exactly the Content-Type declared when its URL was requested (POST " +
       "/v1/imports/upload `contentType`).",
   },
+  "file-expired": {
+    status: 410,
+    title: "File deleted after its retention period",
+    description:
+      "Export files and import reports are kept for a number of days after their job finished, and uploaded " +
+      "import files for that many days after an import last started from them (7 unless the service is " +
+      "configured otherwise), then deleted. The job stays listed, with `resultDeletedAt`. Export again, or " +
+      "upload the file again (POST /v1/imports/upload), to get a new one.",
+  },
   "payload-too-large": {
     status: 413,
     title: "Payload too large",

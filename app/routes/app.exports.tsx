@@ -28,6 +28,7 @@ import {
   TransferPageError,
   useRefreshWhile,
 } from "~/components/TransferJobs";
+import { getEnv } from "~/env.server";
 import { startExport } from "~/services/transfers/jobs.server";
 import { exportRequestSchema } from "~/services/transfers/transfer-requests";
 
@@ -40,7 +41,10 @@ const SHOWN = 25;
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
-  return { exports: await latestJobViews({ shopId, kind: "export", limit: SHOWN }) };
+  return {
+    exports: await latestJobViews({ shopId, kind: "export", limit: SHOWN }),
+    retentionDays: getEnv().FILE_RETENTION_DAYS,
+  };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -117,6 +121,7 @@ export default function Exports() {
 }
 
 function LatestExport({ job }: { job: TransferJobView }) {
+  const { retentionDays } = useLoaderData<typeof loader>();
   return (
     <Card>
       <BlockStack gap="200">
@@ -150,6 +155,13 @@ function LatestExport({ job }: { job: TransferJobView }) {
             </Text>
           </BlockStack>
         ) : null}
+        {job.status === "succeeded" && job.resultDeletedAt ? (
+          <Text as="p" tone="subdued">
+            {formatCount(job.rowsProcessed)} {job.rowsProcessed === 1 ? "item" : "items"} exported. The file was deleted
+            on {formatTimestamp(job.resultDeletedAt)}: export files are kept {retentionDays} days. Start a new export to
+            download the items again.
+          </Text>
+        ) : null}
         {job.status === "failed" ? (
           <Banner tone="critical" title="The export failed">
             <Text as="p">
@@ -181,6 +193,8 @@ function PastExports({ exports }: { exports: TransferJobView[] }) {
             <DownloadLink key="file" url={job.resultUrl}>
               {fileName(job)}
             </DownloadLink>
+          ) : job.resultDeletedAt ? (
+            `Deleted ${formatTimestamp(job.resultDeletedAt)}`
           ) : (
             (job.error ?? "–")
           ),

@@ -35,7 +35,7 @@ import {
   confirmDryRun,
   confirmationOf,
   getImportReport,
-  importFileUrl,
+  isImportFileKept,
   type ImportIssue,
   type ImportReport,
 } from "~/services/transfers/jobs.server";
@@ -53,7 +53,8 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   return {
     job: await transferJobView(job),
     report: finished ? await getImportReport({ shopId, jobId: job.id }) : null,
-    uploadKept: importFileUrl({ job, baseUrl: getEnv().SHOPIFY_APP_URL }) !== null,
+    uploadKept: await isImportFileKept({ shopId, job }),
+    retentionDays: getEnv().FILE_RETENTION_DAYS,
     // A dry run already confirmed links to its import instead of offering to import again.
     confirmedBy: (await confirmationOf({ shopId, dryRun: job }))?.id ?? null,
   };
@@ -91,7 +92,7 @@ const REASON_LABELS: Record<ImportIssue["reason"], string> = {
 const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
 
 export default function ImportJob() {
-  const { job, report, uploadKept, confirmedBy } = useLoaderData<typeof loader>();
+  const { job, report, uploadKept, confirmedBy, retentionDays } = useLoaderData<typeof loader>();
   const failure = useActionData<typeof action>();
   const navigation = useNavigation();
   const navigate = useNavigate();
@@ -143,6 +144,12 @@ export default function ImportJob() {
                         : `${job.dryRun ? "Checking" : "Importing"}: ${plural(job.rowsProcessed, "row", "rows")} read so far`}
                     </Text>
                   </InlineStack>
+                ) : null}
+                {job.resultDeletedAt ? (
+                  <Text as="p" tone="subdued">
+                    The report was deleted on {formatTimestamp(job.resultDeletedAt)}: import reports and files are kept{" "}
+                    {retentionDays} days.
+                  </Text>
                 ) : null}
                 {job.resultUrl && job.resultExpiresAt ? (
                   <Text as="p">

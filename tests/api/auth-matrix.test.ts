@@ -205,6 +205,13 @@ const endpoints: Endpoint[] = [
     ok: 200,
   },
   {
+    name: "DELETE /storefront/wishlist/share",
+    method: "DELETE",
+    storefront: true,
+    path: async () => "/storefront/wishlist/share",
+    ok: 204,
+  },
+  {
     name: "GET /storefront/lists/{shareToken}",
     method: "GET",
     storefront: true,

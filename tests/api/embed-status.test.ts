@@ -42,8 +42,10 @@ describe("GET /v1/shop/embed-status", () => {
     expect(data).toMatchObject({
       enabled: true,
       state: "enabled",
-      theme: { id: "gid://shopify/OnlineStoreTheme/1", name: "Dawn" },
+      // The numeric id as a decimal string, as every platform id in the API; the gid stays beside it.
+      theme: { id: "123456789", gid: "gid://shopify/OnlineStoreTheme/123456789", name: "Dawn" },
     });
+    expect(Object.keys(data!.theme!).sort()).toEqual(["gid", "id", "name"]);
     expect(data!.editorUrl).toBe(
       `https://${shop.domain}/admin/themes/current/editor?context=apps&activateAppId=local-dev-api-key%2Fapp-embed`,
     );
@@ -115,6 +117,31 @@ describe("GET /v1/shop/embed-status", () => {
       delete process.env.SHOPIFY_WISHLIST_THEME_ID;
       resetEnvCache();
     }
+  });
+
+  it.each(["1", "9007199254740993", "18446744073709551615"])(
+    "gives the theme id %s as the decimal string of its gid, without losing digits past 2^53",
+    async (numericId) => {
+      const body = themeWithBlocks({ "1": { type: EMBED } }, false);
+      body.data.themes.nodes[0]!.id = `gid://shopify/OnlineStoreTheme/${numericId}`;
+      platform.answer(() => ({ status: 200, body }));
+      const { data } = await api.GET("/shop/embed-status");
+      expect(data!.theme).toEqual({ id: numericId, gid: `gid://shopify/OnlineStoreTheme/${numericId}`, name: "Dawn" });
+    },
+  );
+
+  it.each([
+    "gid://shopify/Product/123",
+    "gid://shopify/OnlineStoreTheme/",
+    "123456789",
+    "gid://shopify/OnlineStoreTheme/12a",
+  ])("answers 502 platform-unavailable, not a malformed id, when the theme's id is %s", async (id) => {
+    const body = themeWithBlocks({ "1": { type: EMBED } }, false);
+    body.data.themes.nodes[0]!.id = id;
+    platform.answer(() => ({ status: 200, body }));
+    const { response, error } = await api.GET("/shop/embed-status");
+    expect(response.status).toBe(502);
+    expect(error).toMatchObject({ type: "http://localhost:3000/problems/platform-unavailable" });
   });
 
   it("reports no_main_theme when the shop has no published theme", async () => {

@@ -33,6 +33,7 @@ describe("the OpenAPI description", () => {
         "POST /storefront/wishlist/items",
         "DELETE /storefront/wishlist/items",
         "POST /storefront/wishlist/share",
+        "DELETE /storefront/wishlist/share",
         "GET /storefront/lists/{shareToken}",
         "POST /storefront/identify",
         "GET /storefront/config",
@@ -276,11 +277,13 @@ describe("what the OpenAPI description declares", () => {
       ["/storefront/wishlist/items", "post"],
       ["/storefront/wishlist/items", "delete"],
       ["/storefront/wishlist/share", "post"],
+      ["/storefront/wishlist/share", "delete"],
       ["/storefront/identify", "post"],
     ] as const) {
       expect(body(path, method).additionalProperties, `${method} ${path}`).toBe(true);
     }
     expect(document.paths["/storefront/wishlist/share"].post.requestBody.required).toBe(false);
+    expect(document.paths["/storefront/wishlist/share"].delete.requestBody.required).toBe(false);
     expect(document.paths["/storefront/wishlist/items"].delete.requestBody.required).toBe(true);
     expect(body("/shop/settings", "patch").additionalProperties).toBe(false);
   });

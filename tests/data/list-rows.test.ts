@@ -9,6 +9,8 @@ import {
   findListsPage,
   findSharedList,
   insertDefaultLists,
+  removeShareToken,
+  removeShareTokensOfRetiredLists,
   retireList,
   touchListAndCount,
   touchListsBefore,
@@ -136,6 +138,46 @@ describe(`list rows (${engine()})`, () => {
     // A retired list frees its owner's default: a new one can be made.
     await insertDefaultLists(database(), shop.id, "anonymousId", [guests[0]!], when);
     expect(await findDefaultLists(database(), shop.id, "anonymousId", [guests[0]!])).toHaveLength(1);
+  });
+
+  it("removes a list's token (only its own, only in its shop) and the tokens retired lists keep for a customer", async () => {
+    const shop = await createShop();
+    const other = await createShop();
+    await insertDefaultLists(database(), shop.id, "customerId", ["77", "78"], at);
+    await insertDefaultLists(database(), other.id, "customerId", ["77"], at);
+    const guests = [randomUUID(), randomUUID(), randomUUID()];
+    await insertDefaultLists(database(), shop.id, "anonymousId", guests, at);
+    await insertDefaultLists(database(), other.id, "anonymousId", [guests[0]!], at);
+    const [customer, neighbour] = await findDefaultLists(database(), shop.id, "customerId", ["77", "78"]);
+    const [foreignCustomer] = await findDefaultLists(database(), other.id, "customerId", ["77"]);
+    const guestLists = await findDefaultLists(database(), shop.id, "anonymousId", guests);
+    const [foreignGuest] = await findDefaultLists(database(), other.id, "anonymousId", [guests[0]!]);
+    const all = [customer!, neighbour!, foreignCustomer!, ...guestLists, foreignGuest!];
+    const tokens = new Map(all.map((list) => [list.id, `t-${randomUUID()}`]));
+    for (const list of all) await enableShareToken(database(), list.shopId, list.id, tokens.get(list.id)!, at);
+    // Two guest lists now lead to customer 77, one to 78; the other shop's to its own customer 77.
+    await retireList(database(), shop.id, guestLists[0]!.id, at, { customerId: "77" });
+    await retireList(database(), shop.id, guestLists[1]!.id, at, { customerId: "77" });
+    await retireList(database(), shop.id, guestLists[2]!.id, at, { customerId: "78" });
+    await retireList(database(), other.id, foreignGuest!.id, at, { customerId: "77" });
+
+    const when = new Date("2026-05-06T07:08:09.012Z");
+    expect(await removeShareToken(database(), other.id, customer!.id, when)).toBe(false);
+    expect(await removeShareToken(database(), shop.id, customer!.id, when)).toBe(true);
+    expect(await removeShareToken(database(), shop.id, customer!.id, when)).toBe(false);
+    expect(await removeShareTokensOfRetiredLists(database(), shop.id, "77", when)).toBe(2);
+    expect(await removeShareTokensOfRetiredLists(database(), shop.id, "77", when)).toBe(0);
+
+    const rows = new Map(
+      (await database().selectFrom("List").selectAll().execute()).map((row) => [row.id, row] as const),
+    );
+    for (const list of [customer!, guestLists[0]!, guestLists[1]!]) {
+      expect(rows.get(list.id)).toMatchObject({ shareToken: null, shareEnabled: false, updatedAt: when });
+    }
+    // Another customer's links, the other shop's, and the guest link that leads to customer 78 stay.
+    for (const list of [neighbour!, foreignCustomer!, guestLists[2]!, foreignGuest!]) {
+      expect(rows.get(list.id)).toMatchObject({ shareToken: tokens.get(list.id), shareEnabled: true });
+    }
   });
 
   it("pages the shop's lists in id order, without retired ones, optionally one customer's", async () => {

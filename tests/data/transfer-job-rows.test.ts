@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { database, engine, transaction } from "~/data/database.server";
 import {
   abandonTransferJobRow,
+  claimExpiredResultFile,
+  findJobsWithExpiredResults,
   findQueuedTransferJobs,
   findRunnableJob,
   findTransferJob,
@@ -182,5 +184,56 @@ describe(`TransferJob rows (${engine()})`, () => {
     await expect(
       insertTransferJob(database(), { id: job.id, shopId: shop.id, kind: "export" }, new Date()),
     ).rejects.toThrow();
+  });
+
+  it("finds and claims, once, the result files of jobs finished before a time; never of unfinished jobs", async () => {
+    const [shop, other] = [await createShop(), await createShop()];
+    const finishedAt = new Date("2026-03-01T00:00:00.000Z");
+    const cutoff = new Date("2026-03-05T00:00:00.000Z");
+    const at = new Date("2026-03-06T00:00:00.000Z");
+    const jobs = [];
+    for (const status of ["succeeded", "failed", "running", "queued"]) {
+      const job = await newJob(shop.id);
+      await database()
+        .updateTable("TransferJob")
+        .set({ status, finishedAt, resultKey: `exports/${shop.id}/${job.id}.csv` })
+        .where("id", "=", job.id)
+        .execute();
+      jobs.push(job);
+    }
+    const noFile = await newJob(shop.id);
+    await markTransferJobFailed(database(), shop.id, noFile.id, { error: "x", resultKey: null }, finishedAt);
+    const foreign = await newJob(other.id);
+    await markTransferJobSucceeded(
+      database(),
+      other.id,
+      foreign.id,
+      { rowsRead: 0, resultKey: "exports/o/f.csv" },
+      finishedAt,
+    );
+    const ours = [...jobs.map((job) => job.id), noFile.id, foreign.id];
+
+    const found = (finishedBefore: Date) =>
+      findJobsWithExpiredResults(database(), { finishedBefore, limit: 1_000 }).then((rows) =>
+        rows.map((row) => row.id).filter((id) => ours.includes(id)),
+      );
+    expect(await found(finishedAt)).toEqual([]);
+    expect(await found(cutoff)).toEqual([jobs[0]!.id, jobs[1]!.id, foreign.id].sort());
+
+    expect(await claimExpiredResultFile(database(), other.id, jobs[0]!.id, cutoff, at)).toBeUndefined();
+    expect(await claimExpiredResultFile(database(), shop.id, jobs[0]!.id, finishedAt, at)).toBeUndefined();
+    const claimed = [];
+    for (const job of [...jobs, noFile])
+      claimed.push(await claimExpiredResultFile(database(), shop.id, job.id, cutoff, at));
+    expect(claimed).toEqual([
+      `exports/${shop.id}/${jobs[0]!.id}.csv`,
+      `exports/${shop.id}/${jobs[1]!.id}.csv`,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(await claimExpiredResultFile(database(), shop.id, jobs[0]!.id, cutoff, at)).toBeUndefined();
+    expect((await findTransferJob(database(), shop.id, jobs[0]!.id, "export"))?.resultDeletedAt).toEqual(at);
+    expect(await found(cutoff)).toEqual([foreign.id]);
   });
 });

@@ -850,7 +850,7 @@ export interface paths {
         };
         /**
          * Get an export job
-         * @description Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours.
+         * @description Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours. The file is deleted a number of days after the export finished (7 unless the service is configured otherwise): the job then carries `resultDeletedAt`, no link, and links handed out before answer 410 `file-expired`.
          */
         get: {
             parameters: {
@@ -1100,7 +1100,7 @@ export interface paths {
         put?: never;
         /**
          * Import saved items from an uploaded file
-         * @description `source`: `csv` (this service's generic columns), `vendor_a` or `vendor_b` (rival apps' exports, every known header variant; see the imports guide). `fileUrl` must be this shop's, from POST /v1/imports/upload, with the file uploaded (422 otherwise; 413 past 50 MB). `dryRun` true writes nothing and reports the same. Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.
+         * @description `source`: `csv` (this service's generic columns), `vendor_a` or `vendor_b` (rival apps' exports, every known header variant; see the imports guide). `fileUrl` must be this shop's, from POST /v1/imports/upload, with the file uploaded (422 otherwise; 413 past 50 MB; 410 `file-expired` once the upload's file was deleted after its retention period). `dryRun` true writes nothing and reports the same. Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.
          */
         post: {
             parameters: {
@@ -1198,6 +1198,22 @@ export interface paths {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
                         "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The file `fileUrl` names was deleted after its retention period (`file-expired`): upload the file again */
+                410: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1320,7 +1336,7 @@ export interface paths {
         };
         /**
          * Get an import job
-         * @description Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours.
+         * @description Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours. The report is deleted a number of days after the import finished (7 unless the service is configured otherwise): the job then carries `resultDeletedAt` and no link.
          */
         get: {
             parameters: {
@@ -1663,7 +1679,7 @@ export interface paths {
         };
         /**
          * Check an upload (additive)
-         * @description What `fileUrl` names: whether the file has arrived, and its size.
+         * @description What `fileUrl` names: whether the file has arrived, and its size. 410 `file-expired` once the file was deleted, a number of days (7 unless the service is configured otherwise) after an import last started from it.
          */
         get: {
             parameters: {
@@ -1738,6 +1754,21 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The uploaded file was deleted after its retention period (`file-expired`): upload the file again */
+                410: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -2629,7 +2660,7 @@ export interface paths {
         };
         /**
          * Whether the theme app embed is enabled
-         * @description Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on. Answers 409 `platform-not-connected` when the shop has no platform token and 502 `platform-unavailable` when the platform does not answer within 5 seconds.
+         * @description Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on, which theme was read (`theme.id`, its numeric id as a decimal string, and `theme.name`; `theme.gid` keeps the GraphQL id that `theme.id` carried before) and the theme editor link that switches the embed on. Answers 409 `platform-not-connected` when the shop has no platform token and 502 `platform-unavailable` when the platform does not answer within 5 seconds.
          */
         get: {
             parameters: {
@@ -4346,7 +4377,202 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
+        /**
+         * Turn the share link off
+         * @description Additive. Deletes the share token of the shopper's list, so the link answers 404 `not-found` from now on; for a customer, the links of guest lists merged into theirs at login stop working too. `share` then reads `{enabled: false, token: null}`, as for a list never shared, and sharing again creates a new token (with a list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Anonymous id (ignored for a logged-in customer). */
+                    aid?: string;
+                    /** @description Private-key calls only. */
+                    customerId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                         */
+                        anonymousId?: string;
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        customerId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The share link is off (or there was none) */
+                204: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+                400: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Authentication required */
+                401: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+                413: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed (or Idempotency-Key reused) */
+                422: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests */
+                429: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal server error */
+                500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -6089,8 +6315,19 @@ export interface components {
              * @enum {string}
              */
             state: "enabled" | "disabled" | "not_added" | "no_main_theme";
+            /** @description The shop's published theme; null when it has none. */
             theme: {
+                /**
+                 * @description Additive: the theme's Admin GraphQL id (`gid://shopify/OnlineStoreTheme/123456789`).
+                 * @example gid://shopify/OnlineStoreTheme/123456789
+                 */
+                gid: string;
+                /**
+                 * @description The published theme's numeric id as a decimal string, like every platform id in this API (`123456789`). Earlier builds put the GraphQL gid here; it is now the additive `gid`.
+                 * @example 123456789
+                 */
                 id: string;
+                /** @description The theme's name in the shop's admin. */
                 name: string;
             } | null;
         };
@@ -6466,13 +6703,19 @@ export interface components {
             kind: "import" | "export";
             /**
              * Format: date-time
+             * @description Additive: when the file or report was deleted, a number of days (7 unless the service is configured otherwise) after the job finished; `resultUrl` is then null and a link handed out before answers 410 `file-expired`. The job itself stays listed.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            resultDeletedAt: string | null;
+            /**
+             * Format: date-time
              * @description ISO-8601 in UTC with milliseconds and Z.
              * @example 2026-11-22T14:30:00.000Z
              */
             resultExpiresAt: string | null;
             /**
              * Format: uri
-             * @description Once finished: for an export, the CSV file; for an import, its JSON report (totals, recognised and unmapped columns, the first 100 issues with their line numbers; failed imports have one too). A signed link valid 24 hours from this response; read the job again for a fresh one.
+             * @description Once finished: for an export, the CSV file; for an import, its JSON report (totals, recognised and unmapped columns, the first 100 issues with their line numbers; failed imports have one too). A signed link valid 24 hours from this response, or until the file is deleted if that comes first (see `resultDeletedAt`); read the job again for a fresh one. null once the file is due for deletion.
              */
             resultUrl: string | null;
             /** @description Progress: data rows read so far (imports, updated every 5,000 rows) or written so far (exports, every second). Final once the job has finished. */

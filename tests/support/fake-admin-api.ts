@@ -64,7 +64,7 @@ export function themeWithBlocks(blocks: Record<string, { type: string; disabled?
       themes: {
         nodes: [
           {
-            id: "gid://shopify/OnlineStoreTheme/1",
+            id: "gid://shopify/OnlineStoreTheme/123456789",
             name: "Dawn",
             files: {
               nodes: [

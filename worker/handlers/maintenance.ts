@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { getEnv } from "../../app/env.server";
 import {
   purgeEventsJob,
+  purgeFilesJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
   sweepMetafieldsJob,
@@ -15,13 +16,15 @@ import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { shopsOwingMetafields } from "../../app/services/metafields/customer-metafields.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
+import { purgeExpiredFiles } from "../../app/services/transfers/file-retention.server";
 import { queueStrandedTransferJobs } from "../../app/services/transfers/jobs.server";
 import { resealEndpointSecrets } from "../../app/services/webhooks/endpoint-secrets.server";
 import { JobFailed, runJob } from "../outcomes";
 
 /**
- * The maintenance queue's scheduled jobs: purges, resealing webhook secrets after a rotation, and the sweep
- * that queues accepted imports and exports BullMQ does not hold (on the worker's `connection`).
+ * The maintenance queue's scheduled jobs: purges (idempotency keys, events, expired transfer files),
+ * resealing webhook secrets after a rotation, and the sweep that queues accepted imports and exports BullMQ
+ * does not hold (on the worker's `connection`).
  */
 export function handleMaintenanceJob(job: Job, connection?: Redis) {
   return runJob(() => maintain(job, connection));
@@ -79,6 +82,14 @@ async function maintain(job: Job, connection?: Redis) {
     const purged = await purgeRelayedEvents({ relayedBefore: new Date(Date.now() - days * 24 * 60 * 60 * 1000) });
     logger.info({ jobId: job.id, purged, days }, "relayed events and their delivery log purged");
     return { purged };
+  }
+  if (job.name === purgeFilesJob.name) {
+    const { now } = purgeFilesJob.payload.parse(job.data ?? {});
+    const purged = await purgeExpiredFiles({ now: now ? new Date(now) : new Date() });
+    // A file whose deletion failed stays for the next run; failing the job would only delete the others again.
+    const log = purged.failed > 0 ? logger.warn.bind(logger) : logger.info.bind(logger);
+    log({ jobId: job.id, ...purged, days: getEnv().FILE_RETENTION_DAYS }, "expired transfer files deleted");
+    return { results: purged.results, uploads: purged.uploads, failed: purged.failed };
   }
   throw new JobFailed(`unknown maintenance job ${job.name}`, null);
 }

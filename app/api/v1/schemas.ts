@@ -167,7 +167,25 @@ export const EmbedStatusSchema = z
         "`enabled`; `disabled` (added, switched off); `not_added` (never activated in the theme editor); " +
         "`no_main_theme` (the shop has no published theme).",
     }),
-    theme: z.object({ id: z.string(), name: z.string() }).nullable(),
+    theme: z
+      .object({
+        id: z
+          .string()
+          .regex(/^\d+$/)
+          .openapi({
+            description:
+              "The published theme's numeric id as a decimal string, like every platform id in this API " +
+              "(`123456789`). Earlier builds put the GraphQL gid here; it is now the additive `gid`.",
+            example: "123456789",
+          }),
+        gid: z.string().openapi({
+          description: "Additive: the theme's Admin GraphQL id (`gid://shopify/OnlineStoreTheme/123456789`).",
+          example: "gid://shopify/OnlineStoreTheme/123456789",
+        }),
+        name: z.string().openapi({ description: "The theme's name in the shop's admin." }),
+      })
+      .nullable()
+      .openapi({ description: "The shop's published theme; null when it has none." }),
     editorUrl: z.string().openapi({ description: "Theme editor deep link that activates the embed." }),
     checkedAt: Timestamp,
   })
@@ -273,9 +291,16 @@ export const TransferJobSchema = z
         description:
           "Once finished: for an export, the CSV file; for an import, its JSON report (totals, recognised and " +
           "unmapped columns, the first 100 issues with their line numbers; failed imports have one too). A signed " +
-          "link valid 24 hours from this response; read the job again for a fresh one.",
+          "link valid 24 hours from this response, or until the file is deleted if that comes first (see " +
+          "`resultDeletedAt`); read the job again for a fresh one. null once the file is due for deletion.",
       }),
     resultExpiresAt: Timestamp.nullable(),
+    resultDeletedAt: Timestamp.nullable().openapi({
+      description:
+        "Additive: when the file or report was deleted, a number of days (7 unless the service is configured " +
+        "otherwise) after the job finished; `resultUrl` is then null and a link handed out before answers 410 " +
+        "`file-expired`. The job itself stays listed.",
+    }),
     error: z.string().nullable().openapi({ description: "Why the job failed; null otherwise." }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -59,6 +59,7 @@ export function serializeTransferJob(job: TransferJob, result: { url: string; ex
     skipped: job.kind === "import" && job.status === "succeeded" ? (job.skipped ?? 0) : null,
     resultUrl: result?.url ?? null,
     resultExpiresAt: toTimestamp(result?.expiresAt ?? null),
+    resultDeletedAt: toTimestamp(job.resultDeletedAt),
     error: job.error,
     createdAt: toTimestamp(job.createdAt)!,
     updatedAt: toTimestamp(job.updatedAt)!,

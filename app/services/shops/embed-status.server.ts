@@ -1,6 +1,6 @@
 import { getEnv } from "~/env.server";
 import { isDomainError } from "~/lib/domain-error";
-import { adminGraphql } from "~/services/platform/admin-api.server";
+import { adminGraphql, PlatformUnavailable } from "~/services/platform/admin-api.server";
 
 /** Handle of the app embed block in extensions/wishlist-theme (blocks/app-embed.liquid). */
 export const APP_EMBED_HANDLE = "app-embed";
@@ -29,6 +29,28 @@ interface ThemesResult {
 }
 
 export type EmbedState = "enabled" | "disabled" | "not_added" | "no_main_theme";
+
+const THEME_GID = /^gid:\/\/shopify\/OnlineStoreTheme\/(\d+)$/;
+
+/**
+ * The published theme as the API names platform objects: its numeric id as a decimal string (the form the
+ * REST Admin API, the theme editor's URLs and `theme.id` in Liquid use), with the GraphQL gid kept beside
+ * it. A gid of another shape cannot be turned into that id: it is treated as an unusable platform answer
+ * (`platform_unavailable`), never passed on half converted.
+ */
+function publishedTheme(theme: { id: string; name: string }) {
+  const numericId = THEME_GID.exec(theme.id)?.[1];
+  if (!numericId) {
+    throw new PlatformUnavailable(
+      `The platform named the published theme with an unexpected id (${theme.id}).`,
+      "errors",
+      {
+        transient: false,
+      },
+    );
+  }
+  return { id: numericId, gid: theme.id, name: theme.name };
+}
 
 /** settings_data.json may open with a comment block written by the theme editor. */
 function parseThemeSettings(content: string): {
@@ -87,7 +109,7 @@ export async function getEmbedStatus({ shopDomain }: { shopDomain: string }) {
   // A theme may hold our embed twice (pasted settings): it is on if any copy is.
   const state: EmbedState =
     blocks.length === 0 ? "not_added" : blocks.some((block) => block?.disabled !== true) ? "enabled" : "disabled";
-  return { enabled: state === "enabled", state, theme: { id: theme.id, name: theme.name }, editorUrl, checkedAt };
+  return { enabled: state === "enabled", state, theme: publishedTheme(theme), editorUrl, checkedAt };
 }
 
 export type EmbedStatus = Awaited<ReturnType<typeof getEmbedStatus>>;

@@ -5,7 +5,7 @@
  */
 import { Readable } from "node:stream";
 import type { Redis } from "ioredis";
-import { database, engine, transaction, type UnitOfWork } from "~/data/database.server";
+import { database, engine, transaction, type Tx, type UnitOfWork } from "~/data/database.server";
 import { analyzeAfterBulkLoad } from "~/data/item-rows.server";
 import {
   abandonTransferJobRow,
@@ -25,6 +25,7 @@ import {
 } from "~/data/transfer-job-rows.server";
 import { findUpload, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
 import { enqueueTransferJob, holdsTransferJob, withinMs } from "~/jobs/queues.server";
+import { getEnv } from "~/env.server";
 import { DomainError, isDomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
@@ -103,13 +104,28 @@ async function findUploadWithSize(shopId: string, uploadId: string) {
 export async function getUpload({ shopId, uploadId }: { shopId: string; uploadId: string }) {
   const found = await findUploadWithSize(shopId, uploadId);
   if (!found) throw new DomainError("not_found", "No upload with this id.");
+  if (found.upload.fileDeletedAt) throw uploadExpired(found.upload);
   return found;
 }
 
 const FILE_URL_PATH = /\/v1\/imports\/uploads\/(upl_[A-Za-z0-9]+)$/;
 
-/** The upload a `fileUrl` names, if it is one of this shop's; `invalid` otherwise, `too_large` past the cap. */
-async function resolveFileUrl(shopId: string, fileUrl: string): Promise<UploadRow> {
+/** The error for an upload whose file the retention job deleted. */
+function uploadExpired(upload: UploadRow) {
+  return new DomainError(
+    "file_expired",
+    `The file uploaded to this fileUrl was deleted on ${upload.fileDeletedAt?.toISOString() ?? "its expiry"}, ` +
+      `${getEnv().FILE_RETENTION_DAYS} days after an import last started from it (or after it was uploaded): ` +
+      "upload it again (POST /v1/imports/upload).",
+    { details: { deletedAt: upload.fileDeletedAt?.toISOString() ?? null } },
+  );
+}
+
+/**
+ * The upload a `fileUrl` names, if it is one of this shop's, with the size stored; `invalid` otherwise,
+ * `file_expired` once its file was deleted, `too_large` past the cap.
+ */
+async function resolveFileUrl(shopId: string, fileUrl: string): Promise<{ upload: UploadRow; sizeBytes: number }> {
   const invalid = (message: string) => new DomainError("invalid", message, { issues: [{ field: "fileUrl", message }] });
   let path: string;
   try {
@@ -121,6 +137,7 @@ async function resolveFileUrl(shopId: string, fileUrl: string): Promise<UploadRo
   const found = uploadId ? await findUploadWithSize(shopId, uploadId) : null;
   // Another shop's upload is answered exactly like one that does not exist.
   if (!found) throw invalid("fileUrl does not name an upload of this shop (use POST /v1/imports/upload).");
+  if (found.upload.fileDeletedAt) throw uploadExpired(found.upload);
   if (found.sizeBytes === null) {
     throw invalid("Nothing has been uploaded to this fileUrl yet: PUT the file to its uploadUrl first.");
   }
@@ -131,8 +148,7 @@ async function resolveFileUrl(shopId: string, fileUrl: string): Promise<UploadRo
       { details: { maxBytes: IMPORT_MAX_BYTES } },
     );
   }
-  await markUploaded(database(), shopId, found.upload.id, found.sizeBytes, new Date());
-  return found.upload;
+  return { upload: found.upload, sizeBytes: found.sizeBytes };
 }
 
 /** The most a request waits for the queue (Redis) to take a new job before answering without it. */
@@ -147,10 +163,13 @@ const ENQUEUE_WAIT_MS = 3_000;
 async function startJob(
   job: { shopId: string; kind: TransferKind; format?: string; source?: Source; dryRun?: boolean; uploadId?: string },
   unit: UnitOfWork<TransferJobRow> | undefined,
+  before?: (tx: Tx, at: Date) => Promise<void>,
 ): Promise<TransferJobRow> {
   const id = newId("job");
   const row = await transaction(async (tx) => {
-    const created = await insertTransferJob(tx, { id, ...job }, new Date());
+    const at = new Date();
+    await before?.(tx, at);
+    const created = await insertTransferJob(tx, { id, ...job }, at);
     await unit?.within?.(tx, created);
     return created;
   });
@@ -192,8 +211,14 @@ export async function startImport(
   { shopId, fileUrl, source, dryRun }: { shopId: string; fileUrl: string; source: Source; dryRun: boolean },
   unit?: UnitOfWork<TransferJobRow>,
 ): Promise<TransferJobRow> {
-  const upload = await resolveFileUrl(shopId, fileUrl);
-  return startJob({ shopId, kind: "import", source, dryRun, uploadId: upload.id }, unit);
+  const { upload, sizeBytes } = await resolveFileUrl(shopId, fileUrl);
+  // Marked used in the job's own transaction: the retention job either deleted the file before (and the
+  // import is refused) or sees it used now and keeps it.
+  return startJob({ shopId, kind: "import", source, dryRun, uploadId: upload.id }, unit, async (tx, at) => {
+    if (!(await markUploaded(tx, shopId, upload.id, sizeBytes, at))) {
+      throw uploadExpired((await findUpload(tx, shopId, upload.id)) ?? upload);
+    }
+  });
 }
 
 /**
@@ -251,33 +276,72 @@ export async function listJobs({
   return listTransferJobs(database(), shopId, { kind, before: after, limit: limit + 1 });
 }
 
-/** A fresh signed download link (24 hours) for a finished job's file or report. */
-export async function resultLink(job: TransferJobRow) {
-  if (!job.resultKey || (job.status !== "succeeded" && job.status !== "failed")) return null;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A link shorter than this is not handed out: the file is about to be deleted. */
+const SHORTEST_LINK_SECONDS = 60;
+
+/**
+ * A fresh signed download link for a finished job's file or report: valid 24 hours, or until the file is
+ * due for deletion (FILE_RETENTION_DAYS after the job finished) if that comes first, so no link outlives
+ * its file; none once the file is due or deleted.
+ */
+export async function resultLink(job: TransferJobRow, now = new Date()) {
+  if (!job.resultKey || job.resultDeletedAt || (job.status !== "succeeded" && job.status !== "failed")) return null;
+  const deletedFrom = job.finishedAt ? job.finishedAt.getTime() + getEnv().FILE_RETENTION_DAYS * DAY_MS : Infinity;
+  const seconds = Math.min(DOWNLOAD_URL_SECONDS, Math.floor((deletedFrom - now.getTime()) / 1000));
+  if (seconds < SHORTEST_LINK_SECONDS) return null;
   const isExport = job.kind === "export";
   return getStorage().presignDownload({
     key: job.resultKey,
     filename: isExport ? `wishlist-export-${job.id}.csv` : `import-report-${job.id}.json`,
     contentType: isExport ? "text/csv; charset=utf-8" : "application/json",
-    expiresInSeconds: DOWNLOAD_URL_SECONDS,
+    expiresInSeconds: seconds,
   });
 }
 
 /**
+ * When the retention job deleted the file stored under `key` (an export file, an import report or an
+ * upload, named `<area>/<shop id>/<job or upload id>.<ext>` by this module), or null when it did not: the
+ * file routes then answer that the file expired rather than that it never existed.
+ */
+export async function fileDeletedAt(key: string): Promise<Date | null> {
+  const [area, shopId, name] = key.split("/");
+  const id = name?.replace(/\.[a-z0-9]+$/, "");
+  if (!shopId || !id) return null;
+  if (area === "imports") {
+    const upload = await findUpload(database(), shopId, id);
+    return upload?.storageKey === key ? upload.fileDeletedAt : null;
+  }
+  if (area === "exports" || area === "reports") {
+    const job = await findTransferJob(database(), shopId, id, area === "exports" ? "export" : "import");
+    return job?.resultKey === key ? job.resultDeletedAt : null;
+  }
+  return null;
+}
+
+/**
  * The stored report of one of the shop's finished imports (docs/imports.md, "Totals and the report"), read
- * from storage rather than through its signed link; null while the job runs, or when it failed before
- * leaving one.
+ * from storage rather than through its signed link; null while the job runs, when it failed before
+ * leaving one, and once the report is deleted.
  */
 export async function getImportReport({ shopId, jobId }: { shopId: string; jobId: string }) {
   const job = await getJob({ shopId, jobId, kind: "import" });
-  if (!job.resultKey) return null;
+  // Gone once the retention job (or a customer's redaction) deleted it: the page says so instead of failing.
+  if (!job.resultKey || job.resultDeletedAt || !(await getStorage().stat(job.resultKey))) return null;
   const chunks: Buffer[] = [];
   for await (const chunk of await getStorage().read(job.resultKey)) chunks.push(Buffer.from(chunk as Buffer));
   return JSON.parse(Buffer.concat(chunks).toString("utf8")) as ImportReport;
 }
 
+/** Whether the file an import read is still stored, so the same file can be imported again. */
+export async function isImportFileKept({ shopId, job }: { shopId: string; job: TransferJobRow }): Promise<boolean> {
+  if (job.kind !== "import" || !job.uploadId) return false;
+  const upload = await findUpload(database(), shopId, job.uploadId);
+  return upload !== undefined && upload.fileDeletedAt === null;
+}
+
 /** The `fileUrl` of the upload an import read, to import the same file again (null once the upload is gone). */
-export function importFileUrl({ job, baseUrl }: { job: TransferJobRow; baseUrl: string }) {
+function importFileUrl({ job, baseUrl }: { job: TransferJobRow; baseUrl: string }) {
   return job.kind === "import" && job.uploadId ? fileUrlOf(baseUrl, job.uploadId) : null;
 }
 

@@ -1,13 +1,20 @@
 /**
- * Share links (`POST /storefront/wishlist/share` and `GET /storefront/lists/{shareToken}` in
+ * Share links (`POST|DELETE /storefront/wishlist/share` and `GET /storefront/lists/{shareToken}` in
  * docs/openapi.json): a shop that allows sharing (`shareEnabled` in its settings) lets an owner create one
  * link to their default list; the token alone opens it. A shop that does not is refused
- * (`sharing_disabled`), whoever asks.
+ * (`sharing_disabled`), whoever asks. The owner may turn the link off at any time
+ * (docs/decisions/021-retention-and-share-off.md).
  */
 import { randomBytes } from "node:crypto";
 import { database, transaction, type UnitOfWork } from "~/data/database.server";
 import { findItemsOfList } from "~/data/item-rows.server";
-import { enableShareToken, findDefaultLists, findSharedList } from "~/data/list-rows.server";
+import {
+  enableShareToken,
+  findDefaultLists,
+  findSharedList,
+  removeShareToken,
+  removeShareTokensOfRetiredLists,
+} from "~/data/list-rows.server";
 import { DomainError } from "~/lib/domain-error";
 import { recordEvent } from "~/services/events/outbox.server";
 import type { Owner } from "~/services/owners/owner";
@@ -73,6 +80,32 @@ export async function shareWishlist(
     }
     await unit?.within?.(tx, result);
     return result;
+  });
+}
+
+/**
+ * Turns the owner's share link off: the token of their default list is deleted, and, for a customer, the
+ * tokens that guest lists merged into theirs kept (merge.server.ts), so every link that opened the list
+ * answers as an unknown token from now on. Sharing again makes a new token (and a list.shared event, as
+ * any new link). Turning off a link that is not there changes nothing. It emits no event: the contract has
+ * none for it, and list.shared keeps meaning that a link was created.
+ *
+ * Allowed whatever the shop's settings: a shopper can always withdraw a link, also while the shop has
+ * sharing off (turning it back on would otherwise revive the link) or keeps lists for customers only.
+ * The default list is locked, as `shareWishlist` and the merge lock it: a share or a merge in flight and
+ * this change apply one after the other.
+ */
+export async function stopSharingWishlist({ shopId, owner }: { shopId: string; owner: Owner }): Promise<{
+  removed: number;
+}> {
+  return transaction(async (tx) => {
+    const at = new Date();
+    const list = await lockDefaultList(tx, shopId, owner, false, at);
+    let removed = list && (await removeShareToken(tx, shopId, list.id, at)) ? 1 : 0;
+    if (owner.kind === "customer") {
+      removed += await removeShareTokensOfRetiredLists(tx, shopId, owner.customerId, at);
+    }
+    return { removed };
   });
 }
 

@@ -26,7 +26,9 @@ const getEmbed = apiRoute({
   tags: ["Shop"],
   summary: "Whether the theme app embed is enabled",
   description:
-    "Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on. " +
+    "Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on, " +
+    "which theme was read (`theme.id`, its numeric id as a decimal string, and `theme.name`; `theme.gid` keeps " +
+    "the GraphQL id that `theme.id` carried before) and the theme editor link that switches the embed on. " +
     "Answers 409 `platform-not-connected` when the shop has no platform token and 502 `platform-unavailable` when " +
     "the platform does not answer within 5 seconds.",
   modes: PRIVATE,

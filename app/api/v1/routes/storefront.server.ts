@@ -5,7 +5,7 @@ import { platformIdInputSchema, requireBodySent } from "~/lib/validation";
 import { ANONYMOUS_ID_PATTERN, type Owner } from "~/services/owners/owner";
 import { getStorefrontConfig } from "~/services/storefront/config.server";
 import { mergeGuestList } from "~/services/wishlists/merge.server";
-import { readSharedList, shareWishlist } from "~/services/wishlists/sharing.server";
+import { readSharedList, shareWishlist, stopSharingWishlist } from "~/services/wishlists/sharing.server";
 import { itemView, sharedListView, wishlistView } from "~/services/wishlists/views";
 import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import type { Caller, V1Env } from "../context";
@@ -285,6 +285,29 @@ const shareRoute = apiRoute({
   responses: { 200: { description: "The share link", content: { "application/json": { schema: ShareResultSchema } } } },
 });
 
+const unshareRoute = apiRoute({
+  method: "delete",
+  path: "/storefront/wishlist/share",
+  tags: ["Storefront"],
+  summary: "Turn the share link off",
+  description:
+    "Additive. Deletes the share token of the shopper's list, so the link answers 404 `not-found` from now on; " +
+    "for a customer, the links of guest lists merged into theirs at login stop working too. `share` then reads " +
+    "`{enabled: false, token: null}`, as for a list never shared, and sharing again creates a new token (with a " +
+    "list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is " +
+    "safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn " +
+    "link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.",
+  modes: ALL_MODES,
+  request: {
+    query: OwnerQuery,
+    body: {
+      required: false,
+      content: { "application/json": { schema: z.object(OwnerInput).openapi(OPEN_BODY) } },
+    },
+  },
+  responses: { 204: { description: "The share link is off (or there was none)" } },
+});
+
 const sharedRoute = apiRoute({
   method: "get",
   path: "/storefront/lists/{shareToken}",
@@ -412,6 +435,13 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
       c.json({ listId, token, url, enabled: true as const }, 200),
     );
     return reply.send(await shareWishlist({ shopId: caller.shopId, owner }, reply.unit));
+  });
+
+  app.openapi(unshareRoute, async (c) => {
+    const caller = c.get("caller");
+    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), c.req.valid("json")), "query");
+    await stopSharingWishlist({ shopId: caller.shopId, owner });
+    return c.body(null, 204);
   });
 
   app.openapi(sharedRoute, async (c) => {

@@ -49,6 +49,13 @@ const accepted = {
   },
 };
 
+const gone = (what: string) => ({
+  410: {
+    description: `${what} was deleted after its retention period (\`file-expired\`): upload the file again`,
+    content: { "application/problem+json": { schema: ProblemSchema } },
+  },
+});
+
 const startExport = apiRoute({
   method: "post",
   path: "/exports",
@@ -92,7 +99,10 @@ const exportGet = apiRoute({
   path: "/exports/{jobId}",
   tags: TAGS,
   summary: "Get an export job",
-  description: "Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours.",
+  description:
+    "Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours. The file is deleted " +
+    "a number of days after the export finished (7 unless the service is configured otherwise): the job then " +
+    "carries `resultDeletedAt`, no link, and links handed out before answer 410 `file-expired`.",
   modes: PRIVATE,
   request: { params: JobParams },
   responses: jobResponse("The export job"),
@@ -125,7 +135,9 @@ const uploadGet = apiRoute({
   path: "/imports/uploads/{uploadId}",
   tags: TAGS,
   summary: "Check an upload (additive)",
-  description: "What `fileUrl` names: whether the file has arrived, and its size.",
+  description:
+    "What `fileUrl` names: whether the file has arrived, and its size. 410 `file-expired` once the file was " +
+    "deleted, a number of days (7 unless the service is configured otherwise) after an import last started from it.",
   modes: PRIVATE,
   request: {
     params: z.object({
@@ -134,7 +146,10 @@ const uploadGet = apiRoute({
         .openapi({ param: { name: "uploadId", in: "path" }, example: "upl_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
     }),
   },
-  responses: { 200: { description: "The upload", content: { "application/json": { schema: UploadSchema } } } },
+  responses: {
+    200: { description: "The upload", content: { "application/json": { schema: UploadSchema } } },
+    ...gone("The uploaded file"),
+  },
 });
 
 const startImport = apiRoute({
@@ -145,7 +160,8 @@ const startImport = apiRoute({
   description:
     "`source`: `csv` (this service's generic columns), `vendor_a` or `vendor_b` (rival apps' exports, every known " +
     "header variant; see the imports guide). `fileUrl` must be this shop's, from POST /v1/imports/upload, with " +
-    "the file uploaded (422 otherwise; 413 past 50 MB). `dryRun` true writes nothing and reports the same. " +
+    "the file uploaded (422 otherwise; 413 past 50 MB; 410 `file-expired` once the upload's file was deleted after " +
+    "its retention period). `dryRun` true writes nothing and reports the same. " +
     "Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.",
   modes: PRIVATE,
   request: {
@@ -162,6 +178,7 @@ const startImport = apiRoute({
       description: "The uploaded file is larger than 50 MB",
       content: { "application/problem+json": { schema: ProblemSchema } },
     },
+    ...gone("The file `fileUrl` names"),
   },
 });
 
@@ -172,7 +189,10 @@ const importGet = apiRoute({
   path: "/imports/{jobId}",
   tags: TAGS,
   summary: "Get an import job",
-  description: "Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours.",
+  description:
+    "Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours. The report is deleted a number " +
+    "of days after the import finished (7 unless the service is configured otherwise): the job then carries " +
+    "`resultDeletedAt` and no link.",
   modes: PRIVATE,
   request: { params: JobParams },
   responses: jobResponse("The import job"),
