@@ -5,18 +5,13 @@
  * query), each answer is cached for the whole job (found or not), and calls are paced by the platform's
  * cost-based rate limit: a THROTTLED answer or an HTTP 429 waits as long as the platform says, and a
  * nearly empty bucket waits before the next call. A transient failure (no connection, a timeout, a 5xx)
- * is asked again after a backoff (RETRY_DELAYS_MS) before the error reaches the job, which BullMQ then
- * retries as a whole.
+ * is asked again after a backoff before the error reaches the job, which BullMQ then retries as a whole
+ * (`createAdminCaller` in services/platform/admin-api.server.ts).
  */
-import { adminGraphqlPayload, PlatformUnavailable } from "~/services/platform/admin-api.server";
+import { createAdminCaller, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
 import { parsePlatformId } from "./values";
 
 export const EMAILS_PER_QUERY = 50;
-/** The most ids the platform takes in one `nodes(ids:)` query. */
-export const IDS_PER_QUERY = 250;
-const MAX_THROTTLED_RETRIES = 20;
-/** Waits before asking again after a transient failure; the platform's Retry-After wins when longer. */
-export const RETRY_DELAYS_MS = [1_000, 3_000];
 
 const BY_EMAIL = `query CustomersByEmail($query: String!, $first: Int!) {
   customers(first: $first, query: $query) {
@@ -58,61 +53,8 @@ export function createCustomerLookup({
 }): CustomerLookup {
   const byEmail = new Map<string, string | null>();
   const byId = new Map<string, boolean>();
-  let calls = 0;
-  let waitBeforeNext = 0;
-
-  /** One query, asked again while the platform throttles it or fails transiently; its data. */
-  async function ask<T>(what: string, query: string, variables: Record<string, unknown>): Promise<T> {
-    let throttled = 0;
-    let failed = 0;
-    for (;;) {
-      if (waitBeforeNext > 0) await sleep(waitBeforeNext);
-      waitBeforeNext = 0;
-      calls += 1;
-      let payload;
-      try {
-        payload = await adminGraphqlPayload<T>({ shopDomain, query, variables });
-      } catch (error) {
-        if (!(error instanceof PlatformUnavailable) || !error.transient || failed >= RETRY_DELAYS_MS.length) {
-          if (error instanceof PlatformUnavailable && error.transient && failed > 0) {
-            throw new PlatformUnavailable(`${error.message} (asked ${failed + 1} times)`, error.reason, {
-              transient: true,
-              cause: error,
-            });
-          }
-          throw error;
-        }
-        waitBeforeNext = Math.max(RETRY_DELAYS_MS[failed]!, (error.retryAfterSeconds ?? 0) * 1000);
-        failed += 1;
-        continue;
-      }
-      if (payload.throttledForMs !== undefined) {
-        if (++throttled > MAX_THROTTLED_RETRIES) {
-          throw new PlatformUnavailable(`The platform kept throttling the ${what}.`, "kept throttling", {
-            transient: true,
-          });
-        }
-        waitBeforeNext = payload.throttledForMs;
-        continue;
-      }
-      if (!payload.data) {
-        // GraphQL errors without data (ACCESS_DENIED without the read_customers scope, say): asking again
-        // changes nothing.
-        throw new PlatformUnavailable(
-          `The platform's Admin API refused the ${what}: ${payload.errors?.[0]?.message ?? "no data"}.`,
-          "refused the query",
-          { transient: false },
-        );
-      }
-      // Pace the next call: when the bucket cannot pay for another query like this one, wait until it can.
-      const status = payload.cost?.throttleStatus;
-      const cost = payload.cost?.requestedQueryCost ?? 0;
-      if (status && status.currentlyAvailable < cost) {
-        waitBeforeNext = Math.ceil(((cost - status.currentlyAvailable) / Math.max(1, status.restoreRate)) * 1000);
-      }
-      return payload.data;
-    }
-  }
+  const caller = createAdminCaller({ shopDomain, sleep });
+  const ask = caller.ask;
 
   async function lookupEmails(batch: string[]) {
     const data = await ask<ByEmailAnswer>("email lookup", BY_EMAIL, {
@@ -143,10 +85,10 @@ export function createCustomerLookup({
 
   return {
     get calls() {
-      return calls;
+      return caller.calls;
     },
     resolve: (emails) => resolveCached(emails, byEmail, EMAILS_PER_QUERY, lookupEmails, null),
-    resolveIds: (ids) => resolveCached(ids, byId, IDS_PER_QUERY, lookupIds, false),
+    resolveIds: (ids) => resolveCached(ids, byId, NODES_PER_QUERY, lookupIds, false),
   };
 }
 
