@@ -7,6 +7,7 @@ import {
   purgeEventsJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
+  sweepProductSnapshotsJob,
   sweepTransferJobsJob,
 } from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
@@ -47,7 +48,7 @@ describe("worker process", () => {
       expect(result).toMatchObject({ ok: true, requestedAt });
 
       // The hourly purge of expired idempotency keys, the daily purge of old events and the sweeps of
-      // stranded transfer jobs and compliance requests are scheduled.
+      // stranded transfer jobs, compliance requests and product snapshot runs are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
       expect(
@@ -60,6 +61,11 @@ describe("worker process", () => {
         },
         { key: purgeEventsJob.schedulerId, name: purgeEventsJob.name, every: purgeEventsJob.everyMs },
         { key: purgeIdempotencyJob.schedulerId, name: purgeIdempotencyJob.name, every: purgeIdempotencyJob.everyMs },
+        {
+          key: sweepProductSnapshotsJob.schedulerId,
+          name: sweepProductSnapshotsJob.name,
+          every: sweepProductSnapshotsJob.everyMs,
+        },
         { key: sweepTransferJobsJob.schedulerId, name: sweepTransferJobsJob.name, every: sweepTransferJobsJob.everyMs },
       ]);
       await maintenance.close();

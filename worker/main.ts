@@ -4,9 +4,11 @@ import {
   COMPLIANCE_QUEUE,
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
+  PRODUCT_QUEUE,
   purgeEventsJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
+  sweepProductSnapshotsJob,
   sweepTransferJobsJob,
   TRANSFER_QUEUE,
   WEBHOOK_QUEUE,
@@ -20,6 +22,7 @@ import { fanOutEvents } from "../app/services/webhooks/fanout.server";
 import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
 import { createComplianceHandler, watchComplianceWorker } from "./handlers/compliance-jobs";
+import { createProductSnapshotHandler, productSnapshotBackoff } from "./handlers/product-jobs";
 import { createWebhookHandler, webhookBackoff } from "./handlers/webhook-jobs";
 import { handleTransferJob, watchTransferWorker } from "./handlers/transfer-jobs";
 import { startOutboxRelay } from "./outbox-loop";
@@ -66,6 +69,14 @@ export async function startWorker() {
     }),
     transfers,
     compliance,
+    new Worker(PRODUCT_QUEUE, createProductSnapshotHandler(connection), {
+      connection,
+      prefix: queuePrefix(),
+      // Shops run side by side (one shop's runs never overlap: its jobs share a deduplication id).
+      concurrency: 4,
+      lockDuration: env.WORKER_LOCK_DURATION_MS,
+      settings: { backoffStrategy: productSnapshotBackoff },
+    }),
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
     new Worker(MAINTENANCE_QUEUE, (job) => handleMaintenanceJob(job, connection), {
       connection,
@@ -75,7 +86,13 @@ export async function startWorker() {
   ];
   // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
   const maintenance = queue(MAINTENANCE_QUEUE, connection);
-  for (const job of [purgeIdempotencyJob, purgeEventsJob, sweepTransferJobsJob, sweepComplianceRequestsJob]) {
+  for (const job of [
+    purgeIdempotencyJob,
+    purgeEventsJob,
+    sweepTransferJobsJob,
+    sweepComplianceRequestsJob,
+    sweepProductSnapshotsJob,
+  ]) {
     await maintenance.upsertJobScheduler(
       job.schedulerId,
       { every: job.everyMs },

@@ -5,11 +5,13 @@ import {
   purgeEventsJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
+  sweepProductSnapshotsJob,
   sweepTransferJobsJob,
 } from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";
 import { queueStrandedComplianceRequests } from "../../app/services/compliance/compliance.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
+import { queueDueProductSnapshots } from "../../app/services/products/snapshots.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
 import { queueStrandedTransferJobs } from "../../app/services/transfers/jobs.server";
@@ -17,8 +19,9 @@ import { resealEndpointSecrets } from "../../app/services/webhooks/endpoint-secr
 import { JobFailed, runJob } from "../outcomes";
 
 /**
- * The maintenance queue's scheduled jobs: purges, resealing webhook secrets after a rotation, and the sweep
- * that queues accepted imports and exports BullMQ does not hold (on the worker's `connection`).
+ * The maintenance queue's scheduled jobs: purges, resealing webhook secrets after a rotation, and the sweeps
+ * that queue what the database says is to do and BullMQ does not hold: accepted imports and exports,
+ * compliance requests, product snapshot runs (on the worker's `connection`).
  */
 export function handleMaintenanceJob(job: Job, connection?: Redis) {
   return runJob(() => maintain(job, connection));
@@ -44,6 +47,14 @@ async function maintain(job: Job, connection?: Redis) {
       logger.warn({ requestIds: queued }, "compliance requests queued by the sweep (not queued when received)");
     }
     return { queued: queued.length };
+  }
+  if (job.name === sweepProductSnapshotsJob.name) {
+    const dueBefore = new Date(Date.now() - sweepProductSnapshotsJob.olderThanMs);
+    const shopIds = await queueDueProductSnapshots({ dueBefore, connection });
+    if (shopIds.length > 0) {
+      logger.warn({ shopIds }, "product snapshot runs queued by the sweep (lookups left due)");
+    }
+    return { queued: shopIds.length };
   }
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();
