@@ -54,7 +54,7 @@ async function maintain(job: Job, connection?: Redis) {
     if (shopIds.length > 0) {
       logger.warn({ shopIds }, "product snapshot runs queued by the sweep (lookups left due)");
     }
-    return { queued: shopIds.length };
+    return { queued: shopIds.length, shopIds };
   }
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();
