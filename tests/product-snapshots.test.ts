@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { serve } from "@hono/node-server";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { demoShopData } from "../stand-in/demo-data";
+import { startPlatformStandIn } from "../stand-in/platform";
 import {
   isProductLookup,
   productCatalogue,
@@ -486,5 +489,48 @@ describe("products/delete", () => {
     expect(item).toMatchObject({ productLookupAt: null, unavailableAt: expect.any(Date), titleSnapshot: "" });
     await until(pendingRuns, (count) => count === 0, "the shop's run to end");
     expect(lookupsWith(p.token)).toEqual([]);
+  });
+});
+
+describe("the platform stand-in", () => {
+  it("deletes a product as the merchant does: the app gets a signed products/delete and the item turns unavailable", async () => {
+    // GIVEN the app listening on loopback, and the local platform holding the shop's catalogue
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+    });
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const s = await connectedShop();
+    const standIn = await startPlatformStandIn({
+      appUrl: `http://127.0.0.1:${port}`,
+      apiKey: "local-dev-api-key",
+      apiSecret: "local-dev-api-secret",
+      appHandle: "wishlist-service",
+      shops: [demoShopData({ domain: s.shop.domain, accessToken: s.token })],
+    });
+    try {
+      const [product] = standIn.shops[0]!.products;
+      await s.save({ productId: product!.id, handle: product!.handle, title: product!.title });
+
+      // WHEN the merchant deletes the product in the platform's admin
+      expect(await standIn.deleteProduct(s.shop.domain, product!.id)).toBe(200);
+
+      // THEN the app shows the item unavailable, and the platform no longer knows the product
+      expect((await s.wishlist()).items).toEqual([
+        expect.objectContaining({ productId: product!.id, available: false }),
+      ]);
+      const lookup = await fetch(`${standIn.origin}/admin/api/unstable/graphql.json`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-shopify-access-token": s.token },
+        body: JSON.stringify({
+          query: "query($ids: [ID!]!) { nodes(ids: $ids) { ... on Product { id title } } }",
+          variables: { ids: [gid(product!.id)] },
+        }),
+      });
+      expect(((await lookup.json()) as { data: unknown }).data).toEqual({ nodes: [null] });
+    } finally {
+      await standIn.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
