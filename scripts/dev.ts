@@ -12,6 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { loadDotEnv, loadEnvOrExit, resetEnvCache } from "../app/env.server";
+import { SHOPIFY_API_VERSION } from "../app/shopify-api-version";
 import { demoShopData } from "../stand-in/demo-data";
 import { startPlatformStandIn } from "../stand-in/platform";
 
@@ -161,6 +162,7 @@ try {
     shops: [demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: demoAccessToken() })],
     port: env.PLATFORM_STAND_IN_PORT,
     storefrontPort: env.PLATFORM_STOREFRONT_PORT,
+    apiVersion: SHOPIFY_API_VERSION,
   });
 } catch (error) {
   const { code, port } = error as NodeJS.ErrnoException & { port?: number };

@@ -12,6 +12,7 @@ if (env.NODE_ENV === "production") {
 }
 
 const { closeDatabase } = await import("../app/data/database.server");
+const { closeRequestRedis } = await import("../app/redis.server");
 const { DEMO_SHOP_DOMAIN, seedDemoShop } = await import("../app/services/demo/demo-shop.server");
 
 const file = path.resolve(env.DEMO_SHOP_FILE);
@@ -19,7 +20,9 @@ const file = path.resolve(env.DEMO_SHOP_FILE);
 // names and the stand-in's product pages open from it.
 const catalogue = demoShopData({ domain: DEMO_SHOP_DOMAIN, accessToken: "" });
 const demo = await seedDemoShop({ appUrl: env.SHOPIFY_APP_URL, file, catalogue });
-await closeDatabase();
+// Saves queue the worker's product lookups through the request connection: it goes too, or the script
+// would not end.
+await Promise.all([closeDatabase(), closeRequestRedis()]);
 
 // Deliberately printed (not logged): the demo key exists so a developer can call the API at once.
 process.stdout.write(

@@ -14,6 +14,7 @@
  *    theme app extension and the app proxy (stand-in/storefront.ts).
  * docs/admin.md and docs/storefront.md say how it fits together.
  */
+import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
@@ -39,6 +40,8 @@ export interface PlatformStandInOptions {
   storefrontPort?: number;
   /** The address to listen on: loopback. */
   host?: string;
+  /** `X-Shopify-API-Version` of the webhooks it sends (the app's API version). */
+  apiVersion?: string;
 }
 
 export interface PlatformStandIn {
@@ -49,6 +52,12 @@ export interface PlatformStandIn {
   storefrontOrigin: string;
   /** Test hooks of the storefront's app proxy. */
   storefront: StorefrontControls;
+  /**
+   * Deletes a product from a shop's catalogue as the merchant does in the admin: the Admin API and the
+   * storefront stop knowing it, and the app gets the signed products/delete webhook. Resolves with the
+   * app's answer status.
+   */
+  deleteProduct(shopDomain: string, productId: string): Promise<number>;
   shops: StandInShop[];
   /** Each offline token the stand-in issued by token exchange, in order. */
   tokenExchanges: Array<{ shopDomain: string; at: number }>;
@@ -244,9 +253,20 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
           <span class="admin-shop">${escapeHtml(shop.name)}</span><span class="admin-badge">Products (platform stand-in)</span></header>
         <main class="editor"><h1>${escapeHtml(product.title)}</h1>
           <div class="editor-card"><p>Handle: ${escapeHtml(product.handle)}</p><p>Price: ${escapeHtml(product.price)}</p>
-          <a class="admin-button" href="/store/${escapeHtml(c.req.param("store"))}/apps/${escapeHtml(appHandle)}">Back to ${escapeHtml(appName)}</a></div></main>`,
+          <a class="admin-button" href="/store/${escapeHtml(c.req.param("store"))}/apps/${escapeHtml(appHandle)}">Back to ${escapeHtml(appName)}</a>
+          <form method="post" action="/store/${escapeHtml(c.req.param("store"))}/products/${escapeHtml(product.id)}/delete">
+            <button type="submit" class="admin-button">Delete product</button>
+            <p class="editor-hint">Removes it from this stand-in's catalogue and sends the app products/delete.</p>
+          </form></div></main>`,
       ),
     );
+  });
+
+  app.post("/store/:store/products/:id/delete", async (c) => {
+    const shop = byStore.get(c.req.param("store"));
+    if (!shop) return c.text("No such shop in the platform stand-in", 404);
+    await deleteProduct(shop, c.req.param("id"));
+    return c.redirect(`/store/${c.req.param("store")}/apps/${appHandle}`, 303);
   });
 
   const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port?: number) =>
@@ -286,10 +306,36 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     storefrontOrigin: `http://${new URL(appUrl).hostname}:${portOf(storefrontServer)}`,
     storefront: storefront.controls,
     adminUrl: (shopDomain, appPath = "") => `${origin}/store/${storeName(shopDomain)}/apps/${appHandle}${appPath}`,
+    deleteProduct: async (shopDomain, productId) => {
+      const shop = shops.find((candidate) => candidate.domain === shopDomain);
+      if (!shop) throw new Error(`No shop ${shopDomain} in the platform stand-in`);
+      return deleteProduct(shop, productId);
+    },
     close: async () => {
       await Promise.all([close(server), close(storefrontServer)]);
     },
   };
+
+  /** The product leaves the catalogue; the app is told as the platform tells it (HMAC of the body, base64). */
+  async function deleteProduct(shop: StandInShop, productId: string): Promise<number> {
+    const index = shop.products.findIndex((product) => product.id === productId);
+    if (index >= 0) shop.products.splice(index, 1);
+    const body = JSON.stringify({ id: Number(productId) });
+    const response = await fetch(`${appOrigin}/webhooks/products/delete`, {
+      method: "POST",
+      body,
+      headers: {
+        "content-type": "application/json",
+        "x-shopify-topic": "products/delete",
+        "x-shopify-shop-domain": shop.domain,
+        "x-shopify-api-version": options.apiVersion ?? "unstable",
+        "x-shopify-webhook-id": randomUUID(),
+        "x-shopify-hmac-sha256": createHmac("sha256", apiSecret).update(body).digest("base64"),
+      },
+    });
+    await response.body?.cancel();
+    return response.status;
+  }
 
   function setEmbed(shop: StandInShop, enabled: boolean) {
     const type = embedBlockType(appHandle);

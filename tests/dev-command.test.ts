@@ -5,6 +5,7 @@ import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "./e2e/support/chromium";
 import { ROOT } from "../scripts/lib/databases";
+import { demoShopData } from "../stand-in/demo-data";
 import { freePort, startProcess } from "./support/processes";
 
 // `npm run dev` (scripts/dev.ts) as a new user runs it, on this file's database.
@@ -68,6 +69,25 @@ describe("the dev command", () => {
         headers: { "X-Service-Shop": demo.shopDomain, "X-Service-Public-Key": demo.publicKey },
       });
       expect(withPublicKey.status).toBe(403); // a public key passes authentication, but not on a private path
+
+      // The demo guest saved without titles: the worker names the items from the stand-in's catalogue.
+      const privately = async (apiPath: string) =>
+        (await fetch(`http://127.0.0.1:${port}/v1${apiPath}`, {
+          headers: { Authorization: `Bearer ${demo.privateKey}` },
+        }).then((response) => response.json())) as Record<string, unknown>;
+      const lists = (await privately("/lists?limit=100")).data as Array<{ id: string; owner: { type: string } }>;
+      const guestList = lists.find((list) => list.owner.type === "anonymous")!;
+      const started = Date.now();
+      let titles: string[] = [];
+      while (Date.now() - started < 60_000) {
+        const items = (await privately(`/lists/${guestList.id}`)).items as Array<{ titleSnapshot: string }>;
+        titles = items.map((item) => item.titleSnapshot);
+        if (titles.length > 0 && titles.every(Boolean)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const catalogue = demoShopData({ domain: demo.shopDomain, accessToken: "" }).products.map((p) => p.title);
+      expect(titles.length).toBeGreaterThan(0);
+      for (const title of titles) expect(catalogue).toContain(title);
 
       // The printed Admin URL opens the local admin, which frames the app's /app for the demo shop.
       await dev.waitForOutput(/Admin URL/);

@@ -284,6 +284,25 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
     expect(valueOf("7002")).toBe(productGids(PRODUCT(11), PRODUCT(12)));
   });
 
+  it("two settings changes at once both hold: turning the sync off is never undone by another change", async () => {
+    const stored = async () =>
+      JSON.parse(
+        (await database().selectFrom("Shop").select("settings").where("id", "=", shop.id).executeTakeFirstOrThrow())
+          .settings,
+      ) as { metafieldSyncEnabled: boolean; guestEnabled: boolean };
+    for (let round = 0; round < 10; round++) {
+      await api.PATCH("/shop/settings", { body: { metafieldSyncEnabled: true, guestEnabled: true } });
+      const answers = await Promise.all([
+        api.PATCH("/shop/settings", { body: { metafieldSyncEnabled: false } }),
+        api.PATCH("/shop/settings", { body: { guestEnabled: false } }),
+      ]);
+      expect(answers.map((answer) => answer.response.status)).toEqual([200, 200]);
+      expect(await stored(), `round ${round}`).toMatchObject({ metafieldSyncEnabled: false, guestEnabled: false });
+      expect(await syncRows()).toEqual([]);
+    }
+    await api.PATCH("/shop/settings", { body: { guestEnabled: true } });
+  });
+
   it("turned off: what was owed is forgotten and nothing more is written", async () => {
     await markCustomersChanged(database(), shop.id, ["7001"], new Date());
     await setSync(false);

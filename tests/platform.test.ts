@@ -85,12 +85,18 @@ describe("platform configuration", () => {
     expect(toml.access_scopes.scopes).toBe(parseEnv({}).SCOPES);
   });
 
-  it("subscribes app/uninstalled and the three compliance topics, each to its route of the same topic", async () => {
+  it("subscribes app/uninstalled, products/delete and the three compliance topics, each to its route of the same topic", async () => {
     const topics = toml.webhooks.subscriptions.flatMap((sub) => [
       ...(sub.topics ?? []),
       ...(sub.compliance_topics ?? []),
     ]);
-    expect(topics.sort()).toEqual(["app/uninstalled", "customers/data_request", "customers/redact", "shop/redact"]);
+    expect(topics.sort()).toEqual([
+      "app/uninstalled",
+      "customers/data_request",
+      "customers/redact",
+      "products/delete",
+      "shop/redact",
+    ]);
     for (const sub of toml.webhooks.subscriptions) {
       const [topic] = [...(sub.topics ?? []), ...(sub.compliance_topics ?? [])];
       expect(sub.uri).toBe(`/webhooks/${topic}`);

@@ -9,6 +9,7 @@ import {
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
   sweepMetafieldsJob,
+  sweepProductSnapshotsJob,
   sweepTransferJobsJob,
 } from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
@@ -49,7 +50,8 @@ describe("worker process", () => {
       expect(result).toMatchObject({ ok: true, requestedAt });
 
       // The hourly purges of expired idempotency keys and transfer files, the daily purge of old events and
-      // the sweeps of stranded transfer jobs, compliance requests and owed metafield writes are scheduled.
+      // the sweeps of stranded transfer jobs, compliance requests, owed metafield writes and product snapshot
+      // runs are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
       expect(
@@ -64,6 +66,11 @@ describe("worker process", () => {
         { key: purgeFilesJob.schedulerId, name: purgeFilesJob.name, every: purgeFilesJob.everyMs },
         { key: purgeIdempotencyJob.schedulerId, name: purgeIdempotencyJob.name, every: purgeIdempotencyJob.everyMs },
         { key: sweepMetafieldsJob.schedulerId, name: sweepMetafieldsJob.name, every: sweepMetafieldsJob.everyMs },
+        {
+          key: sweepProductSnapshotsJob.schedulerId,
+          name: sweepProductSnapshotsJob.name,
+          every: sweepProductSnapshotsJob.everyMs,
+        },
         { key: sweepTransferJobsJob.schedulerId, name: sweepTransferJobsJob.name, every: sweepTransferJobsJob.everyMs },
       ]);
       await maintenance.close();

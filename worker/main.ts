@@ -5,11 +5,13 @@ import {
   HEALTH_QUEUE,
   MAINTENANCE_QUEUE,
   METAFIELD_QUEUE,
+  PRODUCT_QUEUE,
   purgeEventsJob,
   purgeFilesJob,
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
   sweepMetafieldsJob,
+  sweepProductSnapshotsJob,
   sweepTransferJobsJob,
   TRANSFER_QUEUE,
   WEBHOOK_QUEUE,
@@ -24,6 +26,7 @@ import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
 import { createComplianceHandler, watchComplianceWorker } from "./handlers/compliance-jobs";
 import { handleMetafieldJob } from "./handlers/metafield-jobs";
+import { createProductSnapshotHandler, productSnapshotBackoff } from "./handlers/product-jobs";
 import { createWebhookHandler, webhookBackoff } from "./handlers/webhook-jobs";
 import { handleTransferJob, watchTransferWorker } from "./handlers/transfer-jobs";
 import { startOutboxRelay } from "./outbox-loop";
@@ -77,6 +80,14 @@ export async function startWorker() {
       concurrency: 4,
       lockDuration: env.WORKER_LOCK_DURATION_MS,
     }),
+    new Worker(PRODUCT_QUEUE, createProductSnapshotHandler(connection), {
+      connection,
+      prefix: queuePrefix(),
+      // Shops run side by side (one shop's runs never overlap: its jobs share a deduplication id).
+      concurrency: 4,
+      lockDuration: env.WORKER_LOCK_DURATION_MS,
+      settings: { backoffStrategy: productSnapshotBackoff },
+    }),
     new Worker(HEALTH_QUEUE, handleHealthJob, { connection, prefix: queuePrefix(), concurrency: 1 }),
     new Worker(MAINTENANCE_QUEUE, (job) => handleMaintenanceJob(job, connection), {
       connection,
@@ -93,6 +104,7 @@ export async function startWorker() {
     sweepTransferJobsJob,
     sweepComplianceRequestsJob,
     sweepMetafieldsJob,
+    sweepProductSnapshotsJob,
   ]) {
     await maintenance.upsertJobScheduler(
       job.schedulerId,

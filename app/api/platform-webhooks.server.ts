@@ -5,6 +5,7 @@ import { z } from "zod";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { receiveComplianceWebhook } from "~/services/compliance/compliance.server";
+import { receiveProductDeletion } from "~/services/products/deleted-products.server";
 import { markShopUninstalled } from "~/services/shops/shops.server";
 import { platformApi, shopDomain } from "~/shopify.server";
 import type { HttpAppEnv } from "./http-env";
@@ -16,7 +17,8 @@ import type { HttpAppEnv } from "./http-env";
  * and `X-Shopify-Topic` headers must agree with it and with the route; each `X-Shopify-Webhook-Id` and
  * each signed body is processed once, and an app/uninstalled signed before the last one applied is ignored
  * (docs/decisions/015-platform-callers.md). The compliance topics are recorded and queued here and done by
- * the worker (docs/decisions/020-compliance-and-lifecycle.md).
+ * the worker (docs/decisions/020-compliance-and-lifecycle.md); products/delete marks the shop's items of
+ * the product unavailable (docs/decisions/022-product-snapshots.md).
  */
 const TOPICS = {
   // The payload of app/uninstalled is the shop resource: `myshopify_domain` is its platform domain
@@ -26,6 +28,9 @@ const TOPICS = {
   "customers/data_request": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
   "customers/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
   "shop/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
+  // The product resource's deletion names the product only (`{"id": ...}`): the shop is the header's, see
+  // `verify` (docs/decisions/022-product-snapshots.md).
+  "products/delete": null,
 } as const;
 
 /** The platform's numeric ids arrive as JSON numbers; a string of digits is taken too. */
@@ -39,6 +44,9 @@ const customerSubject = z.object({
   customer: z.object({ id: platformId }),
   data_request: z.object({ id: platformId }).optional(),
 });
+
+/** What products/delete names: the deleted product's id. */
+const deletedProduct = z.object({ id: platformId });
 
 export type PlatformWebhookTopic = keyof typeof TOPICS;
 
@@ -77,12 +85,27 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
   } catch {
     throw new AppError("malformed-json", { detail: "The webhook body is not JSON." });
   }
-  const named = TOPICS[topic].safeParse(json);
-  const domain = named.success ? shopDomain(named.data) : null;
-  if (!domain) throw refused(`The ${topic} body does not name a shop domain.`);
-  // The header is not signed: a captured webhook sent again with another shop's domain must not act on it.
-  if (shopDomain(check.domain) !== domain) {
-    throw refused("X-Shopify-Shop-Domain names another shop than the signed body.");
+  const shopOfBody = TOPICS[topic];
+  let domain: string | null;
+  if (shopOfBody) {
+    const named = shopOfBody.safeParse(json);
+    domain = named.success ? shopDomain(named.data) : null;
+    if (!domain) throw refused(`The ${topic} body does not name a shop domain.`);
+    // The header is not signed: a captured webhook sent again with another shop's domain must not act on it.
+    if (shopDomain(check.domain) !== domain) {
+      throw refused("X-Shopify-Shop-Domain names another shop than the signed body.");
+    }
+  } else {
+    // A body that names no shop: the header's shop. Sent again under another shop's header, the signed body
+    // is a replay by its digest (step 5 of decision 015), and the product id it names is of one shop only.
+    domain = shopDomain(check.domain);
+    if (!domain) throw refused("X-Shopify-Shop-Domain is not a shop domain.");
+  }
+  let productId: string | null = null;
+  if (topic === "products/delete") {
+    const named = deletedProduct.safeParse(json);
+    if (!named.success) throw refused("The products/delete body does not name a product id.");
+    productId = String(named.data.id);
   }
   const dated = topic === "app/uninstalled" ? signedUpdatedAt.safeParse(json) : null;
   let subject = { customerId: null as string | null, platformRequestId: null as string | null };
@@ -96,6 +119,7 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
   }
   return {
     subject,
+    productId,
     receipt: {
       id: check.webhookId,
       topic,
@@ -111,13 +135,23 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
 export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
   for (const topic of Object.keys(TOPICS) as PlatformWebhookTopic[]) {
     app.post(`/webhooks/${topic}`, async (c) => {
-      const { receipt, signedAt, subject } = await verify(c, topic);
+      const { receipt, signedAt, subject, productId } = await verify(c, topic);
       const outcome =
         topic === "app/uninstalled"
           ? await markShopUninstalled(receipt, signedAt)
-          : await receiveComplianceWebhook({ ...receipt, topic }, subject);
+          : topic === "products/delete"
+            ? await receiveProductDeletion(receipt, productId!)
+            : await receiveComplianceWebhook({ ...receipt, topic }, subject);
       logger.info(
-        { shop: receipt.shopDomain, topic, webhookId: receipt.id, bodySha256: receipt.bodySha256, signedAt, outcome },
+        {
+          shop: receipt.shopDomain,
+          topic,
+          webhookId: receipt.id,
+          bodySha256: receipt.bodySha256,
+          signedAt,
+          productId,
+          outcome,
+        },
         {
           processed: "platform webhook processed",
           replay: "platform webhook already processed (same webhook id or same signed body)",

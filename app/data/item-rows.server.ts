@@ -20,6 +20,8 @@ export interface ItemInsert extends ItemKey {
   handle: string;
   titleSnapshot: string;
   addedAt: Date;
+  /** When the worker is due to ask the platform for the product's title and handle; null or absent: never. */
+  productLookupAt?: Date | null;
 }
 
 /** A list's items, newest first. */
@@ -55,6 +57,7 @@ function insertValues(shopId: string, rows: readonly ItemInsert[]) {
     handle: row.handle,
     titleSnapshot: row.titleSnapshot,
     addedAt: row.addedAt,
+    productLookupAt: row.productLookupAt ?? null,
   }));
 }
 
@@ -161,6 +164,102 @@ export async function moveItems(q: Queryable, shopId: string, itemIds: readonly 
 /** Deletes every item of the list. */
 export async function deleteItemsOfList(q: Queryable, shopId: string, listId: string): Promise<void> {
   await q.deleteFrom("Item").where("listId", "=", listId).where("shopId", "=", shopId).execute();
+}
+
+/**
+ * Product ids of the shop's items due for a lookup at `now` (longest due first), at most `limit` distinct
+ * ones, read from at most `scan` due items (a product saved in many lists takes one place).
+ */
+export async function findDueProductIds(
+  q: Queryable,
+  shopId: string,
+  { now, limit, scan = limit * 4 }: { now: Date; limit: number; scan?: number },
+): Promise<string[]> {
+  const rows = await q
+    .selectFrom("Item")
+    .select("productId")
+    .where("productLookupAt", "<=", now)
+    .where("shopId", "=", shopId)
+    .orderBy("productLookupAt")
+    .limit(scan)
+    .execute();
+  return [...new Set(rows.map((row) => row.productId))].slice(0, limit);
+}
+
+/**
+ * The platform's title and handle for the shop's items of this product that were due for a lookup; the
+ * lookup is then done (`productLookupAt` null). Returns how many items it filled.
+ */
+export async function fillProductSnapshot(
+  q: Queryable,
+  shopId: string,
+  product: { productId: string; title: string; handle: string },
+): Promise<number> {
+  const result = await q
+    .updateTable("Item")
+    .set({ titleSnapshot: product.title, handle: product.handle, productLookupAt: null })
+    .where("shopId", "=", shopId)
+    .where("productId", "=", product.productId)
+    .where("productLookupAt", "is not", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * The shop's items of these products are of products gone from the shop: marked unavailable (from `at`,
+ * unless they were already), and no longer due for a lookup. Returns how many items it changed.
+ */
+export async function markProductsGone(
+  q: Queryable,
+  shopId: string,
+  productIds: readonly string[],
+  at: Date,
+): Promise<number> {
+  if (productIds.length === 0) return 0;
+  const result = await q
+    .updateTable("Item")
+    .set((eb) => ({ unavailableAt: eb.fn.coalesce("unavailableAt", eb.val(at)), productLookupAt: null }))
+    .where("shopId", "=", shopId)
+    .where("productId", "in", productIds)
+    .where((eb) => eb.or([eb("unavailableAt", "is", null), eb("productLookupAt", "is not", null)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Puts off the shop's lookups due at `now` until `until` (the platform cannot be asked for the shop now). */
+export async function postponeDueLookups(
+  q: Queryable,
+  shopId: string,
+  { now, until }: { now: Date; until: Date },
+): Promise<number> {
+  const result = await q
+    .updateTable("Item")
+    .set({ productLookupAt: until })
+    .where("productLookupAt", "<=", now)
+    .where("shopId", "=", shopId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Installed shops holding items due for a lookup since `before` (the sweep; across shops by design): the
+ * range of the (productLookupAt, shopId) index holds only due items.
+ */
+export async function findShopsWithDueLookups(
+  q: Queryable,
+  { before, limit }: { before: Date; limit: number },
+): Promise<string[]> {
+  const rows = await q
+    .selectFrom("Shop")
+    .select("Shop.id")
+    .where("Shop.uninstalledAt", "is", null)
+    .where("Shop.id", "in", (eb) =>
+      eb.selectFrom("Item").select("Item.shopId").distinct().where("Item.productLookupAt", "<=", before),
+    )
+    .orderBy("Shop.id")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 /**

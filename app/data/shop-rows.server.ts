@@ -4,7 +4,7 @@
  * domain.
  */
 import type { Selectable } from "kysely";
-import type { DB, Queryable } from "./database.server";
+import { engine, type DB, type Queryable } from "./database.server";
 
 export type ShopRow = Selectable<DB["Shop"]>;
 
@@ -19,8 +19,17 @@ export function findShopForAuth(q: Queryable, domain: string): Promise<ShopAuthR
     .executeTakeFirst();
 }
 
-export function findShopById(q: Queryable, shopId: string): Promise<ShopRow | undefined> {
-  return q.selectFrom("Shop").selectAll().where("id", "=", shopId).executeTakeFirst();
+/**
+ * The shop row; with `lock`, held until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's writers are
+ * serialised already), so a read-modify-write of its settings cannot lose a concurrent one.
+ */
+export function findShopById(q: Queryable, shopId: string, { lock = false } = {}): Promise<ShopRow | undefined> {
+  return q
+    .selectFrom("Shop")
+    .selectAll()
+    .where("id", "=", shopId)
+    .$if(lock && engine() === "postgres", (query) => query.forUpdate())
+    .executeTakeFirst();
 }
 
 /**

@@ -73,6 +73,18 @@ export const sweepComplianceRequestsJob = {
 } as const;
 
 /**
+ * The product snapshots' sweep (docs/decisions/022-product-snapshots.md): a shop holding items due for a
+ * lookup for `olderThanMs` (the save's own job was lost with Redis, or never queued) gets its job queued.
+ */
+export const sweepProductSnapshotsJob = {
+  name: "products.sweep",
+  schedulerId: "products-sweep",
+  everyMs: 60_000,
+  olderThanMs: 60_000,
+  options: { attempts: 1, removeOnComplete: 10, removeOnFail: 50 },
+} as const;
+
+/**
  * The platform's compliance webhooks (docs/decisions/020-compliance-and-lifecycle.md): one job per
  * `ComplianceRequest` row, with the row's id as job id. Retried for hours: the platform expects the work
  * done within 30 days, and a failure is most often the database or the storage briefly down.
@@ -133,6 +145,27 @@ export const transferJob = {
 } as const;
 
 export type TransferJobPayload = z.infer<typeof transferJob.payload>;
+
+/**
+ * Product snapshots (docs/decisions/022-product-snapshots.md): one job per shop fills the titles and handles
+ * of the shop's items saved without a title, from the platform's Admin API. Saves queue it `delayMs` later
+ * under the shop's deduplication id, so a burst of saves costs one job; a save while it runs queues exactly
+ * one more (`keepLastIfActive`), and never two runs of one shop at once. Transient failures are retried
+ * (`backoff` type `products`: the wait the platform asked for, else exponential from 30 s).
+ */
+export const PRODUCT_QUEUE = "products";
+
+export const productSnapshotJob = {
+  name: "products.snapshot",
+  payload: z.object({ shopId: z.string() }),
+  delayMs: 3_000,
+  options: {
+    attempts: 6,
+    backoff: { type: "products" },
+    removeOnComplete: 100,
+    removeOnFail: 500,
+  },
+} as const;
 
 /**
  * The customer metafield sync (docs/decisions/023-customer-metafield-sync.md): one job per shop, id

@@ -16,6 +16,8 @@ import {
   MAINTENANCE_QUEUE,
   METAFIELD_QUEUE,
   syncMetafieldsJob,
+  PRODUCT_QUEUE,
+  productSnapshotJob,
   TRANSFER_QUEUE,
   transferJob,
   WEBHOOK_QUEUE,
@@ -29,6 +31,7 @@ export const QUEUE_NAMES = [
   WEBHOOK_QUEUE,
   COMPLIANCE_QUEUE,
   METAFIELD_QUEUE,
+  PRODUCT_QUEUE,
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
@@ -97,6 +100,24 @@ export async function enqueueComplianceJob(request: { id: string; topic: string 
   );
 }
 
+const productDeduplicationId = (shopId: string) => `products-${shopId}`;
+
+/**
+ * Queues the shop's product snapshot job `productSnapshotJob.delayMs` from now, deduplicated per shop: while
+ * one waits, adding changes nothing; while one runs, one more is kept to run after it.
+ */
+export async function enqueueProductSnapshots(shopId: string, connection?: Redis) {
+  await queue(PRODUCT_QUEUE, connection).add(
+    productSnapshotJob.name,
+    { shopId },
+    {
+      ...productSnapshotJob.options,
+      delay: productSnapshotJob.delayMs,
+      deduplication: { id: productDeduplicationId(shopId), keepLastIfActive: true },
+    },
+  );
+}
+
 /** Whether BullMQ holds the compliance job with this id, in any state. */
 export async function holdsComplianceJob(requestId: string, connection?: Redis): Promise<boolean> {
   return (await queue(COMPLIANCE_QUEUE, connection).getJobState(requestId)) !== "unknown";
@@ -156,13 +177,15 @@ export async function withinMs(ms: number, work: Promise<unknown>): Promise<void
 }
 
 /**
- * Removes the jobs of one shop that BullMQ holds on the webhook, transfer and metafield queues (waiting, delayed,
- * retrying, or kept after finishing), a page at a time; a job running right now is left to finish (its
- * shop's rows are gone, so it does nothing) and expires with the rest. Returns how many it removed.
+ * Removes the jobs of one shop that BullMQ holds on the webhook, transfer, product and metafield queues (waiting,
+ * delayed, retrying, or kept after finishing), a page at a time, and the shop's product deduplication key;
+ * a job running right now is left to finish (its shop's rows are gone, so it does nothing) and expires
+ * with the rest. Returns how many it removed.
  */
 export async function removeJobsOfShop(shopId: string, connection?: Redis): Promise<number> {
   let removed = 0;
-  for (const name of [WEBHOOK_QUEUE, TRANSFER_QUEUE, METAFIELD_QUEUE] as const) {
+  await queue(PRODUCT_QUEUE, connection).removeDeduplicationKey(productDeduplicationId(shopId));
+  for (const name of [WEBHOOK_QUEUE, TRANSFER_QUEUE, PRODUCT_QUEUE, METAFIELD_QUEUE] as const) {
     const held = queue(name, connection);
     for (const state of ["waiting", "delayed", "prioritized", "failed", "completed"] as const) {
       const PAGE = 500;

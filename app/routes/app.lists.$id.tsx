@@ -126,9 +126,16 @@ export default function ListDetail() {
                 item.titleSnapshot || "(no title saved)",
                 item.handle,
                 formatTime(item.addedAt!),
-                <Link key={item.id} url={`shopify://admin/products/${item.productId}`}>
-                  {`Open product ${item.productId}`}
-                </Link>,
+                // A product deleted in the shop has no admin page to open.
+                item.available ? (
+                  <Link key={item.id} url={`shopify://admin/products/${item.productId}`}>
+                    {`Open product ${item.productId}`}
+                  </Link>
+                ) : (
+                  <Text key={item.id} as="span" tone="subdued">
+                    {`Product ${item.productId} was deleted`}
+                  </Text>
+                ),
               ])}
             />
           )}

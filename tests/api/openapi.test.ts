@@ -268,6 +268,18 @@ describe("what the OpenAPI description declares", () => {
     expect(anonymous.properties.customerId).toMatchObject({ type: "null" });
   });
 
+  it("an item's additive `available`, required and boolean, beside the contract's fields", async () => {
+    const { document } = await load();
+    const item = document.components.schemas.Item;
+    expect([...item.required].sort()).toEqual(
+      ["id", "productId", "variantId", "handle", "titleSnapshot", "addedAt", "available"].sort(),
+    );
+    expect(item.properties.available).toMatchObject({
+      type: "boolean",
+      description: expect.stringMatching(/^Additive/),
+    });
+  });
+
   it("storefront bodies as open (further members allowed), private bodies as closed", async () => {
     const { document, resolve } = await load();
     const body = (path: string, method: string) =>

@@ -86,6 +86,7 @@ describe("storefront wishlist: public key (anonymous)", () => {
         handle: "red-hat",
         titleSnapshot: "Red hat",
         addedAt: expect.any(String),
+        available: true,
       },
     ]);
     const off = await (await publicCall("/storefront/wishlist/toggle", { method: "POST", body })).json();

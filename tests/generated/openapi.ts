@@ -6345,6 +6345,8 @@ export interface components {
              * @example 2026-11-22T14:30:00.000Z
              */
             addedAt: string;
+            /** @description Additive: false once the product is gone from the shop (deleted there, or unknown to the shop's catalogue): show the item as no longer available and do not link to its page. Not stock availability: a product that is sold out or unpublished is still available here. */
+            available: boolean;
             handle: string;
             /** @example itm_01jd2x6c5ef0q8w3d0s8b2n7k4 */
             id: string;
@@ -6353,7 +6355,7 @@ export interface components {
              * @example 7234567890123
              */
             productId: string;
-            /** @description Product title at save time (empty when none was given). */
+            /** @description Product title at save time. A save without a title is given the product's title (and current handle) from the shop's catalogue by the service within seconds; empty until then, and for a product the shop does not have. */
             titleSnapshot: string;
             /**
              * @description null when the item is the product without a variant.

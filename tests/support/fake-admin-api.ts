@@ -10,6 +10,10 @@ export interface RecordedCall {
   at: number;
 }
 
+/** What the fake answers a call with: a body and status, a hang, or a dropped connection. */
+type Answer = { status: number; body: unknown } | "hang" | "drop";
+type Reply = (call: RecordedCall) => Answer | Promise<Answer>;
+
 /**
  * A stand-in for the platform's Admin GraphQL API on loopback: it checks the access token and the API
  * path, records each call, and answers with whatever the test sets (a body, a status, a hang, or a
@@ -17,8 +21,7 @@ export interface RecordedCall {
  */
 export async function startFakeAdminApi() {
   const calls: RecordedCall[] = [];
-  type Answer = { status: number; body: unknown } | "hang" | "drop";
-  let reply: (call: RecordedCall) => Answer | Promise<Answer> = () => ({
+  let reply: Reply = () => ({
     status: 200,
     body: { data: {} },
   });
@@ -157,4 +160,51 @@ export function standInGraphql(shop: StandInShop) {
     status: 200,
     body: await answerAdminGraphql(shop, { query: call.query, variables: call.variables }),
   });
+}
+
+/** Whether a call is the worker's product lookup (product snapshots): `nodes(ids:)` of product GIDs only. */
+export function isProductLookup(call: RecordedCall): boolean {
+  const ids = call.variables.ids;
+  return (
+    Array.isArray(ids) &&
+    ids.length > 0 &&
+    ids.every((id) => typeof id === "string" && id.startsWith("gid://shopify/Product/"))
+  );
+}
+
+/**
+ * The `nodes(ids:)` answer of a catalogue (numeric product id -> title and handle): a product node for each
+ * id it holds, null for the others, in the order asked, with the platform's cost report (1 + 1 per node).
+ */
+export function productCatalogue(products: Record<string, { title: string; handle: string }>): Reply {
+  return (call) => {
+    const nodes = ((call.variables.ids as string[] | undefined) ?? []).map((gid) => {
+      const id = /^gid:\/\/shopify\/Product\/(\d+)$/.exec(gid)?.[1];
+      const product = id ? products[id] : undefined;
+      return product ? { id: gid, ...product } : null;
+    });
+    const cost = 1 + nodes.length;
+    return {
+      status: 200,
+      body: {
+        data: { nodes },
+        extensions: {
+          cost: {
+            requestedQueryCost: cost,
+            actualQueryCost: cost,
+            throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 2000 - cost, restoreRate: 100 },
+          },
+        },
+      },
+    };
+  };
+}
+
+/**
+ * `rest` for every call but the worker's product lookups, which `products` answers (by default: products
+ * the shop does not have). Tests of other Admin API callers use it so that snapshot runs of the items they
+ * save neither spend their simulated budget nor count among their calls.
+ */
+export function withProductLookups(rest: Reply, products: Reply = productCatalogue({})): Reply {
+  return (call) => (isProductLookup(call) ? products(call) : rest(call));
 }

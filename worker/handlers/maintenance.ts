@@ -7,6 +7,7 @@ import {
   purgeIdempotencyJob,
   sweepComplianceRequestsJob,
   sweepMetafieldsJob,
+  sweepProductSnapshotsJob,
   sweepTransferJobsJob,
 } from "../../app/jobs/definitions";
 import { enqueueMetafieldSync } from "../../app/jobs/queues.server";
@@ -14,6 +15,7 @@ import { logger } from "../../app/logger.server";
 import { queueStrandedComplianceRequests } from "../../app/services/compliance/compliance.server";
 import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { shopsOwingMetafields } from "../../app/services/metafields/customer-metafields.server";
+import { queueDueProductSnapshots } from "../../app/services/products/snapshots.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
 import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
 import { purgeExpiredFiles } from "../../app/services/transfers/file-retention.server";
@@ -23,8 +25,9 @@ import { JobFailed, runJob } from "../outcomes";
 
 /**
  * The maintenance queue's scheduled jobs: purges (idempotency keys, events, expired transfer files),
- * resealing webhook secrets after a rotation, and the sweep that queues accepted imports and exports BullMQ
- * does not hold (on the worker's `connection`).
+ * resealing webhook secrets after a rotation, and the sweeps that queue what the database says is to do and
+ * BullMQ does not hold: accepted imports and exports, compliance requests, owed metafield writes, product
+ * snapshot runs (on the worker's `connection`).
  */
 export function handleMaintenanceJob(job: Job, connection?: Redis) {
   return runJob(() => maintain(job, connection));
@@ -56,6 +59,14 @@ async function maintain(job: Job, connection?: Redis) {
     const shops = await shopsOwingMetafields();
     await enqueueMetafieldSync(shops, { delayMs: 0, connection });
     return { shops: shops.length };
+  }
+  if (job.name === sweepProductSnapshotsJob.name) {
+    const dueBefore = new Date(Date.now() - sweepProductSnapshotsJob.olderThanMs);
+    const shopIds = await queueDueProductSnapshots({ dueBefore, connection });
+    if (shopIds.length > 0) {
+      logger.warn({ shopIds }, "product snapshot runs queued by the sweep (lookups left due)");
+    }
+    return { queued: shopIds.length, shopIds };
   }
   if (job.name === purgeIdempotencyJob.name) {
     const purged = await purgeExpiredIdempotencyKeys();

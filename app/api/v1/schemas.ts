@@ -54,8 +54,19 @@ export const ItemSchema = z
     productId: PlatformId,
     variantId: PlatformId.nullable().openapi({ description: "null when the item is the product without a variant." }),
     handle: z.string(),
-    titleSnapshot: z.string().openapi({ description: "Product title at save time (empty when none was given)." }),
+    titleSnapshot: z.string().openapi({
+      description:
+        "Product title at save time. A save without a title is given the product's title (and current handle) " +
+        "from the shop's catalogue by the service within seconds; empty until then, and for a product the " +
+        "shop does not have.",
+    }),
     addedAt: Timestamp,
+    available: z.boolean().openapi({
+      description:
+        "Additive: false once the product is gone from the shop (deleted there, or unknown to the shop's " +
+        "catalogue): show the item as no longer available and do not link to its page. Not stock " +
+        "availability: a product that is sold out or unpublished is still available here.",
+    }),
   })
   .openapi("Item");
 

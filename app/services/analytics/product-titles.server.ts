@@ -5,7 +5,7 @@
  * handle stands in, so the pages never fail on a name.
  */
 import { isDomainError } from "~/lib/domain-error";
-import { adminGraphql } from "~/services/platform/admin-api.server";
+import { adminGraphql, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
 
 const PRODUCTS_BY_ID = `#graphql
   query WishlistProductTitles($ids: [ID!]!) {
@@ -17,9 +17,6 @@ const PRODUCTS_BY_ID = `#graphql
 interface ProductsResult {
   nodes: Array<{ id?: string; title?: string; handle?: string } | null>;
 }
-
-/** The platform's `nodes` takes at most 250 ids per call. */
-const IDS_PER_CALL = 250;
 
 interface Named {
   productId: string;
@@ -51,8 +48,8 @@ export async function withProductTitles<Row extends Named>({
 async function findProducts(shopDomain: string, productIds: string[]) {
   const found = new Map<string, { title: string; handle: string }>();
   try {
-    for (let start = 0; start < productIds.length; start += IDS_PER_CALL) {
-      const ids = productIds.slice(start, start + IDS_PER_CALL).map((id) => `gid://shopify/Product/${id}`);
+    for (let start = 0; start < productIds.length; start += NODES_PER_QUERY) {
+      const ids = productIds.slice(start, start + NODES_PER_QUERY).map((id) => `gid://shopify/Product/${id}`);
       const { nodes } = await adminGraphql<ProductsResult>({ shopDomain, query: PRODUCTS_BY_ID, variables: { ids } });
       for (const node of nodes) {
         const id = node?.id?.split("/").at(-1);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { getEnv } from "~/env.server";
 import { deriveKey } from "~/lib/derived-keys.server";
 import type { Owner } from "~/services/owners/owner";
+import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { platformSessionStorage } from "~/services/shops/platform-sessions.server";
 import { findActiveKeyBySecret, createApiKey } from "~/services/keys/api-keys.server";
 import { ensureShop, getShopOverview } from "~/services/shops/shops.server";
@@ -121,6 +122,9 @@ export async function seedDemoActivity({
     await toggleItem({ shopId, owner: ownerOf(shopper), at, item });
   }
   await shareWishlist({ shopId, owner: ownerOf(0) });
+  // The guest's saves carry no title: the worker names them from the platform. Their lookup is queued here
+  // once more, awaited, so a seed script that ends right after has handed it to Redis.
+  await requestProductSnapshots(shopId);
   return true;
 }
 

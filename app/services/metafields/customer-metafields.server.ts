@@ -22,7 +22,7 @@ import {
 } from "~/data/metafield-sync-rows.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { logger } from "~/logger.server";
-import { createPacedAdminClient, type PacedAdminClient } from "~/services/platform/paced-admin.server";
+import { createAdminCaller, type AdminCaller } from "~/services/platform/admin-api.server";
 import { readShopSettings } from "~/services/shops/settings";
 
 /** The app-reserved namespace (`$app:` is our app's own on the platform) and key of the metafield. */
@@ -101,7 +101,7 @@ const definitionsEnsured = new Set<string>();
  * its limit of definitions, say) is logged: values are written without a definition too, only the
  * admin's and the storefront's access to them differ.
  */
-async function ensureDefinition(client: PacedAdminClient, shopId: string): Promise<void> {
+async function ensureDefinition(client: AdminCaller, shopId: string): Promise<void> {
   if (definitionsEnsured.has(shopId)) return;
   const answer = await client.ask<{
     metafieldDefinitionCreate: { createdDefinition: { id: string } | null; userErrors: UserError[] };
@@ -139,7 +139,7 @@ interface Owed {
  * Writes the values of customers with saved products. `metafieldsSet` is atomic: when the platform refuses
  * some (a customer deleted in the shop), those are recorded with the reason and the others sent again.
  */
-async function writeValues(client: PacedAdminClient, owed: Owed[]): Promise<Map<string, string | null>> {
+async function writeValues(client: AdminCaller, owed: Owed[]): Promise<Map<string, string | null>> {
   const outcome = new Map<string, string | null>();
   let pending = owed;
   while (pending.length > 0) {
@@ -174,7 +174,7 @@ async function writeValues(client: PacedAdminClient, owed: Owed[]): Promise<Map<
 }
 
 /** Removes the metafield of customers whose lists are empty (the platform keeps no empty list value). */
-async function deleteValues(client: PacedAdminClient, rows: MetafieldSyncRow[]): Promise<Map<string, string | null>> {
+async function deleteValues(client: AdminCaller, rows: MetafieldSyncRow[]): Promise<Map<string, string | null>> {
   const answer = await client.ask<{ metafieldsDelete: { userErrors: UserError[] } }>(
     "metafield removal",
     DELETE_METAFIELDS,
@@ -210,7 +210,7 @@ export async function syncShopMetafields(
   const summary: SyncSummary = { written: 0, removed: 0, refused: 0, calls: 0 };
   const shop = await findShopById(database(), shopId);
   if (!shop) return { ...summary, skipped: "no-shop" };
-  const client = createPacedAdminClient({ shopDomain: shop.domain, sleep });
+  const client = createAdminCaller({ shopDomain: shop.domain, sleep });
   for (;;) {
     const current = await findShopById(database(), shopId);
     if (!current || current.uninstalledAt !== null) return { ...summary, calls: client.calls, skipped: "not-syncing" };

@@ -149,3 +149,104 @@ export async function adminGraphqlPayload<T>({
   }
   return { data: payload.data ?? undefined, errors: payload.errors, cost };
 }
+
+/** The most ids the platform takes in one `nodes(ids:)` query. */
+export const NODES_PER_QUERY = 250;
+
+/** Waits before asking again after a transient failure; the platform's Retry-After wins when longer. */
+const RETRY_DELAYS_MS = [1_000, 3_000];
+const MAX_THROTTLED_RETRIES = 20;
+
+export interface AdminCaller {
+  /**
+   * One query's data, asked again while the platform throttles it (after the wait it names) or fails
+   * transiently (after RETRY_DELAYS_MS); `what` names the query in errors ("customer id check").
+   */
+  ask<T>(what: string, query: string, variables: Record<string, unknown>): Promise<T>;
+  /** Calls made so far, retries included. */
+  readonly calls: number;
+}
+
+/**
+ * Admin GraphQL calls for one shop's bulk work, paced by the platform's cost-based rate limit: a THROTTLED
+ * answer or an HTTP 429 waits as long as the platform says, and a nearly empty bucket waits before the
+ * next call. A wait longer than `maxWaitMs` is not slept: the call fails as `platform_unavailable`,
+ * transient, with that wait as `retryAfterSeconds`, so a job hands its slot back and BullMQ runs it again
+ * then. GraphQL errors without data (a missing scope, say) are not transient: asking again changes nothing.
+ */
+export function createAdminCaller({
+  shopDomain,
+  sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  maxWaitMs = Number.POSITIVE_INFINITY,
+}: {
+  shopDomain: string;
+  sleep?: (ms: number) => Promise<void>;
+  maxWaitMs?: number;
+}): AdminCaller {
+  let calls = 0;
+  let waitBeforeNext = 0;
+
+  const waitTooLong = (what: string, ms: number) =>
+    new PlatformUnavailable(`The platform asks to wait ${ms} ms before the ${what}.`, "throttling", {
+      transient: true,
+      retryAfterSeconds: Math.ceil(ms / 1000),
+    });
+
+  async function ask<T>(what: string, query: string, variables: Record<string, unknown>): Promise<T> {
+    let throttled = 0;
+    let failed = 0;
+    for (;;) {
+      if (waitBeforeNext > maxWaitMs) throw waitTooLong(what, waitBeforeNext);
+      if (waitBeforeNext > 0) await sleep(waitBeforeNext);
+      waitBeforeNext = 0;
+      calls += 1;
+      let payload;
+      try {
+        payload = await adminGraphqlPayload<T>({ shopDomain, query, variables });
+      } catch (error) {
+        if (!(error instanceof PlatformUnavailable) || !error.transient || failed >= RETRY_DELAYS_MS.length) {
+          if (error instanceof PlatformUnavailable && error.transient && failed > 0) {
+            throw new PlatformUnavailable(`${error.message} (asked ${failed + 1} times)`, error.reason, {
+              transient: true,
+              cause: error,
+            });
+          }
+          throw error;
+        }
+        waitBeforeNext = Math.max(RETRY_DELAYS_MS[failed]!, (error.retryAfterSeconds ?? 0) * 1000);
+        failed += 1;
+        continue;
+      }
+      if (payload.throttledForMs !== undefined) {
+        if (++throttled > MAX_THROTTLED_RETRIES) {
+          throw new PlatformUnavailable(`The platform kept throttling the ${what}.`, "kept throttling", {
+            transient: true,
+          });
+        }
+        waitBeforeNext = payload.throttledForMs;
+        continue;
+      }
+      if (!payload.data) {
+        throw new PlatformUnavailable(
+          `The platform's Admin API refused the ${what}: ${payload.errors?.[0]?.message ?? "no data"}.`,
+          "refused the query",
+          { transient: false },
+        );
+      }
+      // Pace the next call: when the bucket cannot pay for another query like this one, wait until it can.
+      const status = payload.cost?.throttleStatus;
+      const cost = payload.cost?.requestedQueryCost ?? 0;
+      if (status && status.currentlyAvailable < cost) {
+        waitBeforeNext = Math.ceil(((cost - status.currentlyAvailable) / Math.max(1, status.restoreRate)) * 1000);
+      }
+      return payload.data;
+    }
+  }
+
+  return {
+    ask,
+    get calls() {
+      return calls;
+    },
+  };
+}

@@ -139,7 +139,9 @@ export async function getShopSettings({ shopId }: { shopId: string }): Promise<S
  */
 export async function updateShopSettings({ shopId, patch }: { shopId: string; patch: ShopSettingsPatch }) {
   const { next, syncTurnedOn } = await transaction(async (tx) => {
-    const shop = await findShopById(tx, shopId);
+    // Locked: two PATCHes at once must not each rewrite the document from the same stale read (one would
+    // silently undo the other, e.g. turn the metafield sync back on after the merchant turned it off).
+    const shop = await findShopById(tx, shopId, { lock: true });
     if (!shop) throw noSuchShop();
     const before = readShopSettings(shop.settings);
     const next: ShopSettings = { ...before, ...patch };

@@ -3,14 +3,15 @@
  * the row has one (checked through the platform's Admin GraphQL API: the id must be a customer of this
  * shop), otherwise by email. Both are asked in batches (250 ids per `nodes` query, 50 emails per search
  * query), each answer is cached for the whole job (found or not), and calls are paced by the platform's
- * cost-based rate limit and transient failures asked again (app/services/platform/paced-admin.server.ts).
+ * cost-based rate limit: a THROTTLED answer or an HTTP 429 waits as long as the platform says, and a
+ * nearly empty bucket waits before the next call. A transient failure (no connection, a timeout, a 5xx)
+ * is asked again after a backoff before the error reaches the job, which BullMQ then retries as a whole
+ * (`createAdminCaller` in services/platform/admin-api.server.ts).
  */
-import { createPacedAdminClient } from "~/services/platform/paced-admin.server";
+import { createAdminCaller, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
 import { parsePlatformId } from "./values";
 
 export const EMAILS_PER_QUERY = 50;
-/** The most ids the platform takes in one `nodes(ids:)` query. */
-export const IDS_PER_QUERY = 250;
 
 const BY_EMAIL = `query CustomersByEmail($query: String!, $first: Int!) {
   customers(first: $first, query: $query) {
@@ -52,8 +53,8 @@ export function createCustomerLookup({
 }): CustomerLookup {
   const byEmail = new Map<string, string | null>();
   const byId = new Map<string, boolean>();
-  const client = createPacedAdminClient({ shopDomain, sleep });
-  const ask = client.ask;
+  const caller = createAdminCaller({ shopDomain, sleep });
+  const ask = caller.ask;
 
   async function lookupEmails(batch: string[]) {
     const data = await ask<ByEmailAnswer>("email lookup", BY_EMAIL, {
@@ -84,10 +85,10 @@ export function createCustomerLookup({
 
   return {
     get calls() {
-      return client.calls;
+      return caller.calls;
     },
     resolve: (emails) => resolveCached(emails, byEmail, EMAILS_PER_QUERY, lookupEmails, null),
-    resolveIds: (ids) => resolveCached(ids, byId, IDS_PER_QUERY, lookupIds, false),
+    resolveIds: (ids) => resolveCached(ids, byId, NODES_PER_QUERY, lookupIds, false),
   };
 }
 

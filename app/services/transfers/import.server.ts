@@ -10,6 +10,7 @@ import { database, transaction } from "~/data/database.server";
 import { saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
 import { isDomainError } from "~/lib/domain-error";
 import { PlatformUnavailable } from "~/services/platform/admin-api.server";
+import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { getStorage } from "~/services/storage/index.server";
 import { importItems, maxItemsPerList, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
@@ -322,6 +323,10 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       }
     }
     settle(tally, result.inserted.length, result.full);
+    // Rows without a title are saved due for a product lookup: the worker fills them from the platform.
+    if (!dryRun && result.inserted.length > 0 && rows.some((row) => !row.title)) {
+      await requestProductSnapshots(shopId);
+    }
   };
 
   let header = true;

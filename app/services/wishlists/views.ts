@@ -18,6 +18,7 @@ export function itemView(item: ItemRow) {
     handle: item.handle,
     titleSnapshot: item.titleSnapshot,
     addedAt: toTimestamp(item.addedAt),
+    available: item.unavailableAt === null,
   };
 }
 

@@ -41,6 +41,7 @@ import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
 import { recordEvent } from "~/services/events/outbox.server";
 import { noteCustomerChanges } from "~/services/metafields/customer-metafields.server";
+import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { ownerColumns, type Owner } from "~/services/owners/owner";
 import { readShopSettings, type ShopSettings } from "~/services/shops/settings";
 import { itemView, type ListWithItems } from "./views";
@@ -164,11 +165,13 @@ async function finishChange(
   return count;
 }
 
+/** A save without a title is due for a product lookup from now on (services/products/snapshots.server.ts). */
 const newItemRow = (listId: string, item: NewItem, addedAt: Date) => ({
   ...keyOf(listId, item),
   handle: item.handle,
   titleSnapshot: item.title ?? "",
   addedAt,
+  productLookupAt: item.title ? null : new Date(),
 });
 
 /** The owner's default list with its items (newest first), or null: reading never creates a list. */
@@ -192,7 +195,7 @@ export interface ToggleResult {
 export async function toggleItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<ToggleResult>) {
   await checkGuestWrites(input);
   const { shopId, owner, item, at = new Date() } = input;
-  return transaction(async (tx) => {
+  const result = await transaction(async (tx) => {
     const list = await lockDefaultList(tx, shopId, owner, true, at);
     const removed = await deleteItemByKey(tx, shopId, keyOf(list.id, item));
     let result: ToggleResult;
@@ -208,6 +211,8 @@ export async function toggleItem(input: ChangeInput & { item: NewItem }, unit?: 
     await unit?.within?.(tx, result);
     return result;
   });
+  if (result.added && !item.title) void requestProductSnapshots(shopId);
+  return result;
 }
 
 export interface AddResult {
@@ -220,7 +225,7 @@ export interface AddResult {
 export async function addItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<AddResult>) {
   await checkGuestWrites(input);
   const { shopId, owner, item, at = new Date() } = input;
-  return transaction(async (tx) => {
+  const result = await transaction(async (tx) => {
     const list = await lockDefaultList(tx, shopId, owner, true, at);
     const created = await insertItem(tx, shopId, newItemRow(list.id, item, at));
     let result: AddResult;
@@ -233,6 +238,8 @@ export async function addItem(input: ChangeInput & { item: NewItem }, unit?: Uni
     await unit?.within?.(tx, result);
     return result;
   });
+  if (result.created && !item.title) void requestProductSnapshots(shopId);
+  return result;
 }
 
 /** Removes one item, by id or by product+variant. Removing what is not there changes nothing. */

@@ -1,0 +1,537 @@
+import { randomUUID } from "node:crypto";
+import { serve } from "@hono/node-server";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { demoShopData } from "../stand-in/demo-data";
+import { startPlatformStandIn } from "../stand-in/platform";
+import {
+  isProductLookup,
+  productCatalogue,
+  startFakeAdminApi,
+  withProductLookups,
+  customerSearch,
+  type RecordedCall,
+} from "./support/fake-admin-api";
+
+// The platform's Admin GraphQL API at the network boundary, for this process and the worker it starts;
+// set before any app module reads the environment.
+const platform = await startFakeAdminApi();
+process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
+afterAll(() => platform.close());
+
+const { database } = await import("~/data/database.server");
+const { insertItem } = await import("~/data/item-rows.server");
+const { MAINTENANCE_QUEUE, PRODUCT_QUEUE, sweepProductSnapshotsJob } = await import("~/jobs/definitions");
+const { createQueue } = await import("~/jobs/queues.server");
+const { POSTPONE_MS } = await import("~/services/products/snapshots.server");
+const { createList, createShopWithKey } = await import("./factories");
+const { OpenApiValidator, apiClient, rawCall, signedProxyPath } = await import("./support/api");
+const { BASE_URL, createTestApp } = await import("./support/http");
+const { platformWebhook } = await import("./support/platform-webhooks");
+const { useWorker } = await import("./support/worker");
+const { connectToPlatform, runImport, upload, viaApp } = await import("./transfers/helpers");
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+const products = createQueue(PRODUCT_QUEUE);
+const maintenance = createQueue(MAINTENANCE_QUEUE);
+afterAll(async () => {
+  await products.resume();
+  await Promise.all([products.close(), maintenance.close()]);
+});
+
+useWorker();
+
+/** The shop catalogue the fake platform answers product lookups from (numeric id -> title, handle). */
+const CATALOGUE: Record<string, { title: string; handle: string }> = {
+  "101": { title: "Aurora Linen Shirt", handle: "aurora-linen-shirt" },
+  "102": { title: "Harbor Wool Coat", handle: "harbor-wool-coat" },
+  "104": { title: "Meadow Sun Hat", handle: "meadow-sun-hat" },
+  "201": { title: "Canyon Leather Boots", handle: "canyon-leather-boots" },
+  "301": { title: "Tidal Swim Shorts", handle: "tidal-swim-shorts" },
+  "401": { title: "Summit Rain Jacket", handle: "summit-rain-jacket" },
+  "501": { title: "Orchard Knit Sweater", handle: "orchard-knit-sweater" },
+};
+const catalogue = productCatalogue(CATALOGUE);
+beforeEach(() => platform.answer(catalogue));
+
+/** Polls `read` until `done` holds (a generous bound: the worker runs on a busy machine). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000) {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`not reached within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const gid = (id: string) => `gid://shopify/Product/${id}`;
+const lookupsWith = (token: string) =>
+  platform.calls.filter((call) => call.accessToken === token && isProductLookup(call));
+const idsOf = (call: RecordedCall) => call.variables.ids as string[];
+
+/** A connected shop (an offline token, as installing the app leaves) and a guest shopper of it. */
+async function connectedShop(token = `shpat_${randomUUID().slice(0, 8)}`) {
+  const { shop, secret } = await createShopWithKey();
+  await connectToPlatform(shop.domain, token);
+  return { shop, secret, token, ...shopperOf(shop) };
+}
+
+/** A guest shopper through the public key, and a customer through the app proxy. */
+function shopperOf(shop: { domain: string; publicKey: string }) {
+  const aid = randomUUID();
+  const publicCall = (path: string, method = "GET", body?: unknown) =>
+    rawCall(app, validator, `/v1${path}`, {
+      method,
+      headers: {
+        "X-Service-Shop": shop.domain,
+        "X-Service-Public-Key": shop.publicKey,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const proxyCall = (path: string, customerId: string, method = "GET", body?: unknown) =>
+    rawCall(
+      app,
+      validator,
+      signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: customerId }),
+      {
+        method,
+        headers: body === undefined ? {} : { "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+    );
+  const save = async (item: { productId: string; handle: string; title?: string }) => {
+    const response = await publicCall("/storefront/wishlist/items", "POST", { ...item, anonymousId: aid });
+    expect(response.status).toBe(201);
+  };
+  const wishlist = async () => {
+    const response = await publicCall(`/storefront/wishlist?aid=${aid}`);
+    expect(response.status).toBe(200);
+    return (await response.json()) as {
+      id: string;
+      items: Array<{ productId: string; handle: string; titleSnapshot: string; available: boolean }>;
+    };
+  };
+  return { aid, publicCall, proxyCall, save, wishlist };
+}
+
+const itemsOf = (shopId: string) =>
+  database().selectFrom("Item").selectAll().where("shopId", "=", shopId).orderBy("productId").execute();
+
+const untitled = (rows: Array<{ titleSnapshot: string; productLookupAt: Date | null }>) =>
+  rows.filter((row) => row.productLookupAt !== null && row.productLookupAt.getTime() <= Date.now()).length;
+
+/** Jobs the product queue holds that have not run yet. */
+const pendingRuns = () => products.getJobCountByTypes("waiting", "delayed", "prioritized");
+
+/** Runs the snapshot sweep now (as its schedule does every minute); resolves with what it queued. */
+async function sweep(): Promise<string[]> {
+  const job = await maintenance.add(sweepProductSnapshotsJob.name, {}, { removeOnComplete: false });
+  const done = await until(
+    async () => (await maintenance.getJob(job.id!))!,
+    (found) => found.finishedOn !== undefined,
+    "the sweep to run",
+  );
+  expect(done.failedReason).toBeUndefined();
+  return (done.returnvalue as { shopIds: string[] }).shopIds;
+}
+
+describe("product snapshots", () => {
+  it("fills the title and handle of saves without a title, one run and one nodes(ids:) query per shop", async () => {
+    // GIVEN two connected shops, and the product queue paused so every save lands before the runs start
+    await products.pause();
+    const a = await connectedShop();
+    const b = await connectedShop();
+    const other = shopperOf(a.shop);
+    try {
+      // WHEN shoppers save without a title (public key and app proxy), with a stale handle, and with a title
+      await a.save({ productId: "101", handle: "old-handle" });
+      await a.save({ productId: "102", handle: "harbor-wool-coat" });
+      await a.save({ productId: "103", handle: "given", title: "Title from the theme" });
+      await other.save({ productId: "101", handle: "old-handle" });
+      const proxied = await a.proxyCall("/storefront/wishlist/toggle", "55", "POST", {
+        productId: "104",
+        handle: "meadow-sun-hat",
+      });
+      expect(proxied.status).toBe(200);
+      await b.save({ productId: "201", handle: "boots" });
+      // THEN each shop holds one pending run, however many saves it had
+      expect(await pendingRuns()).toBe(2);
+    } finally {
+      await products.resume();
+    }
+    await until(
+      () => itemsOf(a.shop.id),
+      (rows) => untitled(rows) === 0,
+      "shop A's titles",
+    );
+    await until(
+      () => itemsOf(b.shop.id),
+      (rows) => untitled(rows) === 0,
+      "shop B's titles",
+    );
+
+    // One query per shop, with its own token, asking exactly its untitled products by GID.
+    const asked = lookupsWith(a.token);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.path).toMatch(/^\/admin\/api\/[\d-]+\/graphql\.json$/);
+    expect(asked[0]!.query).toMatch(/nodes\(ids: \$ids\)/);
+    expect(asked[0]!.query).toMatch(/\.\.\. on Product \{ id title handle \}/);
+    expect(idsOf(asked[0]!).sort()).toEqual([gid("101"), gid("102"), gid("104")]);
+    expect(lookupsWith(b.token).map(idsOf)).toEqual([[gid("201")]]);
+
+    // The lists show the platform's title and current handle; a title the save carried is kept.
+    const list = await a.wishlist();
+    expect(
+      list.items
+        .map(({ productId, handle, titleSnapshot, available }) => ({ productId, handle, titleSnapshot, available }))
+        .sort((x, y) => x.productId.localeCompare(y.productId)),
+    ).toEqual([
+      { productId: "101", handle: "aurora-linen-shirt", titleSnapshot: "Aurora Linen Shirt", available: true },
+      { productId: "102", handle: "harbor-wool-coat", titleSnapshot: "Harbor Wool Coat", available: true },
+      { productId: "103", handle: "given", titleSnapshot: "Title from the theme", available: true },
+    ]);
+    expect((await other.wishlist()).items[0]).toMatchObject({ titleSnapshot: "Aurora Linen Shirt" });
+    const api = apiClient(app, validator, { Authorization: `Bearer ${a.secret}` });
+    const { data: lists } = await api.GET("/lists", { params: { query: { limit: 10 } } });
+    const customerList = lists!.data.find(
+      (summary) => summary.owner.type === "customer" && summary.owner.customerId === "55",
+    )!;
+    const { data: detail } = await api.GET("/lists/{id}", { params: { path: { id: customerList.id } } });
+    expect(detail!.items).toEqual([
+      expect.objectContaining({ productId: "104", titleSnapshot: "Meadow Sun Hat", available: true }),
+    ]);
+  });
+
+  it("waits as long as a THROTTLED answer says, then asks again and fills the titles", async () => {
+    const c = await connectedShop();
+    // An empty bucket: 3 points missing at 2 points a second, so the platform asks for 1.5 s.
+    let throttled = false;
+    platform.answer((call) => {
+      if (call.accessToken !== c.token || throttled) return catalogue(call);
+      throttled = true;
+      return {
+        status: 200,
+        body: {
+          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+          extensions: {
+            cost: {
+              requestedQueryCost: 3,
+              actualQueryCost: null,
+              throttleStatus: { maximumAvailable: 100, currentlyAvailable: 0, restoreRate: 2 },
+            },
+          },
+        },
+      };
+    });
+    await c.save({ productId: "301", handle: "shorts" });
+    await until(
+      () => itemsOf(c.shop.id),
+      (rows) => rows[0]?.titleSnapshot === "Tidal Swim Shorts",
+      "the title",
+    );
+    const [first, second, ...more] = lookupsWith(c.token);
+    expect(more).toEqual([]);
+    expect(idsOf(second!)).toEqual(idsOf(first!));
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1_450);
+  });
+
+  it("hands a wait longer than a run sleeps back to the queue: the job is retried after the platform's delay", async () => {
+    const g = await connectedShop();
+    // 62 points missing at 2 points a second: the platform asks for 31 s, more than a run sleeps (30 s).
+    let throttled = false;
+    platform.answer((call) => {
+      if (call.accessToken !== g.token || throttled) return catalogue(call);
+      throttled = true;
+      return {
+        status: 200,
+        body: {
+          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+          extensions: {
+            cost: {
+              requestedQueryCost: 62,
+              actualQueryCost: null,
+              throttleStatus: { maximumAvailable: 100, currentlyAvailable: 0, restoreRate: 2 },
+            },
+          },
+        },
+      };
+    });
+    await g.save({ productId: "501", handle: "sweater" });
+    // The run ends at once and its job waits in the queue, delayed, with one attempt made.
+    const job = await until(
+      async () => (await products.getJobs(["delayed"])).find((found) => found.data.shopId === g.shop.id),
+      (found) => found !== undefined && found.attemptsMade === 1,
+      "the job to be delayed for its retry",
+    );
+    expect(job!.delay).toBeGreaterThanOrEqual(31_000);
+    await until(
+      () => itemsOf(g.shop.id),
+      (rows) => rows[0]?.titleSnapshot === "Orchard Knit Sweater",
+      "the title",
+    );
+    const [first, second, ...more] = lookupsWith(g.token);
+    expect(more).toEqual([]);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(31_000);
+  }, 120_000);
+
+  it("asks again after transient failures (HTTP 503) within the run", async () => {
+    const d = await connectedShop();
+    let failures = 0;
+    platform.answer((call) => {
+      if (call.accessToken === d.token && failures < 2) {
+        failures += 1;
+        return { status: 503, body: { errors: "Service Unavailable" } };
+      }
+      return catalogue(call);
+    });
+    await d.save({ productId: "401", handle: "jacket" });
+    await until(
+      () => itemsOf(d.shop.id),
+      (rows) => rows[0]?.titleSnapshot === "Summit Rain Jacket",
+      "the title",
+    );
+    expect(lookupsWith(d.token)).toHaveLength(3);
+  });
+
+  it("puts off a shop with no token or a refused one, asks nothing more, and the sweep does not queue it again", async () => {
+    // GIVEN a shop that never connected, and one whose token the platform refuses
+    const { shop: unconnected } = await createShopWithKey();
+    const lonely = shopperOf(unconnected);
+    const refused = await connectedShop("shpat_revoked");
+    platform.answer((call) =>
+      call.accessToken === "shpat_revoked"
+        ? { status: 401, body: { errors: "[API] Invalid API key or access token" } }
+        : catalogue(call),
+    );
+    const callsBefore = platform.calls.length;
+    await lonely.save({ productId: "501", handle: "sweater" });
+    await refused.save({ productId: "501", handle: "sweater" });
+    // THEN both runs put the lookups off by an hour, untitled
+    for (const shopId of [unconnected.id, refused.shop.id]) {
+      const [item] = await until(
+        () => itemsOf(shopId),
+        (rows) => rows[0]!.productLookupAt!.getTime() > Date.now() + POSTPONE_MS / 2,
+        "the lookup put off",
+      );
+      expect(item!.titleSnapshot).toBe("");
+    }
+    // The shop without a token cost no call at all; the refused one, one.
+    expect(platform.calls.slice(callsBefore).map((call) => call.accessToken)).toEqual(["shpat_revoked"]);
+    // AND the sweep leaves them be (nothing due), so nothing is asked again
+    const queued = await sweep();
+    expect(queued).not.toContain(unconnected.id);
+    expect(queued).not.toContain(refused.shop.id);
+    expect(await pendingRuns()).toBe(0);
+    expect(platform.calls.slice(callsBefore)).toHaveLength(1);
+  });
+
+  it("the sweep queues a shop whose lookups are due without a job (Redis lost it), and they are filled", async () => {
+    const e = await connectedShop();
+    const list = await createList(e.shop.id, { anonymousId: e.aid });
+    // An item due two minutes ago, written without queueing anything.
+    await insertItem(database(), e.shop.id, {
+      listId: list.id,
+      productId: "102",
+      variantId: "",
+      handle: "coat",
+      titleSnapshot: "",
+      addedAt: new Date(),
+      productLookupAt: new Date(Date.now() - 120_000),
+    });
+    expect(await sweep()).toContain(e.shop.id);
+    await until(
+      () => itemsOf(e.shop.id),
+      (rows) => rows[0]?.titleSnapshot === "Harbor Wool Coat",
+      "the title",
+    );
+    expect(lookupsWith(e.token).map(idsOf)).toEqual([[gid("102")]]);
+    expect(await sweep()).not.toContain(e.shop.id);
+  });
+
+  it("fills an import's untitled rows in batches of at most 250 ids; a product the platform does not know is unavailable, never asked again", async () => {
+    // GIVEN 600 imported saves of 600 products (300 per customer), all but one in the shop's catalogue
+    const f = await connectedShop();
+    const known: Record<string, { title: string; handle: string }> = {};
+    for (let index = 0; index < 599; index++)
+      known[String(9000 + index)] = { title: `P${index}`, handle: `p-${index}` };
+    platform.answer(
+      withProductLookups(customerSearch({}, undefined, { ids: ["8001", "8002"] }), productCatalogue(known)),
+    );
+    const rows = ["customer_id,anonymous_id,product_id,variant_id,handle,added_at"];
+    for (let index = 0; index < 600; index++) rows.push(`${8001 + (index % 2)},,${9000 + index},,h,2024-01-01`);
+    const api = apiClient(app, validator, { Authorization: `Bearer ${f.secret}` });
+    await products.pause();
+    try {
+      const { fileUrl } = await upload(api, viaApp(app), rows.join("\n"));
+      expect(await runImport(api, { source: "csv", fileUrl })).toMatchObject({ status: "succeeded", imported: 600 });
+      expect(await pendingRuns()).toBe(1);
+    } finally {
+      await products.resume();
+    }
+    // THEN three queries of 250, 250 and 100 ids, each product asked once
+    await until(
+      () => itemsOf(f.shop.id),
+      (items) => untitled(items) === 0,
+      "600 titles",
+      90_000,
+    );
+    const asked = lookupsWith(f.token);
+    expect(asked.map((call) => idsOf(call).length)).toEqual([250, 250, 100]);
+    expect(new Set(asked.flatMap(idsOf)).size).toBe(600);
+    const items = await itemsOf(f.shop.id);
+    expect(items.filter((item) => item.titleSnapshot !== "")).toHaveLength(599);
+    expect(items.find((item) => item.productId === "9001")).toMatchObject({
+      titleSnapshot: "P1",
+      handle: "p-1",
+      productLookupAt: null,
+      unavailableAt: null,
+    });
+    expect(items.find((item) => item.productId === "9599")).toMatchObject({
+      titleSnapshot: "",
+      productLookupAt: null,
+      unavailableAt: expect.any(Date),
+    });
+    // AND nothing is asked again
+    expect(await sweep()).not.toContain(f.shop.id);
+    expect(lookupsWith(f.token)).toHaveLength(3);
+  }, 120_000);
+});
+
+describe("products/delete", () => {
+  const send = (shopDomain: string, body: string, webhookId?: string, topic = "products/delete") =>
+    app.request(`${BASE_URL}/webhooks/products/delete`, platformWebhook(topic, shopDomain, body, undefined, webhookId));
+
+  const processedFor = (shopDomain: string) =>
+    database().selectFrom("PlatformWebhook").selectAll().where("shopDomain", "=", shopDomain).execute();
+
+  it("marks the shop's saved items of the product unavailable in every list response, once per webhook", async () => {
+    // GIVEN a shop where two shoppers saved product 301 (one list shared) beside 302, and another shop's item 301
+    const p = await connectedShop();
+    const second = shopperOf(p.shop);
+    const q = await connectedShop();
+    for (const shopper of [p, second, q]) await shopper.save({ productId: "301", handle: "shorts", title: "Shorts" });
+    await p.save({ productId: "302", handle: "other", title: "Other" });
+    const share = await p.publicCall(`/storefront/wishlist/share?aid=${p.aid}`, "POST");
+    const { token } = (await share.json()) as { token: string };
+
+    // WHEN the platform says product 301 was deleted in shop P
+    const webhookId = randomUUID();
+    const body = JSON.stringify({ id: 301 });
+    expect((await send(p.shop.domain, body, webhookId)).status).toBe(200);
+
+    // THEN P's items of 301 read available: false wherever an item is shown, and the rest is untouched
+    const availability = (items: Array<{ productId: string; available: boolean }>) =>
+      Object.fromEntries(items.map((item) => [item.productId, item.available]));
+    expect(availability((await p.wishlist()).items)).toEqual({ "301": false, "302": true });
+    expect(availability((await second.wishlist()).items)).toEqual({ "301": false });
+    const shared = await p.publicCall(`/storefront/lists/${token}`);
+    expect(availability(((await shared.json()) as { items: [] }).items)).toEqual({ "301": false, "302": true });
+    const api = apiClient(app, validator, { Authorization: `Bearer ${p.secret}` });
+    const { data: detail } = await api.GET("/lists/{id}", { params: { path: { id: (await p.wishlist()).id } } });
+    expect(availability(detail!.items)).toEqual({ "301": false, "302": true });
+    expect(availability((await q.wishlist()).items)).toEqual({ "301": true });
+
+    // AND a second delivery (same id) or the same signed body under a new id changes nothing
+    const before = await itemsOf(p.shop.id);
+    expect((await send(p.shop.domain, body, webhookId)).status).toBe(200);
+    expect((await send(p.shop.domain, body)).status).toBe(200);
+    // (sent again naming the other shop, the signed body is still the one already processed)
+    expect((await send(q.shop.domain, body)).status).toBe(200);
+    expect(await itemsOf(p.shop.id)).toEqual(before);
+    expect(availability((await q.wishlist()).items)).toEqual({ "301": true });
+    expect((await processedFor(p.shop.domain)).map((row) => row.topic)).toEqual(["products/delete", "products/delete"]);
+  });
+
+  it.each([
+    ["no product id", JSON.stringify({ title: "gone" })],
+    ["a product id that is no id", JSON.stringify({ id: "abc" })],
+    ["a product id of zero", JSON.stringify({ id: 0 })],
+    ["a body that is not an object", JSON.stringify([301])],
+  ])("refuses a signed webhook with %s: 400 problem, nothing done", async (_case, body) => {
+    const p = await connectedShop();
+    await p.save({ productId: "301", handle: "shorts", title: "Shorts" });
+    const response = await send(p.shop.domain, body);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toMatchObject({ status: 400, type: expect.stringMatching(/\/problems\//) });
+    expect((await p.wishlist()).items[0]!.available).toBe(true);
+    expect(await processedFor(p.shop.domain)).toEqual([]);
+  });
+
+  it("refuses unsigned webhooks, another topic's webhook and a malformed shop header; answers 200 for an unknown shop", async () => {
+    const p = await connectedShop();
+    await p.save({ productId: "301", handle: "shorts", title: "Shorts" });
+    const body = JSON.stringify({ id: 301 });
+    const unsigned = await app.request(`${BASE_URL}/webhooks/products/delete`, {
+      ...platformWebhook("products/delete", p.shop.domain, body, "wrong-secret"),
+    });
+    expect(unsigned.status).toBe(401);
+    expect((await send(p.shop.domain, body, undefined, "products/update")).status).toBe(400);
+    expect((await send("not a shop", body)).status).toBe(400);
+    expect((await p.wishlist()).items[0]!.available).toBe(true);
+    const unknown = await send("no-such-shop.myshopify.com", JSON.stringify({ id: 999 }));
+    expect(unknown.status).toBe(200);
+    expect(await processedFor("no-such-shop.myshopify.com")).toEqual([]);
+  });
+
+  it("drops a lookup still due for the deleted product", async () => {
+    await products.pause();
+    const p = await connectedShop();
+    try {
+      await p.save({ productId: "303", handle: "gone" });
+      expect((await send(p.shop.domain, JSON.stringify({ id: 303 }))).status).toBe(200);
+    } finally {
+      await products.resume();
+    }
+    const [item] = await itemsOf(p.shop.id);
+    expect(item).toMatchObject({ productLookupAt: null, unavailableAt: expect.any(Date), titleSnapshot: "" });
+    await until(pendingRuns, (count) => count === 0, "the shop's run to end");
+    expect(lookupsWith(p.token)).toEqual([]);
+  });
+});
+
+describe("the platform stand-in", () => {
+  it("deletes a product as the merchant does: the app gets a signed products/delete and the item turns unavailable", async () => {
+    // GIVEN the app listening on loopback, and the local platform holding the shop's catalogue
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+    });
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const s = await connectedShop();
+    const standIn = await startPlatformStandIn({
+      appUrl: `http://127.0.0.1:${port}`,
+      apiKey: "local-dev-api-key",
+      apiSecret: "local-dev-api-secret",
+      appHandle: "wishlist-service",
+      scopes: "read_products,read_customers,write_customers,read_themes",
+      shops: [demoShopData({ domain: s.shop.domain, accessToken: s.token })],
+    });
+    try {
+      const [product] = standIn.shops[0]!.products;
+      await s.save({ productId: product!.id, handle: product!.handle, title: product!.title });
+
+      // WHEN the merchant deletes the product in the platform's admin
+      expect(await standIn.deleteProduct(s.shop.domain, product!.id)).toBe(200);
+
+      // THEN the app shows the item unavailable, and the platform no longer knows the product
+      expect((await s.wishlist()).items).toEqual([
+        expect.objectContaining({ productId: product!.id, available: false }),
+      ]);
+      const lookup = await fetch(`${standIn.origin}/admin/api/unstable/graphql.json`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-shopify-access-token": s.token },
+        body: JSON.stringify({
+          query: "query($ids: [ID!]!) { nodes(ids: $ids) { ... on Product { id title } } }",
+          variables: { ids: [gid(product!.id)] },
+        }),
+      });
+      expect(((await lookup.json()) as { data: unknown }).data).toEqual({ nodes: [null] });
+    } finally {
+      await standIn.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

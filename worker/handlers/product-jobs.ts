@@ -1,0 +1,26 @@
+/**
+ * Product snapshots (app/services/products/snapshots.server.ts) for BullMQ: one run per shop job. A
+ * transient failure is retried after the wait the platform asked for (a long throttle), else with an
+ * exponential backoff; the last attempt puts the shop's lookups off instead of failing.
+ */
+import type { BackoffStrategy, Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { productSnapshotJob } from "../../app/jobs/definitions";
+import { logger } from "../../app/logger.server";
+import { runProductSnapshots } from "../../app/services/products/snapshots.server";
+import { retryDelayOf, runJob } from "../outcomes";
+
+export function createProductSnapshotHandler(connection?: Redis) {
+  return (job: Job) =>
+    runJob(async () => {
+      const { shopId } = productSnapshotJob.payload.parse(job.data);
+      const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const run = await runProductSnapshots({ shopId, finalAttempt, connection });
+      if (run.asked > 0 || run.postponed) logger.info({ shopId, jobId: job.id, ...run }, "product snapshots run");
+      return run;
+    });
+}
+
+/** The wait the platform asked for, if the run failed for it; else 30 s, doubling per attempt, at most 15 min. */
+export const productSnapshotBackoff: BackoffStrategy = (attemptsMade, _type, error) =>
+  retryDelayOf(error) ?? Math.min(30_000 * 2 ** Math.max(0, attemptsMade - 1), 15 * 60_000);
