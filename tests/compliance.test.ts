@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { database, engine } from "~/data/database.server";
 import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
+import { purgeProcessedPlatformWebhooks } from "~/services/shops/shops.server";
 import { countActiveOwners } from "~/data/daily-stat-rows.server";
 import { createShopWithKey, sessionRow } from "./factories";
 import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./support/api";
@@ -329,6 +330,15 @@ describe("customers/data_request", () => {
     });
     expect(foreign.status).toBe(404);
     expect((await rawCall(app, validator, "/v1/compliance/data-requests/job_1", auth)).status).toBe(400);
+
+    // The same signed body again after the processed webhook ids expired (7 days), under a new webhook id:
+    // the shop holds that data request already, so nothing new is recorded or written.
+    await purgeProcessedPlatformWebhooks(new Date(Date.now() + 8 * 24 * 60 * 60 * 1000));
+    expect(
+      (await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER, { data_request: { id: 77 } })))
+        .status,
+    ).toBe(200);
+    expect(await requestsOf(shop.id)).toHaveLength(1);
   });
 });
 

@@ -155,7 +155,7 @@ export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
         {
           processed: "platform webhook processed",
           replay: "platform webhook already processed (same webhook id or same signed body)",
-          stale: "platform webhook ignored: signed before the one last applied",
+          stale: "platform webhook ignored: signed before the one last applied, or a data request already held",
           unknown_shop: "platform webhook for a shop this app does not hold: nothing to do",
         }[outcome],
       );

@@ -38,6 +38,23 @@ export function findShopComplianceRequest(
     .executeTakeFirst();
 }
 
+/** Whether the shop already holds a request of this topic with this platform request id. */
+export async function hasPlatformRequest(
+  q: Queryable,
+  shopId: string,
+  topic: string,
+  platformRequestId: string,
+): Promise<boolean> {
+  const row = await q
+    .selectFrom("ComplianceRequest")
+    .select("id")
+    .where("shopId", "=", shopId)
+    .where("topic", "=", topic)
+    .where("platformRequestId", "=", platformRequestId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** A shop's requests of some topics, newest first. */
 export function findComplianceRequestsOfShop(
   q: Queryable,

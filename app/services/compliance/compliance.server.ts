@@ -28,6 +28,7 @@ import {
   findQueuedComplianceRequests,
   findShopComplianceRequest,
   findTransferFileKeys,
+  hasPlatformRequest,
   insertComplianceRequest,
   renameActiveOwner,
   updateComplianceRequest,
@@ -87,6 +88,16 @@ export async function receiveComplianceWebhook(
   if (!shop) return "unknown_shop";
   const id = newId("complianceRequest");
   const outcome = await processPlatformWebhookOnce(receipt, async (tx) => {
+    // A data request the shop holds already (by the platform's id) is a replay older than the processed
+    // webhook ids are kept (7 days): recorded, and no second file is written.
+    const { platformRequestId } = subject;
+    if (
+      receipt.topic === "customers/data_request" &&
+      platformRequestId !== null &&
+      (await hasPlatformRequest(tx, shop.id, receipt.topic, platformRequestId))
+    ) {
+      return "stale";
+    }
     await insertComplianceRequest(
       tx,
       {
