@@ -16,6 +16,7 @@ import { BASE_URL, createTestApp } from "./support/http";
 import { platformWebhook } from "./support/platform-webhooks";
 import { useWorker } from "./support/worker";
 import { startReceiver } from "./webhooks/receiver";
+import { until } from "./support/poll";
 
 // Deliveries to a receiver on this machine that always fails and echoes what it got, so the customer's id
 // sits in the delivery log, in the queue's retrying jobs and in the outbox when the redaction runs.
@@ -38,17 +39,6 @@ afterAll(async () => {
 });
 
 useWorker();
-
-/** Polls `read` until `done` holds (a generous bound: the worker runs on a busy machine). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 90_000) {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`not reached within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const send = (topic: string, shopDomain: string, body: object, webhookId?: string) =>
   app.request(

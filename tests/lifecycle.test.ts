@@ -15,8 +15,10 @@ import { createShopWithKey, sessionRow } from "./factories";
 import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./support/api";
 import { BASE_URL, createTestApp } from "./support/http";
 import { platformWebhook } from "./support/platform-webhooks";
-import { startProcess, type RunningProcess } from "./support/processes";
+import type { RunningProcess } from "./support/processes";
+import { manualWorkers } from "./support/worker";
 import { startReceiver } from "./webhooks/receiver";
+import { until } from "./support/poll";
 
 // Deliveries to a receiver on this machine; retries a second apart, so a delivery that failed before the
 // uninstall is retried (and dropped) after it within the test.
@@ -56,37 +58,16 @@ const receiver = await startReceiver((_request, _index, res) => {
   return "hold";
 });
 
-const workers: RunningProcess[] = [];
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
   await queue.close();
   queueRedis.disconnect();
   await receiver.close();
   await platform.close();
 });
 
-async function startWorker() {
-  const worker = startProcess("worker/index.ts", {});
-  workers.push(worker);
-  await worker.waitForOutput(/worker ready/);
-  return worker;
-}
-
-async function stopWorker(worker: RunningProcess) {
-  expect(await worker.stop(30_000)).toBe(0);
-  workers.splice(workers.indexOf(worker), 1);
-}
-
-/** Polls `read` until `done` holds (a generous bound: the worker runs on a busy machine). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 90_000) {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`not reached within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const workers = manualWorkers();
+const startWorker = () => workers.start();
+const stopWorker = (worker: RunningProcess) => workers.stop(worker);
 
 async function uninstall(domain: string) {
   const body = JSON.stringify({ id: 1, name: "Shop", domain, myshopify_domain: domain });

@@ -9,7 +9,9 @@ import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./support
 import { standInGraphql, startFakeAdminApi, type RecordedCall } from "./support/fake-admin-api";
 import { createTestApp } from "./support/http";
 import { runImport, upload, viaApp } from "./transfers/helpers";
-import { startProcess, type RunningProcess } from "./support/processes";
+import type { RunningProcess } from "./support/processes";
+import { manualWorkers } from "./support/worker";
+import { until } from "./support/poll";
 
 // The platform at the network boundary: a recording server on loopback that answers with the stand-in's
 // GraphQL engine (so a mutation the platform would refuse is refused), unless a test answers otherwise.
@@ -34,34 +36,13 @@ const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
 const PRODUCT = (n: number) => String(8_100_000_000 + n);
 const SLOT = "$app:wishlist.saved_products";
 
-const workers: RunningProcess[] = [];
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
   await platform.close();
 });
 
-async function startWorker() {
-  const worker = startProcess("worker/index.ts", {});
-  workers.push(worker);
-  await worker.waitForOutput(/worker ready/);
-  return worker;
-}
-
-async function stopWorker(worker: RunningProcess) {
-  expect(await worker.stop(30_000)).toBe(0);
-  workers.splice(workers.indexOf(worker), 1);
-}
-
-/** Polls `read` until `done` holds (a generous bound: the worker runs on a busy machine). */
-async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 90_000) {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`not reached within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const workers = manualWorkers();
+const startWorker = () => workers.start();
+const stopWorker = (worker: RunningProcess) => workers.stop(worker);
 
 /** A customer's save or removal through the app proxy, as the theme's heart button sends it. */
 const proxy = (customerId: string, method: "POST" | "DELETE", productId: string) =>

@@ -11,6 +11,7 @@ import {
   customerSearch,
   type RecordedCall,
 } from "./support/fake-admin-api";
+import { until } from "./support/poll";
 
 // The platform's Admin GraphQL API at the network boundary, for this process and the worker it starts;
 // set before any app module reads the environment.
@@ -53,17 +54,6 @@ const CATALOGUE: Record<string, { title: string; handle: string }> = {
 };
 const catalogue = productCatalogue(CATALOGUE);
 beforeEach(() => platform.answer(catalogue));
-
-/** Polls `read` until `done` holds (a generous bound: the worker runs on a busy machine). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000) {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`not reached within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const gid = (id: string) => `gid://shopify/Product/${id}`;
 const lookupsWith = (token: string) =>

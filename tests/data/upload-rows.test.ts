@@ -9,7 +9,9 @@ import {
   markUploaded,
 } from "~/data/upload-rows.server";
 import { newId } from "~/lib/ids";
+import { sql } from "kysely";
 import { createShop } from "../factories";
+import { until } from "../support/poll";
 
 /** Statements on Upload, on both engines: values, the unique storage key, shop scoping. */
 const newUpload = (shopId: string, id = newId("upload"), storageKey = `imports/${shopId}/${id}.csv`) =>
@@ -132,8 +134,23 @@ describe(`Upload rows (${engine()})`, () => {
     });
     await markedYet;
     const claiming = claimExpiredUploadFile(database(), shop.id, upload.id, cutoff, new Date());
-    // SQLite: the claim waits for the write lock; PostgreSQL: for the row. Either way it sees the new use.
-    setTimeout(release, 200);
+    // PostgreSQL: the import is released once the claim waits for the upload's row, so the two really
+    // overlap. SQLite: the process's writes are serialised, so the claim runs after the import's commit
+    // whenever it is sent. Either way it must see the new use.
+    if (engine() === "postgres") {
+      await until(
+        async () =>
+          Number(
+            (
+              await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+                where datname = current_database() and wait_event_type = 'Lock'`.execute(database())
+            ).rows[0]!.n,
+          ),
+        (waiting) => waiting > 0,
+        "the claim waits for the upload's row",
+      );
+    }
+    release();
     await importing;
     expect(await claiming).toBeUndefined();
     expect((await findUpload(database(), shop.id, upload.id))?.fileDeletedAt).toBeNull();
