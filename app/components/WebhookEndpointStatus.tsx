@@ -15,7 +15,8 @@ export interface EndpointHealth {
 }
 
 /**
- * Active, Failing (failed attempts in a row, not yet switched off) or Disabled (20 in a row, docs/webhooks.md),
+ * Active, Failing (deliveries that failed on their last retry, in a row, not yet switched off) or Disabled (20 in
+ * a row, docs/webhooks.md),
  * with what the merchant needs to judge it: how many failures, since when it is off.
  */
 export function WebhookEndpointStatus({ endpoint }: { endpoint: EndpointHealth }) {
@@ -34,7 +35,7 @@ export function WebhookEndpointStatus({ endpoint }: { endpoint: EndpointHealth }
       <BlockStack gap="100" inlineAlign="start">
         <Badge tone="warning">Failing</Badge>
         <Text as="span" variant="bodySm" tone="subdued">
-          {endpoint.failCount === 1 ? "1 failed attempt" : `${endpoint.failCount} failed attempts in a row`}
+          {endpoint.failCount === 1 ? "1 failed delivery" : `${endpoint.failCount} failed deliveries in a row`}
         </Text>
       </BlockStack>
     );

@@ -119,7 +119,7 @@ export async function resetFailCounts(q: Queryable, endpointIds: readonly string
 }
 
 /**
- * Counts `failures` consecutive failed attempts of the endpoint (after a success when `afterSuccess`: the
+ * Counts `failures` consecutive failed deliveries of the endpoint (after a success when `afterSuccess`: the
  * count starts again from 0) and disables it at `at` once the count reaches `disableAt`.
  */
 export async function addFailures(

@@ -6855,12 +6855,12 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-             * @description Set after 20 consecutive failed delivery attempts; the endpoint then receives nothing.
+             * @description Set after 20 consecutive failed deliveries (each failed on its last retry); the endpoint then receives nothing.
              * @example 2026-11-22T14:30:00.000Z
              */
             disabledAt: string | null;
             events: ("item.added" | "item.removed" | "list.merged" | "list.shared")[];
-            /** @description Consecutive failed attempts; 0 after any 2xx. */
+            /** @description Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx. */
             failCount: number;
             id: string;
             /** Format: uri */

@@ -14,6 +14,7 @@ import { createTestApp } from "../support/http";
 import { startReceiver, type Received } from "./receiver";
 import { useWorker } from "../support/worker";
 import { findAttempts, pendingEvents, setEndpointHealth } from "../support/webhook-rows";
+import { until } from "../support/poll";
 
 // Deliveries to a receiver on this machine: plain http and loopback allowed, as in the local demo; the
 // retry unit is 20 ms instead of a minute, so the whole schedule (467 units) runs in under 10 s. The
@@ -59,28 +60,18 @@ async function setupShop(url: string, events: string[] = ["item.added", "item.re
 const anonymous = () => ({ kind: "anonymous" as const, anonymousId: randomUUID() });
 const item = (productId: string) => ({ productId, handle: `p-${productId}`, title: `Product ${productId}` });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() - started > timeoutMs) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /**
  * Waits until nothing more can be sent for the shop: every event is relayed (its delivery jobs are queued
  * before it is marked dispatched) and none of the shop's delivery jobs is waiting, running or due for a
  * retry. What the receivers got by then is all they will ever get, with no fixed sleep.
  */
-async function settled(shopId: string, timeoutMs = 60_000): Promise<void> {
+async function settled(shopId: string, timeoutMs = 90_000): Promise<void> {
   const pending = async () => {
     const undispatched = await pendingEvents(shopId);
     const jobs = await queue.getJobs(["wait", "active", "delayed", "prioritized", "waiting-children"]);
     return undispatched + jobs.filter((job) => job?.data?.shopId === shopId).length;
   };
-  const left = await until(pending, (count) => count === 0, timeoutMs);
-  expect(left, "events or deliveries still pending").toBe(0);
+  await until(pending, (count) => count === 0, "no event or delivery of the shop pending", timeoutMs);
 }
 
 /** What one receiver got, as `type event-id`, sorted: which endpoint received which events. */
@@ -127,6 +118,7 @@ describe("webhook deliveries through the real worker", () => {
       const log = await until(
         () => findAttempts(database(), shop.id, endpoint.id),
         (rows) => rows.length === 1,
+        "the attempt logged",
       );
       expect(log[0]).toMatchObject({
         id: request!.headers["x-service-delivery"],
@@ -206,6 +198,7 @@ describe("webhook deliveries through the real worker", () => {
         const page = await until(
           () => api.GET("/webhooks/{id}/deliveries", { params: { path: { id: endpoint.id } } }),
           (result) => result.data!.data.length === 6,
+          "six attempts logged",
         );
         const attempts = page.data!.data;
         expect(attempts.map((attempt) => attempt.attempt)).toEqual([6, 5, 4, 3, 2, 1]);
@@ -214,29 +207,40 @@ describe("webhook deliveries through the real worker", () => {
         expect(attempts[0]!.nextRetryAt).toBeNull();
         expect(attempts.slice(1).every((attempt) => attempt.nextRetryAt !== null)).toBe(true);
         const after = await api.GET("/webhooks");
-        expect(after.data!.find((entry) => entry.id === endpoint.id)).toMatchObject({ failCount: 6, disabledAt: null });
+        expect(after.data!.find((entry) => entry.id === endpoint.id)).toMatchObject({ failCount: 1, disabledAt: null });
       } finally {
         await receiver.close();
       }
     },
   );
 
-  it("disables the endpoint at exactly 20 consecutive failures and sends nothing after", async () => {
+  it("counts a delivery as failed on its last attempt only: the 20th failed delivery disables the endpoint", async () => {
     const receiver = await startReceiver((_request, _index, res) => void res.writeHead(503).end());
     try {
       const { shop, api, endpoint } = await setupShop(receiver.url);
-      await setEndpointHealth(database(), shop.id, endpoint.id, { failCount: 18 }, new Date());
+      await setEndpointHealth(database(), shop.id, endpoint.id, { failCount: 19 }, new Date());
       await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("8") });
-      await receiver.waitFor(2);
+      // The log row and the count are written in one transaction: once the first attempt is logged, the
+      // count is what that attempt made it. A retry is due, so it is not a failed delivery yet.
+      await until(
+        () => findAttempts(database(), shop.id, endpoint.id),
+        (rows) => rows.length >= 1,
+        "the first attempt logged",
+      );
+      expect(await findEndpoint(database(), shop.id, endpoint.id)).toMatchObject({ failCount: 19, disabledAt: null });
       const disabled = await until(
         async () => (await findEndpoint(database(), shop.id, endpoint.id))!,
         (row) => row.disabledAt !== null,
+        "the endpoint disabled",
       );
       expect(disabled.failCount).toBe(20);
+      const attempts = await findAttempts(database(), shop.id, endpoint.id);
+      expect(attempts).toHaveLength(6);
+      expect(attempts.filter((attempt) => attempt.nextRetryAt === null)).toHaveLength(1);
       await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("9") });
-      // The first event's later retries and the second event find the endpoint disabled.
+      // The second event finds the endpoint disabled.
       await settled(shop.id);
-      expect(receiver.received).toHaveLength(2);
+      expect(receiver.received).toHaveLength(6);
       const test = await api.POST("/webhooks/{id}/test", { params: { path: { id: endpoint.id } } });
       expect(test.response.status).toBe(409);
       const enabled = await api.POST("/webhooks/{id}/enable", { params: { path: { id: endpoint.id } } });
@@ -245,6 +249,66 @@ describe("webhook deliveries through the real worker", () => {
       await receiver.close();
     }
   });
+
+  it(
+    "a dead endpoint ends disabled after 20 failed deliveries from a count of 0, and gets nothing after",
+    {
+      timeout: 180_000,
+    },
+    async () => {
+      const receiver = await startReceiver((_request, _index, res) => void res.writeHead(500).end());
+      try {
+        const { shop, endpoint } = await setupShop(receiver.url);
+        const owner = anonymous();
+        for (let n = 1; n <= 20; n++) await toggleItem({ shopId: shop.id, owner, item: item(`dead-${n}`) });
+        const disabled = await until(
+          async () => (await findEndpoint(database(), shop.id, endpoint.id))!,
+          (row) => row.disabledAt !== null,
+          "the endpoint disabled",
+          120_000,
+        );
+        expect(disabled.failCount).toBe(20);
+        await settled(shop.id, 120_000);
+        // Every one of the 20 deliveries ran its whole schedule: 6 attempts each.
+        expect(receiver.received).toHaveLength(120);
+        await toggleItem({ shopId: shop.id, owner, item: item("dead-21") });
+        await settled(shop.id);
+        expect(receiver.received).toHaveLength(120);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
+  it(
+    "a receiver that refuses the first 100 attempts of a burst of 50 events gets all 50 and stays enabled",
+    {
+      timeout: 180_000,
+    },
+    async () => {
+      // Down for a while, as a receiver restarting during a burst is: its first 100 requests are refused
+      // (every event's first attempt and many retries), then it answers 204. Counting attempts, the 20th
+      // refusal switched it off and the retries were never sent.
+      const receiver = await startReceiver((_request, index, res) => void res.writeHead(index < 100 ? 503 : 204).end());
+      try {
+        const { shop, api, endpoint } = await setupShop(receiver.url);
+        const owner = anonymous();
+        for (let n = 1; n <= 50; n++) await toggleItem({ shopId: shop.id, owner, item: item(`burst-${n}`) });
+        await settled(shop.id, 120_000);
+        expect(receiver.received).toHaveLength(150);
+        const delivered = new Set(
+          receiver.received
+            .slice(100)
+            .map((request) => (JSON.parse(request.body.toString("utf8")) as { id: string }).id),
+        );
+        expect(delivered.size).toBe(50);
+        const after = await api.GET("/webhooks");
+        expect(after.data!.find((entry) => entry.id === endpoint.id)).toMatchObject({ failCount: 0, disabledAt: null });
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
 
   it("resets the consecutive-failure count on any 2xx", async () => {
     const receiver = await startReceiver((_request, _index, res) => void res.writeHead(204).end());
@@ -256,6 +320,7 @@ describe("webhook deliveries through the real worker", () => {
       const row = await until(
         async () => (await findEndpoint(database(), shop.id, endpoint.id))!,
         (value) => value.failCount === 0,
+        "the count reset",
       );
       expect(row.failCount).toBe(0);
     } finally {
@@ -301,6 +366,7 @@ describe("webhook deliveries through the real worker", () => {
         const [first] = await until(
           () => findAttempts(database(), shop.id, endpoint.id),
           (rows) => rows.length >= 1,
+          "the first attempt logged",
         );
         expect(first).toMatchObject({ status: "failed", attempt: 1 });
         expect(first!.error).toContain(target.error);
@@ -349,6 +415,7 @@ describe("webhook deliveries through the real worker", () => {
       const log = await until(
         () => api.GET("/webhooks/{id}/deliveries", { params: { path: { id: endpoint.id } } }),
         (page) => page.data!.data.length === 1,
+        "the delivery logged",
       );
       const deliveryId = log.data!.data[0]!.id;
       const again = await api.POST("/webhooks/{id}/deliveries/{deliveryId}/redeliver", {
@@ -382,6 +449,7 @@ describe("a receiver that does not answer in time", () => {
       const [first] = await until(
         () => findAttempts(database(), shop.id, endpoint.id),
         (rows) => rows.length >= 1,
+        "the timed-out attempt logged",
       );
       expect(first).toMatchObject({ status: "failed", attempt: 1, statusCode: null });
       expect(first!.error).toContain("timeout");

@@ -252,7 +252,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
           "Signed event deliveries to the shop's endpoints. At least once (deduplicate by event `id`), not in " +
           "order. Each attempt: POST of the envelope, 10 s timeout, any 2xx delivers, redirects not followed. " +
           "A failed attempt is retried 5 times after 1, 4.36, 18.97, 82.65 and 360 minutes (each +/-10% " +
-          "jitter); 20 consecutive failed attempts disable the endpoint. Signature: `X-Service-Signature: " +
+          "jitter). A delivery fails when its last attempt fails; 20 consecutive failed deliveries disable the " +
+          "endpoint, so a receiver that is down for a while gets the retries. Signature: `X-Service-Signature: " +
           't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret; verify ' +
           "over the raw bytes, in constant time, with a 300 s tolerance (docs/webhooks.md).",
       },

@@ -224,9 +224,16 @@ export const WebhookEndpointSchema = z
     url: z.string().openapi({ format: "uri" }),
     events: z.array(z.enum(["item.added", "item.removed", "list.merged", "list.shared"])),
     disabledAt: Timestamp.nullable().openapi({
-      description: "Set after 20 consecutive failed delivery attempts; the endpoint then receives nothing.",
+      description:
+        "Set after 20 consecutive failed deliveries (each failed on its last retry); the endpoint then receives nothing.",
     }),
-    failCount: z.number().int().openapi({ description: "Consecutive failed attempts; 0 after any 2xx." }),
+    failCount: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx.",
+      }),
     createdAt: Timestamp,
   })
   .openapi("WebhookEndpoint");

@@ -79,17 +79,22 @@ function describe(error: unknown, url: URL | null): string {
 
 /**
  * Logs a batch of attempts and keeps their endpoints' consecutive-failure counts (disabled at 20), in the
- * caller's transaction: one multi-row insert (attempt numbers from the log, rows of deleted endpoints
- * dropped), one reset of the count for endpoints whose last attempt in the batch succeeded, and one
- * update per endpoint whose batch ends in failures (counted in order: a success in the batch resets the
- * count before the failures after it).
+ * caller's transaction. The count is of failed deliveries, not attempts (docs/decisions/024-endpoint-failure-count.md):
+ * a delivery fails when its last attempt fails, so an attempt that still has retries left leaves the count
+ * as it is, and a receiver that is down for a while gets its retries instead of being switched off. One
+ * multi-row insert (attempt numbers from the log, rows of deleted endpoints dropped), one reset of the count
+ * for endpoints whose last counted outcome in the batch is a success, and one update per endpoint whose
+ * batch ends in failed deliveries (counted in order: a success in the batch resets the count before the
+ * failures after it).
  */
 async function applyBatch(tx: Tx, records: AttemptRecord[]) {
   await insertAttempts(tx, records);
   const counters = new Map<string, { reset: boolean; failures: number; at: Date }>();
   for (const record of records) {
+    const deliveryFailed = record.status === "failed" && record.nextRetryAt === null;
+    if (record.status === "failed" && !deliveryFailed) continue; // a retry is due: not a failed delivery yet
     const counter = counters.get(record.endpointId) ?? { reset: false, failures: 0, at: record.at };
-    if (record.status === "failed") counter.failures++;
+    if (deliveryFailed) counter.failures++;
     else Object.assign(counter, { reset: true, failures: 0 });
     counter.at = record.at;
     counters.set(record.endpointId, counter);
@@ -156,7 +161,7 @@ export type DeliveryOutcome =
 
 /**
  * One attempt: POST the exact envelope bytes, signed, with a timeout and no redirects; log the
- * attempt and keep the endpoint's consecutive-failure count (disabled at 20), in one transaction. A
+ * attempt and keep the endpoint's count of consecutive failed deliveries (disabled at 20), in one transaction. A
  * deleted or disabled endpoint, or one of a shop that uninstalled the app, is sent nothing. `attemptsMade` is how many attempts this job made before.
  */
 export async function deliverOnce(

@@ -19,5 +19,8 @@ export function retryDelayMs(retry: number, unitMs: number, random = Math.random
   return Math.round(retryDelayUnits(retry) * unitMs * jitter);
 }
 
-/** Consecutive failed attempts after which an endpoint is disabled (docs/webhooks.md). */
+/**
+ * Consecutive failed deliveries (each one failed on its last attempt) after which an endpoint is disabled
+ * (docs/webhooks.md, docs/decisions/024-endpoint-failure-count.md).
+ */
 export const AUTO_DISABLE_AFTER = 20;
