@@ -227,13 +227,10 @@ export const WebhookEndpointSchema = z
       description:
         "Set after 20 consecutive failed deliveries (each failed on its last retry); the endpoint then receives nothing.",
     }),
-    failCount: z
-      .number()
-      .int()
-      .openapi({
-        description:
-          "Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx.",
-      }),
+    failCount: z.number().int().openapi({
+      description:
+        "Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx.",
+    }),
     createdAt: Timestamp,
   })
   .openapi("WebhookEndpoint");
