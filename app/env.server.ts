@@ -91,6 +91,11 @@ export const envSchema = z
     /** How long the worker's outbox relay pauses when the outbox is drained (webhooks, analytics). */
     OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(5).max(60_000).default(25),
     /**
+     * A webhook delivery the database says is owed and that is overdue by this long is queued again: its job
+     * was lost by Redis (docs/decisions/025-queue-reconciliation.md). The relay looks at most twice a period.
+     */
+    WEBHOOK_REQUEUE_AFTER_MS: z.coerce.number().int().min(200).max(3_600_000).default(120_000),
+    /**
      * Webhooks (issue 5). Endpoint URLs must be https unless WEBHOOK_ALLOW_HTTP (development); deliveries
      * connect only to public addresses unless inside WEBHOOK_ALLOWED_NETWORKS (comma-separated CIDRs).
      * WEBHOOK_RETRY_UNIT_MS is the retry schedule's unit: a minute in production, less in tests and the demo.

@@ -48,6 +48,7 @@ describe(`migrations on ${engine}`, () => {
       "TransferJob",
       "Upload",
       "WebhookDelivery",
+      "WebhookDeliveryDue",
       "WebhookEndpoint",
     ]);
   });

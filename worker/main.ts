@@ -22,6 +22,7 @@ import { logger } from "../app/logger.server";
 import { createRedis } from "../app/redis.server";
 import { handleHealthJob } from "./handlers/health-jobs";
 import { fanOutEvents } from "../app/services/webhooks/fanout.server";
+import { requeueOverdueDeliveries } from "../app/services/webhooks/reconcile.server";
 import { createDeliveryAgent } from "../app/services/webhooks/ssrf.server";
 import { handleMaintenanceJob } from "./handlers/maintenance";
 import { createComplianceHandler, watchComplianceWorker } from "./handlers/compliance-jobs";
@@ -95,23 +96,30 @@ export async function startWorker() {
       concurrency: 1,
     }),
   ];
-  // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule.
+  // Idempotent: every worker process upserts the same scheduler, and BullMQ keeps one schedule. Again after
+  // each reconnection: a Redis that comes back empty (no persistence, a failover) has lost the schedules.
   const maintenance = queue(MAINTENANCE_QUEUE, connection);
-  for (const job of [
-    purgeIdempotencyJob,
-    purgeEventsJob,
-    purgeFilesJob,
-    sweepTransferJobsJob,
-    sweepComplianceRequestsJob,
-    sweepMetafieldsJob,
-    sweepProductSnapshotsJob,
-  ]) {
-    await maintenance.upsertJobScheduler(
-      job.schedulerId,
-      { every: job.everyMs },
-      { name: job.name, opts: job.options },
-    );
-  }
+  const ensureSchedules = async () => {
+    for (const job of [
+      purgeIdempotencyJob,
+      purgeEventsJob,
+      purgeFilesJob,
+      sweepTransferJobsJob,
+      sweepComplianceRequestsJob,
+      sweepMetafieldsJob,
+      sweepProductSnapshotsJob,
+    ]) {
+      await maintenance.upsertJobScheduler(
+        job.schedulerId,
+        { every: job.everyMs },
+        { name: job.name, opts: job.options },
+      );
+    }
+  };
+  await ensureSchedules();
+  connection.on("ready", () => {
+    ensureSchedules().catch((error: unknown) => logger.warn({ err: error }, "job schedules not restored"));
+  });
   for (const worker of workers) {
     worker.on("failed", (job, error) => {
       // A receiver answering non-2xx is routine (it is retried and logged per delivery), not a worker error.
@@ -127,7 +135,11 @@ export async function startWorker() {
   const webhooks = queue(WEBHOOK_QUEUE, connection);
   const relay = startOutboxRelay({
     intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
-    fanOut: async (events) => void (await fanOutEvents(webhooks, events)),
+    fanOut: (events) => fanOutEvents(webhooks, events),
+    requeue: {
+      afterMs: env.WEBHOOK_REQUEUE_AFTER_MS,
+      run: () => requeueOverdueDeliveries(webhooks, { graceMs: env.WEBHOOK_REQUEUE_AFTER_MS }),
+    },
     onMetafieldsOwed: (shopIds) => enqueueMetafieldSync(shopIds, { connection }),
   });
   logger.info({ queues: workers.map((worker) => worker.name) }, "worker ready");

@@ -2,7 +2,8 @@
  * Runs the outbox relay in a loop (docs/decisions/012-storefront-hot-paths.md): a full batch is followed
  * at once by the next, an empty or partial one by a pause. A failure (database or Redis away) is logged
  * and retried after the pause; the events stay pending meanwhile, so nothing is lost. Several worker
- * processes may run it: an event is claimed by exactly one relay.
+ * processes may run it: an event is claimed by exactly one relay. Every half `requeueAfterMs` the loop
+ * also queues again the deliveries Redis lost (docs/decisions/025-queue-reconciliation.md).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkpoint } from "../app/data/database.server";
@@ -11,10 +12,15 @@ import { relayOutbox, type RelayOptions } from "../app/services/events/relay.ser
 
 const CHECKPOINT_EVERY_MS = 200;
 
-export function startOutboxRelay({ intervalMs, ...options }: RelayOptions & { intervalMs: number }) {
+export function startOutboxRelay({
+  intervalMs,
+  requeue,
+  ...options
+}: RelayOptions & { intervalMs: number; requeue?: { afterMs: number; run: () => Promise<number> } }) {
   const controller = new AbortController();
   const batchSize = options.batchSize ?? 500;
   let checkpointedAt = 0;
+  let requeuedAt = Date.now();
   const done = (async () => {
     while (!controller.signal.aborted) {
       let taken = 0;
@@ -22,6 +28,14 @@ export function startOutboxRelay({ intervalMs, ...options }: RelayOptions & { in
         taken = await relayOutbox({ ...options, batchSize });
       } catch (error) {
         logger.error({ err: error }, "outbox relay failed; retrying");
+      }
+      if (requeue && Date.now() - requeuedAt >= requeue.afterMs / 2) {
+        requeuedAt = Date.now();
+        await requeue.run().then(
+          (count) =>
+            count > 0 && logger.warn({ deliveries: count }, "webhook deliveries owed but overdue: queued again"),
+          (error: unknown) => logger.error({ err: error }, "queueing overdue deliveries again failed; retrying"),
+        );
       }
       // SQLite: keep the WAL short here, so that the web process's commits rarely checkpoint (decision 012
       // above); at most five times a second, since each checkpoint copies pages and syncs the file.

@@ -120,6 +120,13 @@ export const deliverWebhookJob = {
     eventType: z.string(),
     endpointId: z.string(),
     body: z.string(),
+    /**
+     * Attempts made before this job: set when the relay queues again a delivery whose job Redis lost
+     * (docs/decisions/025-queue-reconciliation.md), so the retry schedule and the log numbering go on.
+     */
+    attemptsBefore: z.number().int().min(0).optional(),
+    /** A redelivery the merchant asked for: one attempt outside the delivery's own schedule. */
+    redelivery: z.boolean().optional(),
   }),
   /** Completed jobs are kept an hour: long enough for any relay re-run to find their ids and add nothing. */
   options: { removeOnComplete: { age: 3_600 }, removeOnFail: { age: 7 * 24 * 3_600 } },

@@ -36,6 +36,16 @@ export async function setEndpointHealth(
     .execute();
 }
 
+/** Deliveries of the shop the database records as owed by the queue (WebhookDeliveryDue). */
+export async function owedDeliveries(shopId: string): Promise<number> {
+  const row = await database()
+    .selectFrom("WebhookDeliveryDue")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("shopId", "=", shopId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /** Events of the shop the relay has not yet turned into delivery jobs. */
 export async function pendingEvents(shopId: string): Promise<number> {
   const row = await database()

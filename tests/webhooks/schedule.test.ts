@@ -79,7 +79,7 @@ describe("the production delivery schedule, from the real configuration", () => 
     const shop = await createShop();
     const { endpoint } = await createWebhookEndpoint(shop.id);
     const event = storedEvent(shop.id);
-    expect(await fanOutEvents(queue, [event])).toBe(1);
+    expect(await fanOutEvents(queue, [event])).toHaveLength(1);
     const job = await queue.getJob(`${event.id}-${endpoint.id}`);
     expect(job!.opts).toMatchObject({ attempts: 6, backoff: { type: "webhook" } });
     await job!.remove();

@@ -15,9 +15,11 @@ export function createWebhookHandler(dispatcher: Dispatcher) {
   return (job: Job<DeliverWebhookPayload>) =>
     runJob(async () => {
       const payload = deliverWebhookJob.payload.parse(job.data);
+      // A delivery queued again after Redis lost its job goes on from the attempts it had made.
+      const before = payload.attemptsBefore ?? 0;
       const outcome = await deliverOnce(payload, {
-        attemptsMade: job.attemptsMade,
-        maxAttempts: job.opts.attempts ?? 1,
+        attemptsMade: job.attemptsMade + before,
+        maxAttempts: (job.opts.attempts ?? 1) + before,
         dispatcher,
       });
       if (outcome.status === "failed") {

@@ -1,12 +1,14 @@
 /**
  * The outbox relay (docs/decisions/010-storefront-writes.md, 012-storefront-hot-paths.md), run by the
  * worker: it takes pending events (dispatchedAt NULL) in id order, hands them to `fanOut` (which must be
- * idempotent: it may see an event twice), then in one transaction marks them relayed and folds the item
+ * idempotent: it may see an event twice), then in one transaction marks them relayed, records the
+ * deliveries queued for them as owed (docs/decisions/025-queue-reconciliation.md) and folds the item
  * events into the analytics rollups. Only the events this run actually marks are counted, so two relays
  * running at once never count one twice.
  */
 import { database, transaction } from "~/data/database.server";
 import { findPendingEvents, markEventsRelayed } from "~/data/event-rows.server";
+import { insertDeliveryDues, type DueDelivery } from "~/data/webhook-delivery-due-rows.server";
 import { applyItemChanges, type ItemChange } from "~/services/analytics/rollups.server";
 import { logger } from "~/logger.server";
 import { noteCustomerChanges } from "~/services/metafields/customer-metafields.server";
@@ -24,7 +26,8 @@ export interface StoredEvent {
 
 export interface RelayOptions {
   batchSize?: number;
-  fanOut?: (events: StoredEvent[]) => Promise<void>;
+  /** Queues the events' deliveries; returns them, to be recorded as owed (nothing recorded if void). */
+  fanOut?: (events: StoredEvent[]) => Promise<DueDelivery[] | void>;
   /**
    * Called after the batch committed with the shops whose customers now owe a metafield write
    * (app/services/metafields), to queue their sync.
@@ -63,16 +66,22 @@ function itemChange(event: StoredEvent): ItemChange | null {
 export async function relayOutbox({ batchSize = 500, fanOut, onMetafieldsOwed }: RelayOptions = {}): Promise<number> {
   const events = (await findPendingEvents(database(), batchSize)) as StoredEvent[];
   if (events.length === 0) return 0;
-  await fanOut?.(events);
+  const queued = (await fanOut?.(events)) ?? [];
   const owing = await transaction(async (tx) => {
+    const at = new Date();
     const mine = new Set(
       await markEventsRelayed(
         tx,
         events.map((event) => event.id),
-        new Date(),
+        at,
       ),
     );
     const relayed = events.filter((event) => mine.has(event.id));
+    await insertDeliveryDues(
+      tx,
+      queued.filter((due) => mine.has(due.eventId)),
+      at,
+    );
     await applyItemChanges(
       tx,
       relayed.flatMap((event) => itemChange(event) ?? []),

@@ -7,6 +7,7 @@ import type { Readable } from "node:stream";
 import { request, type Dispatcher } from "undici";
 import { database, transaction, type Tx } from "~/data/database.server";
 import { insertAttempts, type AttemptRecord } from "~/data/webhook-delivery-rows.server";
+import { deferDeliveryDue, deleteDeliveryDues, type DueKey } from "~/data/webhook-delivery-due-rows.server";
 import { addFailures, findEndpointForDelivery, resetFailCounts } from "~/data/webhook-endpoint-rows.server";
 import { getEnv } from "~/env.server";
 import type { DeliverWebhookPayload } from "~/jobs/definitions";
@@ -87,7 +88,8 @@ function describe(error: unknown, url: URL | null): string {
  * batch ends in failed deliveries (counted in order: a success in the batch resets the count before the
  * failures after it).
  */
-async function applyBatch(tx: Tx, records: AttemptRecord[]) {
+async function applyBatch(tx: Tx, entries: LogEntry[]) {
+  const records = entries.map((entry) => entry.record);
   await insertAttempts(tx, records);
   const counters = new Map<string, { reset: boolean; failures: number; at: Date }>();
   for (const record of records) {
@@ -105,6 +107,16 @@ async function applyBatch(tx: Tx, records: AttemptRecord[]) {
     if (failures === 0) continue;
     await addFailures(tx, endpointId, { failures, afterSuccess: reset, disableAt: AUTO_DISABLE_AFTER }, at);
   }
+  // What the queue owes (docs/decisions/025-queue-reconciliation.md): an ended delivery is owed no more, a
+  // retried one is owed again at its next attempt. A redelivery is outside the schedule and changes neither.
+  const ended: DueKey[] = [];
+  for (const { record, attempt, tracked } of entries) {
+    if (!tracked) continue;
+    const key = { eventId: record.eventId, endpointId: record.endpointId };
+    if (record.nextRetryAt === null) ended.push(key);
+    else await deferDeliveryDue(tx, key, { dueAt: record.nextRetryAt, attemptsMade: attempt });
+  }
+  await deleteDeliveryDues(tx, ended);
 }
 
 /**
@@ -113,13 +125,21 @@ async function applyBatch(tx: Tx, records: AttemptRecord[]) {
  * completes a job without its log entry). A batch that fails is written again one record at a time, so
  * one bad record (its endpoint deleted on PostgreSQL between check and insert) fails alone.
  */
+interface LogEntry {
+  record: AttemptRecord;
+  /** The attempt's number in its delivery's schedule (1-6). */
+  attempt: number;
+  /** False for a redelivery, which is outside the schedule the queue owes. */
+  tracked: boolean;
+}
+
 class DeliveryLog {
-  private pending: Array<{ record: AttemptRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private pending: Array<LogEntry & { resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing = false;
 
-  write(record: AttemptRecord): Promise<void> {
+  write(entry: LogEntry): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ record, resolve, reject });
+      this.pending.push({ ...entry, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -130,12 +150,7 @@ class DeliveryLog {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, 200);
         try {
-          await transaction((tx) =>
-            applyBatch(
-              tx,
-              batch.map((entry) => entry.record),
-            ),
-          );
+          await transaction((tx) => applyBatch(tx, batch));
           for (const entry of batch) entry.resolve();
         } catch (error) {
           logger.warn(
@@ -143,7 +158,7 @@ class DeliveryLog {
             "delivery log batch failed; writing it one record at a time",
           );
           for (const entry of batch) {
-            await transaction((tx) => applyBatch(tx, [entry.record])).then(entry.resolve, entry.reject);
+            await transaction((tx) => applyBatch(tx, [entry])).then(entry.resolve, entry.reject);
           }
         }
       }
@@ -174,10 +189,19 @@ export async function deliverOnce(
 ): Promise<DeliveryOutcome> {
   const env = getEnv();
   const endpoint = await findEndpointForDelivery(database(), payload.shopId, payload.endpointId);
-  if (!endpoint) return { status: "skipped", reason: "endpoint-deleted" };
-  if (endpoint.disabledAt !== null) return { status: "skipped", reason: "endpoint-disabled" };
-  // Deliveries stop when the app is uninstalled (queued ones included); a reinstall starts new ones.
-  if (endpoint.shopUninstalledAt !== null) return { status: "skipped", reason: "shop-uninstalled" };
+  if (!endpoint) return { status: "skipped", reason: "endpoint-deleted" }; // its owed row went with it
+  // Deliveries stop when the endpoint is disabled or the app uninstalled (queued ones included; a reinstall
+  // starts new ones): the delivery ends here and is owed no more.
+  const skipped =
+    endpoint.disabledAt !== null
+      ? "endpoint-disabled"
+      : endpoint.shopUninstalledAt !== null
+        ? "shop-uninstalled"
+        : null;
+  if (skipped) {
+    if (!payload.redelivery) await deleteDeliveryDues(database(), [payload]);
+    return { status: "skipped", reason: skipped };
+  }
 
   const deliveryId = newId("delivery");
   const started = performance.now();
@@ -220,17 +244,21 @@ export async function deliverOnce(
   const now = new Date();
 
   await deliveryLog.write({
-    id: deliveryId,
-    shopId: payload.shopId,
-    endpointId: payload.endpointId,
-    eventId: payload.eventId,
-    status: succeeded ? "succeeded" : "failed",
-    statusCode,
-    durationMs,
-    error,
-    responseSnippet: snippet,
-    nextRetryAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
-    at: now,
+    attempt: attemptsMade + 1,
+    tracked: !payload.redelivery,
+    record: {
+      id: deliveryId,
+      shopId: payload.shopId,
+      endpointId: payload.endpointId,
+      eventId: payload.eventId,
+      status: succeeded ? "succeeded" : "failed",
+      statusCode,
+      durationMs,
+      error,
+      responseSnippet: snippet,
+      nextRetryAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
+      at: now,
+    },
   });
   return { status: succeeded ? "succeeded" : "failed", deliveryId, statusCode, retryInMs };
 }

@@ -228,7 +228,14 @@ export async function redeliver({
     createdAt: delivery.eventCreatedAt,
   };
   await enqueueWebhookDelivery(
-    { shopId, eventId: event.id, eventType: event.type, endpointId, body: envelope(event, shopDomain) },
+    {
+      shopId,
+      eventId: event.id,
+      eventType: event.type,
+      endpointId,
+      body: envelope(event, shopDomain),
+      redelivery: true,
+    },
     { jobId: `redeliver-${deliveryId}-${Date.now()}`, attempts: 1 },
   );
 }

@@ -4,6 +4,7 @@
  */
 import type { Queue } from "bullmq";
 import { database } from "~/data/database.server";
+import type { DueDelivery } from "~/data/webhook-delivery-due-rows.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
 import { deliverWebhookJob, type DeliverWebhookPayload } from "~/jobs/definitions";
 import type { StoredEvent } from "~/services/events/relay.server";
@@ -24,12 +25,22 @@ function deliveryJobId(eventId: string, endpointId: string): string {
   return `${eventId}-${endpointId}`;
 }
 
+function jobOptions(eventId: string, endpointId: string, attemptsBefore: number) {
+  return {
+    ...deliverWebhookJob.options,
+    jobId: deliveryJobId(eventId, endpointId),
+    attempts: WEBHOOK_ATTEMPTS - attemptsBefore,
+    backoff: { type: "webhook" },
+  };
+}
+
 /**
  * One delivery job per event and subscribed, enabled endpoint of the event's shop (a `ping` goes to the
  * endpoint it names only), added in one call. Idempotent by job id. Events of a deleted shop
- * (shop/redact) have no endpoints and deliver nothing. Returns how many jobs it added.
+ * (shop/redact) have no endpoints and deliver nothing. Returns the deliveries it queued, for the relay to
+ * record as owed (docs/decisions/025-queue-reconciliation.md).
  */
-export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise<number> {
+export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise<DueDelivery[]> {
   const shopIds = [...new Set(events.map((event) => event.shopId))];
   const endpoints = (await findEnabledEndpointsOfShops(database(), shopIds)).map((endpoint) => ({
     ...endpoint,
@@ -38,6 +49,7 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
   const byShop = new Map<string, typeof endpoints>();
   for (const endpoint of endpoints) byShop.set(endpoint.shopId, [...(byShop.get(endpoint.shopId) ?? []), endpoint]);
   const jobs: Array<{ name: string; data: DeliverWebhookPayload; opts: object }> = [];
+  const queued: DueDelivery[] = [];
   for (const event of events) {
     const subscribed = byShop.get(event.shopId);
     if (!subscribed) continue;
@@ -48,15 +60,55 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
       jobs.push({
         name: deliverWebhookJob.name,
         data: { shopId: event.shopId, eventId: event.id, eventType: event.type, endpointId: endpoint.id, body },
-        opts: {
-          ...deliverWebhookJob.options,
-          jobId: deliveryJobId(event.id, endpoint.id),
-          attempts: WEBHOOK_ATTEMPTS,
-          backoff: { type: "webhook" },
-        },
+        opts: jobOptions(event.id, endpoint.id, 0),
       });
+      queued.push({ eventId: event.id, endpointId: endpoint.id, shopId: event.shopId });
     }
   }
   if (jobs.length > 0) await queue.addBulk(jobs);
-  return jobs.length;
+  return queued;
+}
+
+export interface OverdueDelivery {
+  eventId: string;
+  endpointId: string;
+  shopId: string;
+  shopDomain: string;
+  attemptsMade: number;
+  type: string;
+  data: string;
+  createdAt: Date;
+}
+
+/**
+ * Queues again deliveries the database says are owed and overdue: the same job id as the fan-out's, so a
+ * job Redis still holds (waiting behind a backlog, say) is left as it is and only a lost one is added,
+ * with the attempts it has left.
+ */
+export async function requeueDeliveries(queue: Queue, overdue: OverdueDelivery[]): Promise<void> {
+  if (overdue.length === 0) return;
+  await queue.addBulk(
+    overdue.map((due) => {
+      const event = {
+        id: due.eventId,
+        shopId: due.shopId,
+        type: due.type as StoredEvent["type"],
+        data: due.data,
+        createdAt: due.createdAt,
+      };
+      const attemptsBefore = Math.min(due.attemptsMade, WEBHOOK_ATTEMPTS - 1);
+      return {
+        name: deliverWebhookJob.name,
+        data: {
+          shopId: due.shopId,
+          eventId: due.eventId,
+          eventType: due.type,
+          endpointId: due.endpointId,
+          body: envelope(event, due.shopDomain),
+          ...(attemptsBefore > 0 && { attemptsBefore }),
+        },
+        opts: jobOptions(due.eventId, due.endpointId, attemptsBefore),
+      };
+    }),
+  );
 }

@@ -1,0 +1,144 @@
+/**
+ * Statements on `WebhookDeliveryDue` (docs/decisions/025-queue-reconciliation.md): the deliveries the queue
+ * owes, one row per event and endpoint from the relay's fan-out until the delivery ends. Redis holds the
+ * jobs; these rows are the database's account of them, so the relay can queue again a job Redis lost.
+ */
+import { sql } from "kysely";
+import { engine, type Queryable } from "./database.server";
+
+export interface DueKey {
+  eventId: string;
+  endpointId: string;
+}
+
+export interface DueDelivery extends DueKey {
+  shopId: string;
+}
+
+const CHUNK = 1_000;
+
+/**
+ * Records deliveries just queued, due at `at` (their first attempt). A delivery already recorded is left
+ * as it is (the relay may see an event twice), and one whose endpoint was deleted meanwhile is dropped.
+ */
+export async function insertDeliveryDues(q: Queryable, dues: readonly DueDelivery[], at: Date): Promise<void> {
+  // PostgreSQL types the parameters of a VALUES list only from a cast.
+  const text = (value: string) => (engine() === "postgres" ? sql`${value}::text` : sql`${value}`);
+  for (let start = 0; start < dues.length; start += CHUNK) {
+    const rows = dues
+      .slice(start, start + CHUNK)
+      .map((due) => sql`(${sql.join([text(due.eventId), text(due.endpointId), text(due.shopId)])})`);
+    const v = sql<{ column1: string; column2: string; column3: string }>`(VALUES ${sql.join(rows)})`.as("v");
+    await q
+      .insertInto("WebhookDeliveryDue")
+      .columns(["eventId", "endpointId", "shopId", "dueAt", "attemptsMade"])
+      .expression((eb) =>
+        eb
+          .selectFrom(v)
+          .select((eb) => ["v.column1", "v.column2", "v.column3", eb.val(at).as("dueAt"), eb.lit(0).as("attemptsMade")])
+          .where((eb) =>
+            eb.exists(eb.selectFrom("WebhookEndpoint as w").select("w.id").whereRef("w.id", "=", "v.column2")),
+          ),
+      )
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+  }
+}
+
+/** Ends deliveries: delivered, failed for good, or not to be sent (endpoint disabled, shop uninstalled). */
+export async function deleteDeliveryDues(q: Queryable, keys: readonly DueKey[]): Promise<void> {
+  for (let start = 0; start < keys.length; start += CHUNK) {
+    const chunk = keys.slice(start, start + CHUNK);
+    await q
+      .deleteFrom("WebhookDeliveryDue")
+      .where((eb) =>
+        eb(
+          eb.refTuple("eventId", "endpointId"),
+          "in",
+          chunk.map((key) => eb.tuple(key.eventId, key.endpointId)),
+        ),
+      )
+      .execute();
+  }
+}
+
+/** A failed attempt with a retry due: the delivery is owed again at `dueAt`, `attemptsMade` attempts made. */
+export async function deferDeliveryDue(
+  q: Queryable,
+  key: DueKey,
+  { dueAt, attemptsMade }: { dueAt: Date; attemptsMade: number },
+): Promise<void> {
+  await q
+    .updateTable("WebhookDeliveryDue")
+    .set({ dueAt, attemptsMade })
+    .where("eventId", "=", key.eventId)
+    .where("endpointId", "=", key.endpointId)
+    .execute();
+}
+
+/**
+ * Ends overdue rows whose delivery the log shows ended (delivered, or failed on its last attempt). Such a
+ * row is left when the delivery ended before the relay's transaction recorded it: the relay queues the
+ * jobs first and a fast worker can finish one before the row exists. Returns how many.
+ */
+export async function deleteEndedDeliveryDues(q: Queryable, before: Date): Promise<number> {
+  const result = await q
+    .deleteFrom("WebhookDeliveryDue")
+    .where("dueAt", "<", before)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("WebhookDelivery as l")
+          .select("l.id")
+          .whereRef("l.eventId", "=", "WebhookDeliveryDue.eventId")
+          .whereRef("l.endpointId", "=", "WebhookDeliveryDue.endpointId")
+          .where((eb) => eb.or([eb("l.status", "=", "succeeded"), eb("l.nextRetryAt", "is", null)])),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Up to `limit` deliveries (of every shop) due before `before`, oldest first, with what a job needs: the
+ * event and the shop's domain. Rows of a disabled endpoint or an uninstalled shop are included: the job
+ * they get skips and ends them. Call deleteEndedDeliveryDues first.
+ */
+export function findOverdueDeliveries(q: Queryable, before: Date, limit: number) {
+  return q
+    .selectFrom("WebhookDeliveryDue as d")
+    .innerJoin("Event as e", "e.id", "d.eventId")
+    .innerJoin("Shop as s", "s.id", "d.shopId")
+    .select([
+      "d.eventId",
+      "d.endpointId",
+      "d.shopId",
+      "d.attemptsMade",
+      "e.type",
+      "e.data",
+      "e.createdAt",
+      "s.domain as shopDomain",
+    ])
+    .where("d.dueAt", "<", before)
+    .orderBy("d.dueAt")
+    .limit(limit)
+    .execute();
+}
+
+/** Moves re-queued deliveries' due time to `dueAt`, so the next pass does not queue them again at once. */
+export async function postponeDeliveryDues(q: Queryable, keys: readonly DueKey[], dueAt: Date): Promise<void> {
+  for (let start = 0; start < keys.length; start += CHUNK) {
+    const chunk = keys.slice(start, start + CHUNK);
+    await q
+      .updateTable("WebhookDeliveryDue")
+      .set({ dueAt })
+      .where((eb) =>
+        eb(
+          eb.refTuple("eventId", "endpointId"),
+          "in",
+          chunk.map((key) => eb.tuple(key.eventId, key.endpointId)),
+        ),
+      )
+      .execute();
+  }
+}
