@@ -72,6 +72,10 @@ function resultCell(request: RequestView) {
   if (request.status === "succeeded" && request.topic === "customers/redact") return "Data erased";
   if (request.status === "skipped") return "The app is installed: nothing erased";
   if (request.status === "failed") return "Could not be completed after repeated attempts";
+  // A finished data request whose file is gone: the customer's erasure deleted it with their data.
+  if (request.status === "succeeded" && request.topic === "customers/data_request") {
+    return "File deleted when the customer's data was erased";
+  }
   return request.finishedAt ? formatTimestamp(request.finishedAt) : "-";
 }
 

@@ -10,6 +10,8 @@ export interface Item {
   handle: string;
   titleSnapshot: string;
   addedAt: string;
+  /** False once the product was deleted from the shop (docs/storefront.md). */
+  available?: boolean;
 }
 
 export interface List {

@@ -312,9 +312,18 @@ function start(settings: EmbedSettings) {
       const rows = shown.map((item) => {
         const row = document.createElement("li");
         row.className = "wl-item";
-        const link = document.createElement("a");
-        link.href = `/products/${encodeURIComponent(item.handle)}`;
+        // A product deleted from the shop has no page to link to: its name, said to be unavailable.
+        const gone = item.available === false;
+        const link = document.createElement(gone ? "span" : "a");
+        if (link instanceof HTMLAnchorElement) link.href = `/products/${encodeURIComponent(item.handle)}`;
         link.textContent = item.titleSnapshot || item.handle;
+        if (gone) {
+          row.classList.add("wl-unavailable");
+          const note = document.createElement("span");
+          note.className = "wl-note";
+          note.textContent = text("unavailable");
+          link.append(" ", note);
+        }
         row.append(link);
         if (!token) {
           const remove = document.createElement("button");
@@ -324,7 +333,7 @@ function start(settings: EmbedSettings) {
           remove.dataset.wishlistRemove = "";
           remove.dataset.productId = item.productId;
           remove.dataset.handle = item.handle;
-          remove.setAttribute("aria-label", `${text("remove")}: ${link.textContent}`);
+          remove.setAttribute("aria-label", `${text("remove")}: ${item.titleSnapshot || item.handle}`);
           row.append(remove);
         }
         return row;

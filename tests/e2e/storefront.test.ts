@@ -421,6 +421,34 @@ describe("Storefront", { timeout: 240_000 }, () => {
     }
   });
 
+  it("shows a product deleted from the shop as no longer available, without a link, and still removes it", async () => {
+    const { context, page } = await openStorefront(stack, "/products/lagoon-sunglasses");
+    await scriptReady(page);
+    await page.locator("[data-wishlist-product-page] button").click();
+    await expect.poll(() => pressed(page.locator("[data-wishlist-product-page] button"))).toBe("true");
+    expect(
+      await page.evaluate(
+        'window.Wishlist.toggle("8100000009", { handle: "ember-wool-scarf", title: "Ember Wool Scarf" })',
+      ),
+    ).toBe(true);
+    // The merchant deletes the product: the stand-in sends the signed products/delete webhook.
+    expect(await stack.platform.deleteProduct(stack.shop.domain, "8100000012")).toBe(200);
+
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    const gone = page.locator(".wl-list > li", { hasText: "Lagoon Sunglasses" });
+    await expect.poll(() => gone.textContent(), { timeout: 30_000 }).toContain("No longer available");
+    expect(await gone.locator("a").count()).toBe(0);
+    const kept = page.locator(".wl-list > li", { hasText: "Ember Wool Scarf" });
+    expect(await kept.locator("a").getAttribute("href")).toBe("/products/ember-wool-scarf");
+    expect(await kept.textContent()).not.toContain("No longer available");
+    await screenshot(page, "storefront-unavailable");
+
+    await page.getByRole("button", { name: "Remove from wishlist: Lagoon Sunglasses" }).click();
+    await expect.poll(() => page.locator(".wl-list > li").count(), { timeout: 30_000 }).toBe(1);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("adds no serious or critical accessibility violation to the storefront's pages", async () => {
     for (const pagePath of ["/collections/all", "/products/aurora-linen-shirt", "/pages/wishlist"]) {
       await setEmbed(stack, false);
