@@ -46,7 +46,7 @@ describe("worker process", () => {
       await events.waitUntilReady();
       const requestedAt = new Date().toISOString();
       const job = await queue.add(healthJob.name, { requestedAt }, healthJob.options);
-      const result = await job.waitUntilFinished(events, 10_000);
+      const result = await job.waitUntilFinished(events, 90_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
 
       // The hourly purges of expired idempotency keys and transfer files, the daily purge of old events and

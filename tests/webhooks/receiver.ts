@@ -32,7 +32,7 @@ export async function startReceiver(
     port,
     url: `http://127.0.0.1:${port}/hooks`,
     received,
-    async waitFor(count: number, timeoutMs = 15_000) {
+    async waitFor(count: number, timeoutMs = 90_000) {
       const started = Date.now();
       while (received.length < count) {
         if (Date.now() - started > timeoutMs) {
