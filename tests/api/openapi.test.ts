@@ -208,6 +208,17 @@ describe("what the OpenAPI description declares", () => {
     }
   });
 
+  it("the body problems (413, 415, 422) on every operation but GET, whether it declares a body or not", async () => {
+    const { operations } = await load();
+    for (const { method, path, operation } of operations) {
+      const statuses = Object.keys(operation.responses);
+      for (const status of ["413", "415", "422"]) {
+        if (method === "get") expect(statuses, `${method} ${path}`).not.toContain(status);
+        else expect(statuses, `${method} ${path}`).toContain(status);
+      }
+    }
+  });
+
   it("the response headers: request id, rate limits of the operation's bucket, Retry-After, Idempotent-Replayed", async () => {
     const { resolve, operations } = await load();
     for (const { method, path, operation } of operations) {

@@ -46,6 +46,29 @@ describe("problems on every error path of /v1", () => {
     expect(body.type).toBe(type("unsupported-media-type"));
   });
 
+  it("a body sent to an operation that declares none meets the body rules, with problems the document lists", async () => {
+    // Found by the API fuzz (tests/api/fuzz.test.ts): these answers were right, but undocumented for operations
+    // without a request body, so clients generated from the document did not expect them.
+    const text = await problem(`/v1/keys/key_01jabcdefghjkmnpqrstvwxyz0`, {
+      method: "DELETE",
+      headers: { ...auth, "Content-Type": "text/plain" },
+      body: "x",
+    });
+    expect(text.status).toBe(415);
+    const nul = await problem(`/v1/webhooks/${endpointId}/test`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ note: "a\u0000b" }),
+    });
+    expect(nul.status).toBe(422);
+    const large = await problem(`/v1/webhooks/${endpointId}`, {
+      method: "DELETE",
+      headers: json,
+      body: JSON.stringify({ note: "a".repeat(300 * 1024) }),
+    });
+    expect(large.status).toBe(413);
+  });
+
   it("malformed JSON: 400", async () => {
     const { status, body } = await problem("/v1/keys", { method: "POST", headers: json, body: '{"label": ' });
     expect(status).toBe(400);

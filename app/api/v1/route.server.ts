@@ -77,11 +77,14 @@ function errorResponses(route: ApiRoute) {
   const request = route.request ?? {};
   const hasParameters = Boolean(request.params || request.query || request.headers);
   const hasBody = Boolean(request.body);
+  // A body sent to an operation that declares none still meets the body rules (size, media type, JSON, no NUL
+  // characters): any method but GET may carry one.
+  const mayCarryBody = hasBody || route.method !== "get";
   return {
     // Any operation: a NUL character in a query parameter, even one the operation does not read.
     400: problem(
       "bad-request",
-      hasParameters || hasBody || route.method === "post"
+      hasParameters || mayCarryBody
         ? ", invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body"
         : ", a query parameter with a NUL character",
     ),
@@ -89,11 +92,18 @@ function errorResponses(route: ApiRoute) {
     403: problem("forbidden"),
     ...(request.params ? { 404: problem("not-found") } : {}),
     ...(route.method === "post" ? { 409: problem("idempotency-key-in-use") } : {}),
-    ...(hasBody
+    ...(mayCarryBody
       ? { 413: problem("payload-too-large", ` (JSON bodies are capped at ${API_BODY_LIMIT_BYTES} bytes)`) }
       : {}),
-    ...(hasBody ? { 415: problem("unsupported-media-type") } : {}),
-    ...(hasBody || route.method === "post" ? { 422: problem("validation-error", " (or Idempotency-Key reused)") } : {}),
+    ...(mayCarryBody ? { 415: problem("unsupported-media-type") } : {}),
+    ...(mayCarryBody
+      ? {
+          422: problem(
+            "validation-error",
+            hasBody || route.method === "post" ? " (or Idempotency-Key reused)" : " (a NUL character in a body sent)",
+          ),
+        }
+      : {}),
     429: problem("rate-limited"),
     500: problem("internal-error"),
   };
