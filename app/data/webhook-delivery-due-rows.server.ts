@@ -3,8 +3,8 @@
  * owes, one row per event and endpoint from the relay's fan-out until the delivery ends. Redis holds the
  * jobs; these rows are the database's account of them, so the relay can queue again a job Redis lost.
  */
-import { sql } from "kysely";
-import { engine, type Queryable } from "./database.server";
+import { sql, type ExpressionBuilder } from "kysely";
+import { engine, type DB, type Queryable } from "./database.server";
 
 export interface DueKey {
   eventId: string;
@@ -17,6 +17,20 @@ export interface DueDelivery extends DueKey {
 
 const CHUNK = 1_000;
 
+/** The rows in slices of CHUNK: one statement's parameters stay within both engines' limits. */
+function* chunks<T>(rows: readonly T[]): Generator<readonly T[]> {
+  for (let start = 0; start < rows.length; start += CHUNK) yield rows.slice(start, start + CHUNK);
+}
+
+/** `("eventId", "endpointId") IN ((...), ...)`: the rows of these deliveries. */
+function keyIn(eb: ExpressionBuilder<DB, "WebhookDeliveryDue">, keys: readonly DueKey[]) {
+  return eb(
+    eb.refTuple("eventId", "endpointId"),
+    "in",
+    keys.map((key) => eb.tuple(key.eventId, key.endpointId)),
+  );
+}
+
 /**
  * Records deliveries just queued, due at `at` (their first attempt). A delivery already recorded is left
  * as it is (the relay may see an event twice), and one whose endpoint was deleted meanwhile is dropped.
@@ -24,10 +38,8 @@ const CHUNK = 1_000;
 export async function insertDeliveryDues(q: Queryable, dues: readonly DueDelivery[], at: Date): Promise<void> {
   // PostgreSQL types the parameters of a VALUES list only from a cast.
   const text = (value: string) => (engine() === "postgres" ? sql`${value}::text` : sql`${value}`);
-  for (let start = 0; start < dues.length; start += CHUNK) {
-    const rows = dues
-      .slice(start, start + CHUNK)
-      .map((due) => sql`(${sql.join([text(due.eventId), text(due.endpointId), text(due.shopId)])})`);
+  for (const chunk of chunks(dues)) {
+    const rows = chunk.map((due) => sql`(${sql.join([text(due.eventId), text(due.endpointId), text(due.shopId)])})`);
     const v = sql<{ column1: string; column2: string; column3: string }>`(VALUES ${sql.join(rows)})`.as("v");
     await q
       .insertInto("WebhookDeliveryDue")
@@ -47,17 +59,10 @@ export async function insertDeliveryDues(q: Queryable, dues: readonly DueDeliver
 
 /** Ends deliveries: delivered, failed for good, or not to be sent (endpoint disabled, shop uninstalled). */
 export async function deleteDeliveryDues(q: Queryable, keys: readonly DueKey[]): Promise<void> {
-  for (let start = 0; start < keys.length; start += CHUNK) {
-    const chunk = keys.slice(start, start + CHUNK);
+  for (const chunk of chunks(keys)) {
     await q
       .deleteFrom("WebhookDeliveryDue")
-      .where((eb) =>
-        eb(
-          eb.refTuple("eventId", "endpointId"),
-          "in",
-          chunk.map((key) => eb.tuple(key.eventId, key.endpointId)),
-        ),
-      )
+      .where((eb) => keyIn(eb, chunk))
       .execute();
   }
 }
@@ -127,18 +132,11 @@ export function findOverdueDeliveries(q: Queryable, before: Date, limit: number)
 
 /** Moves re-queued deliveries' due time to `dueAt`, so the next pass does not queue them again at once. */
 export async function postponeDeliveryDues(q: Queryable, keys: readonly DueKey[], dueAt: Date): Promise<void> {
-  for (let start = 0; start < keys.length; start += CHUNK) {
-    const chunk = keys.slice(start, start + CHUNK);
+  for (const chunk of chunks(keys)) {
     await q
       .updateTable("WebhookDeliveryDue")
       .set({ dueAt })
-      .where((eb) =>
-        eb(
-          eb.refTuple("eventId", "endpointId"),
-          "in",
-          chunk.map((key) => eb.tuple(key.eventId, key.endpointId)),
-        ),
-      )
+      .where((eb) => keyIn(eb, chunk))
       .execute();
   }
 }

@@ -119,12 +119,6 @@ async function applyBatch(tx: Tx, entries: LogEntry[]) {
   await deleteDeliveryDues(tx, ended);
 }
 
-/**
- * Group commit: attempts that finish while a write is in progress are logged together in the next
- * transaction, and each attempt's job completes only once its record is committed (so a crash never
- * completes a job without its log entry). A batch that fails is written again one record at a time, so
- * one bad record (its endpoint deleted on PostgreSQL between check and insert) fails alone.
- */
 interface LogEntry {
   record: AttemptRecord;
   /** The attempt's number in its delivery's schedule (1-6). */
@@ -133,6 +127,12 @@ interface LogEntry {
   tracked: boolean;
 }
 
+/**
+ * Group commit: attempts that finish while a write is in progress are logged together in the next
+ * transaction, and each attempt's job completes only once its record is committed (so a crash never
+ * completes a job without its log entry). A batch that fails is written again one record at a time, so
+ * one bad record (its endpoint deleted on PostgreSQL between check and insert) fails alone.
+ */
 class DeliveryLog {
   private pending: Array<LogEntry & { resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing = false;

@@ -4,7 +4,7 @@
  */
 import type { Queue } from "bullmq";
 import { database } from "~/data/database.server";
-import type { DueDelivery } from "~/data/webhook-delivery-due-rows.server";
+import type { DueDelivery, findOverdueDeliveries } from "~/data/webhook-delivery-due-rows.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
 import { deliverWebhookJob, type DeliverWebhookPayload } from "~/jobs/definitions";
 import type { StoredEvent } from "~/services/events/relay.server";
@@ -69,16 +69,8 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
   return queued;
 }
 
-export interface OverdueDelivery {
-  eventId: string;
-  endpointId: string;
-  shopId: string;
-  shopDomain: string;
-  attemptsMade: number;
-  type: string;
-  data: string;
-  createdAt: Date;
-}
+/** An owed delivery with its event and shop domain, as the reconciliation pass reads it. */
+type OverdueDelivery = Awaited<ReturnType<typeof findOverdueDeliveries>>[number];
 
 /**
  * Queues again deliveries the database says are owed and overdue: the same job id as the fan-out's, so a
