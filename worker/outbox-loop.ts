@@ -2,7 +2,7 @@
  * Runs the outbox relay in a loop (docs/decisions/012-storefront-hot-paths.md): a full batch is followed
  * at once by the next, an empty or partial one by a pause. A failure (database or Redis away) is logged
  * and retried after the pause; the events stay pending meanwhile, so nothing is lost. Several worker
- * processes may run it: an event is claimed by exactly one relay. Every half `requeueAfterMs` the loop
+ * processes may run it: an event is claimed by exactly one relay. Every half `requeue.afterMs` the loop
  * also queues again the deliveries Redis lost (docs/decisions/025-queue-reconciliation.md).
  */
 import { setTimeout as sleep } from "node:timers/promises";
