@@ -116,6 +116,18 @@ export const envSchema = z
     WEBHOOK_RETRY_UNIT_MS: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
+    /**
+     * The most attempts of one shop a worker process runs at once (docs/decisions/026-fairness-between-shops.md):
+     * a shop whose endpoints answer slowly holds at most this many of the WEBHOOK_CONCURRENCY slots. At
+     * most WEBHOOK_CONCURRENCY (a larger value means no limit).
+     */
+    WEBHOOK_SHOP_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(10),
+    /**
+     * The most imports and exports of one shop that are queued or running at once (a new one is refused
+     * with 409 until one ends), and the most of them one shop runs at once across all worker processes.
+     */
+    TRANSFER_OPEN_JOBS_PER_SHOP: z.coerce.number().int().min(1).max(100).default(5),
+    TRANSFER_SHOP_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
     /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
     WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
     /**

@@ -12,6 +12,7 @@ const benchmarks: Record<string, string> = {
   admin: "./bench/admin.ts",
   theme: "./bench/theme.ts",
   api: "./bench/api.ts",
+  fairness: "./bench/fairness.ts",
   storefront: "./bench/storefront.ts",
   transfers: "./bench/transfers.ts",
   webhooks: "./bench/webhooks.ts",

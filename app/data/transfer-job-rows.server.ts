@@ -3,8 +3,8 @@
  * docs/decisions/017-data-layer.md). Every function takes the handle to run on and is scoped by the
  * shop's id, except the worker's bookkeeping by job id (BullMQ knows a job by the row's id only).
  */
-import type { Insertable, Selectable } from "kysely";
-import type { DB, Queryable } from "./database.server";
+import { sql, type Insertable, type Selectable } from "kysely";
+import { engine, type DB, type Queryable } from "./database.server";
 
 export type TransferJobRow = Selectable<DB["TransferJob"]>;
 export type TransferKind = "import" | "export";
@@ -98,6 +98,46 @@ export function listTransferJobs(
     .orderBy("id", "desc")
     .limit(limit)
     .execute();
+}
+
+/**
+ * PostgreSQL: holds, until the transaction ends, a lock on the shop's set of transfer jobs, so that
+ * concurrent creations (or starts) count and write one after another. SQLite: nothing (a transaction
+ * holds the write lock).
+ */
+export async function lockShopTransferJobs(q: Queryable, shopId: string): Promise<void> {
+  if (engine() !== "postgres") return;
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`transfer-jobs:${shopId}`}, 0))`.execute(q);
+}
+
+/** The shop's jobs that are queued or running. */
+export async function countOpenTransferJobs(q: Queryable, shopId: string): Promise<number> {
+  const row = await q
+    .selectFrom("TransferJob")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("status", "in", ["queued", "running"])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The shop's jobs other than `jobId` that are running and were heard of since `since` (each batch of a
+ * running job updates its row): a row left `running` by a worker that died long ago does not count.
+ */
+export async function countRunningTransferJobs(
+  q: Queryable,
+  { shopId, jobId, since }: { shopId: string; jobId: string; since: Date },
+): Promise<number> {
+  const row = await q
+    .selectFrom("TransferJob")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("status", "=", "running")
+    .where("id", "!=", jobId)
+    .where("updatedAt", ">=", since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** The job with what running it needs, in one statement. */

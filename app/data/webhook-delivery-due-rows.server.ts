@@ -140,3 +140,15 @@ export async function postponeDeliveryDues(q: Queryable, keys: readonly DueKey[]
       .execute();
   }
 }
+
+/** How many deliveries each of these shops is owed now (shops owed none are absent). */
+export async function countDueDeliveriesByShop(q: Queryable, shopIds: readonly string[]): Promise<Map<string, number>> {
+  if (shopIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom("WebhookDeliveryDue")
+    .select((eb) => ["shopId", eb.fn.countAll<number | string>().as("n")])
+    .where("shopId", "in", shopIds)
+    .groupBy("shopId")
+    .execute();
+  return new Map(rows.map((row) => [row.shopId, Number(row.n)]));
+}

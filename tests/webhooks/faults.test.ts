@@ -56,9 +56,11 @@ describe("delivery guarantees under faults", () => {
       const event = storedEvent(shop.id);
       expect(await fanOutEvents(queue, [event])).toHaveLength(1);
       expect(await fanOutEvents(queue, [event])).toHaveLength(1);
-      const counts = await queue.getJobCounts("wait", "delayed", "active", "completed", "failed");
+      const counts = await queue.getJobCounts("wait", "prioritized", "delayed", "active", "completed", "failed");
       expect(Object.values(counts).reduce((sum, count) => sum + count, 0)).toBe(1);
-      const job = (await queue.getJobs(["wait"]))[0]!;
+      // Queued by priority (docs/decisions/026-fairness-between-shops.md): the shop's first owed delivery.
+      const job = (await queue.getJobs(["prioritized"]))[0]!;
+      expect(job.opts.priority).toBe(1);
       expect(job.id).toBe(`${event.id}-${endpoint.id}`);
     } finally {
       await queue.obliterate({ force: true });

@@ -2,35 +2,48 @@
  * The webhook queue's jobs (docs/webhooks.md): one delivery attempt per job run. A failed attempt with
  * retries left ends the run with the delay it logged as `nextRetryAt`, and `webhookBackoff` hands that
  * delay to BullMQ, so the log and the queue agree; the last failed attempt fails the job for good.
+ * A job of a shop that already has its share of this process's slots in flight is put back, delayed,
+ * without an attempt (docs/decisions/026-fairness-between-shops.md).
  */
-import type { BackoffStrategy, Job } from "bullmq";
+import { DelayedError, type BackoffStrategy, type Job } from "bullmq";
 import type { Dispatcher } from "undici";
 import { getEnv } from "../../app/env.server";
 import { deliverWebhookJob, type DeliverWebhookPayload } from "../../app/jobs/definitions";
 import { deliverOnce } from "../../app/services/webhooks/delivery.server";
 import { retryDelayMs } from "../../app/services/webhooks/schedule";
 import { JobFailed, retryDelayOf, runJob } from "../outcomes";
+import type { ShopSlots } from "../shop-slots";
 
-export function createWebhookHandler(dispatcher: Dispatcher) {
-  return (job: Job<DeliverWebhookPayload>) =>
-    runJob(async () => {
-      const payload = deliverWebhookJob.payload.parse(job.data);
-      // A delivery queued again after Redis lost its job goes on from the attempts it had made.
-      const before = payload.attemptsBefore ?? 0;
-      const outcome = await deliverOnce(payload, {
-        attemptsMade: job.attemptsMade + before,
-        maxAttempts: (job.opts.attempts ?? 1) + before,
-        dispatcher,
+export function createWebhookHandler(dispatcher: Dispatcher, slots: ShopSlots) {
+  return async (job: Job<DeliverWebhookPayload>, token?: string) => {
+    const payload = deliverWebhookJob.payload.parse(job.data);
+    if (!slots.tryTake(payload.shopId)) {
+      await job.moveToDelayed(Date.now() + slots.holdMs(job.id!), token);
+      throw new DelayedError(); // BullMQ: the job was moved, not failed; no attempt is counted
+    }
+    slots.forget(job.id!);
+    try {
+      return await runJob(async () => {
+        // A delivery queued again after Redis lost its job goes on from the attempts it had made.
+        const before = payload.attemptsBefore ?? 0;
+        const outcome = await deliverOnce(payload, {
+          attemptsMade: job.attemptsMade + before,
+          maxAttempts: (job.opts.attempts ?? 1) + before,
+          dispatcher,
+        });
+        if (outcome.status === "failed") {
+          throw new JobFailed(
+            `delivery ${outcome.deliveryId} failed (${outcome.statusCode ?? "no response"})`,
+            outcome.retryInMs,
+            true,
+          );
+        }
+        return outcome;
       });
-      if (outcome.status === "failed") {
-        throw new JobFailed(
-          `delivery ${outcome.deliveryId} failed (${outcome.statusCode ?? "no response"})`,
-          outcome.retryInMs,
-          true,
-        );
-      }
-      return outcome;
-    });
+    } finally {
+      slots.release(payload.shopId);
+    }
+  };
 }
 
 /** The delay the failed attempt logged; the published schedule for any other failure. */

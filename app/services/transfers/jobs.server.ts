@@ -9,12 +9,15 @@ import { database, engine, transaction, type Tx, type UnitOfWork } from "~/data/
 import { analyzeAfterBulkLoad } from "~/data/item-rows.server";
 import {
   abandonTransferJobRow,
+  countOpenTransferJobs,
+  countRunningTransferJobs,
   findQueuedTransferJobs,
   findImportOfUpload,
   findRunnableJob,
   findTransferJob,
   insertTransferJob,
   listTransferJobs,
+  lockShopTransferJobs,
   markTransferJobFailed,
   markTransferJobRunning,
   markTransferJobSucceeded,
@@ -168,6 +171,16 @@ async function startJob(
   const id = newId("job");
   const row = await transaction(async (tx) => {
     const at = new Date();
+    // Counted and inserted under the shop's lock, so parallel requests cannot pass the limit together.
+    await lockShopTransferJobs(tx, job.shopId);
+    const maxOpenJobs = getEnv().TRANSFER_OPEN_JOBS_PER_SHOP;
+    if ((await countOpenTransferJobs(tx, job.shopId)) >= maxOpenJobs) {
+      throw new DomainError(
+        "conflict",
+        `A shop may have at most ${maxOpenJobs} imports and exports queued or running at once: start this one when one of them has finished.`,
+        { details: { maxOpenJobs } },
+      );
+    }
     await before?.(tx, at);
     const created = await insertTransferJob(tx, { id, ...job }, at);
     await unit?.within?.(tx, created);
@@ -364,7 +377,13 @@ export async function abandonTransferJob(jobId: string, message: string) {
 }
 
 /** How an attempt at a job ended: `done` (succeeded or failed for good) or `retry` (run it again). */
-export type TransferOutcome = { outcome: "done" } | { outcome: "retry"; error: unknown };
+export type TransferOutcome = { outcome: "done" } | { outcome: "retry"; error: unknown } | { outcome: "wait" };
+
+/**
+ * A `running` row not updated for this long belongs to a worker that died: it no longer counts against
+ * its shop's TRANSFER_SHOP_CONCURRENCY (BullMQ runs the job again once its lock expires).
+ */
+const RUNNING_HEARD_WITHIN_MS = 10 * 60_000;
 
 const DONE: TransferOutcome = { outcome: "done" };
 
@@ -372,7 +391,7 @@ const DONE: TransferOutcome = { outcome: "done" };
  * Runs one attempt at a job in the worker. A final JobFailure (the file or its columns, the shop's
  * refused access) or a domain error that is not transient fails the job for good, with its report; any
  * other error asks for another attempt, and fails the job on the last one, with the message and report
- * of a JobFailure when the import left one.
+ * of a JobFailure when the import left one. `wait`: the shop runs as many jobs as it may; nothing was done.
  */
 export async function runTransferJob({
   shopId,
@@ -401,7 +420,19 @@ export async function runTransferJob({
     return DONE;
   }
   const startedAt = new Date();
-  await markTransferJobRunning(database(), shopId, jobId, job.startedAt ?? startedAt, startedAt);
+  // At most TRANSFER_SHOP_CONCURRENCY jobs of a shop run at once, whichever workers took them
+  // (docs/decisions/026-fairness-between-shops.md): a shop's burst of imports leaves the other slots to
+  // other shops. Checked and marked under the shop's lock; a job over the limit waits (the caller delays it).
+  const started = await transaction(async (tx) => {
+    await lockShopTransferJobs(tx, shopId);
+    const since = new Date(startedAt.getTime() - RUNNING_HEARD_WITHIN_MS);
+    if ((await countRunningTransferJobs(tx, { shopId, jobId, since })) >= getEnv().TRANSFER_SHOP_CONCURRENCY) {
+      return false;
+    }
+    await markTransferJobRunning(tx, shopId, jobId, job.startedAt ?? startedAt, startedAt);
+    return true;
+  });
+  if (!started) return { outcome: "wait" };
   const fail = async (message: string, report?: unknown) => {
     // The job is marked failed even when its report cannot be stored, rather than left `running`.
     const resultKey = report

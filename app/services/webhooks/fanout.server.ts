@@ -4,7 +4,11 @@
  */
 import type { Queue } from "bullmq";
 import { database } from "~/data/database.server";
-import type { DueDelivery, findOverdueDeliveries } from "~/data/webhook-delivery-due-rows.server";
+import {
+  countDueDeliveriesByShop,
+  type DueDelivery,
+  type findOverdueDeliveries,
+} from "~/data/webhook-delivery-due-rows.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
 import { deliverWebhookJob, type DeliverWebhookPayload } from "~/jobs/definitions";
 import type { StoredEvent } from "~/services/events/relay.server";
@@ -25,12 +29,32 @@ function deliveryJobId(eventId: string, endpointId: string): string {
   return `${eventId}-${endpointId}`;
 }
 
-function jobOptions(eventId: string, endpointId: string, attemptsBefore: number) {
+function jobOptions(eventId: string, endpointId: string, attemptsBefore: number, priority: number) {
   return {
     ...deliverWebhookJob.options,
     jobId: deliveryJobId(eventId, endpointId),
     attempts: WEBHOOK_ATTEMPTS - attemptsBefore,
     backoff: { type: "webhook" },
+    priority,
+  };
+}
+
+/** BullMQ's largest priority number (the lowest precedence it can express). */
+const LOWEST_PRIORITY = 2_097_151;
+
+/**
+ * Fair order between shops (docs/decisions/026-fairness-between-shops.md): each new delivery of a shop is
+ * queued with priority n when it is the shop's n-th owed delivery, counting what the shop is owed already.
+ * BullMQ hands out lower numbers first, so every shop's first owed delivery goes before any shop's second:
+ * a shop with a backlog of thousands (a burst, endpoints that fail or answer slowly) queues behind a
+ * quiet shop's next delivery instead of in front of it. Within a shop the order stays first in, first out.
+ */
+async function shopPriorities(shopIds: readonly string[]): Promise<(shopId: string) => number> {
+  const owed = await countDueDeliveriesByShop(database(), shopIds);
+  return (shopId) => {
+    const position = (owed.get(shopId) ?? 0) + 1;
+    owed.set(shopId, position);
+    return Math.min(position, LOWEST_PRIORITY);
   };
 }
 
@@ -50,6 +74,7 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
   for (const endpoint of endpoints) byShop.set(endpoint.shopId, [...(byShop.get(endpoint.shopId) ?? []), endpoint]);
   const jobs: Array<{ name: string; data: DeliverWebhookPayload; opts: object }> = [];
   const queued: DueDelivery[] = [];
+  const priority = await shopPriorities([...byShop.keys()]);
   for (const event of events) {
     const subscribed = byShop.get(event.shopId);
     if (!subscribed) continue;
@@ -60,7 +85,7 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
       jobs.push({
         name: deliverWebhookJob.name,
         data: { shopId: event.shopId, eventId: event.id, eventType: event.type, endpointId: endpoint.id, body },
-        opts: jobOptions(event.id, endpoint.id, 0),
+        opts: jobOptions(event.id, endpoint.id, 0, priority(event.shopId)),
       });
       queued.push({ eventId: event.id, endpointId: endpoint.id, shopId: event.shopId });
     }
@@ -79,6 +104,8 @@ type OverdueDelivery = Awaited<ReturnType<typeof findOverdueDeliveries>>[number]
  */
 export async function requeueDeliveries(queue: Queue, overdue: OverdueDelivery[]): Promise<void> {
   if (overdue.length === 0) return;
+  // Counted with themselves (they are owed): behind the shop's backlog, like a new delivery of the shop.
+  const priority = await shopPriorities([...new Set(overdue.map((due) => due.shopId))]);
   await queue.addBulk(
     overdue.map((due) => {
       const event = {
@@ -99,7 +126,7 @@ export async function requeueDeliveries(queue: Queue, overdue: OverdueDelivery[]
           body: envelope(event, due.shopDomain),
           ...(attemptsBefore > 0 && { attemptsBefore }),
         },
-        opts: jobOptions(due.eventId, due.endpointId, attemptsBefore),
+        opts: jobOptions(due.eventId, due.endpointId, attemptsBefore, priority(due.shopId)),
       };
     }),
   );

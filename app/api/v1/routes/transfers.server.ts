@@ -43,6 +43,13 @@ const accepted = {
       "and starts once the queue is back.",
     content: { "application/json": { schema: JobAcceptedSchema } },
   },
+  409: {
+    description:
+      "Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at " +
+      "once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has " +
+      "finished; nothing was created), or Idempotency key in use (`idempotency-key-in-use`)",
+    content: { "application/problem+json": { schema: ProblemSchema } },
+  },
   503: {
     description: "The database could not take the job (busy or unreachable); nothing was created. Retry later.",
     content: { "application/problem+json": { schema: ProblemSchema } },
