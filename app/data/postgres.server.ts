@@ -29,9 +29,15 @@ export function createPostgresPool(): pg.Pool {
     max: env.DATABASE_POOL_SIZE,
     types,
   });
-  // An idle connection that dies (a server restart, a terminated backend) is dropped by the pool; without
-  // a listener its error would end the process.
-  pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection lost"));
+  // A connection the server ends (a restart, a terminated backend) emits an error on its client, whether it
+  // is idle in the pool or checked out (held by a transaction, or between two statements): without a
+  // listener that error would end the process. The client is then unusable: a statement on it fails (the
+  // request answers 503, see isDatabaseUnavailable) and the pool drops it when it is released.
+  pool.on("connect", (client) => {
+    client.on("error", (error) => logger.warn({ err: error }, "PostgreSQL connection lost"));
+  });
+  // The pool re-emits an idle client's error; the client's own listener above has logged it.
+  pool.on("error", () => undefined);
   return pool;
 }
 
