@@ -64,3 +64,37 @@ const RETRYABLE = new Set(["23505", "40P01", "40001"]);
 export function isRetryablePostgresError(error: unknown): boolean {
   return RETRYABLE.has((error as { code?: string })?.code ?? "");
 }
+
+/**
+ * Socket errors of a connection that cannot be made. Not ECONNRESET: the API reads it as the client
+ * hanging up on its request body (app/api/body-limit.server.ts); a server that ends its sessions says so
+ * with 57P01 first.
+ */
+const CONNECTION_ERRORS = new Set([
+  "ECONNREFUSED",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+/** The server is shutting down, crashed, still starting, or has no connection to spare. */
+const SERVER_UNAVAILABLE = new Set(["57P01", "57P02", "57P03", "53300"]);
+/** pg's own errors for a connection that ended or could not be had in time (they carry no code). */
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * Whether PostgreSQL could not be used at all (down, restarting, unreachable, out of connections), as
+ * opposed to a statement it refused: the request is answered 503 and may be sent again.
+ */
+export function isPostgresUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (CONNECTION_ERRORS.has(code) || SERVER_UNAVAILABLE.has(code) || code.startsWith("08")) return true;
+    } else if (CONNECTION_MESSAGES.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
+}
