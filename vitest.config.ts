@@ -13,7 +13,16 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: "sqlite", env: { TEST_DATABASE: "sqlite" } } },
+      {
+        extends: true,
+        test: {
+          name: "sqlite",
+          env: { TEST_DATABASE: "sqlite" },
+          // Stops and starts a PostgreSQL server of its own: there is no SQLite server to restart, and the
+          // file does the same on either project (tests/faults/postgres-restart.test.ts).
+          exclude: [...configDefaults.exclude, "tests/faults/postgres-restart.test.ts"],
+        },
+      },
       // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every
       // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md).
       {

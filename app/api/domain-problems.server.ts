@@ -3,6 +3,7 @@
  * (app/lib/problems.ts, documented in the OpenAPI description), and an issue's dotted field path becomes a
  * JSON Pointer into the request body.
  */
+import { isDatabaseUnavailable } from "~/data/database.server";
 import { DomainError, type DomainErrorCode } from "~/lib/domain-error";
 import { AppError, type ProblemSlug } from "~/lib/problems";
 
@@ -42,7 +43,25 @@ export function problemOfDomainError(error: DomainError): AppError {
   });
 }
 
-/** Any thrown value as the AppError the API answers with (unknown errors pass through to become a 500). */
+/** Seconds a client is told to wait when the database cannot be used (as /readyz says then). */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Any thrown value as the AppError the API answers with: a domain error as its problem, a database that
+ * cannot be used at all (down, restarting) as a 503 naming it, with Retry-After; unknown errors pass
+ * through to become a 500.
+ */
 export function asAppError(error: unknown): unknown {
-  return error instanceof DomainError ? problemOfDomainError(error) : error;
+  if (error instanceof AppError) return error;
+  if (error instanceof DomainError) return problemOfDomainError(error);
+  if (isDatabaseUnavailable(error)) {
+    return new AppError("service-unavailable", {
+      detail:
+        "The database cannot be reached. Retry after the Retry-After delay; with the same Idempotency-Key, a " +
+        "change is made at most once.",
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+      cause: error,
+    });
+  }
+  return error;
 }

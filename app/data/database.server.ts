@@ -10,7 +10,7 @@ import { PostgresDialect } from "kysely";
 import type pg from "pg";
 import { getEnv, sqliteFilePath } from "~/env.server";
 import type { DB } from "~/generated/kysely/database";
-import { createPostgresPool, endPool, isRetryablePostgresError } from "./postgres.server";
+import { createPostgresPool, endPool, isPostgresUnavailable, isRetryablePostgresError } from "./postgres.server";
 import { sqliteDialect } from "./sqlite-dialect.server";
 import { retryWhileBusy, sqliteWriteLock, type SqliteWriteLock } from "./sqlite-lock.server";
 
@@ -121,6 +121,15 @@ export async function transaction<T>(
     }
     await sleep(Math.min(50, attempt) * (0.5 + Math.random()));
   }
+}
+
+/**
+ * Whether `error` means the database could not be used at all (PostgreSQL down, restarting or unreachable),
+ * not that a statement was refused: nothing was written (a transaction commits whole or not at all), and
+ * the same request may be sent again later.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return getEnv().DATABASE_ENGINE === "postgres" && isPostgresUnavailable(error);
 }
 
 /** A unique violation (23505 on PostgreSQL, SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY on SQLite). */

@@ -29,9 +29,15 @@ export function createPostgresPool(): pg.Pool {
     max: env.DATABASE_POOL_SIZE,
     types,
   });
-  // An idle connection that dies (a server restart, a terminated backend) is dropped by the pool; without
-  // a listener its error would end the process.
-  pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection lost"));
+  // A connection the server ends (a restart, a terminated backend) emits an error on its client, whether it
+  // is idle in the pool or checked out (held by a transaction, or between two statements): without a
+  // listener that error would end the process. The client is then unusable: a statement on it fails (the
+  // request answers 503, see isDatabaseUnavailable) and the pool drops it when it is released.
+  pool.on("connect", (client) => {
+    client.on("error", (error) => logger.warn({ err: error }, "PostgreSQL connection lost"));
+  });
+  // The pool re-emits an idle client's error; the client's own listener above has logged it.
+  pool.on("error", () => undefined);
   return pool;
 }
 
@@ -57,4 +63,38 @@ const RETRYABLE = new Set(["23505", "40P01", "40001"]);
 
 export function isRetryablePostgresError(error: unknown): boolean {
   return RETRYABLE.has((error as { code?: string })?.code ?? "");
+}
+
+/**
+ * Socket errors of a connection that cannot be made. Not ECONNRESET: the API reads it as the client
+ * hanging up on its request body (app/api/body-limit.server.ts); a server that ends its sessions says so
+ * with 57P01 first.
+ */
+const CONNECTION_ERRORS = new Set([
+  "ECONNREFUSED",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+/** The server is shutting down, crashed, still starting, or has no connection to spare. */
+const SERVER_UNAVAILABLE = new Set(["57P01", "57P02", "57P03", "53300"]);
+/** pg's own errors for a connection that ended or could not be had in time (they carry no code). */
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * Whether PostgreSQL could not be used at all (down, restarting, unreachable, out of connections), as
+ * opposed to a statement it refused: the request is answered 503 and may be sent again.
+ */
+export function isPostgresUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (CONNECTION_ERRORS.has(code) || SERVER_UNAVAILABLE.has(code) || code.startsWith("08")) return true;
+    } else if (CONNECTION_MESSAGES.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
 }

@@ -114,6 +114,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -225,6 +240,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -351,6 +381,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -502,6 +547,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -615,6 +675,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -969,6 +1044,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1082,6 +1172,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -1455,6 +1560,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1662,6 +1782,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1813,6 +1948,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1921,6 +2071,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -2123,6 +2288,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2305,6 +2485,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         options?: never;
@@ -2417,6 +2612,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -2565,6 +2775,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2673,6 +2898,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -2824,6 +3064,21 @@ export interface paths {
                 };
                 /** @description The platform did not answer */
                 502: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -3013,6 +3268,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -3132,6 +3402,24 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
@@ -3391,6 +3679,24 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3548,6 +3854,24 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3676,6 +4000,24 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
@@ -3970,6 +4312,24 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         /**
@@ -4158,6 +4518,24 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
@@ -4420,6 +4798,24 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         /**
@@ -4600,6 +4996,24 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
@@ -4872,6 +5286,24 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4978,6 +5410,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -5182,6 +5629,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -5364,6 +5826,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         options?: never;
@@ -5491,6 +5968,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
@@ -5720,6 +6212,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -5935,6 +6442,21 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6135,6 +6657,21 @@ export interface paths {
                 };
                 /** @description Internal server error */
                 500: {
+                    headers: {
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -11,6 +10,7 @@ import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
 import { freePort, startProcess } from "../support/processes";
+import { startRedis } from "../support/services";
 import { startReceiver } from "./receiver";
 import { findAttempts, owedDeliveries, pendingEvents } from "../support/webhook-rows";
 import { until } from "../support/poll";
@@ -25,26 +25,6 @@ resetEnvCache();
 
 const anonymous = () => ({ kind: "anonymous" as const, anonymousId: randomUUID() });
 const item = { productId: "1", handle: "one" };
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  const client = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on("error", () => undefined); // refused while the server starts: retried below
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (
-      await client.connect().then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  client.disconnect();
-  return child;
-}
 
 describe("delivery guarantees under faults", () => {
   it("relaying the same events twice queues each delivery once", async () => {

@@ -106,6 +106,8 @@ function errorResponses(route: ApiRoute) {
       : {}),
     429: problem("rate-limited"),
     500: problem("internal-error"),
+    // Any operation: the database cannot be used at all (down or restarting), with Retry-After.
+    503: problem("service-unavailable", " (the database cannot be reached; retry after Retry-After)"),
   };
 }
 
