@@ -13,7 +13,16 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: "sqlite", env: { TEST_DATABASE: "sqlite" } } },
+      // The short soak (tests/soak.test.ts) runs on PostgreSQL only: the soak is defined on the production
+      // engine, two web and two worker processes on one database (docs/benchmarks.md).
+      {
+        extends: true,
+        test: {
+          name: "sqlite",
+          env: { TEST_DATABASE: "sqlite" },
+          exclude: [...configDefaults.exclude, "tests/soak.test.ts"],
+        },
+      },
       // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every
       // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md).
       {
