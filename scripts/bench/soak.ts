@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- soak [--duration 300] [--shoppers 1000] [--toggles 40] [--reads 20] [--merchant 5]
+ * `npm run bench -- soak [--duration 300] [--shoppers 1000] [--toggles 20] [--reads 10] [--merchant 5]
  * [--imports 5] [--import-rows 2000] [--baseline 30]` (issue 16, item 3)
  *
  * Two web processes and two workers, started with the commands production runs (`node --import tsx
@@ -20,8 +20,8 @@ const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "300" },
     shoppers: { type: "string", default: "1000" },
-    toggles: { type: "string", default: "40" },
-    reads: { type: "string", default: "20" },
+    toggles: { type: "string", default: "20" },
+    reads: { type: "string", default: "10" },
     merchant: { type: "string", default: "5" },
     imports: { type: "string", default: "5" },
     "import-rows": { type: "string", default: "2000" },
