@@ -76,6 +76,12 @@ export interface SoakOptions {
    * so the drain waits that long; the short run in the test suite lowers it.
    */
   requeueAfterMs?: number;
+  /**
+   * RATE_LIMIT_PRIVATE_PER_MINUTE of the processes (the app's default, 600, when unset). The probe sends 10%
+   * more than the limit in one burst that must end within a window; a lower limit keeps the burst short on
+   * a machine too loaded to answer 660 requests in 45 s. Merchant reads stay far below it.
+   */
+  privateRateLimit?: number;
   /** The bare references driven at the same rates afterwards (0: no baseline). */
   baselineSeconds?: number;
   progress?: (line: string) => void;
@@ -436,6 +442,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
     WEBHOOK_RETRY_UNIT_MS: String(RETRY_UNIT_MS),
     ...(options.requeueAfterMs ? { WEBHOOK_REQUEUE_AFTER_MS: String(options.requeueAfterMs) } : {}),
+    RATE_LIMIT_PRIVATE_PER_MINUTE: String(options.privateRateLimit ?? 600),
   };
   Object.assign(process.env, env);
 
@@ -519,6 +526,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const killAll = () => children.forEach(({ child }) => child.kill("SIGKILL"));
   process.once("exit", killAll);
   const agent = new Agent({ connections: 128, keepAliveTimeout: 10_000 });
+  // The probe's connections of its own: its burst must not queue behind the load's requests in flight.
+  const probeAgent = new Agent({ connections: 20, keepAliveTimeout: 10_000 });
   const queueRedis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
   const { WEBHOOK_QUEUE, TRANSFER_QUEUE, PRODUCT_QUEUE, METAFIELD_QUEUE } = await import("../../app/jobs/definitions");
   const queues = [WEBHOOK_QUEUE, TRANSFER_QUEUE, PRODUCT_QUEUE, METAFIELD_QUEUE].map(
@@ -656,7 +665,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       customerId: "",
       address: "10.200.0.1",
     };
-    const privateLimit = 600;
+    const privateLimit = options.privateRateLimit ?? 600;
     const shopperLimit = 60;
     // Windows go on while the load runs, and after it (at most 5 in all) until each bucket had a conclusive one.
     const conclusive = (bucket: string) => rateWindows.some((w) => w.bucket === bucket && w.exact !== null);
@@ -667,12 +676,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       await sleep(2_000);
       for (;;) {
         const windows = await Promise.all([
-          probeWindow(agent, "shop", privateLimit, privateLimit + 60, () => ({
+          probeWindow(probeAgent, "shop", privateLimit, Math.ceil(privateLimit * 1.1), () => ({
             url: `${base()}/v1/shop`,
             method: "GET",
             headers: { authorization: `Bearer ${limitsShop.privateKey}` },
           })),
-          probeWindow(agent, "shopper", shopperLimit, shopperLimit + 15, () =>
+          probeWindow(probeAgent, "shopper", shopperLimit, shopperLimit + 15, () =>
             storefrontCall(probeShopper, "GET", "wishlist"),
           ),
         ]);
@@ -788,7 +797,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     process.off("exit", killAll);
     await Promise.all(queues.map((queue) => queue.close()));
     queueRedis.disconnect();
-    await agent.close();
+    await Promise.all([agent.close(), probeAgent.close()]);
     await sql.close();
     await platform.close();
     for (const receiver of receivers) {
