@@ -13,14 +13,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
+      // PostgreSQL only: the short soak (tests/soak.test.ts), defined on the production engine with two web
+      // and two worker processes on one database (docs/benchmarks.md); and the PostgreSQL restart, which
+      // stops and starts a server of its own (there is no SQLite server to restart).
       {
         extends: true,
         test: {
           name: "sqlite",
           env: { TEST_DATABASE: "sqlite" },
-          // Stops and starts a PostgreSQL server of its own: there is no SQLite server to restart, and the
-          // file does the same on either project (tests/faults/postgres-restart.test.ts).
-          exclude: [...configDefaults.exclude, "tests/faults/postgres-restart.test.ts"],
+          exclude: [...configDefaults.exclude, "tests/soak.test.ts", "tests/faults/postgres-restart.test.ts"],
         },
       },
       // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every

@@ -16,6 +16,7 @@ const benchmarks: Record<string, string> = {
   storefront: "./bench/storefront.ts",
   transfers: "./bench/transfers.ts",
   webhooks: "./bench/webhooks.ts",
+  soak: "./bench/soak.ts",
 };
 const name = process.argv[2];
 if (!name || !(name in benchmarks)) {

@@ -125,6 +125,12 @@ export async function load(
   };
 }
 
+/** The value at percentile `p` (0-100) of ascending `sorted` values (nearest rank below). */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
 /** The goals of issue 12 for a figure next to its reference, and for the web process's memory. */
 export const GOALS = { throughputRatio: 0.5, p99Ratio: 2, idleRssMb: 150, peakRssMb: 256, deliveriesPerSecond: 1000 };
 
@@ -191,9 +197,12 @@ export async function benchDatabase(engine: "sqlite" | "postgres", name: string)
   };
 }
 
-/** The real web server (production build) on a free port, with the given environment. */
-export async function startAppServer(env: Record<string, string>) {
-  const port = await freePort();
+/**
+ * The real web server (production build) on `port` (a free one by default), with the given environment.
+ * Several processes behind one public URL share SHOPIFY_APP_URL, so a caller may pick the port first.
+ */
+export async function startAppServer(env: Record<string, string>, port?: number) {
+  port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = await startChild(
     "server/index.ts",

@@ -24,6 +24,7 @@ import {
   GOALS,
   memoryLine,
   peakRssMb,
+  percentile,
   startAppServer,
   startWorker,
   stopChild,
@@ -91,10 +92,6 @@ const shop = await ensureShop({ domain: "bench-shop.myshopify.com" });
 const { secret } = await createEndpoint({ shopId: shop.id, url: receiverUrl, events: ["item.added", "item.removed"] });
 await closeDatabase();
 const sql = await benchSql(database.url);
-
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 // 1. Throughput through the worker.
 const worker = await startWorker(env);

@@ -1,9 +1,11 @@
-import { createHmac } from "node:crypto";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import createClient from "openapi-fetch";
 import type { paths } from "../generated/openapi";
 import { BASE_URL } from "./http";
+
+// The app proxy signature lives with the scripts, which sign proxy requests too (scripts/bench/soak-run.ts).
+export { signedProxyPath } from "../../scripts/lib/app-proxy";
 
 type App = { request: (input: Request | string, init?: RequestInit) => Response | Promise<Response> };
 
@@ -83,18 +85,4 @@ export async function rawCall(app: App, validator: OpenApiValidator, path: strin
   const response = await app.request(url, init);
   await validator.check(init.method ?? "GET", url, response);
   return response;
-}
-
-/**
- * A request as the platform's app proxy forwards it: the query signed with the app secret, written
- * independently of the platform library (sorted `key=value` pairs, no separator, HMAC-SHA256 hex).
- */
-export function signedProxyPath(path: string, params: Record<string, string>, secret = "local-dev-api-secret") {
-  const query = { timestamp: String(Math.floor(Date.now() / 1000)), path_prefix: "/apps/service", ...params };
-  const message = Object.keys(query)
-    .sort()
-    .map((key) => `${key}=${query[key as keyof typeof query]}`)
-    .join("");
-  const signature = createHmac("sha256", secret).update(message).digest("hex");
-  return `${path}?${new URLSearchParams({ ...query, signature }).toString()}`;
 }
