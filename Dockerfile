@@ -26,7 +26,10 @@ RUN --mount=type=cache,target=/root/.npm \
 # --- build: Prisma client and Kysely types, the Remix bundle; then the dev dependencies go -----------------
 FROM deps AS build
 COPY . .
-RUN npm run db:generate \
+# Generation and the build read the environment schema, which refuses SQLite on this Node: a PostgreSQL URL
+# that nothing connects to (docs/decisions/027-deployment-and-node-lts.md).
+RUN export DATABASE_URL=postgresql://build@127.0.0.1:5432/unused \
+ && npm run db:generate \
  && npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 

@@ -26,7 +26,7 @@ DATABASE=wishlist_container_${RUN_ID}
 PREFIX=container-smoke:${RUN_ID}
 WEB=wishlist-smoke-web-${RUN_ID}
 WORKER=wishlist-smoke-worker-${RUN_ID}
-# The worker's health check, as in compose.yaml.
+# The worker's health check and its heartbeat file, as in compose.yaml.
 WORKER_HEALTH_CMD='["node","worker/health-check.mjs"]'
 
 section() { printf '\n=== %s (%ss)\n' "$1" "$SECONDS"; }
@@ -140,7 +140,8 @@ EOF
 run=(podman run --network host --env-file "$WORK/smoke.env")
 "${run[@]}" --rm "$APP_IMAGE" node --import tsx scripts/prisma.ts migrate deploy
 "${run[@]}" -d --name "$WEB" "$APP_IMAGE" >/dev/null
-"${run[@]}" -d --name "$WORKER" --health-cmd "$WORKER_HEALTH_CMD" "$APP_IMAGE" node --import tsx worker/index.ts >/dev/null
+"${run[@]}" -d --name "$WORKER" -e WORKER_HEALTH_FILE=/tmp/wishlist-worker-health --health-cmd "$WORKER_HEALTH_CMD" \
+  "$APP_IMAGE" node --import tsx worker/index.ts >/dev/null
 
 ready_started=$SECONDS
 until [ "$(node -e "fetch('http://127.0.0.1:${port}/readyz').then(r=>console.log(r.status),()=>console.log(0))")" = 200 ]; do

@@ -6,9 +6,11 @@
 #   npm ci          (better-sqlite3 compiled for that Node's ABI from its own headers: no download)
 #   npm run build
 #   vitest          the real web and worker processes, health and readiness, the storefront API, the
-#                   environment checks, on SQLite and PostgreSQL
+#                   environment checks, on SQLite and PostgreSQL; on Node 24 and later on PostgreSQL only:
+#                   better-sqlite3 11 aborts the process there, and the app refuses SQLite on it (decision 027)
 # Needs what `npm test` needs (PostgreSQL, Redis) plus python3, make and g++.
-# Usage: bash scripts/node-lts-check.sh            (Node 24; NODE_LTS_VERSION=22.23.3 for the other line)
+# Usage: bash scripts/node-lts-check.sh            (Node 24, the production line; NODE_LTS_VERSION=22.23.3
+#        for the other LTS line, both engines)
 #        KEEP=1 keeps the copy; extra arguments replace the test files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +41,10 @@ git ls-files -z --cached --others --exclude-standard |
   tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$WORK/app"
 cd "$WORK/app"
 
+# On Node 24 and later the app refuses SQLite (decision 027): the postinstall's Prisma generate and the build
+# read the environment, so they get a PostgreSQL URL that nothing connects to; the tests set their own.
+[ "${NODE_LTS_VERSION%%.*}" -le 22 ] || export DATABASE_URL=postgresql://build@127.0.0.1:5432/unused
+
 section "npm ci"
 install_started=$SECONDS
 npm ci --no-audit --no-fund --loglevel=error
@@ -54,10 +60,12 @@ build_started=$SECONDS
 npm run build --silent >/dev/null
 echo "build took $((SECONDS - build_started))s"
 
-section "tests on Node ${NODE_LTS_VERSION}: ${TESTS[*]}"
+PROJECTS=(--project sqlite --project postgres)
+[ "${NODE_LTS_VERSION%%.*}" -le 22 ] || PROJECTS=(--project postgres)
+section "tests on Node ${NODE_LTS_VERSION} (${PROJECTS[*]}): ${TESTS[*]}"
 tests_started=$SECONDS
 mkdir -p .data
-npx vitest run "${TESTS[@]}" --reporter=default --reporter=json --outputFile.json=.data/node-lts-results.json
+npx vitest run "${PROJECTS[@]}" "${TESTS[@]}" --reporter=default --reporter=json --outputFile.json=.data/node-lts-results.json
 node -e '
   const r = require("./.data/node-lts-results.json");
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped on ${process.version}`);
