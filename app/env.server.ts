@@ -8,8 +8,12 @@ import { z } from "zod";
  * development secrets (see `.env.example` for the full list with explanations).
  */
 
+const DEV_API_KEY = "local-dev-api-key";
 const DEV_API_SECRET = "local-dev-api-secret";
 const DEV_SERVICE_SECRET = "local-dev-service-secret-change-me-0123456789";
+/** The retry schedule's unit that docs/webhooks.md promises: retries 1 minute to 6 hours apart. */
+const WEBHOOK_RETRY_UNIT_CONTRACT_MS = 60_000;
+const DEFAULT_DATABASE_URL = "file:./.data/wishlist.db";
 
 export const envSchema = z
   .object({
@@ -18,12 +22,14 @@ export const envSchema = z
     HOST: z.string().min(1).optional(),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     SHOPIFY_APP_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Unset: a SQLite file under .data/ (development and tests only; production names its database). */
     DATABASE_URL: z
       .string()
-      .default("file:./.data/wishlist.db")
-      .refine((url) => /^(file:|postgres(ql)?:\/\/)/.test(url), {
+      .optional()
+      .refine((url) => url === undefined || /^(file:|postgres(ql)?:\/\/)/.test(url), {
         message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
-      }),
+      })
+      .transform((url) => url ?? DEFAULT_DATABASE_URL),
     /**
      * SQLite: catch a write started inside a direct-SQL transaction at once (AsyncLocalStorage). Unset: on
      * outside production, off in production, where its cost is measured (docs/decisions/016-sqlite-writers.md).
@@ -39,7 +45,7 @@ export const envSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _ . : - only (max 64)")
       .default("wishlist"),
-    SHOPIFY_API_KEY: z.string().min(1).default("local-dev-api-key"),
+    SHOPIFY_API_KEY: z.string().min(1).default(DEV_API_KEY),
     SHOPIFY_API_SECRET: z.string().min(1).default(DEV_API_SECRET),
     SCOPES: z.string().min(1).default("read_products,read_customers,write_customers,read_themes"),
     /**
@@ -113,7 +119,7 @@ export const envSchema = z
             .every((entry) => /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(entry)),
         { message: "must be comma-separated CIDRs, e.g. 127.0.0.0/8,::1/128" },
       ),
-    WEBHOOK_RETRY_UNIT_MS: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
+    WEBHOOK_RETRY_UNIT_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
     /**
@@ -161,10 +167,17 @@ export const envSchema = z
     FILE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(7),
     /** Import and export jobs run at the same time per worker process. */
     TRANSFER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+    /**
+     * Where the worker writes its heartbeat (worker/heartbeat.ts) for a container health check
+     * (worker/health-check.mjs). Unset: no heartbeat.
+     */
+    WORKER_HEALTH_FILE: z.string().min(1).optional(),
     /** `npm run dev` only: the port of the local platform stand-in (admin page, Admin API, App Bridge). */
-    PLATFORM_STAND_IN_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+    PLATFORM_STAND_IN_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** `npm run dev` only: the port of the local storefront (the demo shop's online store, the app proxy). */
-    PLATFORM_STOREFRONT_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+    PLATFORM_STOREFRONT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** `npm run dev` only: Vite's hot-reload socket (read by vite.config.ts; checked here). */
+    HMR_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })
@@ -180,11 +193,30 @@ export const envSchema = z
       });
     }
     if (env.NODE_ENV !== "production") return;
+    // Production names every setting below itself; a development default would run with a key, secret or
+    // database anyone reading this file knows.
+    if (env.DATABASE_URL === DEFAULT_DATABASE_URL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["DATABASE_URL"],
+        message: "must be set in production (postgresql://... or an explicit file: path on a persistent volume)",
+      });
+    }
+    if (env.SHOPIFY_API_KEY === DEV_API_KEY) {
+      ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_KEY"], message: "must be set in production" });
+    }
     if (env.SHOPIFY_API_SECRET === DEV_API_SECRET) {
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_SECRET"], message: "must be set in production" });
     }
     if (env.SERVICE_SECRET === DEV_SERVICE_SECRET) {
       ctx.addIssue({ code: "custom", path: ["SERVICE_SECRET"], message: "must be set in production" });
+    }
+    if (env.SERVICE_SECRET_PREVIOUS === DEV_SERVICE_SECRET) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SERVICE_SECRET_PREVIOUS"],
+        message: "is the development secret: values encrypted under it must not be trusted in production",
+      });
     }
     if (!env.SHOPIFY_APP_URL) {
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_APP_URL"], message: "must be set in production" });
@@ -221,6 +253,22 @@ export const envSchema = z
         message: "is for tests and local stand-ins only (production calls each shop's own https origin)",
       });
     }
+    if (env.WEBHOOK_RETRY_UNIT_MS !== undefined && env.WEBHOOK_RETRY_UNIT_MS !== WEBHOOK_RETRY_UNIT_CONTRACT_MS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_RETRY_UNIT_MS"],
+        message: `is for tests and the demo only (production retries on the documented schedule, unit ${WEBHOOK_RETRY_UNIT_CONTRACT_MS} ms)`,
+      });
+    }
+    for (const name of ["PLATFORM_STAND_IN_PORT", "PLATFORM_STOREFRONT_PORT", "HMR_PORT"] as const) {
+      if (env[name] !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: "is for `npm run dev` only (nothing listens on it in production)",
+        });
+      }
+    }
   })
   .transform((env) => ({
     ...env,
@@ -229,6 +277,9 @@ export const envSchema = z
     DATABASE_URL: resolveDatabaseUrl(env.DATABASE_URL),
     DATABASE_ENGINE: env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgres" as const),
     SQLITE_NESTED_WRITE_CHECK: env.SQLITE_NESTED_WRITE_CHECK ?? env.NODE_ENV !== "production",
+    WEBHOOK_RETRY_UNIT_MS: env.WEBHOOK_RETRY_UNIT_MS ?? WEBHOOK_RETRY_UNIT_CONTRACT_MS,
+    PLATFORM_STAND_IN_PORT: env.PLATFORM_STAND_IN_PORT ?? 3001,
+    PLATFORM_STOREFRONT_PORT: env.PLATFORM_STOREFRONT_PORT ?? 3002,
   }));
 
 function networkList(value: string): string[] {
@@ -273,6 +324,14 @@ export class EnvError extends Error {
   }
 }
 
+/**
+ * The newest Node line the SQLite engine runs on. better-sqlite3 11 (the line Prisma 6.19's adapter pins)
+ * builds its objects on Node's raw ObjectWrap, whose destructor on Node 24 aborts the whole process when the
+ * garbage collector frees a statement outside a Node environment: seen here in the test suite on 24.21
+ * (docs/decisions/027-deployment-and-node-lts.md). PostgreSQL never opens better-sqlite3.
+ */
+const SQLITE_NEWEST_NODE_MAJOR = 22;
+
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // Empty strings mean "unset", as in most dotenv tooling.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
@@ -281,6 +340,17 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`));
   }
   return result.data;
+}
+
+/** The environment, if this Node can run its database engine; else an EnvError saying why. */
+export function checkEngineRuns(env: Env, nodeVersion = process.versions.node): Env {
+  const nodeMajor = Number(nodeVersion.split(".")[0]);
+  if (env.DATABASE_ENGINE === "sqlite" && nodeMajor > SQLITE_NEWEST_NODE_MAJOR) {
+    throw new EnvError([
+      `DATABASE_URL: SQLite (better-sqlite3 11) aborts the process on Node ${nodeMajor}: use Node ${SQLITE_NEWEST_NODE_MAJOR} or earlier, or PostgreSQL`,
+    ]);
+  }
+  return env;
 }
 
 /**
@@ -302,7 +372,7 @@ let cached: Env | undefined;
 
 /** The validated environment of this process; throws `EnvError` with every problem listed. */
 export function getEnv(): Env {
-  cached ??= parseEnv(process.env);
+  cached ??= checkEngineRuns(parseEnv(process.env));
   return cached;
 }
 

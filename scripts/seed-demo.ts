@@ -1,15 +1,17 @@
 /** Seeds the demo shop and prints its keys (run by `npm run dev`; also `npm run seed`). */
 import path from "node:path";
-import { loadEnvOrExit } from "../app/env.server";
+import { loadDotEnv, loadEnvOrExit } from "../app/env.server";
 import { demoShopData } from "../stand-in/demo-data";
 
-const env = loadEnvOrExit();
 // The demo shop has a stored platform session and a private key anyone reading this file knows the
-// making of: it has no place in a production database.
-if (env.NODE_ENV === "production") {
+// making of: it has no place in a production database. Checked before the rest of the environment, so
+// this is what a production run is told, whatever else its settings lack.
+loadDotEnv();
+if (process.env.NODE_ENV === "production") {
   process.stderr.write("npm run seed is for development: refusing to create the demo shop with NODE_ENV=production\n");
   process.exit(1);
 }
+const env = loadEnvOrExit();
 
 const { closeDatabase } = await import("../app/data/database.server");
 const { closeRequestRedis } = await import("../app/redis.server");

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { EnvError, envSchema, parseEnv, resolveDatabaseUrl } from "~/env.server";
+import { checkEngineRuns, EnvError, envSchema, parseEnv, resolveDatabaseUrl } from "~/env.server";
 import { ROOT } from "../scripts/lib/databases";
 import { startProcess } from "./support/processes";
 
@@ -45,14 +45,29 @@ describe("environment validation", () => {
     expect(message).toContain(".env.example");
   });
 
-  it("refuses the development secrets and a missing app URL in production", () => {
-    expect(() => parseEnv({ NODE_ENV: "production" })).toThrow(/SHOPIFY_API_SECRET: must be set in production/);
-    expect(() => parseEnv({ NODE_ENV: "production" })).toThrow(/SERVICE_SECRET: must be set in production/);
-    expect(() => parseEnv({ NODE_ENV: "production" })).toThrow(/SHOPIFY_APP_URL: must be set in production/);
+  it("refuses the development credentials, the default database and a missing app URL in production", () => {
+    let error: unknown;
+    try {
+      parseEnv({ NODE_ENV: "production" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(EnvError);
+    expect((error as EnvError).issues).toEqual(
+      expect.arrayContaining([
+        "DATABASE_URL: must be set in production (postgresql://... or an explicit file: path on a persistent volume)",
+        "SHOPIFY_API_KEY: must be set in production",
+        "SHOPIFY_API_SECRET: must be set in production",
+        "SERVICE_SECRET: must be set in production",
+        "SHOPIFY_APP_URL: must be set in production",
+      ]),
+    );
   });
 
   const production = {
     NODE_ENV: "production",
+    DATABASE_URL: "postgresql://wishlist@db.internal:5432/wishlist",
+    SHOPIFY_API_KEY: "a-real-platform-api-key",
     SHOPIFY_API_SECRET: "a-real-platform-secret",
     SERVICE_SECRET: "a-real-service-secret-of-at-least-32-characters",
     SHOPIFY_APP_URL: "https://wishlist.example.com",
@@ -64,6 +79,30 @@ describe("environment validation", () => {
     expect(parseEnv({ ...production, WEBHOOK_ALLOWED_NETWORKS: "8.8.8.0/24, 2606:4700::/32" }).NODE_ENV).toBe(
       "production",
     );
+    // Settings with a production meaning stay accepted: SQLite on an explicit path, the contract's retry
+    // unit spelled out, a heartbeat file for the worker's health check, a rotated secret.
+    expect(
+      parseEnv({
+        ...production,
+        DATABASE_URL: "file:/var/lib/wishlist/wishlist.db",
+        WEBHOOK_RETRY_UNIT_MS: "60000",
+        WORKER_HEALTH_FILE: "/tmp/worker-health",
+        SERVICE_SECRET_PREVIOUS: "the-secret-this-one-replaced-32-characters-long",
+      }),
+    ).toMatchObject({
+      DATABASE_ENGINE: "sqlite",
+      WEBHOOK_RETRY_UNIT_MS: 60_000,
+      WORKER_HEALTH_FILE: "/tmp/worker-health",
+    });
+  });
+
+  it("applies the development-only defaults only where they mean something", () => {
+    expect(parseEnv({})).toMatchObject({
+      WEBHOOK_RETRY_UNIT_MS: 60_000,
+      PLATFORM_STAND_IN_PORT: 3001,
+      PLATFORM_STOREFRONT_PORT: 3002,
+    });
+    expect(parseEnv(production).WEBHOOK_RETRY_UNIT_MS).toBe(60_000);
   });
 
   it("binds to 127.0.0.1 in development and tests unless HOST is set", () => {
@@ -87,6 +126,17 @@ describe("environment validation", () => {
     [{ SHOPIFY_ADMIN_API_ORIGIN: "http://127.0.0.1:4010" }, /SHOPIFY_ADMIN_API_ORIGIN: is for tests and local/],
     [{ APP_BRIDGE_URL: "http://127.0.0.1:4010/app-bridge.js" }, /APP_BRIDGE_URL: is for tests and local stand-ins/],
     [{ SHOPIFY_APP_URL: "http://wishlist.example.com" }, /SHOPIFY_APP_URL: must be an https:\/\/ URL in production/],
+    [{ DATABASE_URL: "file:./.data/wishlist.db" }, /DATABASE_URL: must be set in production/],
+    [{ SHOPIFY_API_KEY: "local-dev-api-key" }, /SHOPIFY_API_KEY: must be set in production/],
+    [
+      { SERVICE_SECRET_PREVIOUS: "local-dev-service-secret-change-me-0123456789" },
+      /SERVICE_SECRET_PREVIOUS: is the development secret/,
+    ],
+    [{ WEBHOOK_RETRY_UNIT_MS: "20" }, /WEBHOOK_RETRY_UNIT_MS: is for tests and the demo only/],
+    [{ WEBHOOK_RETRY_UNIT_MS: "1000" }, /WEBHOOK_RETRY_UNIT_MS: is for tests and the demo only/],
+    [{ PLATFORM_STAND_IN_PORT: "3001" }, /PLATFORM_STAND_IN_PORT: is for `npm run dev` only/],
+    [{ PLATFORM_STOREFRONT_PORT: "3002" }, /PLATFORM_STOREFRONT_PORT: is for `npm run dev` only/],
+    [{ HMR_PORT: "64999" }, /HMR_PORT: is for `npm run dev` only/],
   ])("refuses the development-only setting %j in production", (setting, message) => {
     expect(() => parseEnv({ ...production, ...setting })).toThrow(message);
     // The same setting is accepted outside production.
@@ -101,7 +151,12 @@ describe("environment validation", () => {
         WEBHOOK_ALLOW_HTTP: "true",
         WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
         SHOPIFY_ADMIN_API_ORIGIN: "http://127.0.0.1:4010",
+        APP_BRIDGE_URL: "http://127.0.0.1:4010/app-bridge.js",
         SHOPIFY_APP_URL: "http://wishlist.example.com",
+        WEBHOOK_RETRY_UNIT_MS: "20",
+        PLATFORM_STAND_IN_PORT: "3001",
+        PLATFORM_STOREFRONT_PORT: "3002",
+        HMR_PORT: "64999",
       });
     } catch (caught) {
       error = caught;
@@ -109,11 +164,56 @@ describe("environment validation", () => {
     expect(error).toBeInstanceOf(EnvError);
     const names = (error as EnvError).issues.map((issue) => issue.split(":")[0]).sort();
     expect(names).toEqual([
+      "APP_BRIDGE_URL",
+      "HMR_PORT",
+      "PLATFORM_STAND_IN_PORT",
+      "PLATFORM_STOREFRONT_PORT",
       "SHOPIFY_ADMIN_API_ORIGIN",
       "SHOPIFY_APP_URL",
       "WEBHOOK_ALLOWED_NETWORKS",
       "WEBHOOK_ALLOW_HTTP",
+      "WEBHOOK_RETRY_UNIT_MS",
     ]);
+  });
+
+  // What `npm run dev` sets for the local demo (scripts/dev.ts) is exactly what the production start refuses.
+  const devDemoSettings = {
+    WEBHOOK_ALLOW_HTTP: "true",
+    WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
+    WEBHOOK_RETRY_UNIT_MS: "1000",
+  };
+
+  it.each(["server/index.ts", "worker/index.ts"])(
+    "%s refuses to start in production with development-only settings, naming each",
+    async (entry) => {
+      const child = startProcess(entry, {
+        ...production,
+        ...devDemoSettings,
+        // The per-file test database, so that nothing but the refused settings is wrong.
+        DATABASE_URL: process.env.DATABASE_URL,
+        SHOPIFY_ADMIN_API_ORIGIN: "http://127.0.0.1:4010",
+      });
+      const code = await new Promise<number | null>((resolve) => child.child.once("exit", resolve));
+      expect(code).toBe(1);
+      const output = child.output();
+      expect(output).toContain("Invalid environment configuration:");
+      for (const name of [...Object.keys(devDemoSettings), "SHOPIFY_ADMIN_API_ORIGIN"]) {
+        expect(output).toMatch(new RegExp(`^  - ${name}: `, "m"));
+      }
+      // Refused before anything else loaded: the process never got as far as listening or consuming.
+      expect(output).not.toMatch(/web server listening|worker ready/);
+    },
+  );
+
+  it("refuses SQLite on Node 24 and later, where better-sqlite3 11 aborts the process, and keeps PostgreSQL", () => {
+    expect(() => checkEngineRuns(parseEnv({}), "24.21.0")).toThrow(
+      /DATABASE_URL: SQLite \(better-sqlite3 11\) aborts the process on Node 24: use Node 22 or earlier, or PostgreSQL/,
+    );
+    const sqliteFile = parseEnv({ DATABASE_URL: "file:/var/lib/wishlist/wishlist.db" });
+    expect(() => checkEngineRuns(sqliteFile, "26.0.0")).toThrow(/on Node 26/);
+    expect(checkEngineRuns(parseEnv({}), "22.23.3").DATABASE_ENGINE).toBe("sqlite");
+    expect(checkEngineRuns(parseEnv({}), "20.19.0").DATABASE_ENGINE).toBe("sqlite");
+    expect(checkEngineRuns(parseEnv(production), "24.21.0").DATABASE_ENGINE).toBe("postgres");
   });
 
   it("resolves relative SQLite paths against the project root", () => {

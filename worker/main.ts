@@ -30,6 +30,7 @@ import { handleMetafieldJob } from "./handlers/metafield-jobs";
 import { createProductSnapshotHandler, productSnapshotBackoff } from "./handlers/product-jobs";
 import { createWebhookHandler, webhookBackoff } from "./handlers/webhook-jobs";
 import { handleTransferJob, watchTransferWorker } from "./handlers/transfer-jobs";
+import { startHeartbeat } from "./heartbeat";
 import { startOutboxRelay } from "./outbox-loop";
 import { isRoutineFailure } from "./outcomes";
 import { ShopSlots } from "./shop-slots";
@@ -147,6 +148,7 @@ export async function startWorker() {
     },
     onMetafieldsOwed: (shopIds) => enqueueMetafieldSync(shopIds, { connection }),
   });
+  const heartbeat = env.WORKER_HEALTH_FILE ? startHeartbeat(env.WORKER_HEALTH_FILE, connection) : undefined;
   logger.info({ queues: workers.map((worker) => worker.name) }, "worker ready");
 
   let stopping = false;
@@ -154,6 +156,7 @@ export async function startWorker() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "worker stopping: finishing active jobs");
+    await heartbeat?.stop();
     // close() waits for active jobs to finish and takes no new ones.
     await Promise.all([relay.stop(), ...workers.map((worker) => worker.close())]);
     await Promise.all([maintenance.close(), webhooks.close(), transferQueue.close()]);
