@@ -10,8 +10,9 @@ export default defineConfig({
     globalSetup: ["tests/setup/global-setup.ts"],
     setupFiles: ["tests/setup/per-file.ts"],
     pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds for a hang, not expectations: the suite must pass on a loaded 2-core machine (issue 16, item 6).
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     projects: [
       // PostgreSQL only: the short soak (tests/soak.test.ts), defined on the production engine with two web
       // and two worker processes on one database (docs/benchmarks.md); and the PostgreSQL restart, which

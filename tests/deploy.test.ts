@@ -108,7 +108,7 @@ describe("worker health check (worker/health-check.mjs)", () => {
     expect(check()).toBe(1);
     const worker = startProcess("worker/index.ts", { WORKER_HEALTH_FILE: file });
     try {
-      await worker.waitForOutput(/worker ready/, 60_000);
+      await worker.waitForOutput(/worker ready/, 90_000);
       await until(check, (code) => code === 0, "the worker's health check passes");
     } finally {
       expect(await worker.stop(30_000)).toBe(0);

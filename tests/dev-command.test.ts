@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "./e2e/support/chromium";
+import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "./e2e/support/chromium";
 import { ROOT } from "../scripts/lib/databases";
 import { demoShopData } from "../stand-in/demo-data";
 import { freePort, startProcess } from "./support/processes";
@@ -45,8 +45,8 @@ describe("the dev command", () => {
       const health = await fetch(`http://127.0.0.1:${port}/healthz`).catch((error: unknown) => error);
       expect(health).toBeInstanceOf(Response);
       expect((health as Response).status).toBe(200);
-      await dev.waitForOutput(/web server listening/, 60_000);
-      await dev.waitForOutput(/worker ready/, 30_000);
+      await dev.waitForOutput(/web server listening/, 90_000);
+      await dev.waitForOutput(/worker ready/, 90_000);
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(ready.status).toBe(200);
 
@@ -102,6 +102,7 @@ describe("the dev command", () => {
       const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
       try {
         const page = await browser.newPage({ userAgent: DESKTOP_USER_AGENT });
+        page.setDefaultTimeout(PAGE_TIMEOUT_MS);
         const errors: string[] = [];
         page.on("pageerror", (error) => errors.push(error.message));
         page.on("console", (message) => {

@@ -91,10 +91,10 @@ describe("outbox relay", () => {
     try {
       // Generous bounds: a busy 2-core machine can take many seconds to start a process; the test is
       // about the change being counted, not how fast a cold process starts.
-      await worker.waitForOutput(/worker ready/, 60_000);
+      await worker.waitForOutput(/worker ready/, 90_000);
       await toggleItem({ shopId: shop.id, owner: anonymous(), item: item("6") });
       const started = Date.now();
-      while ((await shopTotals(shop.id)).adds < 2 && Date.now() - started < 30_000) {
+      while ((await shopTotals(shop.id)).adds < 2 && Date.now() - started < 90_000) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(await shopTotals(shop.id)).toEqual({ adds: 2, removes: 0, activeShoppers: 2 });

@@ -81,7 +81,7 @@ describe(`readiness when the database (${engine}) cannot be used`, () => {
   it("is ready again once the database is back, without a restart", async () => {
     await bringBack();
     let last = await readiness();
-    for (const started = Date.now(); last.response.status !== 200 && Date.now() - started < 30_000;) {
+    for (const started = Date.now(); last.response.status !== 200 && Date.now() - started < 90_000;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       last = await readiness();
     }

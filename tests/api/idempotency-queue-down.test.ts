@@ -96,7 +96,7 @@ describe("an Idempotency-Key on a job that could not be queued at once", () => {
               (await maintenance.getJobs(["completed"])).some(
                 (run) => run.name === sweepTransferJobsJob.name && (run.processedOn ?? 0) > finishedAt,
               ),
-            { timeout: 60_000, interval: 250 },
+            { timeout: 90_000, interval: 250 },
           )
           .toBe(true);
       } finally {

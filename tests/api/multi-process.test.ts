@@ -17,7 +17,7 @@ for (let index = 0; index < 2; index++) {
   servers.push(server);
   ports.push(port);
 }
-await Promise.all(servers.map((server) => server.waitForOutput(/listening|"level":30/, 30_000).catch(() => undefined)));
+await Promise.all(servers.map((server) => server.waitForOutput(/listening|"level":30/, 90_000).catch(() => undefined)));
 await Promise.all(
   ports.map(async (port) => {
     for (let attempt = 0; attempt < 100; attempt++) {

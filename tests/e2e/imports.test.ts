@@ -83,7 +83,7 @@ async function uploadAndCheck(app: FrameLocator, file: string) {
   await (await interactive(app.getByRole("button", { name: "Upload and check" }))).click();
   await app
     .getByText(/^(Dry run finished: nothing has been written yet|The dry run failed)$/)
-    .waitFor({ timeout: 60_000 });
+    .waitFor({ timeout: 90_000 });
 }
 
 describe("the import wizard", () => {
@@ -101,7 +101,7 @@ describe("the import wizard", () => {
         sent.push(`${request.method()} ${request.url()}`);
       }
     });
-    await app.getByText("Step 2 of 3: upload the file").waitFor({ timeout: 30_000 });
+    await app.getByText("Step 2 of 3: upload the file").waitFor({ timeout: 90_000 });
     const upload = app.getByRole("button", { name: "Upload and check" });
 
     await chooseFile(app, tooLarge);
@@ -128,9 +128,9 @@ describe("the import wizard", () => {
 
   it("asks for a source when Continue is pressed without one, and answers an unknown import with a banner", async () => {
     const { context, page, app } = await stack.openAdmin("/imports/new");
-    await app.getByText("Step 1 of 3").waitFor({ timeout: 30_000 });
+    await app.getByText("Step 1 of 3").waitFor({ timeout: 90_000 });
     await (await interactive(app.getByRole("button", { name: "Continue" }))).click();
-    await app.getByText("Choose where the file comes from.").waitFor({ timeout: 30_000 });
+    await app.getByText("Choose where the file comes from.").waitFor({ timeout: 90_000 });
     expect(await app.getByText("Step 2 of 3").count()).toBe(0);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);
@@ -138,7 +138,7 @@ describe("the import wizard", () => {
 
     const unknown = await stack.openAdmin("/imports/job_01jd2x6c5ef0q8w3d0s8b2n7k4");
     const banner = unknown.app.locator(".Polaris-Banner", { hasText: "This import could not be shown" });
-    await banner.waitFor({ timeout: 30_000 });
+    await banner.waitFor({ timeout: 90_000 });
     expect(await banner.textContent()).toContain('No import with the id "job_01jd2x6c5ef0q8w3d0s8b2n7k4" exists');
     expect(await seriousAccessibilityViolations(unknown.page)).toEqual([]);
     // The page itself answers 404; nothing else fails.
@@ -155,11 +155,11 @@ describe("the import wizard", () => {
       const response = await request.response();
       puts.push({ url: request.url(), status: response?.status() ?? 0, type: request.headers()["content-type"] });
     });
-    await app.getByText("Bring in wishlists from a file").waitFor({ timeout: 30_000 });
+    await app.getByText("Bring in wishlists from a file").waitFor({ timeout: 90_000 });
     await (await titleBarButton(page, app, "New import")).click();
 
     // Step 1: each source with its header rows, as the import reads them (app/services/transfers/columns.ts).
-    await app.getByText("Step 1 of 3").waitFor({ timeout: 30_000 });
+    await app.getByText("Step 1 of 3").waitFor({ timeout: 90_000 });
     for (const variant of FORMATS.vendor_a.variants) {
       await app.getByText(Object.values(variant.headers).join(","), { exact: true }).waitFor();
     }
@@ -171,7 +171,7 @@ describe("the import wizard", () => {
     await app.getByRole("button", { name: "Continue" }).click();
 
     // Step 2: the file goes straight to its signed upload URL, then the dry run starts.
-    await app.getByText("Source: Vendor A wishlist export").waitFor({ timeout: 30_000 });
+    await app.getByText("Source: Vendor A wishlist export").waitFor({ timeout: 90_000 });
     await uploadAndCheck(app, VENDOR_A_FILE);
     expect(puts).toEqual([{ url: expect.stringContaining("/files/imports/"), status: 200, type: "text/csv" }]);
     expect(await uploadCount()).toBe(1);
@@ -193,7 +193,7 @@ describe("the import wizard", () => {
 
     // Confirmed: the real import of the same upload, its totals and its report.
     await app.getByRole("button", { name: "Import 4 items" }).click();
-    await app.getByText("Import finished").waitFor({ timeout: 60_000 });
+    await app.getByText("Import finished").waitFor({ timeout: 90_000 });
     await app.getByText("4 items imported, 0 already saved and 3 rows skipped.").waitFor();
     const reportLink = app.getByRole("link", { name: "Download the full report (JSON)" });
     const report = (await (await fetch((await reportLink.getAttribute("href"))!)).json()) as {
@@ -210,15 +210,15 @@ describe("the import wizard", () => {
 
     // Back on the dry run, it links to its import instead of offering to import the file again.
     await page.goBack();
-    await app.getByText("This dry run was confirmed: its file is imported").waitFor({ timeout: 30_000 });
+    await app.getByText("This dry run was confirmed: its file is imported").waitFor({ timeout: 90_000 });
     expect(await app.getByRole("button", { name: "Import 4 items" }).count()).toBe(0);
     await app.getByRole("link", { name: "View the import" }).click();
-    await app.getByText("Import finished").waitFor({ timeout: 30_000 });
+    await app.getByText("Import finished").waitFor({ timeout: 90_000 });
 
     // Both runs are listed.
     await (await titleBarButton(page, app, "All imports")).click();
     const rows = app.locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(2);
     expect(await rows.nth(0).textContent()).toMatch(/Vendor A wishlist export.*Import.*Succeeded.*4.*3/);
     expect(await rows.nth(1).textContent()).toMatch(/Vendor A wishlist export.*Dry run.*Succeeded.*4.*3/);
     expectNoPageErrors(page);
@@ -229,12 +229,12 @@ describe("the import wizard", () => {
     const before = await savedItems();
     expect(before).toEqual(IMPORTED);
     const { context, page, app } = await stack.openAdmin("/imports/new?source=vendor_a");
-    await app.getByText("Step 2 of 3: upload the file").waitFor({ timeout: 30_000 });
+    await app.getByText("Step 2 of 3: upload the file").waitFor({ timeout: 90_000 });
     await uploadAndCheck(app, VENDOR_A_FILE);
     await app.getByText("0 items would be imported, 4 already saved and 3 rows skipped.").waitFor();
     await app.getByText("Every readable row of this file is already saved: importing it adds nothing.").waitFor();
     await app.getByRole("button", { name: "Import 0 items" }).click();
-    await app.getByText("Import finished").waitFor({ timeout: 60_000 });
+    await app.getByText("Import finished").waitFor({ timeout: 90_000 });
     await app.getByText("0 items imported, 4 already saved and 3 rows skipped.").waitFor();
     expect(await savedItems()).toEqual(before);
     expect((await importJobs())[0]).toMatchObject({ dryRun: false, status: "succeeded", imported: 0 });
@@ -245,7 +245,7 @@ describe("the import wizard", () => {
   it("shows a failed dry run with the job's error and what to do", async () => {
     // A generic export read as Vendor B: no column of it names the customer in Vendor B's terms.
     const { context, page, app } = await stack.openAdmin("/imports/new?source=vendor_b");
-    await app.getByText("Step 2 of 3: upload the file").waitFor({ timeout: 30_000 });
+    await app.getByText("Step 2 of 3: upload the file").waitFor({ timeout: 90_000 });
     await uploadAndCheck(app, GENERIC_FILE);
     const banner = app.locator(".Polaris-Banner", { hasText: "The dry run failed" });
     await banner.waitFor();
@@ -254,7 +254,7 @@ describe("the import wizard", () => {
     await app.getByText("Missing: a customer id or customer email column.").waitFor();
     expect((await importJobs())[0]).toMatchObject({ dryRun: true, status: "failed" });
     await banner.getByRole("button", { name: "Start a new import" }).click();
-    await app.getByText("Source: Vendor B wishlist export").waitFor({ timeout: 30_000 });
+    await app.getByText("Source: Vendor B wishlist export").waitFor({ timeout: 90_000 });
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);
     await context.close();

@@ -49,34 +49,34 @@ describe("the API keys page", () => {
     expect(before.map((key) => key.label)).toEqual(["test key"]);
     const { context, page, app } = await stack.openAdmin("/keys");
     await waitForHydration(page);
-    await app.getByText(stack.shop.publicKey).waitFor({ timeout: 30_000 });
+    await app.getByText(stack.shop.publicKey).waitFor({ timeout: 90_000 });
     await row(app, "test key").waitFor();
     expect(await row(app, "test key").textContent()).toContain("Active");
 
     // WHEN the merchant creates a key without a label: an inline error, and no key
     await page.locator("#title-bar-actions button", { hasText: "Create key" }).click();
     const modal = openModal(app);
-    await modal.waitFor({ timeout: 30_000 });
+    await modal.waitFor({ timeout: 90_000 });
     await modal.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => inlineError(app, "Label"), { timeout: 30_000 }).toBe("must not be empty");
+    await expect.poll(() => inlineError(app, "Label"), { timeout: 90_000 }).toBe("must not be empty");
     expect(await listedKeys()).toEqual(before);
 
     // THEN with a label the key is created and its secret shown, once, with a warning
     await app.getByLabel("Label", { exact: true }).fill("Storefront server");
     await modal.getByRole("button", { name: "Create key" }).click();
     const secretField = app.getByLabel("Secret of Storefront server", { exact: true });
-    await secretField.waitFor({ timeout: 30_000 });
+    await secretField.waitFor({ timeout: 90_000 });
     const secret = await secretField.inputValue();
     expect(secret).toMatch(/^svc_sk_\w{20,}$/);
     expect(await modal.textContent()).toContain("It will not be shown again");
     // Listed behind the modal, never used so far
-    await expect.poll(() => row(app, "Storefront server").textContent(), { timeout: 30_000 }).toContain("Never");
+    await expect.poll(() => row(app, "Storefront server").textContent(), { timeout: 90_000 }).toContain("Never");
     await screenshot(page, "keys-secret-once");
 
     // The copy button puts exactly the secret on the clipboard
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.platform.origin });
     await modal.getByRole("button", { name: "Copy the secret" }).click();
-    await page.locator(".admin-toast", { hasText: "Copied to the clipboard" }).waitFor({ timeout: 30_000 });
+    await page.locator(".admin-toast", { hasText: "Copied to the clipboard" }).waitFor({ timeout: 90_000 });
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
 
     // The secret works, the API lists the key (without any secret), and the server never printed it
@@ -88,22 +88,22 @@ describe("the API keys page", () => {
 
     // Closed: gone from the page; reloaded: nowhere either, while the key is listed
     await modal.getByRole("button", { name: "Done" }).click();
-    await modal.waitFor({ state: "detached", timeout: 30_000 });
-    await row(app, "Storefront server").waitFor({ timeout: 30_000 });
+    await modal.waitFor({ state: "detached", timeout: 90_000 });
+    await row(app, "Storefront server").waitFor({ timeout: 90_000 });
     expect(await everythingOnThePage(page)).not.toContain(secret);
     await page.reload();
     await waitForHydration(page);
-    await row(app, "Storefront server").waitFor({ timeout: 30_000 });
+    await row(app, "Storefront server").waitFor({ timeout: 90_000 });
     // Used once (above): the last use is shown instead of "Never"
     expect(await row(app, "Storefront server").textContent()).toMatch(/UTC.*UTC.*Active/);
     expect(await everythingOnThePage(page)).not.toContain(secret);
 
     // Revoke asks first: cancelling leaves the key working
     await app.getByRole("button", { name: "Revoke Storefront server" }).click();
-    await modal.waitFor({ timeout: 30_000 });
+    await modal.waitFor({ timeout: 90_000 });
     expect(await modal.textContent()).toContain("Storefront server");
     await modal.getByRole("button", { name: "Cancel" }).click();
-    await modal.waitFor({ state: "detached", timeout: 30_000 });
+    await modal.waitFor({ state: "detached", timeout: 90_000 });
     expect(await shopStatusWith(secret)).toBe(200);
     expect(await row(app, "Storefront server").textContent()).toContain("Active");
 
@@ -112,8 +112,8 @@ describe("the API keys page", () => {
     const confirm = modal.getByRole("button", { name: "Revoke key" });
     expect(await confirm.getAttribute("class")).toContain("ab-button--critical");
     await confirm.click();
-    await page.locator(".admin-toast", { hasText: "Key revoked" }).waitFor({ timeout: 30_000 });
-    await expect.poll(() => row(app, "Storefront server").textContent(), { timeout: 30_000 }).toMatch(/Revoked.*UTC/);
+    await page.locator(".admin-toast", { hasText: "Key revoked" }).waitFor({ timeout: 90_000 });
+    await expect.poll(() => row(app, "Storefront server").textContent(), { timeout: 90_000 }).toMatch(/Revoked.*UTC/);
     expect(await app.getByRole("button", { name: "Revoke Storefront server" }).count()).toBe(0);
     expect(await shopStatusWith(secret)).toBe(401);
     expect(await shopStatusWith(stack.secret)).toBe(200);

@@ -55,23 +55,23 @@ describe("Lists", { timeout: 180_000 }, () => {
     const expected = everyList.map((list) => `Customer ${list.owner.customerId}`);
 
     const { context, page, app } = await stack.openAdmin("/lists");
-    await app.getByRole("table").waitFor({ timeout: 30_000 });
+    await app.getByRole("table").waitFor({ timeout: 90_000 });
     expect(await owners(app)).toEqual(expected.slice(0, 25));
     const previous = app.getByRole("button", { name: "Previous page of lists" });
     const next = app.getByRole("button", { name: "Next page of lists" });
     expect(await previous.isDisabled()).toBe(true);
 
     await next.click();
-    await page.waitForURL(/cursor=/, { timeout: 30_000 });
-    await expect.poll(() => owners(app), { timeout: 30_000 }).toEqual(expected.slice(25));
+    await page.waitForURL(/cursor=/, { timeout: 90_000 });
+    await expect.poll(() => owners(app), { timeout: 90_000 }).toEqual(expected.slice(25));
     expect(await next.isDisabled()).toBe(true);
 
     await previous.click();
-    await expect.poll(() => owners(app), { timeout: 30_000 }).toEqual(expected.slice(0, 25));
+    await expect.poll(() => owners(app), { timeout: 90_000 }).toEqual(expected.slice(0, 25));
     expect(await previous.isDisabled()).toBe(true);
     // The way back is a cursor too: reloading shows the same page.
     await page.reload();
-    await app.getByRole("table").waitFor({ timeout: 30_000 });
+    await app.getByRole("table").waitFor({ timeout: 90_000 });
     expect(await owners(app)).toEqual(expected.slice(0, 25));
 
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
@@ -82,28 +82,28 @@ describe("Lists", { timeout: 180_000 }, () => {
 
   it("filters by customer ID as the API does, and refuses a bad ID inline", async () => {
     const { context, page, app } = await stack.openAdmin("/lists");
-    await app.getByRole("table").waitFor({ timeout: 30_000 });
+    await app.getByRole("table").waitFor({ timeout: 90_000 });
     const field = app.getByRole("textbox", { name: "Customer ID" });
 
     // Zero-padded digits name the same customer (the API's canonical form).
     await field.fill("0007001");
     await app.getByRole("button", { name: "Filter", exact: true }).click();
-    await page.waitForURL(/customerId=0007001/, { timeout: 30_000 });
-    await expect.poll(() => owners(app), { timeout: 30_000 }).toEqual(["Customer 7001"]);
+    await page.waitForURL(/customerId=0007001/, { timeout: 90_000 });
+    await expect.poll(() => owners(app), { timeout: 90_000 }).toEqual(["Customer 7001"]);
     expect(await app.getByRole("table").innerText()).toContain("Shared");
 
     // Spaces around a pasted ID are dropped, so the field shows and filters by the ID itself.
     await field.fill("  7001 ");
     await app.getByRole("button", { name: "Filter", exact: true }).click();
-    await page.waitForURL(/customerId=\+\+7001\+/, { timeout: 30_000 });
-    await expect.poll(() => owners(app), { timeout: 30_000 }).toEqual(["Customer 7001"]);
+    await page.waitForURL(/customerId=\+\+7001\+/, { timeout: 90_000 });
+    await expect.poll(() => owners(app), { timeout: 90_000 }).toEqual(["Customer 7001"]);
     expect(await field.inputValue()).toBe("7001");
 
     for (const bad of ["7e3", "-1", "99999999999999999999"]) {
       await field.fill(bad);
       await app.getByRole("button", { name: "Filter", exact: true }).click();
       await expect
-        .poll(() => app.getByText(/^Customer ID must be/).textContent(), { timeout: 30_000 })
+        .poll(() => app.getByText(/^Customer ID must be/).textContent(), { timeout: 90_000 })
         .toMatch(/Customer ID must be (a string of decimal digits|at most)/);
       expect(await app.getByRole("table").count()).toBe(0);
       expect(await field.getAttribute("aria-invalid")).toBe("true");
@@ -114,9 +114,9 @@ describe("Lists", { timeout: 180_000 }, () => {
     // A customer without lists: an empty state, not an error.
     await field.fill("424242");
     await app.getByRole("button", { name: "Filter", exact: true }).click();
-    await app.getByText("Customer 424242 has no lists").waitFor({ timeout: 30_000 });
+    await app.getByText("Customer 424242 has no lists").waitFor({ timeout: 90_000 });
     await app.getByRole("link", { name: "Clear" }).click();
-    await expect.poll(() => owners(app).then((rows) => rows.length), { timeout: 30_000 }).toBe(25);
+    await expect.poll(() => owners(app).then((rows) => rows.length), { timeout: 90_000 }).toBe(25);
     expectNoPageErrors(page);
     await context.close();
   });
@@ -125,7 +125,7 @@ describe("Lists", { timeout: 180_000 }, () => {
     const [shirt, coat] = stack.standInShop.products;
     const { context, page, app } = await stack.openAdmin("/lists?customerId=7001");
     await app.getByRole("link", { name: "Wishlist of Customer 7001" }).click();
-    await app.getByRole("heading", { name: "Sharing" }).waitFor({ timeout: 30_000 });
+    await app.getByRole("heading", { name: "Sharing" }).waitFor({ timeout: 90_000 });
 
     const listId = (await (await stack.api("/lists?customerId=7001")).json()) as ListPage;
     const list = (await (await stack.api(`/lists/${listId.data[0]!.id}`)).json()) as {
@@ -153,7 +153,7 @@ describe("Lists", { timeout: 180_000 }, () => {
     const link = app.getByRole("link", { name: `Open product ${shirt!.id}` });
     expect(await link.getAttribute("href")).toBe(`shopify://admin/products/${shirt!.id}`);
     await link.click();
-    await page.waitForURL(new RegExp(`/products/${shirt!.id}$`), { timeout: 30_000 });
+    await page.waitForURL(new RegExp(`/products/${shirt!.id}$`), { timeout: 90_000 });
     expect(await page.getByRole("heading", { name: shirt!.title }).isVisible()).toBe(true);
     await context.close();
   });
@@ -171,7 +171,7 @@ describe("Lists", { timeout: 180_000 }, () => {
 
     for (const id of [othersList!.id, othersList!.id.replace(/^lst_/, "itm_"), "not-an-id"]) {
       const { context, page, app } = await stack.openAdmin(`/lists/${id}`);
-      await app.getByText("List not found", { exact: true }).waitFor({ timeout: 30_000 });
+      await app.getByText("List not found", { exact: true }).waitFor({ timeout: 90_000 });
       expect(await app.getByText(`no list with the ID "${id}"`).isVisible()).toBe(true);
       expect(await app.getByRole("table").count()).toBe(0);
       // The document answers 404, as a missing page should.

@@ -44,10 +44,10 @@ describe("the Privacy requests page", () => {
     const rows = app.locator("tbody tr");
     // The page follows the requests by itself until the worker has done both.
     const link = app.getByRole("link", { name: "Download JSON" });
-    await link.waitFor({ timeout: 60_000 });
+    await link.waitFor({ timeout: 90_000 });
     await expect.poll(() => rows.count()).toBe(2);
     await expect
-      .poll(() => rows.nth(0).textContent(), { timeout: 60_000 })
+      .poll(() => rows.nth(0).textContent(), { timeout: 90_000 })
       .toMatch(/Customer erasure.*Done.*Data erased/);
     expect(await rows.nth(1).textContent()).toMatch(/Customer data request.*Customer 7001.*Done/);
 

@@ -37,8 +37,8 @@ const saveBarButton = (page: Page, name: "Save" | "Discard") =>
 
 async function saveAndSeeToast(page: Page) {
   await saveBarButton(page, "Save").click();
-  await page.locator(".admin-toast", { hasText: "Settings saved" }).waitFor({ timeout: 30_000 });
-  await saveBar(page).waitFor({ state: "hidden", timeout: 30_000 });
+  await page.locator(".admin-toast", { hasText: "Settings saved" }).waitFor({ timeout: 90_000 });
+  await saveBar(page).waitFor({ state: "hidden", timeout: 90_000 });
 }
 
 describe("the Settings page", () => {
@@ -52,24 +52,24 @@ describe("the Settings page", () => {
 
     // WHEN the merchant turns guest lists off, the save bar appears; Discard restores the saved value
     await guestLists.click();
-    await saveBar(page).waitFor({ timeout: 30_000 });
+    await saveBar(page).waitFor({ timeout: 90_000 });
     await saveBarButton(page, "Discard").click();
-    await saveBar(page).waitFor({ state: "hidden", timeout: 30_000 });
+    await saveBar(page).waitFor({ state: "hidden", timeout: 90_000 });
     expect(await guestLists.isChecked()).toBe(true);
     expect((await savedSettings()).guestEnabled).toBe(true);
 
     // Changing a value back to the saved one leaves nothing to save
     await guestLists.click();
-    await saveBar(page).waitFor({ timeout: 30_000 });
+    await saveBar(page).waitFor({ timeout: 90_000 });
     await guestLists.click();
-    await saveBar(page).waitFor({ state: "hidden", timeout: 30_000 });
+    await saveBar(page).waitFor({ state: "hidden", timeout: 90_000 });
 
     // A share path that is not a site path is refused beside the field, and nothing is saved
     const sharePath = app.getByLabel("Share page path", { exact: true });
     await guestLists.click();
     await sharePath.fill("pages/saved");
     await saveBarButton(page, "Save").click();
-    await expect.poll(() => inlineError(app, "Share page path"), { timeout: 30_000 }).toMatch(/must be a site path/);
+    await expect.poll(() => inlineError(app, "Share page path"), { timeout: 90_000 }).toMatch(/must be a site path/);
     expect(await savedSettings()).toMatchObject({ guestEnabled: true, sharePath: "/pages/wishlist" });
     expect(await saveBar(page).isVisible()).toBe(true);
 
@@ -106,7 +106,7 @@ describe("the Settings page", () => {
     await newOrigin.fill("not an origin");
     await addOrigin.click();
     await expect
-      .poll(() => inlineError(app, "New origin"), { timeout: 30_000 })
+      .poll(() => inlineError(app, "New origin"), { timeout: 90_000 })
       .toBe("must be an origin such as https://shop.example.com");
     expect(await app.getByLabel("Origin 1", { exact: true }).count()).toBe(0);
     await newOrigin.fill("https://x.com/path");
@@ -123,9 +123,9 @@ describe("the Settings page", () => {
     await newOrigin.fill("https://second.example");
     await addOrigin.click();
     await app.getByLabel("Origin 2", { exact: true }).fill("http://x.com/path");
-    await saveBar(page).waitFor({ timeout: 30_000 });
+    await saveBar(page).waitFor({ timeout: 90_000 });
     await saveBarButton(page, "Save").click();
-    await expect.poll(() => inlineError(app, "Origin 2"), { timeout: 30_000 }).toMatch(/no path/);
+    await expect.poll(() => inlineError(app, "Origin 2"), { timeout: 90_000 }).toMatch(/no path/);
     expect(await inlineError(app, "Origin 1")).toBeNull();
     expect(await app.getByText("The settings were not saved").isVisible()).toBe(true);
     expect((await savedSettings()).headlessOrigins).toEqual([]);
@@ -141,7 +141,7 @@ describe("the Settings page", () => {
 
     // A browser on that origin now gets the storefront API's CORS grant
     await expect
-      .poll(() => corsGrant("https://shop.example.com"), { timeout: 30_000 })
+      .poll(() => corsGrant("https://shop.example.com"), { timeout: 90_000 })
       .toBe("https://shop.example.com");
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);
@@ -159,7 +159,7 @@ describe("the Settings page", () => {
     // Too long: refused beside the field, nothing saved
     await addButton.fill("x".repeat(501));
     await saveBarButton(page, "Save").click();
-    await expect.poll(() => inlineError(app, "Add button"), { timeout: 30_000 }).toMatch(/500/);
+    await expect.poll(() => inlineError(app, "Add button"), { timeout: 90_000 }).toMatch(/500/);
     expect((await savedSettings()).strings).toEqual({});
 
     await addButton.fill("Ajouter aux favoris");

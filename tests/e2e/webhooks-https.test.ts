@@ -21,7 +21,7 @@ describe("adding a webhook endpoint where plain http is not allowed", { timeout:
     await app.getByLabel("item.added").check();
     await submit.click();
 
-    await modal.getByText("must use https", { exact: true }).waitFor({ timeout: 30_000 });
+    await modal.getByText("must use https", { exact: true }).waitFor({ timeout: 90_000 });
     expect(await app.getByLabel("Endpoint URL").getAttribute("aria-invalid")).toBe("true");
     expect(await app.getByLabel("Signing secret").count()).toBe(0);
     expect(await (await stack.api("/webhooks")).json()).toEqual([]);
@@ -29,7 +29,7 @@ describe("adding a webhook endpoint where plain http is not allowed", { timeout:
 
     await app.getByLabel("Endpoint URL").fill("https://receiver.example/hooks");
     await submit.click();
-    await app.getByLabel("Signing secret").waitFor({ timeout: 30_000 });
+    await app.getByLabel("Signing secret").waitFor({ timeout: 90_000 });
     expect(await (await stack.api("/webhooks")).json()).toMatchObject([
       { url: "https://receiver.example/hooks", events: ["item.added"] },
     ]);

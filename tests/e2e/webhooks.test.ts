@@ -95,7 +95,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
   it("adds an endpoint with two events, shows its signing secret once, and a test ping arrives signed with it", async () => {
     const hooks = await receiver();
     const { context, page, app } = await stack.openAdmin("/webhooks");
-    await app.getByText("Send wishlist events to your systems").waitFor({ timeout: 30_000 });
+    await app.getByText("Send wishlist events to your systems").waitFor({ timeout: 90_000 });
 
     await clickTitleBarAction(page, app, "Add endpoint");
     await openModal(app).waitFor();
@@ -105,14 +105,14 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     await modalButton(app, "Add endpoint").click();
 
     const secretField = app.getByLabel("Signing secret");
-    await secretField.waitFor({ timeout: 30_000 });
+    await secretField.waitFor({ timeout: 90_000 });
     const secret = await secretField.inputValue();
     expect(secret).toMatch(/^whsec_/);
     expect(await openModal(app).textContent()).toContain("it is shown only this once");
     await screenshot(page, "webhooks-secret-once");
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await openModal(app).getByRole("button", { name: "Copy" }).click();
-    await toast(page, "Signing secret copied").waitFor({ timeout: 30_000 });
+    await toast(page, "Signing secret copied").waitFor({ timeout: 90_000 });
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
 
     const [endpoint, ...others] = await apiEndpoints();
@@ -131,14 +131,14 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     await expect.poll(() => openModal(app).count()).toBe(0);
     await page.reload();
     const listed = row(app, hooks.url);
-    await listed.waitFor({ timeout: 30_000 });
+    await listed.waitFor({ timeout: 90_000 });
     expect(await listed.textContent()).toContain("item.added, list.shared");
     expect(await listed.textContent()).toContain("Active");
     expect(await app.locator("body").textContent()).not.toContain(secret);
 
     await clickWhenHydrated(app.getByRole("button", { name: `Send test to ${hooks.url}` }));
-    await toast(page, "Test event queued: its attempts show in the delivery log").waitFor({ timeout: 30_000 });
-    const [ping] = await hooks.waitFor(1, 30_000);
+    await toast(page, "Test event queued: its attempts show in the delivery log").waitFor({ timeout: 90_000 });
+    const [ping] = await hooks.waitFor(1, 90_000);
     expect(ping!.headers["x-service-event"]).toBe("ping");
     expect(signedWith(ping!, secret)).toBe(true);
     expect(signedWith(ping!, "whsec_someone-else")).toBe(false);
@@ -203,7 +203,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     for (let ping = 1; ping <= 4; ping++) {
       await sendTest.click();
       await expect
-        .poll(() => new Set(hooks.received.map((request) => eventOf(request).id)).size, { timeout: 30_000 })
+        .poll(() => new Set(hooks.received.map((request) => eventOf(request).id)).size, { timeout: 90_000 })
         .toBe(ping);
     }
     await expect
@@ -217,7 +217,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
 
     await page.reload();
     const banner = app.getByText("A webhook endpoint is disabled and receives no events");
-    await banner.waitFor({ timeout: 30_000 });
+    await banner.waitFor({ timeout: 90_000 });
     const listed = row(app, hooks.url);
     expect(await listed.textContent()).toContain("Disabled");
     expect(await listed.textContent()).toContain(`since ${adminTime(disabled.disabledAt!)}`);
@@ -227,8 +227,8 @@ describe("the Webhooks page", BROWSER_TEST, () => {
 
     failing = false;
     await clickWhenHydrated(app.getByRole("button", { name: `Re-enable ${hooks.url}` }));
-    await expect.poll(() => banner.count(), { timeout: 30_000 }).toBe(0);
-    await expect.poll(async () => (await listed.textContent())?.includes("Active"), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => banner.count(), { timeout: 90_000 }).toBe(0);
+    await expect.poll(async () => (await listed.textContent())?.includes("Active"), { timeout: 90_000 }).toBe(true);
     expect((await apiEndpoints()).find(({ id }) => id === endpoint.id)).toMatchObject({
       disabledAt: null,
       failCount: 0,
@@ -237,7 +237,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     // Re-enabled means delivered to again.
     const sentBefore = hooks.received.length;
     await sendTest.click();
-    await expect.poll(() => hooks.received.length, { timeout: 30_000 }).toBeGreaterThan(sentBefore);
+    await expect.poll(() => hooks.received.length, { timeout: 90_000 }).toBeGreaterThan(sentBefore);
     expect(eventOf(hooks.received.at(-1)!).type).toBe("ping");
     expectNoPageErrors(page);
     await context.close();
@@ -256,7 +256,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
 
     await deleteButton.click();
     await modalButton(app, "Delete endpoint").click();
-    await toast(page, "Endpoint deleted").waitFor({ timeout: 30_000 });
+    await toast(page, "Endpoint deleted").waitFor({ timeout: 90_000 });
     await expect.poll(() => row(app, "https://delete-me.example/hooks").count()).toBe(0);
     expect((await apiEndpoints()).map(({ id }) => id)).not.toContain(endpoint.id);
     expectNoPageErrors(page);
@@ -272,15 +272,15 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     const { context, page, app } = await stack.openAdmin("/webhooks");
 
     await clickWhenHydrated(app.getByRole("link", { name: hooks.url }));
-    await app.getByText("No deliveries yet").waitFor({ timeout: 30_000 });
+    await app.getByText("No deliveries yet").waitFor({ timeout: 90_000 });
     await clickWhenHydrated(app.getByRole("button", { name: `Send test to ${hooks.url}` }));
-    await toast(page, "Test event queued: its attempts show in the delivery log").waitFor({ timeout: 30_000 });
-    await hooks.waitFor(2, 30_000);
-    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 30_000 }).toBe(2);
+    await toast(page, "Test event queued: its attempts show in the delivery log").waitFor({ timeout: 90_000 });
+    await hooks.waitFor(2, 90_000);
+    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 90_000 }).toBe(2);
 
     await clickTitleBarAction(page, app, "Refresh log");
     const rows = app.locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(2);
     expect(await cells(rows.nth(0))).toMatchObject({ event: "ping", attempt: "2", status: "Succeeded", code: "200" });
     expect(await cells(rows.nth(1))).toMatchObject({
       event: "ping",
@@ -291,15 +291,15 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     });
 
     await clickWhenHydrated(rows.nth(1).getByRole("button", { name: "Redeliver ping (attempt 1)" }));
-    await toast(page, "Redelivery queued").waitFor({ timeout: 30_000 });
-    const [first, , again] = await hooks.waitFor(3, 30_000);
+    await toast(page, "Redelivery queued").waitFor({ timeout: 90_000 });
+    const [first, , again] = await hooks.waitFor(3, 90_000);
     expect(eventOf(again!).id).toBe(eventOf(first!).id);
     expect(again!.headers["x-service-delivery"]).not.toBe(first!.headers["x-service-delivery"]);
     expect(signedWith(again!, secret)).toBe(true);
 
-    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 30_000 }).toBe(3);
+    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 90_000 }).toBe(3);
     await clickTitleBarAction(page, app, "Refresh log");
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(3);
     expect(await cells(rows.first())).toMatchObject({ event: "ping", attempt: "3", status: "Succeeded", code: "200" });
 
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
@@ -317,18 +317,18 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     await createDelivery(stack.shop.id, endpoint.id, { nextRetryAt: new Date(Date.now() + 3_600_000) });
     const { context, page, app } = await stack.openAdmin(`/webhooks/${endpoint.id}`);
     const rows = app.locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(25);
+    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(25);
     expect((await cells(rows.first())).nextRetry).toBe("Not sent: endpoint disabled");
 
     await clickWhenHydrated(app.getByRole("link", { name: "Older attempts" }));
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
+    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(5);
     const cursor = new URL((await appFrame(page)).url()).searchParams.get("cursor");
     expect(cursor).toBeTruthy();
     const apiPage = await stack.api(`/webhooks/${endpoint.id}/deliveries?cursor=${encodeURIComponent(cursor!)}`);
     expect(((await apiPage.json()) as { data: unknown[] }).data).toHaveLength(5);
 
     await app.getByRole("link", { name: "Newest attempts" }).click();
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(25);
+    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(25);
     expectNoPageErrors(page);
     await context.close();
   });
@@ -338,7 +338,7 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     const { endpoint } = await createWebhookEndpoint(other.shop.id, "https://other-shop.example/private-hooks");
     for (const id of [endpoint.id, "lst_01jd2x6c5ef0q8w3d0s8b2n7k4"]) {
       const { context, page, app } = await stack.openAdmin(`/webhooks/${id}`);
-      await app.getByText("This webhook endpoint does not exist").waitFor({ timeout: 30_000 });
+      await app.getByText("This webhook endpoint does not exist").waitFor({ timeout: 90_000 });
       expect(await app.locator("body").textContent()).not.toContain("other-shop.example");
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
       expectNoPageErrors(page, [/^HTTP 404 GET .*\/app\/webhooks\//]);

@@ -30,7 +30,7 @@ export function startProcess(script: string, env: Record<string, string | undefi
   return {
     child,
     output: () => output,
-    stop: async (timeoutMs = 10_000) => {
+    stop: async (timeoutMs = 30_000) => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -45,7 +45,7 @@ export function startProcess(script: string, env: Record<string, string | undefi
         clearTimeout(timer);
       }
     },
-    waitForOutput: async (pattern, timeoutMs = 20_000) => {
+    waitForOutput: async (pattern, timeoutMs = 90_000) => {
       const started = Date.now();
       while (!pattern.test(output)) {
         if (child.exitCode !== null)

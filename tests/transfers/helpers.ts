@@ -80,7 +80,7 @@ export type Job = NonNullable<Awaited<ReturnType<Api["GET"]>>["data"]> & {
 };
 
 /** Polls the job until the worker has finished it. */
-export async function finished(api: Api, kind: "imports" | "exports", jobId: string, timeoutMs = 30_000): Promise<Job> {
+export async function finished(api: Api, kind: "imports" | "exports", jobId: string, timeoutMs = 90_000): Promise<Job> {
   const started = Date.now();
   for (;;) {
     const { data, response } = await api.GET(`/${kind}/{jobId}` as "/imports/{jobId}", {

@@ -77,7 +77,7 @@ describe("delivered event envelopes match the documented schemas", () => {
       expect(calls.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 202]);
 
       // guest added, shared; customer added; merged; customer removed; ping.
-      const received = await receiver.waitFor(6, 60_000);
+      const received = await receiver.waitFor(6, 90_000);
       const bodies = received.map((request) => {
         const body = JSON.parse(request.body.toString("utf8"));
         expect(request.headers["x-service-event"]).toBe(body.type);

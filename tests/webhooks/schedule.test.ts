@@ -104,7 +104,7 @@ describe("the real worker with the production timing", () => {
         owner: { kind: "anonymous", anonymousId: randomUUID() },
         item: { productId: "1", handle: "one" },
       });
-      await silent.waitFor(1, 30_000);
+      await silent.waitFor(1, 90_000);
       const request = silent.received[0]!;
       let attempt = (await findAttempts(database(), shop.id, endpoint.id))[0];
       for (const started = Date.now(); (!attempt || closedAt === 0) && Date.now() - started < 60_000;) {
@@ -127,7 +127,7 @@ describe("the real worker with the production timing", () => {
       const delayedJob = async () =>
         (await queue.getJobs(["delayed"])).find((entry) => entry?.data.endpointId === endpoint.id);
       let job = await delayedJob();
-      for (const started = Date.now(); !job && Date.now() - started < 30_000; job = await delayedJob()) {
+      for (const started = Date.now(); !job && Date.now() - started < 90_000; job = await delayedJob()) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(job).toBeDefined();

@@ -43,7 +43,7 @@ async function firstDelivery(url: string) {
   });
   const started = Date.now();
   let delivery = null;
-  while (!delivery && Date.now() - started < 30_000) {
+  while (!delivery && Date.now() - started < 90_000) {
     delivery = (await findAttempts(database(), shop.id, endpoint.id))[0] ?? null;
     if (!delivery) await new Promise((resolve) => setTimeout(resolve, 25));
   }

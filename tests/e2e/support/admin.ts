@@ -16,7 +16,7 @@ import { startPlatformStandIn, type PlatformStandIn } from "../../../stand-in/pl
 import { getEnv } from "~/env.server";
 import { createShopWithKey } from "../../factories";
 import { freePort, startProcess, type RunningProcess } from "../../support/processes";
-import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "./chromium";
+import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "./chromium";
 
 const API_KEY = "local-dev-api-key";
 const API_SECRET = "local-dev-api-secret";
@@ -94,6 +94,7 @@ export function useAdminStack({ env = {}, worker = true }: { env?: Record<string
           // The platform library answers 410 to user agents it takes for bots (HeadlessChrome is one).
           userAgent: DESKTOP_USER_AGENT,
         });
+        context.setDefaultTimeout(PAGE_TIMEOUT_MS);
         const page = await context.newPage();
         trackPageErrors(page);
         await page.goto(platform.adminUrl(shop.domain, appPath));

@@ -30,3 +30,9 @@ export const CHROMIUM_ARGS = [
 
 export const DESKTOP_USER_AGENT =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+
+/**
+ * How long a page action or navigation may take before the test fails: a bound for a hang, generous so
+ * that the browser tests hold on a loaded machine (issue 16, item 6), never a measure of speed.
+ */
+export const PAGE_TIMEOUT_MS = 90_000;

@@ -8,10 +8,10 @@ import { expect } from "vitest";
 
 /** Waits until React has attached its handlers to `target` (React keeps them in a `__reactProps$` key). */
 export async function whenHydrated(target: Locator) {
-  await target.waitFor({ state: "attached", timeout: 30_000 });
+  await target.waitFor({ state: "attached", timeout: 90_000 });
   await expect
     .poll(() => target.evaluate((element) => Object.keys(element).some((key) => key.startsWith("__reactProps$"))), {
-      timeout: 30_000,
+      timeout: 90_000,
     })
     .toBe(true);
 }

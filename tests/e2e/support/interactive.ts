@@ -13,7 +13,7 @@ export async function interactive(locator: Locator) {
           .first()
           .evaluate((node) => Object.keys(node).some((key) => key.startsWith("__reactProps$")))
           .catch(() => false),
-      { timeout: 30_000 },
+      { timeout: 90_000 },
     )
     .toBe(true);
   return locator;

@@ -9,7 +9,7 @@ import { appFrame } from "./admin";
 export async function waitForHydration(page: Page) {
   const frame = await appFrame(page);
   await frame.waitForFunction(() => /\bp-theme-/.test(document.documentElement.className), undefined, {
-    timeout: 30_000,
+    timeout: 90_000,
   });
 }
 

@@ -8,7 +8,7 @@ import type { BrowserContext, Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { AdminStack } from "./admin";
 import { trackPageErrors } from "./admin";
-import { DESKTOP_USER_AGENT } from "./chromium";
+import { DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "./chromium";
 
 /** Switches the app embed on or off as a merchant does, through the stand-in's theme editor. */
 export async function setEmbed(stack: AdminStack, enabled: boolean) {
@@ -32,6 +32,7 @@ export async function openStorefront(
   });
   // The share button copies the link: the browser lets the page write the clipboard.
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.platform.storefrontOrigin });
+  context.setDefaultTimeout(PAGE_TIMEOUT_MS);
   const page = await context.newPage();
   trackPageErrors(page);
   await page.goto(`${stack.platform.storefrontOrigin}${pathAndQuery}`);
@@ -43,7 +44,7 @@ export const cardHeart = (page: Page, title: string) => page.getByRole("button",
 
 /** Waits until the script has loaded the shopper's list (window.Wishlist.get resolves after it). */
 export async function scriptReady(page: Page) {
-  await page.waitForFunction("window.Wishlist !== undefined", undefined, { timeout: 30_000 });
+  await page.waitForFunction("window.Wishlist !== undefined", undefined, { timeout: 90_000 });
   await page.evaluate("window.Wishlist.get()");
 }
 
