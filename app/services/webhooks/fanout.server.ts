@@ -104,6 +104,13 @@ type OverdueDelivery = Awaited<ReturnType<typeof findOverdueDeliveries>>[number]
  */
 export async function requeueDeliveries(queue: Queue, overdue: OverdueDelivery[]): Promise<void> {
   if (overdue.length === 0) return;
+  // A job BullMQ failed for good keeps its id for a week, and an add under that id adds nothing. Its row
+  // still being owed means it failed for a reason other than its receiver (a receiver's last failure ends
+  // the row): the database down through all of its attempts, say. It is removed, so the delivery is
+  // queued again rather than lost.
+  const ids = overdue.map((due) => deliveryJobId(due.eventId, due.endpointId));
+  const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+  await Promise.all(ids.filter((_, n) => states[n] === "failed").map((id) => queue.remove(id)));
   // Counted with themselves (they are owed): behind the shop's backlog, like a new delivery of the shop.
   const priority = await shopPriorities([...new Set(overdue.map((due) => due.shopId))]);
   await queue.addBulk(
