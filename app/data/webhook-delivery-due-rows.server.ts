@@ -33,7 +33,9 @@ function keyIn(eb: ExpressionBuilder<DB, "WebhookDeliveryDue">, keys: readonly D
 
 /**
  * Records deliveries just queued, due at `at` (their first attempt). A delivery already recorded is left
- * as it is (the relay may see an event twice), and one whose endpoint was deleted meanwhile is dropped.
+ * as it is (the relay may see an event twice), one whose endpoint was deleted meanwhile is dropped, and so
+ * is one the delivery log shows ended already (delivered, or failed on its last attempt): the relay queues
+ * the jobs before this runs, and a fast worker can finish one first.
  */
 export async function insertDeliveryDues(q: Queryable, dues: readonly DueDelivery[], at: Date): Promise<void> {
   // PostgreSQL types the parameters of a VALUES list only from a cast.
@@ -49,7 +51,19 @@ export async function insertDeliveryDues(q: Queryable, dues: readonly DueDeliver
           .selectFrom(v)
           .select((eb) => ["v.column1", "v.column2", "v.column3", eb.val(at).as("dueAt"), eb.lit(0).as("attemptsMade")])
           .where((eb) =>
-            eb.exists(eb.selectFrom("WebhookEndpoint as w").select("w.id").whereRef("w.id", "=", "v.column2")),
+            eb.and([
+              eb.exists(eb.selectFrom("WebhookEndpoint as w").select("w.id").whereRef("w.id", "=", "v.column2")),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom("WebhookDelivery as l")
+                    .select("l.id")
+                    .whereRef("l.eventId", "=", "v.column1")
+                    .whereRef("l.endpointId", "=", "v.column2")
+                    .where((eb) => eb.or([eb("l.status", "=", "succeeded"), eb("l.nextRetryAt", "is", null)])),
+                ),
+              ),
+            ]),
           ),
       )
       .onConflict((conflict) => conflict.doNothing())
