@@ -21,7 +21,8 @@ const benchmarks: Record<string, string> = {
 const name = process.argv[2];
 if (!name || !(name in benchmarks)) {
   process.stderr.write(
-    `usage: npm run bench -- <${Object.keys(benchmarks).join("|")}> [--engine sqlite|postgres] [--duration 10]\n`,
+    `usage: npm run bench -- <${Object.keys(benchmarks).join("|")}> [--engine sqlite|postgres] [options]\n` +
+      "(the options of each benchmark are in the comment at the top of its script under scripts/bench/)\n",
   );
   process.exit(2);
 }
