@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "~/env.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { createShop, createWebhookEndpoint } from "../factories";
+import { redeliver } from "~/services/webhooks/endpoints.server";
+import { createDelivery, createShop, createWebhookEndpoint } from "../factories";
 import { startProcess } from "../support/processes";
 import { startReceiver } from "./receiver";
 
@@ -55,6 +56,37 @@ describe("deliveries of a shop with a backlog", () => {
       const noisyBefore = noisyReceiver.received.length;
       expect(noisyBefore).toBeLessThan(400);
       await noisyReceiver.waitFor(noisyEvents, 180_000); // the backlog is still delivered, all of it
+    } finally {
+      expect(await worker.stop(30_000)).toBe(0);
+      await noisyReceiver.close();
+      await quietReceiver.close();
+    }
+  });
+});
+
+describe("redeliveries of a shop", () => {
+  it("queue behind another shop's new deliveries too", { timeout: 240_000 }, async () => {
+    const noisyReceiver = await startReceiver((_request, _index, res) => {
+      setTimeout(() => res.writeHead(204).end(), 20);
+      return "hold";
+    });
+    const quietReceiver = await startReceiver();
+    const noisy = await createShop();
+    const quiet = await createShop();
+    const { endpoint } = await createWebhookEndpoint(noisy.id, noisyReceiver.url);
+    await createWebhookEndpoint(quiet.id, quietReceiver.url);
+    // A merchant (or a script) asks for 300 redeliveries before any worker runs; then the quiet shop's events.
+    const logged = await createDelivery(noisy.id, endpoint.id);
+    for (let n = 0; n < 300; n++) {
+      await redeliver({ shopId: noisy.id, shopDomain: noisy.domain, endpointId: endpoint.id, deliveryId: logged.id });
+    }
+    await saves(quiet.id, 3);
+    const worker = startProcess("worker/index.ts", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_SHOP_CONCURRENCY: "4" });
+    try {
+      await worker.waitForOutput(/worker ready/, 90_000);
+      await quietReceiver.waitFor(3, 120_000);
+      expect(noisyReceiver.received.length).toBeLessThan(200);
+      await noisyReceiver.waitFor(300, 180_000);
     } finally {
       expect(await worker.stop(30_000)).toBe(0);
       await noisyReceiver.close();

@@ -4,6 +4,7 @@
  * redelivery. Errors are DomainErrors; the API maps them to problems.
  */
 // Imported through @hono/zod-openapi so the input schema carries .openapi() (zod 4 adds methods per instance).
+import { randomUUID } from "node:crypto";
 import { z } from "@hono/zod-openapi";
 import { transaction, database, type UnitOfWork } from "~/data/database.server";
 import { findDeliveryWithEvent, listDeliveries as listDeliveryRows } from "~/data/webhook-delivery-rows.server";
@@ -25,7 +26,7 @@ import { readCursor, toPage, type Page } from "~/lib/pagination.server";
 import type { PageParams } from "~/lib/validation";
 import { recordEvent, type EventType } from "~/services/events/outbox.server";
 import { encryptSecret, generateWebhookSecret } from "./endpoint-secrets.server";
-import { envelope } from "./fanout.server";
+import { envelope, shopPriorities } from "./fanout.server";
 
 /** The event types an endpoint may subscribe to (docs/webhooks.md); `ping` is sent only by the test call. */
 export const SUBSCRIBABLE_EVENTS = ["item.added", "item.removed", "list.merged", "list.shared"] as const;
@@ -195,6 +196,9 @@ export async function listDeliveries({
 
 export type DeliveryLogRow = Awaited<ReturnType<typeof listDeliveryRows>>[number];
 
+/** How many owed deliveries of every shop a redelivery waits behind, besides its own shop's. */
+const REDELIVERY_BEHIND = 1_000;
+
 /**
  * Sends a logged delivery's event to its endpoint once more: one attempt, the same envelope, a new
  * delivery id and signature (it is logged as the next attempt of that event). Nothing is written here;
@@ -236,6 +240,13 @@ export async function redeliver({
       body: envelope(event, shopDomain),
       redelivery: true,
     },
-    { jobId: `redeliver-${deliveryId}-${Date.now()}`, attempts: 1 },
+    // Behind the shop's owed deliveries and REDELIVERY_BEHIND more (docs/decisions/026-fairness-between-shops.md):
+    // a job without a priority would go before every shop's, and redeliveries are not counted as owed, so
+    // a burst of them would otherwise share the quiet shops' first places.
+    {
+      jobId: `redeliver-${deliveryId}-${randomUUID()}`, // each request its own job, even two in one millisecond
+      attempts: 1,
+      priority: (await shopPriorities([shopId]))(shopId) + REDELIVERY_BEHIND,
+    },
   );
 }

@@ -49,7 +49,7 @@ const LOWEST_PRIORITY = 2_097_151;
  * a shop with a backlog of thousands (a burst, endpoints that fail or answer slowly) queues behind a
  * quiet shop's next delivery instead of in front of it. Within a shop the order stays first in, first out.
  */
-async function shopPriorities(shopIds: readonly string[]): Promise<(shopId: string) => number> {
+export async function shopPriorities(shopIds: readonly string[]): Promise<(shopId: string) => number> {
   const owed = await countDueDeliveriesByShop(database(), shopIds);
   return (shopId) => {
     const position = (owed.get(shopId) ?? 0) + 1;
