@@ -114,4 +114,35 @@ describe("confirming a dry run", () => {
       code: "not_found",
     });
   });
+
+  it("starts one import for confirmations sent at the same time", async () => {
+    const shop = await createShop();
+    const baseUrl = "http://localhost:3000";
+    const { upload } = await createUpload({ shopId: shop.id, baseUrl, filename: "a.csv", contentType: "text/csv" });
+    await getStorage().write(upload.storageKey, Readable.from(["Email,Product Id\n"]), "text/csv");
+    const checked = await insertTransferJob(
+      database(),
+      {
+        id: newId("job"),
+        shopId: shop.id,
+        kind: "import",
+        source: "vendor_b",
+        uploadId: upload.id,
+        status: "succeeded",
+        dryRun: true,
+      },
+      new Date(),
+    );
+    const confirmations = await Promise.all(
+      Array.from({ length: 4 }, () => confirmDryRun({ shopId: shop.id, jobId: checked.id, baseUrl })),
+    );
+    expect(new Set(confirmations.map((job) => job.id)).size).toBe(1);
+    const imports = await database()
+      .selectFrom("TransferJob")
+      .select("id")
+      .where("shopId", "=", shop.id)
+      .where("dryRun", "=", false)
+      .execute();
+    expect(imports).toHaveLength(1);
+  });
 });

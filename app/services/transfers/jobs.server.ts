@@ -171,8 +171,10 @@ async function startJob(
   const id = newId("job");
   const row = await transaction(async (tx) => {
     const at = new Date();
-    // Counted and inserted under the shop's lock, so parallel requests cannot pass the limit together.
+    // Checked, counted and inserted under the shop's lock, so parallel requests cannot pass a check or the
+    // limit together.
     await lockShopTransferJobs(tx, job.shopId);
+    await before?.(tx, at);
     const maxOpenJobs = getEnv().TRANSFER_OPEN_JOBS_PER_SHOP;
     if ((await countOpenTransferJobs(tx, job.shopId)) >= maxOpenJobs) {
       throw new DomainError(
@@ -181,7 +183,6 @@ async function startJob(
         { details: { maxOpenJobs } },
       );
     }
-    await before?.(tx, at);
     const created = await insertTransferJob(tx, { id, ...job }, at);
     await unit?.within?.(tx, created);
     return created;
@@ -219,15 +220,35 @@ export async function queueStrandedTransferJobs({
   return queued;
 }
 
-/** Starts an import of the upload `fileUrl` names (docs/imports.md). */
+/** A dry run's confirmation found under the shop's lock: another request confirmed it first. */
+class AlreadyConfirmed extends Error {
+  constructor(readonly job: TransferJobRow) {
+    super("already confirmed");
+  }
+}
+
+/**
+ * Starts an import of the upload `fileUrl` names (docs/imports.md); `confirming` is the dry run it
+ * confirms, whose confirmation is then looked for again under the shop's lock.
+ */
 export async function startImport(
-  { shopId, fileUrl, source, dryRun }: { shopId: string; fileUrl: string; source: Source; dryRun: boolean },
+  {
+    shopId,
+    fileUrl,
+    source,
+    dryRun,
+    confirming,
+  }: { shopId: string; fileUrl: string; source: Source; dryRun: boolean; confirming?: TransferJobRow },
   unit?: UnitOfWork<TransferJobRow>,
 ): Promise<TransferJobRow> {
   const { upload, sizeBytes } = await resolveFileUrl(shopId, fileUrl);
   // Marked used in the job's own transaction: the retention job either deleted the file before (and the
   // import is refused) or sees it used now and keeps it.
   return startJob({ shopId, kind: "import", source, dryRun, uploadId: upload.id }, unit, async (tx, at) => {
+    if (confirming) {
+      const confirmed = await findImportOfUpload(tx, { shopId, uploadId: upload.id, since: confirming.createdAt });
+      if (confirmed) throw new AlreadyConfirmed(confirmed);
+    }
     if (!(await markUploaded(tx, shopId, upload.id, sizeBytes, at))) {
       throw uploadExpired((await findUpload(tx, shopId, upload.id)) ?? upload);
     }
@@ -251,7 +272,15 @@ export async function confirmDryRun(
   if (confirmed) return confirmed;
   const fileUrl = importFileUrl({ job: dryRun, baseUrl });
   if (!fileUrl) throw new DomainError("conflict", "The dry run's file is no longer stored: upload it again.");
-  return startImport({ shopId, fileUrl, source: dryRun.source as Source, dryRun: false }, unit);
+  try {
+    return await startImport(
+      { shopId, fileUrl, source: dryRun.source as Source, dryRun: false, confirming: dryRun },
+      unit,
+    );
+  } catch (error) {
+    if (error instanceof AlreadyConfirmed) return error.job; // a confirmation sent at the same time won
+    throw error;
+  }
 }
 
 /** The real import that confirmed a dry run, if it was confirmed. */
