@@ -110,15 +110,32 @@ export async function lockShopTransferJobs(q: Queryable, shopId: string): Promis
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`transfer-jobs:${shopId}`}, 0))`.execute(q);
 }
 
-/** The shop's jobs that are queued or running. */
-export async function countOpenTransferJobs(q: Queryable, shopId: string): Promise<number> {
+/** The shop's jobs that are queued, or running and heard of since `runningSince`. */
+export async function countOpenTransferJobs(q: Queryable, shopId: string, runningSince: Date): Promise<number> {
   const row = await q
     .selectFrom("TransferJob")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("shopId", "=", shopId)
-    .where("status", "in", ["queued", "running"])
+    .where((eb) =>
+      eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("updatedAt", ">=", runningSince)])]),
+    )
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Jobs of every shop left `running` and not heard of since `updatedBefore`: their worker may be gone. */
+export function findSilentRunningTransferJobs(
+  q: Queryable,
+  { updatedBefore, limit }: { updatedBefore: Date; limit: number },
+): Promise<Array<Pick<TransferJobRow, "id" | "shopId" | "kind">>> {
+  return q
+    .selectFrom("TransferJob")
+    .select(["id", "shopId", "kind"])
+    .where("status", "=", "running")
+    .where("updatedAt", "<", updatedBefore)
+    .orderBy("updatedAt")
+    .limit(limit)
+    .execute();
 }
 
 /**

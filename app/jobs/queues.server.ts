@@ -74,9 +74,14 @@ export async function enqueueTransferJob(
   );
 }
 
+/** The state of the transfer job with this id in BullMQ (`unknown`: BullMQ does not hold it). */
+export async function transferJobState(jobId: string, connection?: Redis) {
+  return queue(TRANSFER_QUEUE, connection).getJobState(jobId);
+}
+
 /** Whether BullMQ holds the transfer job with this id, in any state (waiting, active, delayed, finished). */
 export async function holdsTransferJob(jobId: string, connection?: Redis): Promise<boolean> {
-  return (await queue(TRANSFER_QUEUE, connection).getJobState(jobId)) !== "unknown";
+  return (await transferJobState(jobId, connection)) !== "unknown";
 }
 
 /** Queues one webhook delivery job (`options` add to or override the definition's, e.g. its id, attempts). */

@@ -11,6 +11,7 @@ import {
   confirmDryRun,
   createUpload,
   queueStrandedTransferJobs,
+  startExport,
 } from "~/services/transfers/jobs.server";
 import { createShop } from "../factories";
 
@@ -68,6 +69,40 @@ describe("the sweep of jobs BullMQ does not hold (the transfer outbox)", () => {
       expect(await queueStrandedTransferJobs({ createdBefore: cutOff })).toEqual([]);
       await enqueueTransferJob({ id: stranded.id, shopId: shop.id, kind: "export" });
       expect(await transfers.getJobCounts("waiting")).toEqual({ waiting: 2 });
+    } finally {
+      await transfers.obliterate({ force: true });
+      await transfers.close();
+    }
+  });
+});
+
+describe("jobs left running by a worker that is gone", () => {
+  it("are queued again (or marked failed) by the sweep, and stop counting against the open-jobs limit", async () => {
+    const shop = await createShop();
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    const running = (updatedAt: Date) =>
+      insertTransferJob(
+        database(),
+        { id: newId("job"), shopId: shop.id, kind: "export", format: "csv", status: "running" },
+        updatedAt,
+      );
+    const lost = await running(hourAgo); // its worker died and Redis lost its job
+    const alive = await running(new Date()); // a job at work now
+    const moreLost = await Promise.all([1, 2, 3].map(() => running(hourAgo)));
+    const transfers = createQueue(TRANSFER_QUEUE);
+    try {
+      // The limit (5) counts the queued and the running heard of lately: the four silent ones do not count.
+      const fresh = await startExport({ shopId: shop.id, format: "csv" });
+      expect(fresh).toMatchObject({ status: "queued" });
+      await transfers.obliterate({ force: true }); // the new job's own add: not what this test is about
+
+      const queued = await queueStrandedTransferJobs({ createdBefore: new Date(0) });
+      expect(queued.sort()).toEqual([lost.id, ...moreLost.map((row) => row.id)].sort());
+      expect(queued).not.toContain(alive.id);
+      const ids = (await transfers.getJobs(["waiting"])).map((bull) => bull.id).sort();
+      expect(ids).toEqual(queued);
+      // Held by BullMQ now: the next sweep leaves them (and the live one) alone.
+      expect(await queueStrandedTransferJobs({ createdBefore: new Date(0) })).toEqual([]);
     } finally {
       await transfers.obliterate({ force: true });
       await transfers.close();

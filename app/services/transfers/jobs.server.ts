@@ -12,6 +12,7 @@ import {
   countOpenTransferJobs,
   countRunningTransferJobs,
   findQueuedTransferJobs,
+  findSilentRunningTransferJobs,
   findImportOfUpload,
   findRunnableJob,
   findTransferJob,
@@ -27,7 +28,7 @@ import {
   type TransferKind,
 } from "~/data/transfer-job-rows.server";
 import { findUpload, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
-import { enqueueTransferJob, holdsTransferJob, withinMs } from "~/jobs/queues.server";
+import { enqueueTransferJob, holdsTransferJob, transferJobState, withinMs } from "~/jobs/queues.server";
 import { getEnv } from "~/env.server";
 import { DomainError, isDomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
@@ -154,6 +155,12 @@ async function resolveFileUrl(shopId: string, fileUrl: string): Promise<{ upload
   return { upload: found.upload, sizeBytes: found.sizeBytes };
 }
 
+/**
+ * A `running` row not updated for this long belongs to a worker that died (each batch of a running job
+ * updates its row): it no longer counts against its shop's limits, and the sweep looks at its BullMQ job.
+ */
+const RUNNING_HEARD_WITHIN_MS = 10 * 60_000;
+
 /** The most a request waits for the queue (Redis) to take a new job before answering without it. */
 const ENQUEUE_WAIT_MS = 3_000;
 
@@ -176,7 +183,8 @@ async function startJob(
     await lockShopTransferJobs(tx, job.shopId);
     await before?.(tx, at);
     const maxOpenJobs = getEnv().TRANSFER_OPEN_JOBS_PER_SHOP;
-    if ((await countOpenTransferJobs(tx, job.shopId)) >= maxOpenJobs) {
+    const runningSince = new Date(at.getTime() - RUNNING_HEARD_WITHIN_MS);
+    if ((await countOpenTransferJobs(tx, job.shopId, runningSince)) >= maxOpenJobs) {
       throw new DomainError(
         "conflict",
         `A shop may have at most ${maxOpenJobs} imports and exports queued or running at once: start this one when one of them has finished.`,
@@ -214,6 +222,17 @@ export async function queueStrandedTransferJobs({
   const queued: string[] = [];
   for (const row of rows) {
     if (await holdsTransferJob(row.id, connection)) continue;
+    await enqueueTransferJob({ id: row.id, shopId: row.shopId, kind: row.kind as TransferKind }, connection);
+    queued.push(row.id);
+  }
+  // A job left `running` that BullMQ no longer holds (its worker died and Redis then lost the job) is
+  // queued again and resumes after its last committed batch; one BullMQ failed for good without the row
+  // hearing of it (the database was down then) is marked failed. Either way it stops counting as open.
+  const updatedBefore = new Date(Date.now() - RUNNING_HEARD_WITHIN_MS);
+  for (const row of await findSilentRunningTransferJobs(database(), { updatedBefore, limit })) {
+    const state = await transferJobState(row.id, connection);
+    if (state === "failed") await abandonTransferJob(row.id, UNEXPECTED_FAILURE);
+    if (state !== "unknown") continue;
     await enqueueTransferJob({ id: row.id, shopId: row.shopId, kind: row.kind as TransferKind }, connection);
     queued.push(row.id);
   }
@@ -407,12 +426,6 @@ export async function abandonTransferJob(jobId: string, message: string) {
 
 /** How an attempt at a job ended: `done` (succeeded or failed for good) or `retry` (run it again). */
 export type TransferOutcome = { outcome: "done" } | { outcome: "retry"; error: unknown } | { outcome: "wait" };
-
-/**
- * A `running` row not updated for this long belongs to a worker that died: it no longer counts against
- * its shop's TRANSFER_SHOP_CONCURRENCY (BullMQ runs the job again once its lock expires).
- */
-const RUNNING_HEARD_WITHIN_MS = 10 * 60_000;
 
 const DONE: TransferOutcome = { outcome: "done" };
 
