@@ -116,7 +116,7 @@ export const envSchema = z
             .split(",")
             .map((entry) => entry.trim())
             .filter(Boolean)
-            .every((entry) => /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(entry)),
+            .every((entry) => /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(entry) && ipaddr.isValidCIDR(entry)),
         { message: "must be comma-separated CIDRs, e.g. 127.0.0.0/8,::1/128" },
       ),
     WEBHOOK_RETRY_UNIT_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),

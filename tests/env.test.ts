@@ -73,6 +73,14 @@ describe("environment validation", () => {
     SHOPIFY_APP_URL: "https://wishlist.example.com",
   };
 
+  it("refuses an allowed network that is no CIDR (the worker would fail on its first delivery)", () => {
+    for (const networks of ["1.2.3.4/33", "999.1.1.1/8", "::1/129"]) {
+      expect(() => parseEnv({ ...production, WEBHOOK_ALLOWED_NETWORKS: networks })).toThrow(
+        /WEBHOOK_ALLOWED_NETWORKS: must be comma-separated CIDRs/,
+      );
+    }
+  });
+
   it("accepts a production configuration without development-only settings, listening on every interface", () => {
     const env = parseEnv(production);
     expect(env.HOST).toBe("0.0.0.0");

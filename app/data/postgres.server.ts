@@ -90,6 +90,9 @@ const CONNECTION_MESSAGES =
  */
 export function isPostgresUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    // Another client's connection failure (the AWS SDK's, whose errors carry `$metadata`) is not the
+    // database's: the object store being down must not read "the database cannot be reached".
+    if ("$metadata" in current) return false;
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string") {
       if (CONNECTION_ERRORS.has(code) || SERVER_UNAVAILABLE.has(code) || code.startsWith("08")) return true;

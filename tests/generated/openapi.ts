@@ -796,7 +796,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
+                /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
                 409: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -1296,7 +1296,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
+                /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
                 409: {
                     headers: {
                         "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];

@@ -47,7 +47,8 @@ const accepted = {
     description:
       "Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at " +
       "once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has " +
-      "finished; nothing was created), or Idempotency key in use (`idempotency-key-in-use`)",
+      "finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), " +
+      "or Idempotency key in use (`idempotency-key-in-use`)",
     content: { "application/problem+json": { schema: ProblemSchema } },
   },
   503: {
