@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { findApiKeysOfShop } from "~/data/api-key-rows.server";
 import { insertComplianceRequest } from "~/data/compliance-rows.server";
 import { database } from "~/data/database.server";
+import { resetEnvCache } from "~/env.server";
 import { insertTransferJob } from "~/data/transfer-job-rows.server";
 import { newId } from "~/lib/ids";
 import { createApiKey, revokeApiKey } from "~/services/keys/api-keys.server";
@@ -11,6 +12,11 @@ import { createUpload, startExport } from "~/services/transfers/jobs.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
+
+// Every mode of every row starts an import or an export for the one shop, and no worker runs: the
+// open-jobs limit (tests/transfers/fairness.test.ts) would refuse them after the fifth.
+process.env.TRANSFER_OPEN_JOBS_PER_SHOP = "100";
+resetEnvCache();
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
