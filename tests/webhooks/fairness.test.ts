@@ -32,18 +32,26 @@ async function saves(shopId: string, count: number) {
   }
 }
 
+/**
+ * A noisy and a quiet shop with an endpoint each. The noisy shop's receiver is a little slow, so its
+ * backlog lasts; the slots per shop are not the limit in the tests that use it.
+ */
+async function twoShops() {
+  const noisyReceiver = await startReceiver((_request, _index, res) => {
+    setTimeout(() => res.writeHead(204).end(), 20);
+    return "hold";
+  });
+  const quietReceiver = await startReceiver();
+  const noisy = await createShop();
+  const quiet = await createShop();
+  const { endpoint: noisyEndpoint } = await createWebhookEndpoint(noisy.id, noisyReceiver.url);
+  await createWebhookEndpoint(quiet.id, quietReceiver.url);
+  return { noisy, quiet, noisyReceiver, quietReceiver, noisyEndpoint };
+}
+
 describe("deliveries of a shop with a backlog", () => {
   it("queue behind another shop's new deliveries instead of in front of them", { timeout: 240_000 }, async () => {
-    // The noisy shop's receiver is a little slow, so its backlog lasts; the slots per shop are not the limit here.
-    const noisyReceiver = await startReceiver((_request, _index, res) => {
-      setTimeout(() => res.writeHead(204).end(), 20);
-      return "hold";
-    });
-    const quietReceiver = await startReceiver();
-    const noisy = await createShop();
-    const quiet = await createShop();
-    await createWebhookEndpoint(noisy.id, noisyReceiver.url);
-    await createWebhookEndpoint(quiet.id, quietReceiver.url);
+    const { noisy, quiet, noisyReceiver, quietReceiver } = await twoShops();
     // Written before any worker runs: the relay takes the outbox in order, the noisy shop's 600 events first.
     const noisyEvents = 600;
     await saves(noisy.id, noisyEvents);
@@ -66,15 +74,7 @@ describe("deliveries of a shop with a backlog", () => {
 
 describe("redeliveries of a shop", () => {
   it("queue behind another shop's new deliveries too", { timeout: 240_000 }, async () => {
-    const noisyReceiver = await startReceiver((_request, _index, res) => {
-      setTimeout(() => res.writeHead(204).end(), 20);
-      return "hold";
-    });
-    const quietReceiver = await startReceiver();
-    const noisy = await createShop();
-    const quiet = await createShop();
-    const { endpoint } = await createWebhookEndpoint(noisy.id, noisyReceiver.url);
-    await createWebhookEndpoint(quiet.id, quietReceiver.url);
+    const { noisy, quiet, noisyReceiver, quietReceiver, noisyEndpoint: endpoint } = await twoShops();
     // A merchant (or a script) asks for 300 redeliveries before any worker runs; then the quiet shop's events.
     const logged = await createDelivery(noisy.id, endpoint.id);
     for (let n = 0; n < 300; n++) {
