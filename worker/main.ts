@@ -66,7 +66,7 @@ export async function startWorker() {
   const workers = [
     new Worker(
       WEBHOOK_QUEUE,
-      createWebhookHandler(agent, new ShopSlots(env.WEBHOOK_SHOP_CONCURRENCY, env.WEBHOOK_TIMEOUT_MS)),
+      createWebhookHandler(agent, new ShopSlots(env.WEBHOOK_SHOP_CONCURRENCY)),
       {
         connection: deliveryConnection,
         prefix: queuePrefix(),

@@ -8,20 +8,19 @@
 /** Jobs whose holds are remembered; older entries are forgotten first (a forgotten job starts again at HOLD_FIRST_MS). */
 const REMEMBERED_JOBS = 10_000;
 const HOLD_FIRST_MS = 250;
+/**
+ * The longest a held job waits before it is looked at again. Longer holds would cost fewer queue
+ * operations for a shop with a long backlog, but leave its freed slots unused: with fast receivers, a
+ * shop whose only work is its backlog would be delivered at the pace its held jobs come back.
+ */
+const HOLD_MAX_MS = 2_000;
 
 export class ShopSlots {
   private readonly running = new Map<string, number>();
   private readonly holds = new Map<string, number>();
 
-  /**
-   * @param perShop the most jobs of one shop this process runs at once
-   * @param maxHoldMs the longest a held job waits before it is looked at again: a slot cannot stay taken
-   *   longer than one attempt may last, so holding longer would only leave freed slots unused
-   */
-  constructor(
-    private readonly perShop: number,
-    private readonly maxHoldMs: number,
-  ) {}
+  /** @param perShop the most jobs of one shop this process runs at once */
+  constructor(private readonly perShop: number) {}
 
   /** Takes one of the shop's slots, if it has one free. */
   tryTake(shopId: string): boolean {
@@ -39,7 +38,7 @@ export class ShopSlots {
 
   /**
    * How long to hold a job whose shop has no free slot: doubling from HOLD_FIRST_MS with each hold of the
-   * same job, up to maxHoldMs, with a tenth of jitter so held jobs do not come back together. A shop with
+   * same job, up to HOLD_MAX_MS, with a tenth of jitter so held jobs do not come back together. A shop with
    * a long backlog therefore costs a few queue operations per job, not one per slot freed.
    */
   holdMs(jobId: string): number {
@@ -47,7 +46,7 @@ export class ShopSlots {
     this.holds.delete(jobId); // re-inserted last: the map forgets the jobs held longest ago first
     this.holds.set(jobId, held + 1);
     if (this.holds.size > REMEMBERED_JOBS) this.holds.delete(this.holds.keys().next().value!);
-    const delay = Math.min(HOLD_FIRST_MS * 2 ** held, this.maxHoldMs);
+    const delay = Math.min(HOLD_FIRST_MS * 2 ** held, HOLD_MAX_MS);
     return Math.round(delay * (0.9 + Math.random() * 0.1));
   }
 

@@ -461,16 +461,17 @@ export async function runTransferJob({
     );
     return DONE;
   }
-  const startedAt = new Date();
   // At most TRANSFER_SHOP_CONCURRENCY jobs of a shop run at once, whichever workers took them
   // (docs/decisions/026-fairness-between-shops.md): a shop's burst of imports leaves the other slots to
   // other shops. Checked and marked under the shop's lock; a job over the limit waits (the caller delays it).
   const started = await transaction(async (tx) => {
     await lockShopTransferJobs(tx, shopId);
-    const since = new Date(startedAt.getTime() - RUNNING_HEARD_WITHIN_MS);
+    const since = new Date(Date.now() - RUNNING_HEARD_WITHIN_MS);
     if ((await countRunningTransferJobs(tx, { shopId, jobId, since })) >= getEnv().TRANSFER_SHOP_CONCURRENCY) {
       return false;
     }
+    // Timed once the count has seen the shop's other jobs end, so the recorded spans never overlap.
+    const startedAt = new Date();
     await markTransferJobRunning(tx, shopId, jobId, job.startedAt ?? startedAt, startedAt);
     return true;
   });
