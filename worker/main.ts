@@ -64,20 +64,16 @@ export async function startWorker() {
     lockDuration: env.WORKER_LOCK_DURATION_MS,
   });
   const workers = [
-    new Worker(
-      WEBHOOK_QUEUE,
-      createWebhookHandler(agent, new ShopSlots(env.WEBHOOK_SHOP_CONCURRENCY)),
-      {
-        connection: deliveryConnection,
-        prefix: queuePrefix(),
-        concurrency: env.WEBHOOK_CONCURRENCY,
-        lockDuration: env.WORKER_LOCK_DURATION_MS,
-        stalledInterval: Math.min(env.WORKER_LOCK_DURATION_MS, 30_000),
-        // A job whose worker died is taken up again; only a job that keeps killing workers is given up.
-        maxStalledCount: 5,
-        settings: { backoffStrategy: webhookBackoff },
-      },
-    ),
+    new Worker(WEBHOOK_QUEUE, createWebhookHandler(agent, new ShopSlots(env.WEBHOOK_SHOP_CONCURRENCY)), {
+      connection: deliveryConnection,
+      prefix: queuePrefix(),
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      lockDuration: env.WORKER_LOCK_DURATION_MS,
+      stalledInterval: Math.min(env.WORKER_LOCK_DURATION_MS, 30_000),
+      // A job whose worker died is taken up again; only a job that keeps killing workers is given up.
+      maxStalledCount: 5,
+      settings: { backoffStrategy: webhookBackoff },
+    }),
     transfers,
     compliance,
     // Per shop: a few shops' syncs at once, each paced by its own platform rate limit.
