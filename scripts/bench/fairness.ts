@@ -17,7 +17,16 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { typeidUnboxed } from "typeid-js";
-import { benchDatabase, benchSql, peakRssMb, startAppServer, startWorker, stopChild, type BenchSql } from "./lib";
+import {
+  benchDatabase,
+  benchSql,
+  peakRssMb,
+  startAppServer,
+  startWorker,
+  stopChild,
+  toggleUntilDelivered,
+  type BenchSql,
+} from "./lib";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -160,31 +169,11 @@ async function phase(name: string, workerEnv: Record<string, string>, noisyPerSe
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const headers = {
-      "X-Service-Shop": quiet.domain,
-      "X-Service-Public-Key": quiet.publicKey,
-      "content-type": "application/json",
-    };
     const anonymousId = randomUUID();
     for (let sample = 0; sample < samples; sample++) {
-      const started = performance.now();
-      const response = await fetch(`${server.base}/v1/storefront/wishlist/toggle`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ productId: String(sample % 10), handle: "bench", anonymousId }),
-      });
-      if (!response.ok) throw new Error(`toggle answered ${response.status}`);
-      await response.arrayBuffer();
-      const [event] = await sql.all<{ id: string }>(
-        `SELECT "id" FROM "Event" WHERE "shopId" = ? ORDER BY "id" DESC LIMIT 1`,
-        [quiet.id],
+      latencies.push(
+        await toggleUntilDelivered(server.base, quiet, sql, arrivals, { anonymousId, productId: String(sample % 10) }),
       );
-      const bound = performance.now() + 120_000;
-      while (!arrivals.has(event!.id)) {
-        if (performance.now() > bound) throw new Error(`${name}: event ${event!.id} not delivered within 120 s`);
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-      latencies.push(arrivals.get(event!.id)! - started);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   } finally {

@@ -318,3 +318,39 @@ export async function seedLists(sql: BenchSql, shopId: string, lists: number, it
   });
   return listIds;
 }
+
+/**
+ * One change-to-delivery sample: a storefront toggle through the web server's API (public key), timed
+ * until `arrivals` (event id -> arrival time, filled by the benchmark's receiver) has its event. Fails
+ * when the event has not arrived within two minutes.
+ */
+export async function toggleUntilDelivered(
+  base: string,
+  shop: { id: string; domain: string; publicKey: string },
+  sql: BenchSql,
+  arrivals: Map<string, number>,
+  { anonymousId, productId }: { anonymousId: string; productId: string },
+): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${base}/v1/storefront/wishlist/toggle`, {
+    method: "POST",
+    headers: {
+      "X-Service-Shop": shop.domain,
+      "X-Service-Public-Key": shop.publicKey,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ productId, handle: "bench", anonymousId }),
+  });
+  if (!response.ok) throw new Error(`toggle answered ${response.status}`);
+  await response.arrayBuffer();
+  const [event] = await sql.all<{ id: string }>(
+    `SELECT "id" FROM "Event" WHERE "shopId" = ? ORDER BY "id" DESC LIMIT 1`,
+    [shop.id],
+  );
+  const bound = performance.now() + 120_000;
+  while (!arrivals.has(event!.id)) {
+    if (performance.now() > bound) throw new Error(`event ${event!.id} not delivered within 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return arrivals.get(event!.id)! - started;
+}

@@ -28,6 +28,7 @@ import {
   startAppServer,
   startWorker,
   stopChild,
+  toggleUntilDelivered,
 } from "./lib";
 
 const { values } = parseArgs({
@@ -173,27 +174,11 @@ let webIdleRss = 0;
 let webPeakRss = 0;
 try {
   webIdleRss = currentRssMb(server.child.pid!);
-  const headers = {
-    "X-Service-Shop": shop.domain,
-    "X-Service-Public-Key": shop.publicKey,
-    "content-type": "application/json",
-  };
   const anonymousId = randomUUID();
   for (let sample = 0; sample < samples; sample++) {
-    const started = performance.now();
-    const response = await fetch(`${server.base}/v1/storefront/wishlist/toggle`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ productId: String(sample % 10), handle: "bench", anonymousId }),
-    });
-    if (!response.ok) throw new Error(`toggle answered ${response.status}`);
-    await response.arrayBuffer();
-    const [event] = await sql.all<{ id: string }>(
-      `SELECT "id" FROM "Event" WHERE "shopId" = ? ORDER BY "id" DESC LIMIT 1`,
-      [shop.id],
+    latencies.push(
+      await toggleUntilDelivered(server.base, shop, sql, arrivals, { anonymousId, productId: String(sample % 10) }),
     );
-    while (!arrivals.has(event!.id)) await new Promise((resolve) => setTimeout(resolve, 1));
-    latencies.push(arrivals.get(event!.id)! - started);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   webPeakRss = peakRssMb(server.child.pid!);
