@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { isDatabaseUnavailable } from "~/data/database.server";
 import { getEnv } from "~/env.server";
 import { problemResponse } from "~/lib/problem-response.server";
 import { asAppError } from "./domain-problems.server";
@@ -40,6 +41,9 @@ function clientProblem(error: unknown, c: Context): unknown {
         return error;
     }
   }
+  // A connection to PostgreSQL reset by its server carries the same codes (ECONNRESET) as a client that hung
+  // up: the database's is a 503 (asAppError), never the client's 400.
+  if (isDatabaseUnavailable(error)) return error;
   return isClientAbort(error) ? clientAbortProblem(c, error) : error;
 }
 

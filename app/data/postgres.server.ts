@@ -21,13 +21,40 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
-export function createPostgresPool(): pg.Pool {
+/**
+ * Errors the driver raised (a connection it could not make, a statement on a connection that failed). A
+ * socket error carries the same code whoever's socket it was: ECONNRESET from PostgreSQL's connection is
+ * the database going away, the same code from the request's body is the client hanging up.
+ */
+const driverErrors = new WeakSet<object>();
+
+function markDriverError(error: unknown): never {
+  if (error instanceof Error) driverErrors.add(error);
+  throw error;
+}
+
+type Connect = () => Promise<pg.PoolClient>;
+type Query = (...args: unknown[]) => unknown;
+
+export function createPostgresPool(connectionString = getEnv().DATABASE_URL): pg.Pool {
   const env = getEnv();
   const pool = new pg.Pool({
-    connectionString: env.DATABASE_URL,
+    connectionString,
     connectionTimeoutMillis: 5_000,
     max: env.DATABASE_POOL_SIZE,
     types,
+  });
+  // The promise forms of connect and query (the ones Kysely uses) mark what they reject with; the
+  // callback forms (pg-pool's own use) are left as they are.
+  const connect = pool.connect.bind(pool) as unknown as Query;
+  pool.connect = ((...args: unknown[]) =>
+    args.length > 0 ? connect(...args) : (connect() as ReturnType<Connect>).catch(markDriverError)) as Connect;
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as unknown as Query;
+    client.query = ((...args: unknown[]) => {
+      const result = query(...args);
+      return result instanceof Promise ? result.catch(markDriverError) : result;
+    }) as typeof client.query;
   });
   // A connection the server ends (a restart, a terminated backend) emits an error on its client, whether it
   // is idle in the pool or checked out (held by a transaction, or between two statements): without a
@@ -66,9 +93,9 @@ export function isRetryablePostgresError(error: unknown): boolean {
 }
 
 /**
- * Socket errors of a connection that cannot be made. Not ECONNRESET: the API reads it as the client
- * hanging up on its request body (app/api/body-limit.server.ts); a server that ends its sessions says so
- * with 57P01 first.
+ * Socket errors of a connection that cannot be made. ECONNRESET and EPIPE only count when the driver
+ * raised them (driverErrors): from anywhere else the API reads them as the client hanging up on its request
+ * body (app/api/body-limit.server.ts). A server stopping mid-handshake resets the socket without a 57P01.
  */
 const CONNECTION_ERRORS = new Set([
   "ECONNREFUSED",
@@ -96,6 +123,7 @@ export function isPostgresUnavailable(error: unknown): boolean {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string") {
       if (CONNECTION_ERRORS.has(code) || SERVER_UNAVAILABLE.has(code) || code.startsWith("08")) return true;
+      if ((code === "ECONNRESET" || code === "EPIPE") && driverErrors.has(current)) return true;
     } else if (CONNECTION_MESSAGES.test(current.message)) return true;
     current = current.cause;
   }

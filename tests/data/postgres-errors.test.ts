@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { isPostgresUnavailable } from "~/data/postgres.server";
+import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPostgresPool, isPostgresUnavailable } from "~/data/postgres.server";
 
 /** Which failures the API answers as "the database cannot be reached" (503 service-unavailable). */
 describe("isPostgresUnavailable", () => {
@@ -20,5 +21,68 @@ describe("isPostgresUnavailable", () => {
     expect(isPostgresUnavailable(s3)).toBe(false);
     expect(isPostgresUnavailable(new Error("upload failed", { cause: s3 }))).toBe(false);
     expect(isPostgresUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
+  });
+});
+
+/**
+ * A connection reset is the database's when the driver raised it, and the client's (a body that ended
+ * early, a 400) otherwise: a PostgreSQL server stopped mid-handshake resets the socket without a word.
+ */
+describe("a connection reset (ECONNRESET)", () => {
+  const sockets = new Set<Socket>();
+  let proxy: Server;
+  let port: number;
+  let mode: "forward" | "reset" = "forward";
+
+  beforeAll(async () => {
+    // In front of the machine's PostgreSQL: forwards each connection, or resets it on arrival.
+    proxy = createServer((client) => {
+      if (mode === "reset") return client.resetAndDestroy();
+      const upstream = connect(5432, "127.0.0.1");
+      client.pipe(upstream).pipe(client);
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+      sockets.add(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    port = (proxy.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => proxy.close(resolve)));
+
+  it("from the driver, on connecting or mid-statement, is the database being away (503)", async () => {
+    const pool = createPostgresPool(`postgresql://postgres@127.0.0.1:${port}/postgres`);
+    try {
+      mode = "reset";
+      const refused = await pool.connect().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({ code: "ECONNRESET" });
+      expect(isPostgresUnavailable(refused)).toBe(true);
+
+      mode = "forward";
+      const client = await pool.connect();
+      try {
+        const statement = client.query("SELECT pg_sleep(30)").then(
+          () => null,
+          (error: unknown) => error,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        for (const socket of sockets) socket.resetAndDestroy();
+        const failed = await statement;
+        expect(failed).toBeInstanceOf(Error);
+        expect(isPostgresUnavailable(failed)).toBe(true);
+      } finally {
+        client.release(true);
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("from anywhere else (a request body's socket) is not the database's", () => {
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    expect(isPostgresUnavailable(reset)).toBe(false);
+    expect(isPostgresUnavailable(new Error("body failed", { cause: reset }))).toBe(false);
   });
 });

@@ -81,10 +81,13 @@ describe("PostgreSQL stopped and started again under storefront load", () => {
         }
         expect(record.violations).toEqual([]);
         expect(record.refused.length).toBeGreaterThanOrEqual(50);
-        for (const refusal of record.refused) {
-          expect(refusal).toMatchObject({ status: 503, slug: "service-unavailable" });
-          expect(refusal.detail).toMatch(/database/i);
-        }
+        // Listed whole, so that a stray refusal shows its detail.
+        expect(
+          record.refused.filter(
+            (refusal) =>
+              refusal.status !== 503 || refusal.slug !== "service-unavailable" || !/database/i.test(refusal.detail),
+          ),
+        ).toEqual([]);
         await load.expectDatabaseMatches(shop.id, record);
         expect(await load.expectEveryEventDelivered(shop.id, receiver.received, 240_000)).toBe(record.accepted);
         // No delivery job stuck in the queue once everything is delivered.

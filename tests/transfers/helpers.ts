@@ -82,14 +82,20 @@ export type Job = NonNullable<Awaited<ReturnType<Api["GET"]>>["data"]> & {
 /** Polls the job until the worker has finished it. */
 export async function finished(api: Api, kind: "imports" | "exports", jobId: string, timeoutMs = 90_000): Promise<Job> {
   const started = Date.now();
-  for (;;) {
+  // Quick at first, then at most 4 polls a second: a long wait stays within the key's rate limit, and a
+  // 429 all the same is waited out as its Retry-After says.
+  for (let pause = 50; ; pause = Math.min(pause * 2, 250)) {
     const { data, response } = await api.GET(`/${kind}/{jobId}` as "/imports/{jobId}", {
       params: { path: { jobId } },
     });
+    if (response.status === 429 && Date.now() - started < timeoutMs) {
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000));
+      continue;
+    }
     expect(response.status).toBe(200);
     if (data!.status === "succeeded" || data!.status === "failed") return data as Job;
     if (Date.now() - started > timeoutMs) throw new Error(`job ${jobId} still ${data!.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
 

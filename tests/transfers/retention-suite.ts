@@ -161,6 +161,8 @@ export function describeFileRetention({
       const idle = await made();
       const read = await made();
       const reused = await made();
+      // The import runs first: while the shop has a job running, its next one waits (one at a time per shop).
+      await runImport(api, { source: "csv", fileUrl: reused.fileUrl });
       const running = await insertTransferJob(
         database(),
         {
@@ -173,7 +175,6 @@ export function describeFileRetention({
         },
         new Date(),
       );
-      await runImport(api, { source: "csv", fileUrl: reused.fileUrl });
       // A customer data request's file: the merchant's record, kept whatever its age.
       const complianceKey = `compliance/${shop.id}/${newId("complianceRequest")}.json`;
       await getStorage().write(complianceKey, Readable.from(["{}"]), "application/json");
