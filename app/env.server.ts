@@ -195,23 +195,25 @@ export const envSchema = z
     if (env.NODE_ENV !== "production") return;
     // Production names every setting below itself; a development default would run with a key, secret or
     // database anyone reading this file knows.
-    if (env.DATABASE_URL === DEFAULT_DATABASE_URL) {
+    if (
+      sqliteFilePath(resolveDatabaseUrl(env.DATABASE_URL)) === sqliteFilePath(resolveDatabaseUrl(DEFAULT_DATABASE_URL))
+    ) {
       ctx.addIssue({
         code: "custom",
         path: ["DATABASE_URL"],
         message: "must be set in production (postgresql://... or an explicit file: path on a persistent volume)",
       });
     }
-    if (env.SHOPIFY_API_KEY === DEV_API_KEY) {
+    if (isDevValue(env.SHOPIFY_API_KEY, DEV_API_KEY)) {
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_KEY"], message: "must be set in production" });
     }
-    if (env.SHOPIFY_API_SECRET === DEV_API_SECRET) {
+    if (isDevValue(env.SHOPIFY_API_SECRET, DEV_API_SECRET)) {
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_SECRET"], message: "must be set in production" });
     }
-    if (env.SERVICE_SECRET === DEV_SERVICE_SECRET) {
+    if (isDevValue(env.SERVICE_SECRET, DEV_SERVICE_SECRET)) {
       ctx.addIssue({ code: "custom", path: ["SERVICE_SECRET"], message: "must be set in production" });
     }
-    if (env.SERVICE_SECRET_PREVIOUS === DEV_SERVICE_SECRET) {
+    if (isDevValue(env.SERVICE_SECRET_PREVIOUS, DEV_SERVICE_SECRET)) {
       ctx.addIssue({
         code: "custom",
         path: ["SERVICE_SECRET_PREVIOUS"],
@@ -222,6 +224,12 @@ export const envSchema = z
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_APP_URL"], message: "must be set in production" });
     } else if (!env.SHOPIFY_APP_URL.startsWith("https://")) {
       ctx.addIssue({ code: "custom", path: ["SHOPIFY_APP_URL"], message: "must be an https:// URL in production" });
+    } else if (isLoopbackUrl(env.SHOPIFY_APP_URL)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SHOPIFY_APP_URL"],
+        message: "must be the app's public URL in production, not this machine's (OAuth and signed links leave it)",
+      });
     }
     // Development-only settings: each one switches off a protection that production relies on.
     if (env.WEBHOOK_ALLOW_HTTP) {
@@ -281,6 +289,23 @@ export const envSchema = z
     PLATFORM_STAND_IN_PORT: env.PLATFORM_STAND_IN_PORT ?? 3001,
     PLATFORM_STOREFRONT_PORT: env.PLATFORM_STOREFRONT_PORT ?? 3002,
   }));
+
+/**
+ * A development value however it is spelt: padding and case do not make a known secret unknown (a
+ * secret is compared byte for byte where it is used, so " local-dev-..." would still be guessable).
+ */
+function isDevValue(value: string | undefined, dev: string): boolean {
+  return value !== undefined && value.trim().toLowerCase() === dev.toLowerCase();
+}
+
+/** localhost (and its subdomains), a loopback address, or the unspecified one. */
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (!ipaddr.isValid(host)) return false;
+  const range = ipaddr.process(host).range();
+  return range === "loopback" || range === "unspecified";
+}
 
 function networkList(value: string): string[] {
   return value
@@ -360,7 +385,7 @@ export function checkEngineRuns(env: Env, nodeVersion = process.versions.node): 
 export function resolveDatabaseUrl(url: string, root = process.cwd()): string {
   if (!url.startsWith("file:")) return url;
   const [filePath = "", query] = url.slice("file:".length).split("?");
-  const absolute = path.isAbsolute(filePath) ? filePath : path.resolve(root, filePath);
+  const absolute = path.resolve(root, filePath); // absolute paths too come out normalised (no ./, no //)
   return `file:${absolute}${query ? `?${query}` : ""}`;
 }
 

@@ -120,7 +120,7 @@ describe("environment validation", () => {
     expect(parseEnv({ ...production, HOST: "10.0.0.5" }).HOST).toBe("10.0.0.5");
   });
 
-  it.each([
+  it.each<[Record<string, string>, RegExp]>([
     [{ WEBHOOK_ALLOW_HTTP: "true" }, /WEBHOOK_ALLOW_HTTP: is development only/],
     [
       { WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128" },
@@ -135,7 +135,20 @@ describe("environment validation", () => {
     [{ APP_BRIDGE_URL: "http://127.0.0.1:4010/app-bridge.js" }, /APP_BRIDGE_URL: is for tests and local stand-ins/],
     [{ SHOPIFY_APP_URL: "http://wishlist.example.com" }, /SHOPIFY_APP_URL: must be an https:\/\/ URL in production/],
     [{ DATABASE_URL: "file:./.data/wishlist.db" }, /DATABASE_URL: must be set in production/],
+    // The default database and the development secrets however they are spelt.
+    [{ DATABASE_URL: "file:.data//wishlist.db?connection_limit=1" }, /DATABASE_URL: must be set in production/],
+    [{ DATABASE_URL: `file:${path.resolve(".data/x/../wishlist.db")}` }, /DATABASE_URL: must be set in production/],
     [{ SHOPIFY_API_KEY: "local-dev-api-key" }, /SHOPIFY_API_KEY: must be set in production/],
+    [{ SHOPIFY_API_KEY: " LOCAL-DEV-API-KEY\t" }, /SHOPIFY_API_KEY: must be set in production/],
+    [{ SHOPIFY_API_SECRET: "Local-Dev-Api-Secret " }, /SHOPIFY_API_SECRET: must be set in production/],
+    [{ SERVICE_SECRET: " local-dev-service-secret-CHANGE-ME-0123456789" }, /SERVICE_SECRET: must be set in production/],
+    // This machine's address is no public URL: OAuth redirects and signed links would point back at the caller.
+    ...["https://localhost", "https://app.localhost:8443", "https://127.0.0.2", "https://[::1]", "https://0.0.0.0"].map(
+      (url): [Record<string, string>, RegExp] => [
+        { SHOPIFY_APP_URL: url },
+        /SHOPIFY_APP_URL: must be the app's public URL in production/,
+      ],
+    ),
     [
       { SERVICE_SECRET_PREVIOUS: "local-dev-service-secret-change-me-0123456789" },
       /SERVICE_SECRET_PREVIOUS: is the development secret/,
