@@ -4,7 +4,7 @@
  * its change. The relay reads the pending ones in id order and marks them relayed; the maintenance job
  * deletes relayed ones past their retention.
  */
-import type { Queryable } from "./database.server";
+import { engine, type Queryable } from "./database.server";
 
 export interface EventInsert {
   id: string;
@@ -64,4 +64,15 @@ export async function deleteRelayedEventsBefore(q: Queryable, before: Date, limi
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Waits (PostgreSQL: a shared lock on each event row, in id order) until no relay transaction that is
+ * marking these events is still open: the delivery log then sees the owed rows that relay records, and ends
+ * them (docs/decisions/025-queue-reconciliation.md). A relay that starts after waits for this transaction
+ * instead, and its insert sees the logged outcome. SQLite runs one writer at a time: nothing to wait for.
+ */
+export async function waitForEventsRelayed(q: Queryable, ids: readonly string[]): Promise<void> {
+  if (engine() !== "postgres" || ids.length === 0) return;
+  await q.selectFrom("Event").select("id").where("id", "in", ids).orderBy("id").forShare().execute();
 }

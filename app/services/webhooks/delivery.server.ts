@@ -6,6 +6,7 @@ import { createHmac } from "node:crypto";
 import type { Readable } from "node:stream";
 import { request, type Dispatcher } from "undici";
 import { database, transaction, type Tx } from "~/data/database.server";
+import { waitForEventsRelayed } from "~/data/event-rows.server";
 import { insertAttempts, type AttemptRecord } from "~/data/webhook-delivery-rows.server";
 import { deferDeliveryDue, deleteDeliveryDues, type DueKey } from "~/data/webhook-delivery-due-rows.server";
 import { addFailures, findEndpointForDelivery, resetFailCounts } from "~/data/webhook-endpoint-rows.server";
@@ -89,6 +90,10 @@ function describe(error: unknown, url: URL | null): string {
  * failures after it).
  */
 async function applyBatch(tx: Tx, entries: LogEntry[]) {
+  // First, so that the owed rows a relay is still committing for these events are there to end or defer.
+  await waitForEventsRelayed(tx, [
+    ...new Set(entries.filter((entry) => entry.tracked).map((entry) => entry.record.eventId)),
+  ]);
   const records = entries.map((entry) => entry.record);
   await insertAttempts(tx, records);
   const counters = new Map<string, { reset: boolean; failures: number; at: Date }>();
@@ -199,7 +204,12 @@ export async function deliverOnce(
         ? "shop-uninstalled"
         : null;
   if (skipped) {
-    if (!payload.redelivery) await deleteDeliveryDues(database(), [payload]);
+    if (!payload.redelivery) {
+      await transaction(async (tx) => {
+        await waitForEventsRelayed(tx, [payload.eventId]);
+        await deleteDeliveryDues(tx, [payload]);
+      });
+    }
     return { status: "skipped", reason: skipped };
   }
 
