@@ -25,8 +25,6 @@ describe("soak, shortened: 2 web and 2 worker processes under mixed load", () =>
       merchantReadRate: 3,
       imports: 2,
       importRows: 200,
-      // The owed rows a delivery that beat the relay's record leaves (see runSoak) go after 10 s, not 2 min.
-      requeueAfterMs: 10_000,
       // A burst of 198 rather than 660 requests per window: it must end within 45 s on a loaded machine.
       privateRateLimit: 180,
       drainTimeoutSeconds: 300,
@@ -36,6 +34,8 @@ describe("soak, shortened: 2 web and 2 worker processes under mixed load", () =>
 
     expect(report.events, summary).toBeGreaterThan(100);
     expect(goal("every event delivered"), summary).toMatchObject({ met: true });
+    // An owed row left for a delivery already made (a log that raced the relay's transaction) is a defect.
+    expect(goal("no delivery owed once"), summary).toMatchObject({ met: true });
     expect(goal("every delivery signed"), summary).toMatchObject({ met: true });
     expect(goal("rate limits exact"), summary).toMatchObject({ met: true });
     expect(goal("no import left running"), summary).toMatchObject({ met: true });

@@ -161,6 +161,11 @@ export interface SoakReport {
   events: number;
   imports: ImportReport[];
   drainSeconds: number | null;
+  /**
+   * The most deliveries seen owed (`WebhookDeliveryDue`) at a moment when nothing was left to relay and no
+   * queue held a job: owed rows for deliveries already made (0 when the log ends every row it should).
+   */
+  owedWhileIdle: number;
   unfinishedJobs: number;
   rss: ProcessRss[];
   goals: Goal[];
@@ -706,6 +711,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const drainStarted = performance.now();
     const imports = await Promise.all(importResults);
     let drainSeconds: number | null = null;
+    let owedWhileIdle = 0;
     let state = "";
     let polls = 0;
     while ((performance.now() - drainStarted) / 1000 < options.drainTimeoutSeconds) {
@@ -725,6 +731,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         drainSeconds = (performance.now() - drainStarted) / 1000;
         break;
       }
+      if (queued === 0 && Number(row!.pending) === 0) owedWhileIdle = Math.max(owedWhileIdle, Number(row!.due));
       if (++polls % 10 === 0) progress(`draining: ${state}`);
       if (polls === 5 && queued === 0 && Number(row!.due) > 0) progress(await owedWithoutJobs(sql, queues[0]!));
       await sleep(1_000);
@@ -775,6 +782,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       events: events.length,
       imports,
       drainSeconds,
+      owedWhileIdle,
       unfinishedJobs: Number(unfinished),
       rss,
     });
@@ -788,6 +796,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       events: events.length,
       imports,
       drainSeconds,
+      owedWhileIdle,
       unfinishedJobs: Number(unfinished),
       rss,
       goals,
@@ -1044,6 +1053,11 @@ function soakGoals(report: Omit<SoakReport, "options" | "goals" | "baseline">): 
       detail: `${report.events} events, ${missing} (event, endpoint) pairs missing, drained ${
         report.drainSeconds === null ? "not within the bound" : `in ${report.drainSeconds.toFixed(1)} s`
       }`,
+    },
+    {
+      name: "no delivery owed once the queues are idle",
+      met: report.owedWhileIdle === 0,
+      detail: `at most ${report.owedWhileIdle} owed with nothing to relay and no job queued`,
     },
     { name: "every delivery signed", met: badSignatures === 0, detail: `${badSignatures} bad signatures` },
     {
