@@ -1,9 +1,11 @@
 import { Readable } from "node:stream";
+import { Worker, type Job } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { insertTransferJob } from "~/data/transfer-job-rows.server";
 import { TRANSFER_QUEUE } from "~/jobs/definitions";
-import { createQueue, enqueueTransferJob } from "~/jobs/queues.server";
+import { createQueue, enqueueTransferJob, queuePrefix } from "~/jobs/queues.server";
+import { createRedis } from "~/redis.server";
 import { newId } from "~/lib/ids";
 import { getStorage } from "~/services/storage/index.server";
 import {
@@ -104,6 +106,46 @@ describe("jobs left running by a worker that is gone", () => {
       // Held by BullMQ now: the next sweep leaves them (and the live one) alone.
       expect(await queueStrandedTransferJobs({ createdBefore: new Date(0) })).toEqual([]);
     } finally {
+      await transfers.obliterate({ force: true });
+      await transfers.close();
+    }
+  });
+});
+
+describe("a job left running that BullMQ failed for good (the database was down when it gave up)", () => {
+  it("is marked failed by the sweep, not queued again, and stops counting as open", async () => {
+    const shop = await createShop();
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    const row = await insertTransferJob(
+      database(),
+      { id: newId("job"), shopId: shop.id, kind: "export", format: "csv", status: "running" },
+      hourAgo,
+    );
+    const transfers = createQueue(TRANSFER_QUEUE);
+    // BullMQ's own record of the job: taken by a worker and failed on its last attempt.
+    const worker = new Worker(TRANSFER_QUEUE, null, { connection: createRedis("worker"), prefix: queuePrefix() });
+    try {
+      await transfers.add("export", { shopId: shop.id, jobId: row.id }, { jobId: row.id, attempts: 1 });
+      const token = "test-token";
+      const taken = (await worker.getNextJob(token)) as Job;
+      expect(taken.id).toBe(row.id);
+      await taken.moveToFailed(new Error("database unreachable"), token, false);
+      expect(await transfers.getJobState(row.id)).toBe("failed");
+
+      // (Other tests' rows in this file's database may be swept too: only this job matters here.)
+      expect(await queueStrandedTransferJobs({ createdBefore: new Date(0) })).not.toContain(row.id);
+      const after = await database()
+        .selectFrom("TransferJob")
+        .selectAll()
+        .where("id", "=", row.id)
+        .executeTakeFirstOrThrow();
+      expect(after).toMatchObject({ status: "failed" });
+      expect(after.error).toBeTruthy();
+      // BullMQ still holds it failed, and the row is finished: a second sweep changes nothing.
+      expect(await queueStrandedTransferJobs({ createdBefore: new Date(0) })).not.toContain(row.id);
+      expect(await transfers.getJobState(row.id)).toBe("failed");
+    } finally {
+      await worker.close();
       await transfers.obliterate({ force: true });
       await transfers.close();
     }
