@@ -140,7 +140,8 @@ export async function startWorker() {
     fanOut: (events) => fanOutEvents(webhooks, events),
     requeue: {
       afterMs: env.WEBHOOK_REQUEUE_AFTER_MS,
-      run: () => requeueOverdueDeliveries(webhooks, { graceMs: env.WEBHOOK_REQUEUE_AFTER_MS }),
+      limit: 1_000,
+      run: (limit) => requeueOverdueDeliveries(webhooks, { graceMs: env.WEBHOOK_REQUEUE_AFTER_MS, limit }),
     },
     onMetafieldsOwed: (shopIds) => enqueueMetafieldSync(shopIds, { connection }),
   });

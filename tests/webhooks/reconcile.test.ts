@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
+import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
 import { deliverWebhookJob, WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
@@ -16,6 +17,7 @@ import { createShop, createWebhookEndpoint } from "../factories";
 import { until } from "../support/poll";
 import { startProcess } from "../support/processes";
 import { drainOutbox, owedDeliveries } from "../support/webhook-rows";
+import { startOutboxRelay } from "../../worker/outbox-loop";
 import { startReceiver } from "./receiver";
 
 Object.assign(process.env, { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8" });
@@ -70,6 +72,58 @@ describe("a delivery whose job failed for good but is still owed", () => {
       await queue.close();
       redis.disconnect();
       await receiver.close();
+    }
+  });
+});
+
+describe("a loss larger than one reconciliation pass", () => {
+  it("is queued again pass after pass, not one pass per half grace period", async () => {
+    const shop = await createShop();
+    const { endpoint } = await createWebhookEndpoint(shop.id);
+    const owner = { kind: "anonymous" as const, anonymousId: randomUUID() };
+    for (let n = 1; n <= 25; n++) {
+      await toggleItem({ shopId: shop.id, owner, item: { productId: String(n), handle: `p-${n}` } });
+    }
+    // Relayed and recorded as owed, but the jobs never reached Redis (it came back empty), and overdue.
+    await drainOutbox({
+      fanOut: async (events) =>
+        events
+          .filter((event) => event.shopId === shop.id)
+          .map((event) => ({ eventId: event.id, endpointId: endpoint.id, shopId: shop.id })),
+    });
+    expect(await owedDeliveries(shop.id)).toBe(25);
+    await database()
+      .updateTable("WebhookDeliveryDue")
+      .set({ dueAt: new Date(Date.now() - 10 * 60_000) })
+      .where("shopId", "=", shop.id)
+      .execute();
+
+    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
+    const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix: queuePrefix() });
+    // Passes of 10, and a half period of 30 minutes: only a pass that follows a full one at once can queue
+    // all 25 within the test.
+    const relay = startOutboxRelay({
+      intervalMs: 50,
+      requeue: {
+        afterMs: 60 * 60_000,
+        limit: 10,
+        run: (limit) => requeueOverdueDeliveries(queue, { graceMs: 60_000, limit }),
+      },
+    });
+    try {
+      await until(
+        async () => {
+          const counts = await queue.getJobCounts("waiting", "prioritized");
+          return counts.waiting! + counts.prioritized!;
+        },
+        (queued) => queued === 25,
+        "all 25 owed deliveries queued again",
+      );
+    } finally {
+      await relay.stop();
+      await queue.obliterate({ force: true });
+      await queue.close();
+      redis.disconnect();
     }
   });
 });
