@@ -36,11 +36,26 @@ export function findPendingEvents(q: Queryable, limit: number): Promise<EventIns
  */
 export async function markEventsRelayed(q: Queryable, ids: readonly string[], at: Date): Promise<string[]> {
   if (ids.length === 0) return [];
+  // PostgreSQL: the rows are locked in id order first, the order waitForEventsRelayed takes them in; an
+  // update alone locks them in the order its plan visits them (a bitmap scan: where they lie in the table),
+  // and a delivery log waiting on two events of the batch could deadlock with it.
   const rows = await q
     .updateTable("Event")
     .set({ dispatchedAt: at })
     .where("dispatchedAt", "is", null)
-    .where("id", "in", ids)
+    .where(
+      "id",
+      "in",
+      engine() === "postgres"
+        ? q
+            .selectFrom("Event")
+            .select("id")
+            .where("dispatchedAt", "is", null)
+            .where("id", "in", ids)
+            .orderBy("id")
+            .forUpdate()
+        : ids,
+    )
     .returning("id")
     .execute();
   return rows.map((row) => row.id);

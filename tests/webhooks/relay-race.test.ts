@@ -1,4 +1,6 @@
+import type { Transaction } from "kysely";
 import { describe, expect, it } from "vitest";
+import type { DB } from "~/data/database.server";
 
 /**
  * The relay queues a batch's deliveries, then marks the events relayed and records the deliveries as owed
@@ -14,7 +16,7 @@ process.env.WEBHOOK_ALLOWED_NETWORKS = "127.0.0.0/8";
 const { sql } = await import("kysely");
 const { Agent } = await import("undici");
 const { database, transaction } = await import("~/data/database.server");
-const { insertEvent, markEventsRelayed } = await import("~/data/event-rows.server");
+const { insertEvent, markEventsRelayed, waitForEventsRelayed } = await import("~/data/event-rows.server");
 const { insertDeliveryDues } = await import("~/data/webhook-delivery-due-rows.server");
 const { newId } = await import("~/lib/ids");
 const { deliverOnce } = await import("~/services/webhooks/delivery.server");
@@ -95,4 +97,51 @@ describe("a delivery finished while the relay is recording it as owed", () => {
       }
     },
   );
+});
+
+describe("the relay and a delivery log taking the same events' locks", () => {
+  it("take them in one order (by id), so they wait for each other and never deadlock", async () => {
+    const shop = await createShop();
+    const [first, second] = [newId("event"), newId("event")].sort() as [string, string];
+    // Stored in the other order: a scan in table order meets the second id first.
+    for (const id of [second, first]) {
+      await insertEvent(database(), { id, shopId: shop.id, type: "item.added", data: "{}", createdAt: new Date() });
+    }
+    // Kysely's own transactions here, not the app's `transaction` (which runs a deadlock victim again).
+    const holding = (work: (tx: Transaction<DB>) => Promise<unknown>) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const ready = new Promise<void>((resolve) => (started = resolve));
+      const done = database()
+        .transaction()
+        .execute(async (tx) => {
+          await work(tx);
+          started();
+          await released;
+        });
+      return { ready, release, done };
+    };
+    // Another delivery log holds the first event.
+    const other = holding((tx) => waitForEventsRelayed(tx, [first]));
+    await other.ready;
+    // The relay marks both, and waits on the first.
+    const relay = database()
+      .transaction()
+      .execute((tx) => markEventsRelayed(tx, [first, second], new Date()));
+    await until(waitingOnLocks, (waiting) => waiting >= 1, "the relay waiting for the other log");
+    // A delivery log of both events.
+    let logDone = false;
+    const log = database()
+      .transaction()
+      .execute((tx) => waitForEventsRelayed(tx, [first, second]))
+      .finally(() => (logDone = true));
+    await until(async () => logDone || (await waitingOnLocks()) >= 2, Boolean, "the log finished or waiting");
+    other.release();
+    await other.done;
+    // Both finish: neither is chosen as a deadlock's victim (40P01).
+    const outcomes = await Promise.allSettled([relay, log]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled"]);
+    expect((outcomes[0] as PromiseFulfilledResult<string[]>).value.sort()).toEqual([first, second]);
+  });
 });
