@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
@@ -14,6 +15,9 @@ const DEV_SERVICE_SECRET = "local-dev-service-secret-change-me-0123456789";
 /** The retry schedule's unit that docs/webhooks.md promises: retries 1 minute to 6 hours apart. */
 const WEBHOOK_RETRY_UNIT_CONTRACT_MS = 60_000;
 const DEFAULT_DATABASE_URL = "file:./.data/wishlist.db";
+/** Unset, or set to the development value (however spelt): either way the published one would be used. */
+const DEV_VALUE_REFUSED =
+  "must be set in production (to your own value: the development one is published in this repository)";
 
 export const envSchema = z
   .object({
@@ -195,9 +199,7 @@ export const envSchema = z
     if (env.NODE_ENV !== "production") return;
     // Production names every setting below itself; a development default would run with a key, secret or
     // database anyone reading this file knows.
-    if (
-      sqliteFilePath(resolveDatabaseUrl(env.DATABASE_URL)) === sqliteFilePath(resolveDatabaseUrl(DEFAULT_DATABASE_URL))
-    ) {
+    if (isDefaultDatabase(env.DATABASE_URL)) {
       ctx.addIssue({
         code: "custom",
         path: ["DATABASE_URL"],
@@ -205,13 +207,13 @@ export const envSchema = z
       });
     }
     if (isDevValue(env.SHOPIFY_API_KEY, DEV_API_KEY)) {
-      ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_KEY"], message: "must be set in production" });
+      ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_KEY"], message: DEV_VALUE_REFUSED });
     }
     if (isDevValue(env.SHOPIFY_API_SECRET, DEV_API_SECRET)) {
-      ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_SECRET"], message: "must be set in production" });
+      ctx.addIssue({ code: "custom", path: ["SHOPIFY_API_SECRET"], message: DEV_VALUE_REFUSED });
     }
     if (isDevValue(env.SERVICE_SECRET, DEV_SERVICE_SECRET)) {
-      ctx.addIssue({ code: "custom", path: ["SERVICE_SECRET"], message: "must be set in production" });
+      ctx.addIssue({ code: "custom", path: ["SERVICE_SECRET"], message: DEV_VALUE_REFUSED });
     }
     if (isDevValue(env.SERVICE_SECRET_PREVIOUS, DEV_SERVICE_SECRET)) {
       ctx.addIssue({
@@ -298,9 +300,30 @@ function isDevValue(value: string | undefined, dev: string): boolean {
   return value !== undefined && value.trim().toLowerCase() === dev.toLowerCase();
 }
 
+/**
+ * Whether a SQLite URL names the default file, however the path is spelt: relative or absolute, through a
+ * symbolic link (a `current` release link) or /proc/self/cwd. Compared by the real path of the folder.
+ */
+function isDefaultDatabase(url: string): boolean {
+  if (!url.startsWith("file:")) return false;
+  const real = (file: string) => {
+    try {
+      return path.join(realpathSync.native(path.dirname(file)), path.basename(file));
+    } catch {
+      return file; // a folder that does not exist yet is no other folder's alias
+    }
+  };
+  const file = sqliteFilePath(resolveDatabaseUrl(url));
+  return real(file) === real(sqliteFilePath(resolveDatabaseUrl(DEFAULT_DATABASE_URL)));
+}
+
 /** localhost (and its subdomains), a loopback address, or the unspecified one. */
 function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  // A fully qualified name may end in dots (`localhost.` is still this machine to a browser).
+  const host = new URL(url).hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.+$/, "")
+    .toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   if (!ipaddr.isValid(host)) return false;
   const range = ipaddr.process(host).range();

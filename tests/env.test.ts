@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkEngineRuns, EnvError, envSchema, parseEnv, resolveDatabaseUrl } from "~/env.server";
@@ -56,9 +57,9 @@ describe("environment validation", () => {
     expect((error as EnvError).issues).toEqual(
       expect.arrayContaining([
         "DATABASE_URL: must be set in production (postgresql://... or an explicit file: path on a persistent volume)",
-        "SHOPIFY_API_KEY: must be set in production",
-        "SHOPIFY_API_SECRET: must be set in production",
-        "SERVICE_SECRET: must be set in production",
+        "SHOPIFY_API_KEY: must be set in production (to your own value: the development one is published in this repository)",
+        "SHOPIFY_API_SECRET: must be set in production (to your own value: the development one is published in this repository)",
+        "SERVICE_SECRET: must be set in production (to your own value: the development one is published in this repository)",
         "SHOPIFY_APP_URL: must be set in production",
       ]),
     );
@@ -143,12 +144,20 @@ describe("environment validation", () => {
     [{ SHOPIFY_API_SECRET: "Local-Dev-Api-Secret " }, /SHOPIFY_API_SECRET: must be set in production/],
     [{ SERVICE_SECRET: " local-dev-service-secret-CHANGE-ME-0123456789" }, /SERVICE_SECRET: must be set in production/],
     // This machine's address is no public URL: OAuth redirects and signed links would point back at the caller.
-    ...["https://localhost", "https://app.localhost:8443", "https://127.0.0.2", "https://[::1]", "https://0.0.0.0"].map(
-      (url): [Record<string, string>, RegExp] => [
-        { SHOPIFY_APP_URL: url },
-        /SHOPIFY_APP_URL: must be the app's public URL in production/,
-      ],
-    ),
+    [{ DATABASE_URL: "file:/proc/self/cwd/.data/wishlist.db" }, /DATABASE_URL: must be set in production/],
+    ...[
+      "https://localhost",
+      "https://localhost.",
+      "https://LOCALHOST..:8443",
+      "https://app.localhost.",
+      "https://app.localhost:8443",
+      "https://127.0.0.2",
+      "https://[::1]",
+      "https://0.0.0.0",
+    ].map((url): [Record<string, string>, RegExp] => [
+      { SHOPIFY_APP_URL: url },
+      /SHOPIFY_APP_URL: must be the app's public URL in production/,
+    ]),
     [
       { SERVICE_SECRET_PREVIOUS: "local-dev-service-secret-change-me-0123456789" },
       /SERVICE_SECRET_PREVIOUS: is the development secret/,
@@ -235,6 +244,21 @@ describe("environment validation", () => {
     expect(checkEngineRuns(parseEnv({}), "22.23.3").DATABASE_ENGINE).toBe("sqlite");
     expect(checkEngineRuns(parseEnv({}), "20.19.0").DATABASE_ENGINE).toBe("sqlite");
     expect(checkEngineRuns(parseEnv(production), "24.21.0").DATABASE_ENGINE).toBe("postgres");
+  });
+
+  it("refuses the default database in production through a symbolic link to the project (a release link)", () => {
+    mkdirSync(".data", { recursive: true });
+    const link = path.join(mkdtempSync(path.join(tmpdir(), "release-")), "current");
+    symlinkSync(process.cwd(), link);
+    try {
+      expect(() => parseEnv({ ...production, DATABASE_URL: `file:${link}/.data/wishlist.db` })).toThrow(
+        /DATABASE_URL: must be set in production/,
+      );
+      // Another file beside it is a choice, not the default.
+      expect(parseEnv({ ...production, DATABASE_URL: `file:${link}/.data/shop.db` }).DATABASE_ENGINE).toBe("sqlite");
+    } finally {
+      rmSync(path.dirname(link), { recursive: true, force: true });
+    }
   });
 
   it("resolves relative SQLite paths against the project root", () => {

@@ -26,7 +26,7 @@ import { readCursor, toPage, type Page } from "~/lib/pagination.server";
 import type { PageParams } from "~/lib/validation";
 import { recordEvent, type EventType } from "~/services/events/outbox.server";
 import { encryptSecret, generateWebhookSecret } from "./endpoint-secrets.server";
-import { envelope, shopPriorities } from "./fanout.server";
+import { envelope, LOWEST_PRIORITY, shopPriorities } from "./fanout.server";
 
 /** The event types an endpoint may subscribe to (docs/webhooks.md); `ping` is sent only by the test call. */
 export const SUBSCRIBABLE_EVENTS = ["item.added", "item.removed", "list.merged", "list.shared"] as const;
@@ -246,7 +246,8 @@ export async function redeliver({
     {
       jobId: `redeliver-${deliveryId}-${randomUUID()}`, // each request its own job, even two in one millisecond
       attempts: 1,
-      priority: (await shopPriorities([shopId]))(shopId) + REDELIVERY_BEHIND,
+      // Capped at BullMQ's lowest precedence: a larger number is refused, and the redelivery with it.
+      priority: Math.min((await shopPriorities([shopId]))(shopId) + REDELIVERY_BEHIND, LOWEST_PRIORITY),
     },
   );
 }

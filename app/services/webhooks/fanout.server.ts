@@ -40,7 +40,7 @@ function jobOptions(eventId: string, endpointId: string, attemptsBefore: number,
 }
 
 /** BullMQ's largest priority number (the lowest precedence it can express). */
-const LOWEST_PRIORITY = 2_097_151;
+export const LOWEST_PRIORITY = 2_097_151;
 
 /**
  * Fair order between shops (docs/decisions/026-fairness-between-shops.md): each new delivery of a shop is
