@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { getRequestListener } from "@hono/node-server";
@@ -32,6 +33,11 @@ async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServ
     return { handle: (request) => handle(request), vite };
   }
   const buildPath = path.resolve("build/server/index.js");
+  if (!existsSync(buildPath)) {
+    // `npm start` before `npm run build`: say so, rather than Node's ERR_MODULE_NOT_FOUND.
+    process.stderr.write(`No production build at ${buildPath}: run \`npm run build\` first (or \`npm run dev\`).\n`);
+    process.exit(1);
+  }
   const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
   const handle = createRequestHandler(build, "production");
   return { handle: (request) => handle(request) };

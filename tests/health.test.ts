@@ -11,6 +11,12 @@ describe("health and readiness", () => {
     expect(await response.json()).toEqual({ status: "ok" });
   });
 
+  it("GET /favicon.ico answers 204 No Content (the app has no icon), cached for a day", async () => {
+    const response = await app.request(`${BASE_URL}/favicon.ico`);
+    expect(response.status).toBe(204);
+    expect(response.headers.get("cache-control")).toBe("public, max-age=86400");
+  });
+
   it("GET /readyz answers 200 when the database and Redis both answer", async () => {
     const response = await app.request(`${BASE_URL}/readyz`);
     expect(response.status).toBe(200);

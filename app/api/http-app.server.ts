@@ -112,6 +112,9 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
   app.use(limitRequestBody);
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
+  // Browsers ask for it on every page of this origin (/docs included); the app has none, and a 404 from
+  // Remix would log a stack trace each time.
+  app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   app.get("/readyz", async (c) => c.json(await checkReadiness()));
 
   const v1 = createV1App(handleError);
