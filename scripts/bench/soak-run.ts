@@ -71,12 +71,6 @@ export interface SoakOptions {
   drainTimeoutSeconds: number;
   rssSampleMs?: number;
   /**
-   * WEBHOOK_REQUEUE_AFTER_MS of the processes (the app's default, 2 minutes, when unset). A delivery that ends
-   * before the relay records it as owed leaves its owed row until then (app/data/webhook-delivery-due-rows.server.ts),
-   * so the drain waits that long; the short run in the test suite lowers it.
-   */
-  requeueAfterMs?: number;
-  /**
    * RATE_LIMIT_PRIVATE_PER_MINUTE of the processes (the app's default, 600, when unset). The probe sends 10%
    * more than the limit in one burst that must end within a window; a lower limit keeps the burst short on
    * a machine too loaded to answer 660 requests in 45 s. Merchant reads stay far below it.
@@ -446,7 +440,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
     WEBHOOK_RETRY_UNIT_MS: String(RETRY_UNIT_MS),
-    ...(options.requeueAfterMs ? { WEBHOOK_REQUEUE_AFTER_MS: String(options.requeueAfterMs) } : {}),
     RATE_LIMIT_PRIVATE_PER_MINUTE: String(options.privateRateLimit ?? 600),
   };
   Object.assign(process.env, env);

@@ -1,6 +1,7 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresPool, isPostgresUnavailable } from "~/data/postgres.server";
+import { until } from "../support/poll";
 
 /** Which failures the API answers as "the database cannot be reached" (503 service-unavailable). */
 describe("isPostgresUnavailable", () => {
@@ -67,7 +68,17 @@ describe("a connection reset (ECONNRESET)", () => {
           () => null,
           (error: unknown) => error,
         );
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Reset once the statement runs on the server (a reset before it arrives fails it the same way).
+        await until(
+          async () =>
+            (
+              await pool.query<{ n: number }>(
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(30)'",
+              )
+            ).rows[0]!.n,
+          (running) => running === 1,
+          "the statement running on the server",
+        );
         for (const socket of sockets) socket.resetAndDestroy();
         const failed = await statement;
         expect(failed).toBeInstanceOf(Error);

@@ -15,7 +15,7 @@ process.env.WEBHOOK_ALLOWED_NETWORKS = "127.0.0.0/8";
 
 const { sql } = await import("kysely");
 const { Agent } = await import("undici");
-const { database, transaction } = await import("~/data/database.server");
+const { database } = await import("~/data/database.server");
 const { insertEvent, markEventsRelayed, waitForEventsRelayed } = await import("~/data/event-rows.server");
 const { insertDeliveryDues } = await import("~/data/webhook-delivery-due-rows.server");
 const { newId } = await import("~/lib/ids");
@@ -30,6 +30,25 @@ async function waitingOnLocks(): Promise<number> {
     SELECT count(*)::int AS waiting FROM pg_stat_activity
     WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(database());
   return rows[0]!.waiting;
+}
+
+/**
+ * A transaction (Kysely's own: the app's `transaction` runs a deadlock victim again, which would hide one)
+ * that does `work`, then stays open until released.
+ */
+function holdOpen(work: (tx: Transaction<DB>) => Promise<unknown>) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let started!: () => void;
+  const ready = new Promise<void>((resolve) => (started = resolve));
+  const done = database()
+    .transaction()
+    .execute(async (tx) => {
+      await work(tx);
+      started();
+      await released;
+    });
+  return { ready, release, done };
 }
 
 describe("a delivery finished while the relay is recording it as owed", () => {
@@ -55,18 +74,12 @@ describe("a delivery finished while the relay is recording it as owed", () => {
         const due = { eventId, endpointId: endpoint.id, shopId: shop.id };
 
         // The relay's transaction, held open after it marked the event and recorded the delivery as owed.
-        let commit!: () => void;
-        const held = new Promise<void>((resolve) => (commit = resolve));
-        let recorded!: () => void;
-        const ready = new Promise<void>((resolve) => (recorded = resolve));
-        const relay = transaction(async (tx) => {
+        const relay = holdOpen(async (tx) => {
           const at = new Date();
           expect(await markEventsRelayed(tx, [eventId], at)).toEqual([eventId]);
           await insertDeliveryDues(tx, [due], at);
-          recorded();
-          await held;
         });
-        await ready;
+        await relay.ready;
 
         // The job, queued before that transaction, runs now (its last attempt, for the failed case).
         let finished = false;
@@ -81,8 +94,8 @@ describe("a delivery finished while the relay is recording it as owed", () => {
           Boolean,
           "the delivery's log committed or waiting for the relay",
         );
-        commit();
-        await relay;
+        relay.release();
+        await relay.done;
         expect(await delivery).toMatchObject({ status: outcome === "succeeded" ? "succeeded" : "failed" });
 
         const owed = await database()
@@ -107,23 +120,8 @@ describe("the relay and a delivery log taking the same events' locks", () => {
     for (const id of [second, first]) {
       await insertEvent(database(), { id, shopId: shop.id, type: "item.added", data: "{}", createdAt: new Date() });
     }
-    // Kysely's own transactions here, not the app's `transaction` (which runs a deadlock victim again).
-    const holding = (work: (tx: Transaction<DB>) => Promise<unknown>) => {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let started!: () => void;
-      const ready = new Promise<void>((resolve) => (started = resolve));
-      const done = database()
-        .transaction()
-        .execute(async (tx) => {
-          await work(tx);
-          started();
-          await released;
-        });
-      return { ready, release, done };
-    };
     // Another delivery log holds the first event.
-    const other = holding((tx) => waitForEventsRelayed(tx, [first]));
+    const other = holdOpen((tx) => waitForEventsRelayed(tx, [first]));
     await other.ready;
     // The relay marks both, and waits on the first.
     const relay = database()
