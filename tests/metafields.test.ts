@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { markCustomersChanged } from "~/data/metafield-sync-rows.server";
+import { newId } from "~/lib/ids";
+import { shopsOwingMetafields } from "~/services/metafields/customer-metafields.server";
 import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { demoShopData } from "../stand-in/demo-data";
@@ -83,6 +85,16 @@ const writesOf = (customerId: string) =>
 const syncRows = () =>
   database().selectFrom("CustomerMetafieldSync").selectAll().where("shopId", "=", shop.id).execute();
 
+/** When the merchant asked for the backfill the worker still owes (null: none owed). */
+const backfillOwed = async () =>
+  (
+    await database()
+      .selectFrom("Shop")
+      .select("metafieldBackfillAt")
+      .where("id", "=", shop.id)
+      .executeTakeFirstOrThrow()
+  ).metafieldBackfillAt;
+
 const pendingEvents = async () =>
   (
     await database()
@@ -155,6 +167,7 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
       metafields: [{ ownerId: customerGid("7002"), namespace: "$app:wishlist", key: "saved_products" }],
     });
     expect((await syncRows()).every((row) => row.syncedAt !== null && row.error === null)).toBe(true);
+    expect(await backfillOwed()).toBeNull();
     // Every call presented the shop's token.
     expect(new Set(platform.calls.map((call) => call.accessToken))).toEqual(new Set([ACCESS_TOKEN]));
   });
@@ -279,7 +292,8 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
       ]);
       expect(answers.map((answer) => answer.response.status)).toEqual([200, 200]);
       expect(await stored(), `round ${round}`).toMatchObject({ metafieldSyncEnabled: false, guestEnabled: false });
-      expect(await syncRows()).toEqual([]);
+      // Turned off, no backfill is owed any more (the worker would otherwise mark every customer).
+      expect(await backfillOwed(), `round ${round}`).toBeNull();
     }
     await api.PATCH("/shop/settings", { body: { guestEnabled: true } });
   });
@@ -288,16 +302,55 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
     await setSync(true);
     await markCustomersChanged(database(), shop.id, ["7001"], new Date());
     await setSync(false);
-    expect(await syncRows()).toEqual([]);
+    expect(await backfillOwed()).toBeNull();
     // Metafield calls only: the worker also asks the platform for the titles of untitled saves.
     const metafieldCalls = () => platform.calls.filter((call) => call.query.includes("etafield")).length;
     const before = metafieldCalls();
     const worker = await startWorker();
+    // The job queued by turning the sync off forgets what was owed.
+    await until(syncRows, (rows) => rows.length === 0, "what was owed forgotten");
     await save("7001", PRODUCT(12));
     await until(pendingEvents, (pending) => pending === 0, "the save relayed");
     await stopWorker(worker);
     expect(await syncRows()).toEqual([]);
     expect(metafieldCalls()).toBe(before);
     expect(valueOf("7001")).toBe(productGids(PRODUCT(2), PRODUCT(1)));
+  });
+  it("turned on for a shop with thousands of customers: the request marks nobody, the worker marks them a page at a time", async () => {
+    // 2,500 customers with a list: three pages of the backfill (1,000 each).
+    const at = new Date();
+    const customers = Array.from({ length: 2_500 }, (_, n) => String(9_000_000 + n));
+    for (let start = 0; start < customers.length; start += 250) {
+      await database()
+        .insertInto("List")
+        .values(
+          customers
+            .slice(start, start + 250)
+            .map((customerId) => ({ id: newId("list"), shopId: shop.id, customerId, createdAt: at, updatedAt: at })),
+        )
+        .execute();
+    }
+    const owedCount = async () => (await syncRows()).filter((row) => row.syncedAt === null).length;
+    expect(await owedCount()).toBe(0);
+
+    await setSync(true);
+    // The request only asked for the backfill; with no worker running the sweep would queue the shop.
+    const requestedAt = await backfillOwed();
+    expect(requestedAt).toBeInstanceOf(Date);
+    expect(await owedCount()).toBe(0);
+    expect(await shopsOwingMetafields()).toContain(shop.id);
+
+    const worker = await startWorker();
+    try {
+      await until(backfillOwed, (value) => value === null, "the backfill marked");
+      const marked = new Set((await syncRows()).map((row) => row.customerId));
+      expect(customers.filter((customerId) => !marked.has(customerId))).toEqual([]);
+      expect(worker.output()).toMatch(/"marked":25\d\d.*metafield sync backfill marked/);
+      // Turned off again, the job forgets what the backfill owed.
+      await setSync(false);
+      await until(syncRows, (rows) => rows.length === 0, "the backfill forgotten");
+    } finally {
+      await stopWorker(worker);
+    }
   });
 });

@@ -4,10 +4,7 @@
  * shop's id.
  */
 import { sql, type Selectable } from "kysely";
-import { engine, type DB, type Queryable } from "./database.server";
-
-/** The column type of a `DateTime` (Prisma's) on the current engine, for a typed parameter. */
-const timestampType = () => (engine() === "sqlite" ? "text" : "timestamp(3)");
+import type { DB, Queryable } from "./database.server";
 
 export type MetafieldSyncRow = Selectable<DB["CustomerMetafieldSync"]>;
 
@@ -18,7 +15,9 @@ export async function markCustomersChanged(
   customerIds: readonly string[],
   at: Date,
 ): Promise<void> {
-  const unique = [...new Set(customerIds)];
+  // In id order: writers marking overlapping customers at once (the relay, an import, the backfill) take
+  // the rows' locks in one order, so none waits for another in a cycle.
+  const unique = [...new Set(customerIds)].sort();
   for (let start = 0; start < unique.length; start += 500) {
     await q
       .insertInto("CustomerMetafieldSync")
@@ -31,30 +30,39 @@ export async function markCustomersChanged(
 }
 
 /**
- * Marks every customer of the shop who has a list as owing a write: the backfill when the merchant turns
- * the sync on (a customer whose lists are empty gets an empty value, which removes a stale metafield).
+ * The customers of the shop who have a list (retired guest lists excluded), in id order after `after`, at
+ * most `limit`: one page of the backfill, on the (shopId, customerId, ...) index of List.
  */
-export async function markAllCustomersChanged(q: Queryable, shopId: string, at: Date): Promise<void> {
+export async function customersWithLists(
+  q: Queryable,
+  shopId: string,
+  after: string | null,
+  limit: number,
+): Promise<string[]> {
+  const rows = await q
+    .selectFrom("List")
+    .select("customerId")
+    .distinct()
+    .where("shopId", "=", shopId)
+    .where("customerId", "is not", null)
+    .where("retiredAt", "is", null)
+    .$if(after !== null, (query) => query.where("customerId", ">", after!))
+    .orderBy("customerId")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.customerId!);
+}
+
+/**
+ * Records the backfill of `requestedAt` done. A merchant who turned the sync off and on again meanwhile
+ * asked for another backfill (a later time): that one stays owed.
+ */
+export async function finishMetafieldBackfill(q: Queryable, shopId: string, requestedAt: Date): Promise<void> {
   await q
-    .insertInto("CustomerMetafieldSync")
-    .columns(["shopId", "customerId", "changedAt"])
-    .expression((eb) =>
-      eb
-        .selectFrom("List")
-        // Typed parameters: PostgreSQL cannot infer the type of a bare parameter in a select list.
-        .select([
-          sql<string>`cast(${shopId} as text)`.as("shopId"),
-          "customerId",
-          sql<Date>`cast(${at} as ${sql.raw(timestampType())})`.as("changedAt"),
-        ])
-        .where("shopId", "=", shopId)
-        .where("customerId", "is not", null)
-        .where("retiredAt", "is", null)
-        .distinct(),
-    )
-    .onConflict((conflict) =>
-      conflict.columns(["shopId", "customerId"]).doUpdateSet({ changedAt: at, syncedAt: null, error: null }),
-    )
+    .updateTable("Shop")
+    .set({ metafieldBackfillAt: null })
+    .where("id", "=", shopId)
+    .where("metafieldBackfillAt", "=", requestedAt)
     .execute();
 }
 
@@ -105,18 +113,30 @@ export async function deleteCustomerMetafieldSync(q: Queryable, shopId: string, 
     .execute();
 }
 
-/** Installed shops with customers owing a write (the sweep's list), at most `limit`. */
+/**
+ * Installed shops with customers owing a write, or owed a backfill (the sweep's list), at most `limit`
+ * of each.
+ */
 export async function findShopsOwingMetafields(q: Queryable, limit: number): Promise<string[]> {
-  const rows = await q
-    .selectFrom("CustomerMetafieldSync as m")
-    .innerJoin("Shop as s", "s.id", "m.shopId")
-    .select("m.shopId")
-    .where("m.syncedAt", "is", null)
-    .where("s.uninstalledAt", "is", null)
-    .groupBy("m.shopId")
-    .limit(limit)
-    .execute();
-  return rows.map((row) => row.shopId);
+  const [owing, backfilling] = await Promise.all([
+    q
+      .selectFrom("CustomerMetafieldSync as m")
+      .innerJoin("Shop as s", "s.id", "m.shopId")
+      .select("m.shopId")
+      .where("m.syncedAt", "is", null)
+      .where("s.uninstalledAt", "is", null)
+      .groupBy("m.shopId")
+      .limit(limit)
+      .execute(),
+    q
+      .selectFrom("Shop")
+      .select("id as shopId")
+      .where("metafieldBackfillAt", "is not", null)
+      .where("uninstalledAt", "is", null)
+      .limit(limit)
+      .execute(),
+  ]);
+  return [...new Set([...owing, ...backfilling].map((row) => row.shopId))];
 }
 
 /**

@@ -49,10 +49,20 @@ export function upsertShop(
     .executeTakeFirstOrThrow();
 }
 
-export async function updateShopSettingsText(q: Queryable, shopId: string, settings: string, at: Date) {
+/**
+ * Rewrites the settings document; `metafieldBackfillAt` (a Date, or null to cancel) records that the worker
+ * owes the metafield sync's backfill, and is left as it is when undefined.
+ */
+export async function updateShopSettingsText(
+  q: Queryable,
+  shopId: string,
+  settings: string,
+  at: Date,
+  { metafieldBackfillAt }: { metafieldBackfillAt?: Date | null } = {},
+) {
   const result = await q
     .updateTable("Shop")
-    .set({ settings, updatedAt: at })
+    .set({ settings, updatedAt: at, ...(metafieldBackfillAt === undefined ? {} : { metafieldBackfillAt }) })
     .where("id", "=", shopId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

@@ -3,8 +3,8 @@
  * worker keeps an app-owned customer metafield equal to the customer's saved products, most recent first,
  * so themes (`customer.metafields`), Flow and email tools can read them.
  *  - A change marks the customer as owing a write (`CustomerMetafieldSync`), in the transaction that
- *    relays the change's event (or writes the import's rows); turning the setting on marks every customer
- *    with a list.
+ *    relays the change's event (or writes the import's rows); turning the setting on asks the job for the
+ *    backfill (`Shop.metafieldBackfillAt`), which marks every customer with a list, a page at a time.
  *  - One job per shop (`metafields.sync`, delayed by METAFIELD_SYNC_DELAY_MS so a burst of saves costs one
  *    write per customer) writes up to 25 customers per `metafieldsSet` call, paced by the platform's
  *    cost-based rate limit; a sweep queues the shops whose job Redis lost.
@@ -12,7 +12,9 @@
  */
 import { database, transaction, type Queryable } from "~/data/database.server";
 import {
+  customersWithLists,
   deleteShopMetafieldSyncs,
+  finishMetafieldBackfill,
   findChangedCustomers,
   findShopsOwingMetafields,
   markCustomersChanged,
@@ -33,6 +35,8 @@ export const METAFIELD_TYPE = "list.product_reference";
 export const METAFIELD_MAX_PRODUCTS = 128;
 /** The platform's `metafieldsSet` takes at most 25 metafields per call. */
 export const METAFIELDS_PER_CALL = 25;
+/** Customers the backfill marks per page: each page is its own short statement, never one for the shop. */
+const BACKFILL_PAGE = 1_000;
 
 const CREATE_DEFINITION = `#graphql
   mutation WishlistMetafieldDefinition($definition: MetafieldDefinitionInput!) {
@@ -190,7 +194,32 @@ async function deleteValues(client: AdminCaller, rows: MetafieldSyncRow[]): Prom
   return new Map(rows.map((row) => [row.customerId, message]));
 }
 
+/**
+ * The backfill asked for at `requestedAt`: marks every customer with a list as owing a write, a page at a
+ * time outside any transaction (a shop with 200,000 customers never holds a lock for the whole of them),
+ * then records it done. Stops early when the merchant turned the sync off (or off and on) meanwhile; the
+ * caller reads the setting again either way. Run again after a crash, it marks the same customers again.
+ */
+async function backfill(shopId: string, requestedAt: Date): Promise<number> {
+  let marked = 0;
+  let after: string | null = null;
+  for (;;) {
+    const customerIds = await customersWithLists(database(), shopId, after, BACKFILL_PAGE);
+    if (customerIds.length > 0) await markCustomersChanged(database(), shopId, customerIds, new Date());
+    marked += customerIds.length;
+    if (customerIds.length < BACKFILL_PAGE) break;
+    after = customerIds.at(-1)!;
+    const shop = await findShopById(database(), shopId);
+    if (shop?.metafieldBackfillAt?.getTime() !== requestedAt.getTime()) return marked;
+  }
+  await finishMetafieldBackfill(database(), shopId, requestedAt);
+  logger.info({ shopId, marked }, "metafield sync backfill marked");
+  return marked;
+}
+
 export interface SyncSummary {
+  /** Customers the backfill marked as owing a write. */
+  backfilled: number;
   written: number;
   removed: number;
   refused: number;
@@ -207,7 +236,7 @@ export async function syncShopMetafields(
   { shopId }: { shopId: string },
   { sleep }: { sleep?: (ms: number) => Promise<void> } = {},
 ): Promise<SyncSummary> {
-  const summary: SyncSummary = { written: 0, removed: 0, refused: 0, calls: 0 };
+  const summary: SyncSummary = { backfilled: 0, written: 0, removed: 0, refused: 0, calls: 0 };
   const shop = await findShopById(database(), shopId);
   if (!shop) return { ...summary, skipped: "no-shop" };
   const client = createAdminCaller({ shopDomain: shop.domain, sleep });
@@ -220,8 +249,12 @@ export async function syncShopMetafields(
       if (forgotten > 0) logger.info({ shopId, forgotten }, "metafield sync is off: owed writes forgotten");
       return { ...summary, calls: client.calls, skipped: "not-syncing" };
     }
-    const rows = await findChangedCustomers(database(), shopId, METAFIELDS_PER_CALL);
     await ensureDefinition(client, shopId);
+    if (current.metafieldBackfillAt !== null) {
+      summary.backfilled += await backfill(shopId, current.metafieldBackfillAt);
+      continue; // the setting is read again: it may have changed while the backfill ran
+    }
+    const rows = await findChangedCustomers(database(), shopId, METAFIELDS_PER_CALL);
     if (rows.length === 0) return { ...summary, calls: client.calls };
 
     const owed: Owed[] = [];

@@ -12,7 +12,6 @@ import {
   updateShopSettingsText,
   upsertShop,
 } from "~/data/shop-rows.server";
-import { deleteShopMetafieldSyncs, markAllCustomersChanged } from "~/data/metafield-sync-rows.server";
 import { enqueueMetafieldSync, withinMs } from "~/jobs/queues.server";
 import { DomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
@@ -138,27 +137,32 @@ export async function getShopSettings({ shopId }: { shopId: string }): Promise<S
  * transaction, so CORS never sees an origin list that differs from the settings.
  */
 export async function updateShopSettings({ shopId, patch }: { shopId: string; patch: ShopSettingsPatch }) {
-  const { next, syncTurnedOn } = await transaction(async (tx) => {
+  const { next, syncChanged } = await transaction(async (tx) => {
     // Locked: two PATCHes at once must not each rewrite the document from the same stale read (one would
     // silently undo the other, e.g. turn the metafield sync back on after the merchant turned it off).
+    // The lock is held for a few single-row statements only: a PATCH waiting for it holds a connection of
+    // the pool, so nothing that grows with the shop's data may run while it is held.
     const shop = await findShopById(tx, shopId, { lock: true });
     if (!shop) throw noSuchShop();
     const before = readShopSettings(shop.settings);
     const next: ShopSettings = { ...before, ...patch };
     if (patch.headlessOrigins) next.headlessOrigins = [...new Set(patch.headlessOrigins)];
     const at = new Date();
-    await updateShopSettingsText(tx, shopId, JSON.stringify(next), at);
+    // The customer metafield sync (docs/decisions/023-customer-metafield-sync.md): turned on, the worker
+    // owes the backfill (every customer with a list owes a write); turned off, the backfill is cancelled
+    // and the worker's job forgets what was owed. Both are the job's work, not this transaction's.
+    const turnedOn = !before.metafieldSyncEnabled && next.metafieldSyncEnabled;
+    const turnedOff = before.metafieldSyncEnabled && !next.metafieldSyncEnabled;
+    await updateShopSettingsText(tx, shopId, JSON.stringify(next), at, {
+      metafieldBackfillAt: turnedOn ? at : turnedOff ? null : undefined,
+    });
     if (patch.headlessOrigins) await replaceHeadlessOrigins(tx, shopId, next.headlessOrigins);
-    // The customer metafield sync (docs/decisions/023-customer-metafield-sync.md): turned on, every
-    // customer with a list owes a write; turned off, nothing is owed any more.
-    const syncTurnedOn = !before.metafieldSyncEnabled && next.metafieldSyncEnabled;
-    if (syncTurnedOn) await markAllCustomersChanged(tx, shopId, at);
-    if (before.metafieldSyncEnabled && !next.metafieldSyncEnabled) await deleteShopMetafieldSyncs(tx, shopId);
-    return { next, syncTurnedOn };
+    return { next, syncChanged: turnedOn || turnedOff };
   });
-  if (syncTurnedOn) {
-    // Now rather than after the delay: the job creates the metafield definition, then writes the backfill.
-    // Best effort: the sweep queues the shop within a minute when Redis does not answer.
+  if (syncChanged) {
+    // Now rather than after the delay: turned on, the job creates the metafield definition, marks the
+    // backfill and writes it; turned off, it forgets what was owed. Best effort: the sweep queues the
+    // shop within a minute when Redis does not answer.
     await withinMs(3_000, enqueueMetafieldSync([shopId], { delayMs: 0 })).catch((error: unknown) =>
       logger.warn({ err: error, shopId }, "metafield sync not queued; the sweep will queue it"),
     );

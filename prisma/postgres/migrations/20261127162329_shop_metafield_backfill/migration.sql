@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Shop" ADD COLUMN     "metafieldBackfillAt" TIMESTAMP(3);
+
