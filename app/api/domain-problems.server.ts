@@ -3,7 +3,7 @@
  * (app/lib/problems.ts, documented in the OpenAPI description), and an issue's dotted field path becomes a
  * JSON Pointer into the request body.
  */
-import { isDatabaseUnavailable } from "~/data/database.server";
+import { isDatabaseBusy, isDatabaseUnavailable } from "~/data/database.server";
 import { DomainError, type DomainErrorCode } from "~/lib/domain-error";
 import { AppError, type ProblemSlug } from "~/lib/problems";
 
@@ -45,15 +45,26 @@ export function problemOfDomainError(error: DomainError): AppError {
 
 /** Seconds a client is told to wait when the database cannot be used (as /readyz says then). */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** Seconds a client is told to wait when every database connection of the process was in use. */
+const DATABASE_BUSY_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Any thrown value as the AppError the API answers with: a domain error as its problem, a database that
- * cannot be used at all (down, restarting) as a 503 naming it, with Retry-After; unknown errors pass
- * through to become a 500.
+ * cannot be used at all (down, restarting) or had no connection free in time as a 503 saying which, with
+ * Retry-After; unknown errors pass through to become a 500.
  */
 export function asAppError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   if (error instanceof DomainError) return problemOfDomainError(error);
+  if (isDatabaseBusy(error)) {
+    return new AppError("service-unavailable", {
+      detail:
+        "The service is busy: no database connection became free in time. Retry after the Retry-After delay; " +
+        "with the same Idempotency-Key, a change is made at most once.",
+      headers: { "Retry-After": String(DATABASE_BUSY_RETRY_AFTER_SECONDS) },
+      cause: error,
+    });
+  }
   if (isDatabaseUnavailable(error)) {
     return new AppError("service-unavailable", {
       detail:

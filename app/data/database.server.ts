@@ -10,7 +10,13 @@ import { PostgresDialect } from "kysely";
 import type pg from "pg";
 import { getEnv, sqliteFilePath } from "~/env.server";
 import type { DB } from "~/generated/kysely/database";
-import { createPostgresPool, endPool, isPostgresUnavailable, isRetryablePostgresError } from "./postgres.server";
+import {
+  createPostgresPool,
+  endPool,
+  isPostgresPoolExhausted,
+  isPostgresUnavailable,
+  isRetryablePostgresError,
+} from "./postgres.server";
 import { sqliteDialect } from "./sqlite-dialect.server";
 import { retryWhileBusy, sqliteWriteLock, type SqliteWriteLock } from "./sqlite-lock.server";
 
@@ -130,6 +136,15 @@ export async function transaction<T>(
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return getEnv().DATABASE_ENGINE === "postgres" && isPostgresUnavailable(error);
+}
+
+/**
+ * Whether `error` means the process had no database connection to spare (every connection of its pool in
+ * use for the whole connect timeout): one of the cases of isDatabaseUnavailable, told apart because the
+ * database itself answers and a client should retry soon rather than report an outage.
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  return getEnv().DATABASE_ENGINE === "postgres" && isPostgresPoolExhausted(error);
 }
 
 /** A unique violation (23505 on PostgreSQL, SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY on SQLite). */

@@ -111,6 +111,21 @@ const SERVER_UNAVAILABLE = new Set(["57P01", "57P02", "57P03", "53300"]);
 const CONNECTION_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
+/** pg-pool's error for a connect that waited its whole timeout while every connection of the pool was in use. */
+const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
+
+/**
+ * Whether the pool had no connection to give in time: PostgreSQL answers, but every connection of this
+ * process was in use (by slow statements, or held waiting for a lock) for the whole connect timeout.
+ */
+export function isPostgresPoolExhausted(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current.message === POOL_WAIT_TIMEOUT && driverErrors.has(current)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /**
  * Whether PostgreSQL could not be used at all (down, restarting, unreachable, out of connections), as
  * opposed to a statement it refused: the request is answered 503 and may be sent again.

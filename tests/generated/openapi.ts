@@ -114,7 +114,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -253,7 +253,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -394,7 +394,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -547,7 +547,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -688,7 +688,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1044,7 +1044,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1185,7 +1185,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1560,7 +1560,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1782,7 +1782,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -1948,7 +1948,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2084,7 +2084,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2288,7 +2288,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2485,7 +2485,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2625,7 +2625,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2775,7 +2775,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -2911,7 +2911,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -3077,7 +3077,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -3268,7 +3268,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -3418,7 +3418,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -3679,7 +3679,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -3854,7 +3854,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -4016,7 +4016,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -4312,7 +4312,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -4534,7 +4534,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -4798,7 +4798,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -5012,7 +5012,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -5286,7 +5286,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -5423,7 +5423,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -5629,7 +5629,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -5826,7 +5826,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -5981,7 +5981,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -6212,7 +6212,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -6442,7 +6442,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -6670,7 +6670,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Service unavailable (the database cannot be reached; retry after Retry-After) */
+                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
                 503: {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];

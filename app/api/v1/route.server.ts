@@ -107,7 +107,10 @@ function errorResponses(route: ApiRoute) {
     429: problem("rate-limited"),
     500: problem("internal-error"),
     // Any operation: the database cannot be used at all (down or restarting), with Retry-After.
-    503: problem("service-unavailable", " (the database cannot be reached; retry after Retry-After)"),
+    503: problem(
+      "service-unavailable",
+      " (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After)",
+    ),
   };
 }
 

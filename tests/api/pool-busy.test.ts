@@ -1,0 +1,55 @@
+import { sql } from "kysely";
+import { describe, expect, it } from "vitest";
+import { database } from "~/data/database.server";
+import { getEnv } from "~/env.server";
+import { createShopWithKey } from "../factories";
+import { OpenApiValidator, rawCall } from "../support/api";
+import { createTestApp } from "../support/http";
+import { until } from "../support/poll";
+
+const app = await createTestApp();
+const validator = await OpenApiValidator.load(app);
+
+/**
+ * PostgreSQL only (the pool is PostgreSQL's): a process whose every database connection stays in use for
+ * the pool's whole connect timeout (5 s) answers 503 saying it is busy, not that the database is away.
+ */
+describe("a web process with every database connection in use", { timeout: 120_000 }, () => {
+  it("answers 503 'busy' with Retry-After, then answers again once a connection is free", async () => {
+    const { secret } = await createShopWithKey();
+    const call = () => rawCall(app, validator, "/v1/shop", { headers: { Authorization: `Bearer ${secret}` } });
+    expect((await call()).status).toBe(200);
+
+    // Every connection of the pool held by a transaction that waits for the test to let go.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    const holders = Array.from({ length: getEnv().DATABASE_POOL_SIZE }, () =>
+      database()
+        .connection()
+        .execute(async (connection) => {
+          await sql`select 1`.execute(connection);
+          held += 1;
+          await released;
+        }),
+    );
+    try {
+      await until(
+        () => held,
+        (count) => count === getEnv().DATABASE_POOL_SIZE,
+        "every connection held",
+      );
+      const busy = await call();
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get("Content-Type")).toMatch(/^application\/problem\+json/);
+      expect(busy.headers.get("Retry-After")).toBe("2");
+      const problem = (await busy.json()) as { type: string; detail: string };
+      expect(problem.type).toMatch(/service-unavailable$/);
+      expect(problem.detail).toMatch(/^The service is busy: no database connection became free in time/);
+    } finally {
+      release();
+      await Promise.all(holders);
+    }
+    expect((await call()).status).toBe(200);
+  });
+});
