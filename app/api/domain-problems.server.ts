@@ -60,7 +60,7 @@ export function asAppError(error: unknown): unknown {
     return new AppError("service-unavailable", {
       detail:
         "The service is busy: no database connection became free in time. Retry after the Retry-After delay; " +
-        "with the same Idempotency-Key, a change is made at most once.",
+        "a POST retried with the same Idempotency-Key makes its change at most once.",
       headers: { "Retry-After": String(DATABASE_BUSY_RETRY_AFTER_SECONDS) },
       cause: error,
     });

@@ -15,6 +15,7 @@ import {
   endPool,
   isPostgresPoolExhausted,
   isPostgresUnavailable,
+  isPoolSaturated,
   isRetryablePostgresError,
 } from "./postgres.server";
 import { sqliteDialect } from "./sqlite-dialect.server";
@@ -145,6 +146,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  */
 export function isDatabaseBusy(error: unknown): boolean {
   return getEnv().DATABASE_ENGINE === "postgres" && isPostgresPoolExhausted(error);
+}
+
+/**
+ * Whether every database connection of this process is established and in use right now (PostgreSQL; the
+ * readiness probe reports it as busy instead of queueing a ping behind the requests).
+ */
+export function isDatabaseSaturated(): boolean {
+  if (getEnv().DATABASE_ENGINE !== "postgres") return false;
+  const { pool } = store();
+  return pool !== null && isPoolSaturated(pool);
 }
 
 /** A unique violation (23505 on PostgreSQL, SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY on SQLite). */

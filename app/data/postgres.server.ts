@@ -33,6 +33,22 @@ function markDriverError(error: unknown): never {
   throw error;
 }
 
+/**
+ * pg-pool's queue-timeout errors raised while every connection of the pool was established and in use:
+ * the server answers, the process is busy. The same error while connections are still being made is a
+ * server that does not answer (isPostgresUnavailable).
+ */
+const poolBusyErrors = new WeakSet<object>();
+/** pg-pool's error for a connect that waited its whole timeout in the pool's queue. */
+const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
+/** Connections of each pool that are established (made and not yet ended). */
+const establishedConnections = new WeakMap<pg.Pool, number>();
+
+/** Whether every connection the pool may open is established and checked out. */
+export function isPoolSaturated(pool: pg.Pool): boolean {
+  return (establishedConnections.get(pool) ?? 0) >= (pool.options.max ?? 10) && pool.idleCount === 0;
+}
+
 type Connect = () => Promise<pg.PoolClient>;
 type Query = (...args: unknown[]) => unknown;
 
@@ -48,7 +64,19 @@ export function createPostgresPool(connectionString = getEnv().DATABASE_URL): pg
   // callback forms (pg-pool's own use) are left as they are.
   const connect = pool.connect.bind(pool) as unknown as Query;
   pool.connect = ((...args: unknown[]) =>
-    args.length > 0 ? connect(...args) : (connect() as ReturnType<Connect>).catch(markDriverError)) as Connect;
+    args.length > 0
+      ? connect(...args)
+      : (connect() as ReturnType<Connect>).catch((error: unknown) => {
+          if (error instanceof Error && error.message === POOL_WAIT_TIMEOUT && isPoolSaturated(pool)) {
+            poolBusyErrors.add(error);
+          }
+          return markDriverError(error);
+        })) as Connect;
+  establishedConnections.set(pool, 0);
+  pool.on("connect", (client) => {
+    establishedConnections.set(pool, (establishedConnections.get(pool) ?? 0) + 1);
+    client.once("end", () => establishedConnections.set(pool, (establishedConnections.get(pool) ?? 1) - 1));
+  });
   pool.on("connect", (client) => {
     const query = client.query.bind(client) as unknown as Query;
     client.query = ((...args: unknown[]) => {
@@ -111,16 +139,14 @@ const SERVER_UNAVAILABLE = new Set(["57P01", "57P02", "57P03", "53300"]);
 const CONNECTION_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
-/** pg-pool's error for a connect that waited its whole timeout while every connection of the pool was in use. */
-const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
-
 /**
  * Whether the pool had no connection to give in time: PostgreSQL answers, but every connection of this
- * process was in use (by slow statements, or held waiting for a lock) for the whole connect timeout.
+ * process was established and in use (by slow statements, or held waiting for a lock) for the whole
+ * connect timeout (poolBusyErrors).
  */
 export function isPostgresPoolExhausted(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    if (current.message === POOL_WAIT_TIMEOUT && driverErrors.has(current)) return true;
+    if (poolBusyErrors.has(current)) return true;
     current = current.cause;
   }
   return false;

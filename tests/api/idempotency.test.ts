@@ -4,6 +4,7 @@ import { database } from "~/data/database.server";
 import {
   completeIdempotencyKey,
   IDEMPOTENCY_WINDOW_MS,
+  IN_FLIGHT_ABANDONED_MS,
   releaseIdempotencyKey,
   reserveIdempotencyKey,
 } from "~/services/idempotency/idempotency.server";
@@ -119,6 +120,33 @@ describe("Idempotency-Key on POST", () => {
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBeNull();
     expect(await count("old")).toBe(2);
+  });
+
+  it("takes a request still in flight after a minute for abandoned: the retry runs (a running one gets 409)", async () => {
+    // As if the first request's process died, or lost the database before it could release the key.
+    const { shop } = await createShopWithKey();
+    const scope = { shopId: shop.id, credentialId: "abandoned-scope", key: "key-abandoned" };
+    const started = new Date();
+    const first = await reserveIdempotencyKey(scope, "hash-a", started);
+    expect(first.kind).toBe("reserved");
+    const later = (ms: number) => new Date(started.getTime() + ms);
+    await expect(reserveIdempotencyKey(scope, "hash-a", later(IN_FLIGHT_ABANDONED_MS - 1))).rejects.toMatchObject({
+      code: "idempotency_key_in_use",
+    });
+    // A different request under the key is still refused as such while the record stands.
+    await expect(reserveIdempotencyKey(scope, "hash-b", later(IN_FLIGHT_ABANDONED_MS - 1))).rejects.toMatchObject({
+      code: "idempotency_key_reused",
+    });
+    const retry = await reserveIdempotencyKey(scope, "hash-a", later(IN_FLIGHT_ABANDONED_MS));
+    expect(retry).toMatchObject({ kind: "reserved" });
+    expect(retry.kind === "reserved" && first.kind === "reserved" && retry.recordId !== first.recordId).toBe(true);
+    // A completed record is never taken for abandoned, however old.
+    if (retry.kind !== "reserved") throw new Error("expected a reservation");
+    await completeIdempotencyKey(retry, { status: 201, headers: {}, body: "done" });
+    expect(await reserveIdempotencyKey(scope, "hash-a", later(2 * IN_FLIGHT_ABANDONED_MS))).toEqual({
+      kind: "replay",
+      response: { status: 201, headers: {}, body: "done" },
+    });
   });
 
   it("refuses a malformed key with 400", async () => {

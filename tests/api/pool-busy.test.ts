@@ -4,7 +4,7 @@ import { database } from "~/data/database.server";
 import { getEnv } from "~/env.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { BASE_URL, createTestApp } from "../support/http";
 import { until } from "../support/poll";
 
 const app = await createTestApp();
@@ -46,6 +46,10 @@ describe("a web process with every database connection in use", { timeout: 120_0
       const problem = (await busy.json()) as { type: string; detail: string };
       expect(problem.type).toMatch(/service-unavailable$/);
       expect(problem.detail).toMatch(/^The service is busy: no database connection became free in time/);
+      // Readiness says busy and stays ready: the connections answer, the process is loaded.
+      const ready = await app.request(`${BASE_URL}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: "ready", checks: { database: "busy", redis: "ok" } });
     } finally {
       release();
       await Promise.all(holders);

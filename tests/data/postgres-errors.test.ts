@@ -1,6 +1,6 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresPool, isPostgresUnavailable } from "~/data/postgres.server";
+import { createPostgresPool, isPostgresPoolExhausted, isPostgresUnavailable } from "~/data/postgres.server";
 import { until } from "../support/poll";
 
 /** Which failures the API answers as "the database cannot be reached" (503 service-unavailable). */
@@ -95,5 +95,43 @@ describe("a connection reset (ECONNRESET)", () => {
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
     expect(isPostgresUnavailable(reset)).toBe(false);
     expect(isPostgresUnavailable(new Error("body failed", { cause: reset }))).toBe(false);
+  });
+});
+
+/**
+ * A server that accepts connections and never answers: the pool fills with connections still being made,
+ * and the connects queued behind them time out with the same message as a pool whose connections are all
+ * in use. That is the database not answering, not the process being busy.
+ */
+describe("a PostgreSQL that accepts and never answers", () => {
+  it("is the database being away for every connect, never 'busy'", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const pool = createPostgresPool(
+      `postgresql://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/postgres`,
+    );
+    try {
+      // More connects than the pool may open: the rest wait in its queue and time out there.
+      const errors = await Promise.all(
+        Array.from({ length: (pool.options.max ?? 10) + 3 }, () =>
+          pool.connect().then(
+            () => null,
+            (error: unknown) => error,
+          ),
+        ),
+      );
+      const messages = errors.map((error) => (error as Error).message);
+      expect(messages).toContain("timeout exceeded when trying to connect");
+      expect(errors.map(isPostgresUnavailable)).toEqual(errors.map(() => true));
+      expect(errors.map(isPostgresPoolExhausted)).toEqual(errors.map(() => false));
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await pool.end();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -119,6 +119,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -258,6 +259,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -399,6 +401,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -552,6 +555,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -693,6 +697,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -898,6 +903,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1049,6 +1055,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1190,6 +1197,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1414,6 +1422,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1565,6 +1574,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1787,6 +1797,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -1953,6 +1964,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -2089,6 +2101,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -2293,6 +2306,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -2490,6 +2504,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -2630,6 +2645,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -2780,6 +2796,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -2916,6 +2933,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -3082,6 +3100,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -3273,6 +3292,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -3423,6 +3443,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -3684,6 +3705,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -3859,6 +3881,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -4021,6 +4044,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -4317,6 +4341,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -4539,6 +4564,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -4803,6 +4829,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -5017,6 +5044,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -5291,6 +5319,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
                         "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
                         "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
@@ -5428,6 +5457,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -5634,6 +5664,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -5831,6 +5862,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -5986,6 +6018,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -6217,6 +6250,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -6447,6 +6481,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -6675,6 +6710,7 @@ export interface paths {
                     headers: {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                        "Retry-After": components["headers"]["Retry-After.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -7640,7 +7676,7 @@ export interface components {
         "RateLimit-Shopper.optional": string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
-        /** @description Seconds to wait before retrying (with `idempotency-key-in-use`). */
+        /** @description Seconds to wait before retrying: on a POST's 409 `idempotency-key-in-use`, and on a 503 `service-unavailable` (every 503 the database causes carries it). */
         "Retry-After.optional": number;
         /** @description Requests allowed in a window of the `address` bucket: 300 a minute per client address by default (RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE). Present when the client address was counted (requests over a socket). */
         "X-RateLimit-Limit-Address": number;

@@ -22,7 +22,8 @@ retry with the same key (same shop and credential; with a public key or the app 
 customer or anonymous id) returns the original status and body with
 \`Idempotent-Replayed: true\` and repeats nothing; the same key with a different request is a 422
 \`idempotency-key-reused\`; a retry while the first is still running is a 409 \`idempotency-key-in-use\`.
-Server errors (5xx) release the key.
+Server errors (5xx) release the key; a first request that never finished (still in progress a minute after
+it began) is taken as abandoned, and a retry after that runs anew.
 
 **Rate limits**: 600 requests a minute per shop on private endpoints (bucket \`shop\`), 60 a minute per
 shopper on \`/v1/storefront/*\` (bucket \`shopper\`: the customer, else the anonymous id, else the client
@@ -126,7 +127,9 @@ const HEADER_COMPONENTS: Record<string, HeaderObject> = {
     schema: { type: "integer", minimum: 0 },
   },
   [`Retry-After${OPTIONAL}`]: {
-    description: "Seconds to wait before retrying (with `idempotency-key-in-use`).",
+    description:
+      "Seconds to wait before retrying: on a POST's 409 `idempotency-key-in-use`, and on a 503 " +
+      "`service-unavailable` (every 503 the database causes carries it).",
     schema: { type: "integer", minimum: 0 },
   },
   "Idempotent-Replayed": {
@@ -173,7 +176,7 @@ const IDEMPOTENCY_KEY_COMPONENT = {
 /**
  * The response headers of one operation, declared on each of its responses: X-Request-Id always; the
  * rate-limit headers of its buckets (required on success, optional on errors, some of which are refused before
- * counting; `address` always optional); Retry-After on 429 (and optionally on a POST's 409); Idempotent-Replayed
+ * counting; `address` always optional); Retry-After on 429 (and optionally on a POST's 409 and on 503); Idempotent-Replayed
  * on a POST's answers below 500 (those are the ones stored for replay).
  */
 export function withResponseHeaders<R extends Record<string, object>>(
@@ -194,7 +197,7 @@ export function withResponseHeaders<R extends Record<string, object>>(
       "X-Request-Id": ref("X-Request-Id"),
       ...rateLimit,
       ...(code === 429 ? { "Retry-After": ref("Retry-After") } : {}),
-      ...(code === 409 && method === "post" ? { "Retry-After": ref(`Retry-After${OPTIONAL}`) } : {}),
+      ...((code === 409 && method === "post") || code === 503 ? { "Retry-After": ref(`Retry-After${OPTIONAL}`) } : {}),
       ...(method === "post" && code < 500 ? { "Idempotent-Replayed": ref("Idempotent-Replayed") } : {}),
     };
     const existing = (response as { headers?: Record<string, Header> }).headers;

@@ -27,6 +27,12 @@ import { open, seal, SEALED_PREFIX, UnreadableCiphertextError } from "~/lib/encr
 import { logger } from "~/logger.server";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * A record still in flight this long after its request began was abandoned: the process stopped, or could
+ * not release the key (no database connection to do it with). Well past what a request may take (a 5 s
+ * wait for a connection, a 10 s transaction deadline), so a request still running is never run twice.
+ */
+export const IN_FLIGHT_ABANDONED_MS = 60_000;
 
 /** The outcome kept for replays: the caller's status code, the headers it repeats, the body. */
 export interface StoredResponse {
@@ -76,6 +82,14 @@ export async function reserveIdempotencyKey(
         "idempotency_key_reused",
         "This Idempotency-Key was used for a different request in the last 24 hours.",
       );
+    }
+    if (existing.state !== "completed" && now.getTime() - existing.createdAt.getTime() >= IN_FLIGHT_ABANDONED_MS) {
+      logger.warn(
+        { shopId: scope.shopId, recordId: existing.id },
+        "abandoned idempotency record: the request runs anew",
+      );
+      await deleteInFlightIdempotencyRecord(db, scope.shopId, existing.id);
+      continue;
     }
     if (existing.state !== "completed" || existing.responseStatus === null) {
       throw new DomainError("idempotency_key_in_use", "A request with this Idempotency-Key is still in progress.", {
