@@ -11,6 +11,7 @@ import {
 } from "~/data/daily-stat-rows.server";
 import { database } from "~/data/database.server";
 import { z } from "zod";
+import { gatedReport } from "./report-gate.server";
 import { utcDay } from "./rollups.server";
 
 export const RANGES = { "7d": 7, "30d": 30, "90d": 90 } as const;
@@ -43,34 +44,35 @@ export async function topProducts({
 }) {
   const days = rangeDays(range, now);
   const [from, to] = [days[0]!, days.at(-1)!];
-  const rows = await topProductStats(database(), shopId, from, to, limit);
-  const productIds = rows.map((row) => row.productId);
-  const [savers, latest] = await Promise.all([
-    countSaversOfProducts(database(), shopId, productIds),
-    latestItemsOfProducts(database(), shopId, productIds),
-  ]);
-  return {
-    from,
-    to,
-    products: rows.map((row) => ({
-      productId: row.productId,
-      handle: latest.get(row.productId)?.handle ?? null,
-      title: latest.get(row.productId)?.titleSnapshot || null,
-      saves: row.adds,
-      removes: row.removes,
-      savers: savers.get(row.productId) ?? 0,
-    })),
-  };
+  return gatedReport(shopId, `top-products:${from}:${to}:${limit}`, async () => {
+    const rows = await topProductStats(database(), shopId, from, to, limit);
+    const productIds = rows.map((row) => row.productId);
+    const [savers, latest] = await Promise.all([
+      countSaversOfProducts(database(), shopId, productIds),
+      latestItemsOfProducts(database(), shopId, productIds),
+    ]);
+    return {
+      from,
+      to,
+      products: rows.map((row) => ({
+        productId: row.productId,
+        handle: latest.get(row.productId)?.handle ?? null,
+        title: latest.get(row.productId)?.titleSnapshot || null,
+        saves: row.adds,
+        removes: row.removes,
+        savers: savers.get(row.productId) ?? 0,
+      })),
+    };
+  });
 }
 
 /** A zero-filled daily series of saves, removals and active shoppers, with totals for the range. */
 export async function activity({ shopId, range, now = new Date() }: { shopId: string; range: Range; now?: Date }) {
   const days = rangeDays(range, now);
   const [from, to] = [days[0]!, days.at(-1)!];
-  const [stats, shoppers] = await Promise.all([
-    findShopStats(database(), shopId, from, to),
-    countActiveOwners(database(), shopId, from, to),
-  ]);
+  const [stats, shoppers] = await gatedReport(shopId, `activity:${from}:${to}`, () =>
+    Promise.all([findShopStats(database(), shopId, from, to), countActiveOwners(database(), shopId, from, to)]),
+  );
   const byDay = new Map(stats.map((stat) => [stat.day, stat]));
   const series = days.map((day) => ({
     date: day,

@@ -1,0 +1,44 @@
+/**
+ * The analytics reports' share of a web process (docs/decisions/026-fairness-between-shops.md). A report's
+ * statements grow with the shop's shoppers and days (a distinct count over the range's rollups: about a
+ * second for 20,000 shoppers a day over 90 days), so a shop asking for them as fast as its rate limit
+ * allows could hold every connection of the pool. Identical reports asked while one is being computed share
+ * its answer, and each shop computes at most REPORTS_PER_SHOP reports at once: the others wait in memory,
+ * holding no connection, and other shops' reports never wait for them.
+ */
+import pLimit, { type LimitFunction } from "p-limit";
+
+export const REPORTS_PER_SHOP = 2;
+
+// On globalThis, as the database handle is: the /v1 routes and the admin's Remix bundle load this module
+// each, and the share is the process's.
+const shared = ((globalThis as { analyticsReportGates?: Gates }).analyticsReportGates ??= {
+  inFlight: new Map(),
+  gates: new Map(),
+});
+interface Gates {
+  inFlight: Map<string, Promise<unknown>>;
+  gates: Map<string, LimitFunction>;
+}
+const { inFlight, gates } = shared;
+
+/** Runs `compute` for the shop's report `key` (which names everything the answer depends on), gated. */
+export function gatedReport<T>(shopId: string, key: string, compute: () => Promise<T>): Promise<T> {
+  const flight = `${shopId}\0${key}`;
+  const running = inFlight.get(flight);
+  if (running) return running as Promise<T>;
+  let gate = gates.get(shopId);
+  if (!gate) {
+    gate = pLimit(REPORTS_PER_SHOP);
+    gates.set(shopId, gate);
+  }
+  const shopGate = gate;
+  const answer = shopGate(compute).finally(() => {
+    inFlight.delete(flight);
+    if (shopGate.activeCount === 0 && shopGate.pendingCount === 0 && gates.get(shopId) === shopGate) {
+      gates.delete(shopId);
+    }
+  });
+  inFlight.set(flight, answer);
+  return answer;
+}

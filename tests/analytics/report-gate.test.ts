@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { gatedReport, REPORTS_PER_SHOP } from "~/services/analytics/report-gate.server";
+
+/** A report computation the test finishes by hand, counting how many run at once. */
+function reports() {
+  const running = new Set<string>();
+  let peak = 0;
+  const started: string[] = [];
+  const finishers = new Map<string, () => void>();
+  const compute = (name: string) => () =>
+    new Promise<string>((resolve) => {
+      running.add(name);
+      started.push(name);
+      peak = Math.max(peak, running.size);
+      finishers.set(name, () => {
+        running.delete(name);
+        resolve(`answer of ${name}`);
+      });
+    });
+  const finish = (name: string) => finishers.get(name)!();
+  return { compute, finish, started, peak: () => peak };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("the analytics reports' share of a web process", () => {
+  it("computes a report asked for while it is being computed once, and gives every caller its answer", async () => {
+    const { compute, finish, started } = reports();
+    const answers = Array.from({ length: 20 }, () => gatedReport("shop-a", "activity:90d", compute("one")));
+    await settle();
+    expect(started).toEqual(["one"]);
+    finish("one");
+    expect(await Promise.all(answers)).toEqual(answers.map(() => "answer of one"));
+    // Asked again once answered, it is computed anew (nothing is kept).
+    const again = gatedReport("shop-a", "activity:90d", compute("two"));
+    await settle();
+    expect(started).toEqual(["one", "two"]);
+    finish("two");
+    expect(await again).toBe("answer of two");
+  });
+
+  it("computes at most REPORTS_PER_SHOP of one shop's reports at once; another shop's start at once", async () => {
+    const { compute, finish, started, peak } = reports();
+    const noisy = Array.from({ length: 6 }, (_, n) => gatedReport("shop-noisy", `report-${n}`, compute(`noisy-${n}`)));
+    await settle();
+    expect(started).toEqual(["noisy-0", "noisy-1"].slice(0, REPORTS_PER_SHOP));
+    const quiet = gatedReport("shop-quiet", "report-0", compute("quiet-0"));
+    await settle();
+    expect(started).toContain("quiet-0");
+    finish("quiet-0");
+    expect(await quiet).toBe("answer of quiet-0");
+    for (let n = 0; n < 6; n++) {
+      await settle();
+      finish(`noisy-${n}`);
+    }
+    expect(await Promise.all(noisy)).toEqual(noisy.map((_, n) => `answer of noisy-${n}`));
+    // The noisy shop's two plus the quiet one.
+    expect(peak()).toBe(REPORTS_PER_SHOP + 1);
+  });
+
+  it("passes a failure to every caller sharing it, and computes anew afterwards", async () => {
+    const failing = () => Promise.reject(new Error("statement timeout"));
+    const both = [gatedReport("shop-b", "top", failing), gatedReport("shop-b", "top", failing)];
+    for (const answer of both) await expect(answer).rejects.toThrow("statement timeout");
+    expect(await gatedReport("shop-b", "top", () => Promise.resolve("fine"))).toBe("fine");
+  });
+});
