@@ -17,8 +17,8 @@ export default defineConfig({
       // PostgreSQL only: the short soak (tests/soak.test.ts), defined on the production engine with two web
       // and two worker processes on one database (docs/benchmarks.md); the PostgreSQL restart, which
       // stops and starts a server of its own (there is no SQLite server to restart); the relay racing a
-      // delivery's log, a window SQLite's single writer does not have; and the connection pool running
-      // dry (SQLite has no pool).
+      // delivery's log, and a settings change beside an open insert, windows SQLite's single writer does not
+      // have; and the connection pool running dry (SQLite has no pool).
       {
         extends: true,
         test: {
@@ -30,6 +30,7 @@ export default defineConfig({
             "tests/faults/postgres-restart.test.ts",
             "tests/webhooks/relay-race.test.ts",
             "tests/api/pool-busy.test.ts",
+            "tests/api/settings-lock.test.ts",
           ],
         },
       },

@@ -316,6 +316,49 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
     expect(metafieldCalls()).toBe(before);
     expect(valueOf("7001")).toBe(productGids(PRODUCT(2), PRODUCT(1)));
   });
+  it("turned off while a write waits out the platform's throttling: the write is not sent", async () => {
+    let throttled = false;
+    platform.answer((call) => {
+      const forCustomer = writesOf("7006").includes(call);
+      if (call.query.includes("metafieldsSet(") && forCustomer && !throttled) {
+        throttled = true;
+        // 800 points missing at 100 a second: the platform asks to wait 8 s.
+        return {
+          status: 200,
+          body: {
+            errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+            extensions: {
+              cost: {
+                requestedQueryCost: 800,
+                actualQueryCost: null,
+                throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 100 },
+              },
+            },
+          },
+        } as never;
+      }
+      return answerAsPlatform(call);
+    });
+    const worker = await startWorker();
+    try {
+      await setSync(true);
+      await save("7006", PRODUCT(14));
+      await until(
+        () => throttled,
+        (value) => value,
+        "7006's write throttled",
+      );
+      await setSync(false);
+      // The job wakes after the wait, finds the sync off, and forgets what was owed instead of writing.
+      await until(syncRows, (rows) => rows.length === 0, "what was owed forgotten");
+    } finally {
+      await stopWorker(worker);
+      platform.answer(answerAsPlatform);
+    }
+    expect(writesOf("7006")).toHaveLength(1);
+    expect(valueOf("7006")).toBeUndefined();
+  });
+
   it("turned on for a shop with thousands of customers: the request marks nobody, the worker marks them a page at a time", async () => {
     // 2,500 customers with a list: three pages of the backfill (1,000 each).
     const at = new Date();

@@ -20,15 +20,17 @@ export function findShopForAuth(q: Queryable, domain: string): Promise<ShopAuthR
 }
 
 /**
- * The shop row; with `lock`, held until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's writers are
- * serialised already), so a read-modify-write of its settings cannot lose a concurrent one.
+ * The shop row; with `lock`, held until the transaction ends (PostgreSQL `FOR NO KEY UPDATE`; SQLite's
+ * writers are serialised already), so a read-modify-write of its settings cannot lose a concurrent one. Not
+ * `FOR UPDATE`: that also waits for every transaction inserting rows that reference the shop (the foreign
+ * keys' `FOR KEY SHARE`), an import's batch say, which a settings change has no reason to wait for.
  */
 export function findShopById(q: Queryable, shopId: string, { lock = false } = {}): Promise<ShopRow | undefined> {
   return q
     .selectFrom("Shop")
     .selectAll()
     .where("id", "=", shopId)
-    .$if(lock && engine() === "postgres", (query) => query.forUpdate())
+    .$if(lock && engine() === "postgres", (query) => query.forNoKeyUpdate())
     .executeTakeFirst();
 }
 

@@ -217,6 +217,9 @@ async function backfill(shopId: string, requestedAt: Date): Promise<number> {
   return marked;
 }
 
+/** The merchant turned the sync off (or the app was uninstalled) while the job was writing. */
+class SyncStopped extends Error {}
+
 export interface SyncSummary {
   /** Customers the backfill marked as owing a write. */
   backfilled: number;
@@ -239,17 +242,27 @@ export async function syncShopMetafields(
   const summary: SyncSummary = { backfilled: 0, written: 0, removed: 0, refused: 0, calls: 0 };
   const shop = await findShopById(database(), shopId);
   if (!shop) return { ...summary, skipped: "no-shop" };
-  const client = createAdminCaller({ shopDomain: shop.domain, sleep });
+  // Read again before every call, retries and throttled waits included: a merchant who turns the sync off
+  // (for the customers' privacy, say) gets no write that starts after the change.
+  const beforeCall = async () => {
+    if (!(await syncEnabled(database(), shopId))) throw new SyncStopped();
+  };
+  const client = createAdminCaller({ shopDomain: shop.domain, sleep, beforeCall });
   for (;;) {
     const current = await findShopById(database(), shopId);
     if (!current || current.uninstalledAt !== null) return { ...summary, calls: client.calls, skipped: "not-syncing" };
     if (!readShopSettings(current.settings).metafieldSyncEnabled) {
       definitionsEnsured.delete(shopId); // turned on again later, the definition is checked again
       const forgotten = await deleteShopMetafieldSyncs(database(), shopId);
-      if (forgotten > 0) logger.info({ shopId, forgotten }, "metafield sync is off: owed writes forgotten");
+      if (forgotten > 0) logger.info({ shopId, forgotten }, "metafield sync is off: its records forgotten");
       return { ...summary, calls: client.calls, skipped: "not-syncing" };
     }
-    await ensureDefinition(client, shopId);
+    try {
+      await ensureDefinition(client, shopId);
+    } catch (error) {
+      if (error instanceof SyncStopped) continue; // read again at the top: off, what was owed is forgotten
+      throw error;
+    }
     if (current.metafieldBackfillAt !== null) {
       summary.backfilled += await backfill(shopId, current.metafieldBackfillAt);
       continue; // the setting is read again: it may have changed while the backfill ran
@@ -265,8 +278,13 @@ export async function syncShopMetafields(
       else empty.push(row);
     }
     const outcomes = new Map<string, string | null>();
-    if (owed.length > 0) for (const [id, error] of await writeValues(client, owed)) outcomes.set(id, error);
-    if (empty.length > 0) for (const [id, error] of await deleteValues(client, empty)) outcomes.set(id, error);
+    try {
+      if (owed.length > 0) for (const [id, error] of await writeValues(client, owed)) outcomes.set(id, error);
+      if (empty.length > 0) for (const [id, error] of await deleteValues(client, empty)) outcomes.set(id, error);
+    } catch (error) {
+      if (error instanceof SyncStopped) continue;
+      throw error;
+    }
 
     const at = new Date();
     await transaction(async (tx) => {

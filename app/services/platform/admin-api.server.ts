@@ -173,15 +173,19 @@ export interface AdminCaller {
  * next call. A wait longer than `maxWaitMs` is not slept: the call fails as `platform_unavailable`,
  * transient, with that wait as `retryAfterSeconds`, so a job hands its slot back and BullMQ runs it again
  * then. GraphQL errors without data (a missing scope, say) are not transient: asking again changes nothing.
+ * `beforeCall` runs right before every call, retries included, after any wait: it throws to stop asking
+ * (the work is no longer wanted).
  */
 export function createAdminCaller({
   shopDomain,
   sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
   maxWaitMs = Number.POSITIVE_INFINITY,
+  beforeCall,
 }: {
   shopDomain: string;
   sleep?: (ms: number) => Promise<void>;
   maxWaitMs?: number;
+  beforeCall?: () => Promise<void>;
 }): AdminCaller {
   let calls = 0;
   let waitBeforeNext = 0;
@@ -199,6 +203,7 @@ export function createAdminCaller({
       if (waitBeforeNext > maxWaitMs) throw waitTooLong(what, waitBeforeNext);
       if (waitBeforeNext > 0) await sleep(waitBeforeNext);
       waitBeforeNext = 0;
+      await beforeCall?.();
       calls += 1;
       let payload;
       try {
