@@ -270,8 +270,10 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   });
 
   const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port?: number) =>
-    new Promise<ServerType>((resolve) => {
+    new Promise<ServerType>((resolve, reject) => {
       const started = serve({ fetch, port: port ?? 0, hostname: options.host ?? "127.0.0.1" }, () => resolve(started));
+      // A port in use is an error event on the server, not a throw: the caller says which port it was.
+      started.once("error", (error: NodeJS.ErrnoException) => reject(Object.assign(error, { port })));
     });
   const portOf = (server: ServerType) => {
     const address = server.address();
