@@ -1,10 +1,11 @@
 /**
  * Forms of the admin pages: parsed with the same zod schemas as the /v1 API, and every failure (a zod
- * issue, a domain error from a service) turned into what the page shows inline: a message per field and
- * one for the form. Unexpected errors are not caught here: the route's error boundary shows them.
+ * issue, a domain error from a service, a database that is busy or away) turned into what the page shows
+ * inline: a message per field and one for the form. Unexpected errors are not caught here: the route's error boundary shows them.
  */
 import { z } from "zod";
 import "~/lib/zod-messages";
+import { isDatabaseBusy, isDatabaseUnavailable } from "~/data/database.server";
 import { isDomainError } from "~/lib/domain-error";
 
 export interface FormFailure {
@@ -29,6 +30,22 @@ export function formFailure(error: unknown): FormFailure {
     const fieldErrors: Record<string, string> = {};
     for (const issue of error.issues ?? []) fieldErrors[issue.field] ??= issue.message;
     return { ok: false, fieldErrors, formError: error.message };
+  }
+  // The change was not made (a transaction commits whole or not at all): the page keeps what the merchant
+  // entered, and says to save again.
+  if (isDatabaseBusy(error)) {
+    return {
+      ok: false,
+      fieldErrors: {},
+      formError: "The app is busy and nothing was saved. Save again in a few seconds.",
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      ok: false,
+      fieldErrors: {},
+      formError: "The app's database cannot be reached and nothing was saved. Save again in a minute.",
+    };
   }
   throw error;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gatedReport, REPORTS_PER_SHOP } from "~/services/analytics/report-gate.server";
+import { gatedReport, REPORTS_PER_SHOP, reportsPerProcess } from "~/services/analytics/report-gate.server";
 
 /** A report computation the test finishes by hand, counting how many run at once. */
 function reports() {
@@ -56,6 +56,22 @@ describe("the analytics reports' share of a web process", () => {
     expect(await Promise.all(noisy)).toEqual(noisy.map((_, n) => `answer of noisy-${n}`));
     // The noisy shop's two plus the quiet one.
     expect(peak()).toBe(REPORTS_PER_SHOP + 1);
+  });
+
+  it("computes at most half the pool's worth of reports at once across shops", async () => {
+    const { compute, finish, started, peak } = reports();
+    const shops = reportsPerProcess() + 2;
+    const answers = Array.from({ length: shops }, (_, n) =>
+      gatedReport(`shop-many-${n}`, "report", compute(`many-${n}`)),
+    );
+    await settle();
+    expect(started).toHaveLength(reportsPerProcess());
+    for (let n = 0; n < shops; n++) {
+      await settle();
+      finish(`many-${n}`);
+    }
+    expect(await Promise.all(answers)).toEqual(answers.map((_, n) => `answer of many-${n}`));
+    expect(peak()).toBe(reportsPerProcess());
   });
 
   it("passes a failure to every caller sharing it, and computes anew afterwards", async () => {

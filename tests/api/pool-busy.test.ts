@@ -1,7 +1,9 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { runForm } from "~/admin/forms.server";
 import { database } from "~/data/database.server";
 import { getEnv } from "~/env.server";
+import { getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, rawCall } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
@@ -16,7 +18,7 @@ const validator = await OpenApiValidator.load(app);
  */
 describe("a web process with every database connection in use", { timeout: 120_000 }, () => {
   it("answers 503 'busy' with Retry-After, then answers again once a connection is free", async () => {
-    const { secret } = await createShopWithKey();
+    const { shop, secret } = await createShopWithKey();
     const call = () => rawCall(app, validator, "/v1/shop", { headers: { Authorization: `Bearer ${secret}` } });
     expect((await call()).status).toBe(200);
 
@@ -46,6 +48,12 @@ describe("a web process with every database connection in use", { timeout: 120_0
       const problem = (await busy.json()) as { type: string; detail: string };
       expect(problem.type).toMatch(/service-unavailable$/);
       expect(problem.detail).toMatch(/^The service is busy: no database connection became free in time/);
+      // An admin form's save says so inline, and the page keeps what the merchant entered.
+      expect(await runForm(() => updateShopSettings({ shopId: shop.id, patch: { guestEnabled: false } }))).toEqual({
+        ok: false,
+        fieldErrors: {},
+        formError: "The app is busy and nothing was saved. Save again in a few seconds.",
+      });
       // Readiness says busy and stays ready: the connections answer, the process is loaded.
       const ready = await app.request(`${BASE_URL}/readyz`);
       expect(ready.status).toBe(200);
@@ -55,5 +63,6 @@ describe("a web process with every database connection in use", { timeout: 120_0
       await Promise.all(holders);
     }
     expect((await call()).status).toBe(200);
+    expect((await getShopSettings({ shopId: shop.id })).guestEnabled).toBe(true);
   });
 });

@@ -3,23 +3,31 @@
  * statements grow with the shop's shoppers and days (a distinct count over the range's rollups: about a
  * second for 20,000 shoppers a day over 90 days), so a shop asking for them as fast as its rate limit
  * allows could hold every connection of the pool. Identical reports asked while one is being computed share
- * its answer, and each shop computes at most REPORTS_PER_SHOP reports at once: the others wait in memory,
- * holding no connection, and other shops' reports never wait for them.
+ * its answer, each shop computes at most REPORTS_PER_SHOP reports at once, and the process at most half its
+ * pool's connections' worth: the others wait in memory, holding no connection, and one shop's queued reports
+ * never hold up another shop's.
  */
 import pLimit, { type LimitFunction } from "p-limit";
+import { getEnv } from "~/env.server";
 
 export const REPORTS_PER_SHOP = 2;
+/**
+ * Reports computed at once by the process, whatever their shops: half its pool, so many large shops'
+ * reports together still leave the other half to every other request.
+ */
+export const reportsPerProcess = () => Math.max(1, Math.floor(getEnv().DATABASE_POOL_SIZE / 2));
 
 // On globalThis, as the database handle is: the /v1 routes and the admin's Remix bundle load this module
 // each, and the share is the process's.
-const shared = ((globalThis as { analyticsReportGates?: Gates }).analyticsReportGates ??= {
-  inFlight: new Map(),
-  gates: new Map(),
-});
 interface Gates {
   inFlight: Map<string, Promise<unknown>>;
   gates: Map<string, LimitFunction>;
+  process?: LimitFunction;
 }
+const shared: Gates = ((globalThis as { analyticsReportGates?: Gates }).analyticsReportGates ??= {
+  inFlight: new Map(),
+  gates: new Map(),
+});
 const { inFlight, gates } = shared;
 
 /** Runs `compute` for the shop's report `key` (which names everything the answer depends on), gated. */
@@ -33,7 +41,9 @@ export function gatedReport<T>(shopId: string, key: string, compute: () => Promi
     gates.set(shopId, gate);
   }
   const shopGate = gate;
-  const answer = shopGate(compute).finally(() => {
+  const processGate = (shared.process ??= pLimit(reportsPerProcess()));
+  // The shop's share first: one shop's queued reports wait in its own queue, not in the process's.
+  const answer = shopGate(() => processGate(compute)).finally(() => {
     inFlight.delete(flight);
     if (shopGate.activeCount === 0 && shopGate.pendingCount === 0 && gates.get(shopId) === shopGate) {
       gates.delete(shopId);
