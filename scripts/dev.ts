@@ -9,6 +9,7 @@
  *     and its admin are once the web server answers.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { loadDotEnv, loadEnvOrExit, resetEnvCache } from "../app/env.server";
@@ -124,6 +125,18 @@ async function webAnswers(host: string, port: number) {
   }
 }
 
+/**
+ * Whether nothing listens on `host`:`port` yet: another process there would answer webAnswers' health check
+ * in our web server's place (and ours would exit with EADDRINUSE), so the URLs would be announced for it.
+ */
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
+}
+
 function startChild(name: string, script: string) {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, script)], { stdio: "inherit", cwd: root });
   children.push(child);
@@ -183,6 +196,8 @@ process.env.APP_BRIDGE_URL ||= `${platform.origin}/app-bridge.js`;
 resetEnvCache();
 loadEnvOrExit();
 
+if (!(await portFree(env.HOST, env.PORT)))
+  fail(`port ${env.PORT} is already in use: stop the other process or set PORT`);
 startChild("web", "server/index.ts");
 startChild("worker", "worker/index.ts");
 // The URLs are worth printing only once they answer: the web server takes some seconds to start.

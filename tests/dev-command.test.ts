@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -142,6 +143,40 @@ describe("the dev command", () => {
     await expect(probe.connect()).rejects.toThrow();
     probe.disconnect();
   }, 240_000);
+
+  it.each([
+    [
+      "PORT",
+      "the web server's",
+      (port: number) => `port ${port} is already in use: stop the other process or set PORT`,
+    ],
+    [
+      "PLATFORM_STAND_IN_PORT",
+      "the local admin's",
+      (port: number) =>
+        `port ${port} (the local admin) is in use: stop the other process or set PLATFORM_STAND_IN_PORT`,
+    ],
+  ])("exits 1 naming %s when %s port is taken, and announces no URL", async (variable, _what, message) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const takenPort = (taken.address() as AddressInfo).port;
+    try {
+      const dev = startProcess("scripts/dev.ts", {
+        PORT: String(await freePort()),
+        HMR_PORT: String(await freePort()),
+        PLATFORM_STAND_IN_PORT: String(await freePort()),
+        PLATFORM_STOREFRONT_PORT: String(await freePort()),
+        DEMO_SHOP_FILE: path.join(dir, `taken-${variable}.json`),
+        [variable]: String(takenPort),
+      });
+      const code = await new Promise<number | null>((resolve) => dev.child.once("exit", resolve));
+      expect(code).toBe(1);
+      expect(dev.output()).toContain(message(takenPort));
+      expect(dev.output()).not.toContain("Admin URL");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 
   it("exits 1 with install instructions when no Redis answers and redis-server is not installed", async () => {
     const redisPort = await freePort();
