@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { gatedReport, REPORTS_PER_SHOP, reportsPerProcess } from "~/services/analytics/report-gate.server";
+import {
+  gatedReport,
+  maxQueuedReports,
+  REPORTS_PER_SHOP,
+  reportsPerProcess,
+} from "~/services/analytics/report-gate.server";
 
 /** A report computation the test finishes by hand, counting how many run at once. */
 function reports() {
@@ -72,6 +77,33 @@ describe("the analytics reports' share of a web process", () => {
     }
     expect(await Promise.all(answers)).toEqual(answers.map((_, n) => `answer of many-${n}`));
     expect(peak()).toBe(reportsPerProcess());
+  });
+
+  it("refuses a report with a 503 and Retry-After once the process's queue is full, rather than queueing it", async () => {
+    const { compute, finish } = reports();
+    // Enough shops to fill every slot and the queue behind them.
+    const admitted = reportsPerProcess() + maxQueuedReports();
+    const answers = Array.from({ length: admitted }, (_, n) =>
+      gatedReport(`shop-full-${n}`, "report", compute(`full-${n}`)),
+    );
+    await settle();
+    await expect(gatedReport("shop-one-more", "report", compute("refused"))).rejects.toMatchObject({
+      code: "unavailable",
+      retryAfterSeconds: 5,
+    });
+    // A report already in progress is still shared, full queue or not.
+    const shared = gatedReport("shop-full-0", "report", compute("not-started"));
+    for (let n = 0; n < admitted; n++) {
+      await settle();
+      finish(`full-${n}`);
+    }
+    expect(await shared).toBe("answer of full-0");
+    expect(await Promise.all(answers)).toEqual(answers.map((_, n) => `answer of full-${n}`));
+    // Room again: the next one runs.
+    const next = gatedReport("shop-one-more", "report", compute("after"));
+    await settle();
+    finish("after");
+    expect(await next).toBe("answer of after");
   });
 
   it("passes a failure to every caller sharing it, and computes anew afterwards", async () => {
