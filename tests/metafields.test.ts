@@ -8,7 +8,7 @@ import { resetEnvCache } from "~/env.server";
 import { demoShopData } from "../stand-in/demo-data";
 import { createShopWithKey, sessionRow } from "./factories";
 import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./support/api";
-import { standInGraphql, startFakeAdminApi, type RecordedCall } from "./support/fake-admin-api";
+import { standInGraphql, startFakeAdminApi, throttledAnswer, type RecordedCall } from "./support/fake-admin-api";
 import { createTestApp } from "./support/http";
 import { runImport, upload, viaApp } from "./transfers/helpers";
 import type { RunningProcess } from "./support/processes";
@@ -188,19 +188,7 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
   it("honours the platform's throttling and retries a failed call", async () => {
     const answers: Array<(call: RecordedCall) => ReturnType<typeof answerAsPlatform> | object> = [
       // The bucket is empty: the platform asks to wait (50 points missing at 100 per second: 500 ms).
-      () => ({
-        status: 200,
-        body: {
-          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
-          extensions: {
-            cost: {
-              requestedQueryCost: 50,
-              actualQueryCost: null,
-              throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 100 },
-            },
-          },
-        },
-      }),
+      () => throttledAnswer({ cost: 50, maximum: 1000, restoreRate: 100 }),
       () => ({ status: 503, body: { errors: "Service unavailable" } }),
     ];
     platform.answer((call) => {
@@ -318,24 +306,14 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
   });
   it("turned off while a write waits out the platform's throttling: the write is not sent", async () => {
     let throttled = false;
-    platform.answer((call) => {
+    platform.answer(async (call) => {
       const forCustomer = writesOf("7006").includes(call);
       if (call.query.includes("metafieldsSet(") && forCustomer && !throttled) {
         throttled = true;
-        // 800 points missing at 100 a second: the platform asks to wait 8 s.
-        return {
-          status: 200,
-          body: {
-            errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
-            extensions: {
-              cost: {
-                requestedQueryCost: 800,
-                actualQueryCost: null,
-                throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 100 },
-              },
-            },
-          },
-        } as never;
+        // The merchant turns the sync off before the platform answers, which asks to wait (100 points
+        // missing at 100 a second: 1 s): the job's retry comes after the change, whatever the machine's load.
+        await setSync(false);
+        return throttledAnswer({ cost: 100, maximum: 1000, restoreRate: 100 });
       }
       return answerAsPlatform(call);
     });
@@ -343,14 +321,12 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
     try {
       await setSync(true);
       await save("7006", PRODUCT(14));
-      await until(
-        () => throttled,
-        (value) => value,
-        "7006's write throttled",
-      );
-      await setSync(false);
       // The job wakes after the wait, finds the sync off, and forgets what was owed instead of writing.
-      await until(syncRows, (rows) => rows.length === 0, "what was owed forgotten");
+      await until(
+        async () => throttled && (await syncRows()).length === 0,
+        (done) => done,
+        "7006's write throttled, then what was owed forgotten",
+      );
     } finally {
       await stopWorker(worker);
       platform.answer(answerAsPlatform);
@@ -388,7 +364,12 @@ describe("customer metafield sync", { timeout: 180_000 }, () => {
       await until(backfillOwed, (value) => value === null, "the backfill marked");
       const marked = new Set((await syncRows()).map((row) => row.customerId));
       expect(customers.filter((customerId) => !marked.has(customerId))).toEqual([]);
-      expect(worker.output()).toMatch(/"marked":25\d\d.*metafield sync backfill marked/);
+      // The log line comes after the marker is cleared, and reaches this process through a pipe: polled.
+      await until(
+        () => worker.output(),
+        (output) => /"marked":25\d\d.*metafield sync backfill marked/.test(output),
+        "the backfill logged",
+      );
       // Turned off again, the job forgets what the backfill owed.
       await setSync(false);
       await until(syncRows, (rows) => rows.length === 0, "the backfill forgotten");

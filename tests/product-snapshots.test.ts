@@ -7,6 +7,7 @@ import {
   isProductLookup,
   productCatalogue,
   startFakeAdminApi,
+  throttledAnswer,
   withProductLookups,
   customerSearch,
   type RecordedCall,
@@ -201,19 +202,7 @@ describe("product snapshots", () => {
     platform.answer((call) => {
       if (call.accessToken !== c.token || throttled) return catalogue(call);
       throttled = true;
-      return {
-        status: 200,
-        body: {
-          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
-          extensions: {
-            cost: {
-              requestedQueryCost: 3,
-              actualQueryCost: null,
-              throttleStatus: { maximumAvailable: 100, currentlyAvailable: 0, restoreRate: 2 },
-            },
-          },
-        },
-      };
+      return throttledAnswer({ cost: 3, maximum: 100, restoreRate: 2 });
     });
     await c.save({ productId: "301", handle: "shorts" });
     await until(
@@ -234,19 +223,7 @@ describe("product snapshots", () => {
     platform.answer((call) => {
       if (call.accessToken !== g.token || throttled) return catalogue(call);
       throttled = true;
-      return {
-        status: 200,
-        body: {
-          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
-          extensions: {
-            cost: {
-              requestedQueryCost: 62,
-              actualQueryCost: null,
-              throttleStatus: { maximumAvailable: 100, currentlyAvailable: 0, restoreRate: 2 },
-            },
-          },
-        },
-      };
+      return throttledAnswer({ cost: 62, maximum: 100, restoreRate: 2 });
     });
     await g.save({ productId: "501", handle: "sweater" });
     // The run ends at once and its job waits in the queue, delayed, with one attempt made.

@@ -43,10 +43,17 @@ export function problemOfDomainError(error: DomainError): AppError {
   });
 }
 
-/** Seconds a client is told to wait when the database cannot be used (as /readyz says then). */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
-/** Seconds a client is told to wait when every database connection of the process was in use. */
-const DATABASE_BUSY_RETRY_AFTER_SECONDS = 2;
+/**
+ * What a 503 says when the database could not be used, and how long it asks to wait: every connection of
+ * the process was in use (busy, soon over), or the database cannot be used at all (as /readyz says then).
+ */
+function databaseTrouble(error: unknown): { what: string; retryAfterSeconds: number } | null {
+  if (isDatabaseBusy(error)) {
+    return { what: "The service is busy: no database connection became free in time.", retryAfterSeconds: 2 };
+  }
+  if (isDatabaseUnavailable(error)) return { what: "The database cannot be reached.", retryAfterSeconds: 5 };
+  return null;
+}
 
 /**
  * Any thrown value as the AppError the API answers with: a domain error as its problem, a database that
@@ -56,21 +63,13 @@ const DATABASE_BUSY_RETRY_AFTER_SECONDS = 2;
 export function asAppError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   if (error instanceof DomainError) return problemOfDomainError(error);
-  if (isDatabaseBusy(error)) {
+  const trouble = databaseTrouble(error);
+  if (trouble) {
     return new AppError("service-unavailable", {
       detail:
-        "The service is busy: no database connection became free in time. Retry after the Retry-After delay; " +
-        "a POST retried with the same Idempotency-Key makes its change at most once.",
-      headers: { "Retry-After": String(DATABASE_BUSY_RETRY_AFTER_SECONDS) },
-      cause: error,
-    });
-  }
-  if (isDatabaseUnavailable(error)) {
-    return new AppError("service-unavailable", {
-      detail:
-        "The database cannot be reached. Retry after the Retry-After delay; with the same Idempotency-Key, a " +
-        "change is made at most once.",
-      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+        `${trouble.what} Retry after the Retry-After delay; a POST retried with the same Idempotency-Key makes ` +
+        "its change at most once.",
+      headers: { "Retry-After": String(trouble.retryAfterSeconds) },
       cause: error,
     });
   }

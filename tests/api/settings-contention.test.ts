@@ -1,4 +1,3 @@
-import { setTimeout } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { newId } from "~/lib/ids";
@@ -45,12 +44,11 @@ describe("settings changes of a large shop", { timeout: 300_000 }, () => {
     );
     let settled = false;
     const toggled = Promise.all(toggles).finally(() => (settled = true));
-    // The other shop reads its overview, one request after another, for as long as the toggles run.
+    // The other shop reads its overview, one request after another, for as long as the toggles run (at
+    // least 5 reads; at most 200, well within its key's 600 a minute).
     const readStatuses: number[] = [];
-    // Paced (10 a second) to stay within the key's rate limit.
-    while (!settled || readStatuses.length < 5) {
+    while ((!settled || readStatuses.length < 5) && readStatuses.length < 200) {
       readStatuses.push((await quiet.api.GET("/shop")).response.status);
-      await setTimeout(100);
     }
 
     expect(readStatuses).toEqual(readStatuses.map(() => 200));

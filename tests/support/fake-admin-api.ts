@@ -82,6 +82,36 @@ export function themeWithBlocks(blocks: Record<string, { type: string; disabled?
 }
 
 /**
+ * The platform's THROTTLED answer: the bucket holds `available` of `maximum` points and refills at
+ * `restoreRate` a second, too few for a query of `cost` (the caller waits for the missing points).
+ */
+export function throttledAnswer({
+  cost,
+  available = 0,
+  maximum,
+  restoreRate,
+}: {
+  cost: number;
+  available?: number;
+  maximum: number;
+  restoreRate: number;
+}) {
+  return {
+    status: 200,
+    body: {
+      errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+      extensions: {
+        cost: {
+          requestedQueryCost: cost,
+          actualQueryCost: null,
+          throttleStatus: { maximumAvailable: maximum, currentlyAvailable: available, restoreRate },
+        },
+      },
+    },
+  };
+}
+
+/**
  * The shop's customers for the import's two lookups, with the platform's cost report: the customers
  * search by email (`email:"a" OR email:"b"`) answered from `directory` (email -> numeric id), and the
  * `nodes(ids: [...])` check of customer ids (null for an id that is no customer of the shop), which knows
@@ -108,15 +138,13 @@ export function customerSearch(
       restoreRate: bucket.restoreRate,
     });
     if (bucket.available < bucket.cost) {
-      return {
-        status: 200,
-        body: {
-          errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
-          extensions: {
-            cost: { requestedQueryCost: bucket.cost, actualQueryCost: null, throttleStatus: throttleStatus() },
-          },
-        },
-      };
+      const { currentlyAvailable, maximumAvailable, restoreRate } = throttleStatus();
+      return throttledAnswer({
+        cost: bucket.cost,
+        available: currentlyAvailable,
+        maximum: maximumAvailable,
+        restoreRate,
+      });
     }
     bucket.available -= bucket.cost;
     const cost = {
