@@ -1,23 +1,14 @@
-import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
+import { startSilentServer } from "../support/silent-server";
 
 /**
  * A Redis that accepts connections and never answers (a flapping or overloaded server, a black-holing
  * network): starting a job waits for the queue a few seconds at most, then answers 202 with the job
  * accepted; the worker's sweep queues it once Redis answers (docs/decisions/014-imports-exports.md).
  */
-const sockets = new Set<net.Socket>();
-const silent = net.createServer((socket) => {
-  sockets.add(socket);
-  socket.on("error", () => {});
-  socket.on("close", () => sockets.delete(socket));
-});
-await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-process.env.REDIS_URL = `redis://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => silent.close(resolve));
-});
+const silent = await startSilentServer();
+process.env.REDIS_URL = `redis://127.0.0.1:${silent.port}`;
+afterAll(() => silent.close());
 
 const { database } = await import("~/data/database.server");
 const { createShopWithKey } = await import("../factories");

@@ -2,6 +2,7 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresPool, isPostgresPoolExhausted, isPostgresUnavailable } from "~/data/postgres.server";
 import { until } from "../support/poll";
+import { startSilentServer } from "../support/silent-server";
 
 /** Which failures the API answers as "the database cannot be reached" (503 service-unavailable). */
 describe("isPostgresUnavailable", () => {
@@ -105,15 +106,8 @@ describe("a connection reset (ECONNRESET)", () => {
  */
 describe("a PostgreSQL that accepts and never answers", () => {
   it("is the database being away for every connect, never 'busy'", async () => {
-    const sockets = new Set<Socket>();
-    const silent = createServer((socket) => {
-      sockets.add(socket);
-      socket.on("error", () => undefined);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    const pool = createPostgresPool(
-      `postgresql://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/postgres`,
-    );
+    const silent = await startSilentServer();
+    const pool = createPostgresPool(`postgresql://postgres@127.0.0.1:${silent.port}/postgres`);
     try {
       // More connects than the pool may open: the rest wait in its queue and time out there.
       const errors = await Promise.all(
@@ -129,9 +123,8 @@ describe("a PostgreSQL that accepts and never answers", () => {
       expect(errors.map(isPostgresUnavailable)).toEqual(errors.map(() => true));
       expect(errors.map(isPostgresPoolExhausted)).toEqual(errors.map(() => false));
     } finally {
-      for (const socket of sockets) socket.destroy();
       await pool.end();
-      await new Promise((resolve) => silent.close(resolve));
+      await silent.close();
     }
   });
 });
