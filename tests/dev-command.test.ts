@@ -132,7 +132,7 @@ describe("the dev command", () => {
       expect(storefront.status).toBe(200);
       expect(await storefront.text()).toContain("Aurora Linen Shirt");
     } finally {
-      expect(await dev.stop(20_000)).toBe(0);
+      expect(await dev.stop(60_000)).toBe(0);
     }
     // The redis-server child went down with it.
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();

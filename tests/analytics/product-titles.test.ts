@@ -4,8 +4,6 @@ import { startFakeAdminApi } from "../support/fake-admin-api";
 // The platform's Admin API at the network boundary; set before app modules read the environment.
 const platform = await startFakeAdminApi();
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
-// Long enough for the stand-in to answer on a loaded machine; a hang still ends in a 502 after it.
-process.env.SHOPIFY_ADMIN_API_TIMEOUT_MS = "2000";
 afterAll(() => platform.close());
 
 const { database } = await import("~/data/database.server");

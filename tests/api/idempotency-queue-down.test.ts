@@ -6,6 +6,7 @@ import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { getRequestRedis } from "~/redis.server";
 import { createShopWithKey } from "../factories";
 import { BASE_URL, createTestApp } from "../support/http";
+import { until } from "../support/poll";
 import { startProcess } from "../support/processes";
 
 /**
@@ -66,13 +67,11 @@ describe("an Idempotency-Key on a job that could not be queued at once", () => {
     const worker = startProcess("worker/index.ts", {});
     try {
       await worker.waitForOutput(/worker ready/);
-      const started = Date.now();
-      let job: { status: string; finishedAt: string | null; resultUrl: string | null } | undefined;
-      while (Date.now() - started < 25_000) {
-        job = (await (await get(jobId)).json()) as typeof job;
-        if (job!.status === "succeeded" || job!.status === "failed") break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const job = await until(
+        async () => (await (await get(jobId)).json()) as { status: string; resultUrl: string | null },
+        (answer) => answer.status === "succeeded" || answer.status === "failed",
+        "the swept job finished",
+      );
       expect(job).toMatchObject({ status: "succeeded", resultUrl: expect.any(String) });
       expect(worker.output()).toMatch(/transfer jobs queued by the sweep/);
 

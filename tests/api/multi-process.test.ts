@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { createShopWithKey } from "../factories";
+import { until } from "../support/poll";
 import { freePort, startProcess, type RunningProcess } from "../support/processes";
 
 // Two real web processes on this file's database and Redis prefix, as behind a load balancer.
@@ -17,15 +18,18 @@ for (let index = 0; index < 2; index++) {
   servers.push(server);
   ports.push(port);
 }
-await Promise.all(servers.map((server) => server.waitForOutput(/listening|"level":30/, 90_000).catch(() => undefined)));
 await Promise.all(
-  ports.map(async (port) => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`server on ${port} did not start`);
-  }),
+  ports.map((port) =>
+    until(
+      () =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (response) => response.ok,
+          () => false,
+        ),
+      Boolean,
+      `the web process on port ${port} answering /healthz`,
+    ),
+  ),
 );
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));

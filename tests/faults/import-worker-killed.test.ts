@@ -99,8 +99,9 @@ describe("a worker killed (SIGKILL) in the middle of an import", () => {
       expect(file.totals.rows).toBeGreaterThan(60_000);
       const { fileUrl } = await upload(api, fetcher, file.csv);
 
-      // A short lock, so BullMQ notices the dead worker's job within seconds rather than 30 s.
-      const env = { WORKER_LOCK_DURATION_MS: "3000" };
+      // A short lock, so BullMQ notices the dead worker's job within seconds rather than 30 s, yet renewed
+      // (every half of it) in time on a loaded machine: a late renewal would start a second run of the job.
+      const env = { WORKER_LOCK_DURATION_MS: "8000" };
       const first = startProcess("worker/index.ts", env);
       let second: ReturnType<typeof startProcess> | undefined;
       try {

@@ -265,7 +265,7 @@ describe("the web process under oversized and aborted bodies", () => {
     await web.waitForOutput(/web server listening/, 60_000);
   }, 90_000);
   afterAll(async () => {
-    await web?.stop(20_000);
+    await web?.stop(60_000);
   });
 
   const rssMiB = () => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, inject } from "vitest";
 import { postgresUrlFor, TEST_DATA_DIR, withAdminClient } from "../../scripts/lib/databases";
+import { cleanUpLeftovers } from "../support/processes";
 
 /**
  * Before each test file: a database of its own (a copy of the migrated template) and a Redis key
@@ -39,6 +40,8 @@ process.env.LOG_LEVEL ??= "silent";
 process.env.NODE_ENV = "test";
 
 afterAll(async () => {
+  // What a failed or timed-out test left running (its processes hold this file's database open).
+  await cleanUpLeftovers();
   const { closeDatabase } = await import("~/data/database.server");
   const { closeRequestRedis } = await import("~/redis.server");
   await Promise.allSettled([closeDatabase(), closeRequestRedis()]);

@@ -11,17 +11,55 @@ export interface RunningProcess {
   waitForOutput: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
 }
 
+type Cleanup = () => Promise<void>;
+const leftovers: Set<Cleanup> = ((globalThis as { __testLeftovers?: Set<Cleanup> }).__testLeftovers ??= new Set());
+
+/**
+ * Registers what must not outlive the test file (a child process, a private server), for when a test fails
+ * or times out before its own cleanup. Returns the function that forgets it, for once it is cleaned up.
+ * The vitest fork ends with SIGTERM and no `exit` event, so a `process.on("exit")` hook never runs there:
+ * the setup file's last `afterAll` (tests/setup/per-file.ts) runs these instead.
+ */
+export function cleanUpAtFileEnd(cleanup: Cleanup): () => void {
+  leftovers.add(cleanup);
+  return () => void leftovers.delete(cleanup);
+}
+
+/** Runs and forgets every cleanup still registered (tests/setup/per-file.ts, after the file's own hooks). */
+export async function cleanUpLeftovers(): Promise<void> {
+  const pending = [...leftovers];
+  leftovers.clear();
+  await Promise.allSettled(pending.map((cleanup) => cleanup()));
+}
+
+/** SIGKILLs a child process still running and waits for it to exit. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const dead = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await dead;
+}
+
 /** Starts one of our entry points (server/index.ts, worker/index.ts) as a real process. */
 export function startProcess(script: string, env: Record<string, string | undefined>): RunningProcess {
   const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    // A process group of its own, so that what it starts (scripts/dev.ts's web, worker and redis-server)
+    // goes with it below.
+    detached: true,
   });
   // Never outlive the test file, even when a test times out before calling stop().
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  child.once("exit", () => process.off("exit", killOnExit));
+  child.once(
+    "exit",
+    cleanUpAtFileEnd(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const dead = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid!, "SIGKILL");
+      await dead;
+    }),
+  );
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -48,8 +86,8 @@ export function startProcess(script: string, env: Record<string, string | undefi
     waitForOutput: async (pattern, timeoutMs = 90_000) => {
       const started = Date.now();
       while (!pattern.test(output)) {
-        if (child.exitCode !== null)
-          throw new Error(`${script} exited (${child.exitCode}) before ${pattern}:\n${output}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${output}`);
         if (Date.now() - started > timeoutMs)
           throw new Error(`timed out waiting for ${pattern} from ${script}:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { migrate } from "../../scripts/lib/databases";
-import { freePort } from "./processes";
+import { cleanUpAtFileEnd, freePort, killChild } from "./processes";
 import { until } from "./poll";
 
 /**
@@ -17,35 +17,41 @@ import { until } from "./poll";
 
 /**
  * A redis-server of its own on `port`, without persistence (as CI and the dev orchestrator start it), so a
- * restart brings it back empty. Resolves once it accepts connections.
+ * restart brings it back empty. Resolves once it accepts connections; rejects if it exits first (the port
+ * taken meanwhile, say) or does not accept within the suite's bound.
  */
 export async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
     stdio: "ignore",
   });
+  child.once(
+    "exit",
+    cleanUpAtFileEnd(() => killChild(child)),
+  );
   const client = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on("error", () => undefined); // refused while the server starts: retried below
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (
-      await client.connect().then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    await until(
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return "exited";
+        return client.connect().then(
+          () => "up",
+          () => "refused",
+        );
+      },
+      (state) => state !== "refused",
+      `redis-server on port ${port} accepting connections`,
+    ).then((state) => {
+      if (state === "exited") throw new Error(`redis-server on port ${port} exited before accepting connections`);
+    });
+  } finally {
+    client.disconnect();
   }
-  client.disconnect();
   return child;
 }
 
 /** Kills a redis-server started by `startRedis` (SIGKILL: what it held in memory is gone) and waits for it. */
-export async function killRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const dead = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  await dead;
-}
+export const killRedis = killChild;
 
 function postgresBin(name: string): string {
   const root = "/usr/lib/postgresql";
@@ -108,6 +114,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await client.end().catch(() => undefined);
     }
   };
+  const forget = cleanUpAtFileEnd(async () => {
+    await run(...pgCtl(["-m", "immediate", "-w", "stop"])).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
   await start();
   await until(accepts, Boolean, "the private PostgreSQL accepting connections");
   const admin = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" });
@@ -123,6 +133,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     start,
     accepts,
     destroy: async () => {
+      forget();
       await stop().catch(() => undefined); // already stopped
       rmSync(dir, { recursive: true, force: true });
     },

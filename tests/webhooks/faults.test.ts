@@ -84,7 +84,9 @@ describe("delivery guarantees under faults", () => {
 
   it("a worker killed in the middle of a delivery leaves it to be retried by another, not lost", async () => {
     const receiver = await startReceiver((_request, index) => (index === 0 ? "hold" : undefined));
-    const env = { WORKER_LOCK_DURATION_MS: "1500", WEBHOOK_TIMEOUT_MS: "10000" };
+    // A short lock, so the dead worker's job is taken over within seconds, yet renewed (every half of it)
+    // in time on a loaded machine: a late renewal would run the delivery twice.
+    const env = { WORKER_LOCK_DURATION_MS: "5000", WEBHOOK_TIMEOUT_MS: "10000" };
     const first = startProcess("worker/index.ts", env);
     let second: ReturnType<typeof startProcess> | undefined;
     try {

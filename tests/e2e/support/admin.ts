@@ -110,7 +110,7 @@ export function useAdminStack({ env = {}, worker = true }: { env?: Record<string
   }, 120_000);
   afterAll(async () => {
     await stack.browser?.close();
-    await Promise.all(processes.map((child) => child.stop(20_000)));
+    await Promise.all(processes.map((child) => child.stop(60_000)));
     await stack.platform?.close();
   });
   return stack;
