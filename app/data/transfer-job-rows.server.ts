@@ -170,20 +170,25 @@ export function findRunnableJob(q: Queryable, shopId: string, jobId: string): Pr
     .executeTakeFirst();
 }
 
-/** An attempt starts: running, counting from zero; `startedAt` is the first attempt's time. */
+/**
+ * An attempt starts: running, counting from zero; `startedAt` is the first attempt's time. False when the
+ * job has finished meanwhile (another attempt, running at the same time, finished it): nothing to run.
+ */
 export async function markTransferJobRunning(
   q: Queryable,
   shopId: string,
   jobId: string,
   startedAt: Date,
   at: Date,
-): Promise<void> {
-  await q
+): Promise<boolean> {
+  const result = await q
     .updateTable("TransferJob")
     .set({ status: "running", startedAt, rowsRead: 0, error: null, updatedAt: at })
     .where("id", "=", jobId)
     .where("shopId", "=", shopId)
-    .execute();
+    .where("status", "in", ["queued", "running"])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function updateTransferJobProgress(q: Queryable, shopId: string, jobId: string, rowsRead: number) {
@@ -195,9 +200,26 @@ export async function updateTransferJobProgress(q: Queryable, shopId: string, jo
     .execute();
 }
 
-/** An import's position and totals after a batch (JSON); written in the batch's transaction. */
-export async function saveTransferJobCheckpoint(q: Queryable, shopId: string, jobId: string, checkpoint: string) {
-  await q.updateTable("TransferJob").set({ checkpoint }).where("id", "=", jobId).where("shopId", "=", shopId).execute();
+/**
+ * An import's position and totals after a batch (JSON), written in the batch's transaction, in place of
+ * `previous`, the one this attempt resumed from or last wrote. False when the row holds another: a second
+ * attempt at the job runs at the same time and wrote first (docs/imports.md); the caller rolls back.
+ */
+export async function saveTransferJobCheckpoint(
+  q: Queryable,
+  shopId: string,
+  jobId: string,
+  checkpoint: string,
+  previous: string | null,
+): Promise<boolean> {
+  const result = await q
+    .updateTable("TransferJob")
+    .set({ checkpoint })
+    .where("id", "=", jobId)
+    .where("shopId", "=", shopId)
+    .where((eb) => (previous === null ? eb("checkpoint", "is", null) : eb("checkpoint", "=", previous)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function markTransferJobSucceeded(

@@ -89,9 +89,12 @@ describe(`TransferJob rows (${engine()})`, () => {
     const shop = await createShop();
     const job = await newJob(shop.id, "import");
     const started = new Date("2026-02-03T04:05:06.789Z");
-    await markTransferJobRunning(database(), shop.id, job.id, started, new Date());
+    expect(await markTransferJobRunning(database(), shop.id, job.id, started, new Date())).toBe(true);
     await updateTransferJobProgress(database(), shop.id, job.id, 5_000);
-    await transaction((tx) => saveTransferJobCheckpoint(tx, shop.id, job.id, '{"line":7}'));
+    expect(await transaction((tx) => saveTransferJobCheckpoint(tx, shop.id, job.id, '{"line":7}', null))).toBe(true);
+    // Only in place of the one the attempt last saw: another attempt wrote since.
+    expect(await saveTransferJobCheckpoint(database(), shop.id, job.id, '{"line":9}', null)).toBe(false);
+    expect(await saveTransferJobCheckpoint(database(), shop.id, job.id, '{"line":9}', '{"line":8}')).toBe(false);
     let read = await findTransferJob(database(), shop.id, job.id, "import");
     expect(read).toMatchObject({ status: "running", rowsRead: 5_000, checkpoint: '{"line":7}' });
     expect(read?.startedAt?.toISOString()).toBe("2026-02-03T04:05:06.789Z");
@@ -114,6 +117,9 @@ describe(`TransferJob rows (${engine()})`, () => {
       resultKey: "reports/x.json",
     });
     expect(read?.finishedAt).toEqual(finished);
+    // A second attempt that read the job before it finished does not start it again.
+    expect(await markTransferJobRunning(database(), shop.id, job.id, started, new Date())).toBe(false);
+    expect(await findTransferJob(database(), shop.id, job.id, "import")).toMatchObject({ status: "succeeded" });
   });
 
   it("fails a job, keeping an earlier result key when the failure has none", async () => {

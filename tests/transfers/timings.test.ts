@@ -2,6 +2,8 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { database } from "~/data/database.server";
+import { insertTransferJob } from "~/data/transfer-job-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { getStorage } from "~/services/storage/index.server";
@@ -39,7 +41,13 @@ describe("batch timings of transfer jobs", () => {
       ).join("\n");
     const key = `uploads/${shop.id}/${newId("upload")}`;
     await getStorage().write(key, Readable.from([csv]), "text/csv");
-    const context = { jobId: newId("job"), shopId: shop.id, shopDomain: shop.domain, source: "csv" as const };
+    // The job's row: a real import writes its checkpoint there after each batch.
+    const job = await insertTransferJob(
+      database(),
+      { id: newId("job"), shopId: shop.id, kind: "import", source: "csv" },
+      new Date(),
+    );
+    const context = { jobId: job.id, shopId: shop.id, shopDomain: shop.domain, source: "csv" as const };
 
     subscribe(batchTimings.name, listener);
     const report = await runImport({ ...context, dryRun: false, storageKey: key });

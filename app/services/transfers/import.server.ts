@@ -195,20 +195,34 @@ export interface ImportContext {
   now?: () => Date;
   /**
    * A real (not dry) import writes its checkpoint in each batch's transaction; given the one an earlier
-   * attempt left, it skips the lines that attempt accounted for and goes on with its totals.
+   * attempt left (the JSON as stored), it skips the lines that attempt accounted for and goes on with its
+   * totals.
    */
-  resumeFrom?: ImportCheckpoint | null;
+  resumeFrom?: string | null;
 }
 
 /** Thrown to roll a dry run's batch back once it has run. */
 class DryRunRollback extends Error {}
+
+/**
+ * Another attempt at the same job wrote a checkpoint since this one read or wrote its own: two attempts
+ * run at once (a worker whose lock on the job lapsed while it was busy, and the one that took the job
+ * over). The batch is rolled back and this attempt steps aside, so every row is written and counted once.
+ */
+export class ImportSuperseded extends Error {
+  constructor(readonly jobId: string) {
+    super(`another attempt at import ${jobId} wrote its checkpoint first`);
+  }
+}
 
 export async function runImport(context: ImportContext): Promise<ImportReport> {
   const { jobId, shopId, source, dryRun, storageKey } = context;
   const now = context.now ?? (() => new Date());
   const lookup = context.lookup ?? createCustomerLookup({ shopDomain: context.shopDomain });
   const format = FORMATS[source];
-  const resume = dryRun ? null : (context.resumeFrom ?? null);
+  // The checkpoint as the row holds it, which the next one replaces only if no other attempt has since.
+  let stored = dryRun ? null : (context.resumeFrom ?? null);
+  const resume = stored === null ? null : (JSON.parse(stored) as ImportCheckpoint);
   const tally = Tally.from(resume?.tally);
   const report = (status: ImportReport["status"], error: string | null, mapping?: ColumnMapping): ImportReport => ({
     jobId,
@@ -297,22 +311,29 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
         line: lastLine,
         tally: settle(Tally.from(tally.snapshot()), inserted, full).snapshot(),
       } satisfies ImportCheckpoint);
+    // Replaces the stored checkpoint, or throws (rolling back the batch's transaction) if another attempt did.
+    const save = async (q: Parameters<typeof saveTransferJobCheckpoint>[0], next: string) => {
+      if (!(await saveTransferJobCheckpoint(q, shopId, jobId, next, stored))) throw new ImportSuperseded(jobId);
+      return next;
+    };
     if (rows.length === 0) {
-      if (!dryRun) await saveTransferJobCheckpoint(database(), shopId, jobId, checkpoint(0, []));
+      if (!dryRun) stored = await save(database(), checkpoint(0, []));
       return;
     }
     let result: { inserted: string[]; full: typeof rows };
     let rolledBack: typeof result | undefined;
     try {
+      let saved = stored;
       result = await transaction(async (tx) => {
         const written = await importItems(tx, { shopId, rows, at: startedAt, uncommitted });
         if (dryRun) {
           rolledBack = written;
           throw new DryRunRollback();
         }
-        await saveTransferJobCheckpoint(tx, shopId, jobId, checkpoint(written.inserted.length, written.full));
+        saved = await save(tx, checkpoint(written.inserted.length, written.full));
         return written;
       });
+      stored = saved; // committed
     } catch (error) {
       if (!(error instanceof DryRunRollback) || !rolledBack) throw error;
       result = rolledBack;
@@ -334,6 +355,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     await readRows();
     await flush();
   } catch (error) {
+    if (error instanceof ImportSuperseded) throw error; // the other attempt reports
     // Pass 1 read the file whole and found it sound, so it was replaced meanwhile (its upload URL is valid
     // 15 minutes). That is final like a bad file in pass 1, but batches before this point are written.
     const message = fileProblem(error);

@@ -36,7 +36,7 @@ import { logger } from "~/logger.server";
 import { getStorage } from "~/services/storage/index.server";
 import type { Source } from "./columns";
 import { exportCsv } from "./export.server";
-import { runImport, type ImportCheckpoint, type ImportReport } from "./import.server";
+import { ImportSuperseded, runImport, type ImportReport } from "./import.server";
 import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, UPLOAD_URL_SECONDS } from "./limits";
 
 export type { TransferJobRow, TransferKind } from "~/data/transfer-job-rows.server";
@@ -468,14 +468,16 @@ export async function runTransferJob({
     await lockShopTransferJobs(tx, shopId);
     const since = new Date(Date.now() - RUNNING_HEARD_WITHIN_MS);
     if ((await countRunningTransferJobs(tx, { shopId, jobId, since })) >= getEnv().TRANSFER_SHOP_CONCURRENCY) {
-      return false;
+      return "shop busy";
     }
     // Timed once the count has seen the shop's other jobs end, so the recorded spans never overlap.
     const startedAt = new Date();
-    await markTransferJobRunning(tx, shopId, jobId, job.startedAt ?? startedAt, startedAt);
-    return true;
+    return (await markTransferJobRunning(tx, shopId, jobId, job.startedAt ?? startedAt, startedAt))
+      ? "started"
+      : "finished"; // by another attempt since it was read above
   });
-  if (!started) return { outcome: "wait" };
+  if (started === "finished") return DONE;
+  if (started === "shop busy") return { outcome: "wait" };
   const fail = async (message: string, report?: unknown) => {
     // The job is marked failed even when its report cannot be stored, rather than left `running`.
     const resultKey = report
@@ -492,6 +494,12 @@ export async function runTransferJob({
     else await runImportJob(job);
     return DONE;
   } catch (error) {
+    if (error instanceof ImportSuperseded) {
+      // The other attempt goes on; this job is looked at again shortly, and is then done, or resumed from
+      // the other's last batch if that attempt has died meanwhile.
+      logger.warn({ jobId }, "another attempt at this import wrote first; this one steps aside");
+      return { outcome: "wait" };
+    }
     if (error instanceof JobFailure && error.final) {
       await fail(error.message, error.report);
       return DONE;
@@ -542,7 +550,7 @@ async function runImportJob(job: RunnableJobRow) {
     source: job.source as Source,
     dryRun: job.dryRun,
     storageKey: job.storageKey,
-    resumeFrom: job.checkpoint ? (JSON.parse(job.checkpoint) as ImportCheckpoint) : null,
+    resumeFrom: job.checkpoint,
     onProgress: async (rows) => {
       if (rows - reported >= 5_000) {
         reported = rows;
