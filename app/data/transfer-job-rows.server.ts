@@ -197,6 +197,8 @@ export async function updateTransferJobProgress(q: Queryable, shopId: string, jo
     .set({ rowsRead, updatedAt: new Date() })
     .where("id", "=", jobId)
     .where("shopId", "=", shopId)
+    // Not once finished: an attempt that read the job before another finished it reports nothing more.
+    .where("status", "=", "running")
     .execute();
 }
 
@@ -249,6 +251,8 @@ export async function markTransferJobFailed(
     .set({ status: "failed", error, finishedAt: at, updatedAt: at, ...(resultKey ? { resultKey } : {}) })
     .where("id", "=", jobId)
     .where("shopId", "=", shopId)
+    // A job another attempt finished stays as that attempt left it.
+    .where("status", "in", ["queued", "running"])
     .execute();
 }
 

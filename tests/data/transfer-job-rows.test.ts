@@ -122,15 +122,39 @@ describe(`TransferJob rows (${engine()})`, () => {
     expect(await findTransferJob(database(), shop.id, job.id, "import")).toMatchObject({ status: "succeeded" });
   });
 
-  it("fails a job, keeping an earlier result key when the failure has none", async () => {
+  it("fails a job that is queued or running, never one another attempt finished", async () => {
     const shop = await createShop();
     const job = await newJob(shop.id, "import");
     await markTransferJobFailed(database(), shop.id, job.id, { error: "bad", resultKey: "reports/r.json" }, new Date());
     await markTransferJobFailed(database(), shop.id, job.id, { error: "worse", resultKey: null }, new Date());
     expect(await findTransferJob(database(), shop.id, job.id, "import")).toMatchObject({
       status: "failed",
-      error: "worse",
+      error: "bad",
       resultKey: "reports/r.json",
+    });
+
+    const succeeded = await newJob(shop.id, "import");
+    await markTransferJobRunning(database(), shop.id, succeeded.id, new Date(), new Date());
+    await markTransferJobSucceeded(
+      database(),
+      shop.id,
+      succeeded.id,
+      { rowsRead: 3, resultKey: "r/s.json" },
+      new Date(),
+    );
+    await markTransferJobFailed(
+      database(),
+      shop.id,
+      succeeded.id,
+      { error: "late", resultKey: "r/f.json" },
+      new Date(),
+    );
+    await updateTransferJobProgress(database(), shop.id, succeeded.id, 1);
+    expect(await findTransferJob(database(), shop.id, succeeded.id, "import")).toMatchObject({
+      status: "succeeded",
+      error: null,
+      rowsRead: 3,
+      resultKey: "r/s.json",
     });
   });
 

@@ -7,7 +7,7 @@
  * Its report (JSON: totals, columns, the first issues with their line numbers) is stored next to it.
  */
 import { database, transaction } from "~/data/database.server";
-import { saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
+import { findTransferJob, saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
 import { isDomainError } from "~/lib/domain-error";
 import { PlatformUnavailable } from "~/services/platform/admin-api.server";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
@@ -215,6 +215,16 @@ export class ImportSuperseded extends Error {
   }
 }
 
+/**
+ * Whether another attempt has written the job's checkpoint since `stored`, finished the job, or the job is
+ * gone. False when that cannot be read (the database away): the attempt's own failure then stands.
+ */
+async function supersededSince(shopId: string, jobId: string, stored: string | null): Promise<boolean> {
+  const row = await findTransferJob(database(), shopId, jobId, "import").catch(() => null);
+  if (row === null) return false;
+  return row === undefined || row.checkpoint !== stored || row.status === "succeeded" || row.status === "failed";
+}
+
 export async function runImport(context: ImportContext): Promise<ImportReport> {
   const { jobId, shopId, source, dryRun, storageKey } = context;
   const now = context.now ?? (() => new Date());
@@ -356,6 +366,9 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     await flush();
   } catch (error) {
     if (error instanceof ImportSuperseded) throw error; // the other attempt reports
+    // Nor does this attempt report a failure of its own once another attempt has written since (or finished
+    // the job): its failure (a refused lookup, a timeout) would overwrite the other's outcome and report.
+    if (!dryRun && (await supersededSince(shopId, jobId, stored))) throw new ImportSuperseded(jobId);
     // Pass 1 read the file whole and found it sound, so it was replaced meanwhile (its upload URL is valid
     // 15 minutes). That is final like a bad file in pass 1, but batches before this point are written.
     const message = fileProblem(error);
