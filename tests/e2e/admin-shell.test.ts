@@ -7,7 +7,7 @@ const stack = useAdminStack({ worker: false });
 describe("the embedded admin in the local platform stand-in", () => {
   it("opens the app for the shop with a session token alone: the admin draws its nav menu and title", async () => {
     const { context, page, app } = await stack.openAdmin();
-    await expect.poll(() => app.getByText(stack.shop.domain).first().isVisible(), { timeout: 90_000 }).toBe(true);
+    await expect.poll(() => app.getByText(stack.shop.domain).first().isVisible()).toBe(true);
     // App Bridge's nav menu is drawn by the admin, outside the frame.
     await expect.poll(() => page.locator("#app-home").textContent()).toBe("Wishlist");
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
@@ -21,7 +21,7 @@ describe("the embedded admin in the local platform stand-in", () => {
     // stand-in App Bridge fetches a real token from the admin around it and reloads.
     const { context, page } = await stack.openAdmin();
     const frame = page.frameLocator("#app-frame");
-    await expect.poll(() => frame.getByText(stack.shop.domain).first().isVisible(), { timeout: 90_000 }).toBe(true);
+    await expect.poll(() => frame.getByText(stack.shop.domain).first().isVisible()).toBe(true);
     const direct = await fetch(
       `${stack.appUrl}/app?embedded=1&shop=${stack.shop.domain}&host=${adminHost(stack.shop.domain)}&id_token=forged`,
       {

@@ -62,9 +62,7 @@ beforeAll(async () => {
 
 /** The worker has folded every seeded change into the rollups (the API reads the same ones as the page). */
 async function rollupsCaughtUp() {
-  await expect
-    .poll(async () => (await activityOf("90d")).totals, { timeout: 90_000 })
-    .toMatchObject({ adds: 8, removes: 1 });
+  await expect.poll(async () => (await activityOf("90d")).totals).toMatchObject({ adds: 8, removes: 1 });
 }
 
 /** The rows of the data table of a chart (opened with its disclosure), as [date, value] pairs. */
@@ -111,7 +109,7 @@ describe("Analytics", { timeout: 180_000 }, () => {
     expect(await chartTable(app, "Active shoppers per day")).toEqual(
       month.days.map((day) => [day.date, day.activeShoppers]),
     );
-    await expect.poll(() => chartPoints(app, "Saves per day"), { timeout: 90_000 }).toBe(30);
+    await expect.poll(() => chartPoints(app, "Saves per day")).toBe(30);
 
     // The most saved products: names from the snapshots, or from the platform when none was saved.
     const [shirt, coat, hat, boots] = stack.standInShop.products;
@@ -174,11 +172,9 @@ describe("Analytics", { timeout: 180_000 }, () => {
     await page.waitForURL(/range=7d/, { timeout: 90_000 });
     const week = await activityOf("7d");
     expect(week.totals).toMatchObject({ adds: 5, removes: 1 });
-    await expect
-      .poll(() => chartTable(app, "Saves per day"), { timeout: 90_000 })
-      .toEqual(week.days.map((day) => [day.date, day.adds]));
+    await expect.poll(() => chartTable(app, "Saves per day")).toEqual(week.days.map((day) => [day.date, day.adds]));
     expect(await chartTable(app, "Removals per day")).toEqual(week.days.map((day) => [day.date, day.removes]));
-    await expect.poll(() => chartPoints(app, "Active shoppers per day"), { timeout: 90_000 }).toBe(7);
+    await expect.poll(() => chartPoints(app, "Active shoppers per day")).toBe(7);
     expect((await download(page, app, "Daily activity (CSV)")).rows.slice(1)).toEqual(
       week.days.map((day) => [day.date, String(day.adds), String(day.removes), String(day.activeShoppers)]),
     );
@@ -189,9 +185,7 @@ describe("Analytics", { timeout: 180_000 }, () => {
     expect(await app.getByRole("combobox", { name: "Date range" }).inputValue()).toBe("7d");
     await app.getByRole("combobox", { name: "Date range" }).selectOption("90d");
     const quarter = await activityOf("90d");
-    await expect
-      .poll(() => chartTable(app, "Saves per day"), { timeout: 90_000 })
-      .toEqual(quarter.days.map((day) => [day.date, day.adds]));
+    await expect.poll(() => chartTable(app, "Saves per day")).toEqual(quarter.days.map((day) => [day.date, day.adds]));
     expect(quarter.totals.adds).toBe(8);
     expectNoPageErrors(page);
     await context.close();

@@ -86,11 +86,9 @@ describe("the Exports page", () => {
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toMatch(/Succeeded.*4.*wishlist-export-job_/);
     await page.locator("#title-bar-actions button", { hasText: "Export CSV" }).click();
-    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(2);
-    await expect
-      .poll(async () => (await exportJobs()).map((job) => job.status), { timeout: 90_000 })
-      .toEqual(["succeeded", "succeeded"]);
-    await expect.poll(() => rows.first().textContent(), { timeout: 90_000 }).toMatch(/Succeeded.*4.*wishlist-export/);
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(async () => (await exportJobs()).map((job) => job.status)).toEqual(["succeeded", "succeeded"]);
+    await expect.poll(() => rows.first().textContent()).toMatch(/Succeeded.*4.*wishlist-export/);
 
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);

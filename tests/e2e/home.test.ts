@@ -40,11 +40,11 @@ describe("Home", { timeout: 180_000 }, () => {
     expect(await embedState()).toBe("not_added");
     await page.getByRole("button", { name: "Save" }).click();
     await page.waitForURL(/saved=1/);
-    await expect.poll(embedState, { timeout: 90_000 }).toBe("enabled");
+    await expect.poll(embedState).toBe("enabled");
 
     await page.getByRole("link", { name: "Back to Wishlist" }).click();
     await app.getByRole("heading", { name: "Setup guide" }).waitFor({ timeout: 90_000 });
-    await expect.poll(() => step(app, 1).textContent(), { timeout: 90_000 }).toMatch(/Done.*Enabled/);
+    await expect.poll(() => step(app, 1).textContent()).toMatch(/Done.*Enabled/);
     expect(await step(app, 1).getByRole("link", { name: "Open the theme editor" }).isVisible()).toBe(true);
     await context.close();
   });
@@ -60,19 +60,19 @@ describe("Home", { timeout: 180_000 }, () => {
       stack.api("/shop/settings", { method: "PATCH", body: JSON.stringify({ sharePath }) });
     expect((await patch("/pages/saved-for-later")).status).toBe(200);
     await page.reload();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("Done");
+    await expect.poll(() => step(app, 2).textContent()).toContain("Done");
     expect(await step(app, 2).textContent()).toContain(`https://${stack.shop.domain}/pages/saved-for-later`);
 
     // Back on the default path, the step waits for the merchant to keep it.
     expect((await patch("/pages/wishlist")).status).toBe(200);
     await page.reload();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("To do");
+    await expect.poll(() => step(app, 2).textContent()).toContain("To do");
     await step(app, 2).getByRole("button", { name: "Keep this page" }).click();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("Done");
+    await expect.poll(() => step(app, 2).textContent()).toContain("Done");
     expect(await step(app, 2).getByRole("button", { name: "Keep this page" }).count()).toBe(0);
     // Kept: a reload reads it back, and the settings did not change.
     await page.reload();
-    await expect.poll(() => step(app, 2).textContent(), { timeout: 90_000 }).toContain("Done");
+    await expect.poll(() => step(app, 2).textContent()).toContain("Done");
     const shop = (await (await stack.api("/shop")).json()) as { settings: { sharePath: string } };
     expect(shop.settings.sharePath).toBe("/pages/wishlist");
     // The shop has a private key (the test's own): the optional headless step is done.
@@ -104,7 +104,6 @@ describe("Home", { timeout: 180_000 }, () => {
         async () =>
           ((await (await stack.api("/analytics/activity?range=30d")).json()) as { totals: { adds: number } }).totals
             .adds,
-        { timeout: 90_000 },
       )
       .toBe(6);
 

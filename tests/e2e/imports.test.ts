@@ -218,7 +218,7 @@ describe("the import wizard", () => {
     // Both runs are listed.
     await (await titleBarButton(page, app, "All imports")).click();
     const rows = app.locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(2);
+    await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.nth(0).textContent()).toMatch(/Vendor A wishlist export.*Import.*Succeeded.*4.*3/);
     expect(await rows.nth(1).textContent()).toMatch(/Vendor A wishlist export.*Dry run.*Succeeded.*4.*3/);
     expectNoPageErrors(page);

@@ -58,7 +58,7 @@ describe("the API keys page", () => {
     const modal = openModal(app);
     await modal.waitFor({ timeout: 90_000 });
     await modal.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => inlineError(app, "Label"), { timeout: 90_000 }).toBe("must not be empty");
+    await expect.poll(() => inlineError(app, "Label")).toBe("must not be empty");
     expect(await listedKeys()).toEqual(before);
 
     // THEN with a label the key is created and its secret shown, once, with a warning
@@ -70,7 +70,7 @@ describe("the API keys page", () => {
     expect(secret).toMatch(/^svc_sk_\w{20,}$/);
     expect(await modal.textContent()).toContain("It will not be shown again");
     // Listed behind the modal, never used so far
-    await expect.poll(() => row(app, "Storefront server").textContent(), { timeout: 90_000 }).toContain("Never");
+    await expect.poll(() => row(app, "Storefront server").textContent()).toContain("Never");
     await screenshot(page, "keys-secret-once");
 
     // The copy button puts exactly the secret on the clipboard
@@ -113,7 +113,7 @@ describe("the API keys page", () => {
     expect(await confirm.getAttribute("class")).toContain("ab-button--critical");
     await confirm.click();
     await page.locator(".admin-toast", { hasText: "Key revoked" }).waitFor({ timeout: 90_000 });
-    await expect.poll(() => row(app, "Storefront server").textContent(), { timeout: 90_000 }).toMatch(/Revoked.*UTC/);
+    await expect.poll(() => row(app, "Storefront server").textContent()).toMatch(/Revoked.*UTC/);
     expect(await app.getByRole("button", { name: "Revoke Storefront server" }).count()).toBe(0);
     expect(await shopStatusWith(secret)).toBe(401);
     expect(await shopStatusWith(stack.secret)).toBe(200);

@@ -69,7 +69,7 @@ describe("the Settings page", () => {
     await guestLists.click();
     await sharePath.fill("pages/saved");
     await saveBarButton(page, "Save").click();
-    await expect.poll(() => inlineError(app, "Share page path"), { timeout: 90_000 }).toMatch(/must be a site path/);
+    await expect.poll(() => inlineError(app, "Share page path")).toMatch(/must be a site path/);
     expect(await savedSettings()).toMatchObject({ guestEnabled: true, sharePath: "/pages/wishlist" });
     expect(await saveBar(page).isVisible()).toBe(true);
 
@@ -105,9 +105,7 @@ describe("the Settings page", () => {
     // Refused as it is added, beside the field: nothing is added, nothing to save.
     await newOrigin.fill("not an origin");
     await addOrigin.click();
-    await expect
-      .poll(() => inlineError(app, "New origin"), { timeout: 90_000 })
-      .toBe("must be an origin such as https://shop.example.com");
+    await expect.poll(() => inlineError(app, "New origin")).toBe("must be an origin such as https://shop.example.com");
     expect(await app.getByLabel("Origin 1", { exact: true }).count()).toBe(0);
     await newOrigin.fill("https://x.com/path");
     await addOrigin.click();
@@ -125,7 +123,7 @@ describe("the Settings page", () => {
     await app.getByLabel("Origin 2", { exact: true }).fill("http://x.com/path");
     await saveBar(page).waitFor({ timeout: 90_000 });
     await saveBarButton(page, "Save").click();
-    await expect.poll(() => inlineError(app, "Origin 2"), { timeout: 90_000 }).toMatch(/no path/);
+    await expect.poll(() => inlineError(app, "Origin 2")).toMatch(/no path/);
     expect(await inlineError(app, "Origin 1")).toBeNull();
     expect(await app.getByText("The settings were not saved").isVisible()).toBe(true);
     expect((await savedSettings()).headlessOrigins).toEqual([]);
@@ -140,9 +138,7 @@ describe("the Settings page", () => {
     expect(await app.getByText("The settings were not saved").count()).toBe(0);
 
     // A browser on that origin now gets the storefront API's CORS grant
-    await expect
-      .poll(() => corsGrant("https://shop.example.com"), { timeout: 90_000 })
-      .toBe("https://shop.example.com");
+    await expect.poll(() => corsGrant("https://shop.example.com")).toBe("https://shop.example.com");
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);
     await context.close();
@@ -159,7 +155,7 @@ describe("the Settings page", () => {
     // Too long: refused beside the field, nothing saved
     await addButton.fill("x".repeat(501));
     await saveBarButton(page, "Save").click();
-    await expect.poll(() => inlineError(app, "Add button"), { timeout: 90_000 }).toMatch(/500/);
+    await expect.poll(() => inlineError(app, "Add button")).toMatch(/500/);
     expect((await savedSettings()).strings).toEqual({});
 
     await addButton.fill("Ajouter aux favoris");

@@ -74,12 +74,12 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Wishlist" }).click();
     const items = page.locator(".wl-list > li");
     await expect
-      .poll(() => items.allTextContents(), { timeout: 90_000 })
+      .poll(() => items.allTextContents())
       .toEqual([expect.stringContaining("Harbor Wool Coat"), expect.stringContaining("Aurora Linen Shirt")]);
     await page.getByRole("button", { name: "Share wishlist" }).click();
     const link = page.getByRole("textbox", { name: "Link to your wishlist" });
     await expect
-      .poll(() => link.inputValue(), { timeout: 90_000 })
+      .poll(() => link.inputValue())
       .toMatch(new RegExp(`^https://${stack.shop.domain.replace(/\./g, "\\.")}/pages/wishlist\\?share=`));
     await screenshot(page, "storefront-wishlist-page");
     const shared = new URL(await link.inputValue());
@@ -87,7 +87,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     // The link opens the shared view for someone else.
     const friend = await openStorefront(stack, `${shared.pathname}${shared.search}`);
     await friend.page.getByRole("heading", { name: "Shared wishlist" }).waitFor({ timeout: 90_000 });
-    await expect.poll(() => friend.page.locator(".wl-list > li").count(), { timeout: 90_000 }).toBe(2);
+    await expect.poll(() => friend.page.locator(".wl-list > li").count()).toBe(2);
     expect(await friend.page.getByRole("button", { name: /^Remove from wishlist/ }).count()).toBe(0);
     expectNoPageErrors(friend.page);
     await friend.context.close();
@@ -110,23 +110,21 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
     await page.getByRole("button", { name: "Remove from wishlist: Aurora Linen Shirt" }).focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => items.count(), { timeout: 90_000 }).toBe(1);
+    await expect.poll(() => items.count()).toBe(1);
     // The keyboard's focus goes on to the row now in its place, not back to the top of the page.
     expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe(
       "Remove from wishlist: Harbor Wool Coat",
     );
-    await expect.poll(async () => (await customerList("7001"))?.count, { timeout: 90_000 }).toBe(1);
+    await expect.poll(async () => (await customerList("7001"))?.count).toBe(1);
     expectNoPageErrors(page);
     await context.close();
 
     // Every change reached the merchant's endpoint, signed.
     await expect
-      .poll(
-        () =>
-          eventsReceived()
-            .map((event) => event.type)
-            .sort(),
-        { timeout: 90_000 },
+      .poll(() =>
+        eventsReceived()
+          .map((event) => event.type)
+          .sort(),
       )
       .toEqual(["item.added", "item.added", "item.removed", "list.merged", "list.shared"]);
     expect(receiver.received.every(verified)).toBe(true);
@@ -146,7 +144,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await expect.poll(() => pressed(page.locator("[data-wishlist-product-page] button"))).toBe("true");
     await page.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
     await expect
-      .poll(() => page.evaluate("window.__changes"), { timeout: 90_000 })
+      .poll(() => page.evaluate("window.__changes"))
       .toEqual([{ productId: "8100000004", handle: "canyon-leather-boots", added: true, count: 1 }]);
     const saved = (await page.evaluate("window.Wishlist.get()")) as Array<{ productId: string; variantId: string }>;
     expect(saved).toEqual([expect.objectContaining({ productId: "8100000004", variantId: "9100000004" })]);
@@ -239,12 +237,12 @@ describe("Storefront", { timeout: 240_000 }, () => {
       await route.continue();
     });
     await heart.dblclick();
-    await expect.poll(() => status.textContent(), { timeout: 90_000 }).toBe("Saved to your wishlist");
+    await expect.poll(() => status.textContent()).toBe("Saved to your wishlist");
     expect(await pressed(heart)).toBe("true");
     expect(await listCount()).toBe(before + 1);
 
     await heart.click({ clickCount: 3 });
-    await expect.poll(() => status.textContent(), { timeout: 90_000 }).toBe("Removed from your wishlist");
+    await expect.poll(() => status.textContent()).toBe("Removed from your wishlist");
     expect(await pressed(heart)).toBe("false");
     expect(await page.evaluate("window.Wishlist.get()")).toEqual([]);
     expect(await listCount()).toBe(before);
@@ -260,17 +258,15 @@ describe("Storefront", { timeout: 240_000 }, () => {
     const dress = cardHeart(page, "Willow Silk Dress");
     const tote = cardHeart(page, "Pebble Canvas Tote");
     await dress.click();
-    await expect.poll(savedIds, { timeout: 90_000 }).toBe(1);
+    await expect.poll(savedIds).toBe(1);
     const aid = await page.evaluate('localStorage.getItem("wishlist:aid")');
     expect(aid).toBeTruthy();
 
     await page.evaluate("localStorage.clear()");
     await dress.click();
-    await expect
-      .poll(() => page.getByRole("status").textContent(), { timeout: 90_000 })
-      .toBe("Removed from your wishlist");
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Removed from your wishlist");
     await tote.click();
-    await expect.poll(savedIds, { timeout: 90_000 }).toBe(1);
+    await expect.poll(savedIds).toBe(1);
     // The save wrote the same guest id back: after a reload the list is still there.
     expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBe(aid);
     await page.reload();
@@ -299,7 +295,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await scriptReady(page);
     await page.getByRole("button", { name: "Share wishlist" }).click();
     const link = page.getByRole("textbox", { name: "Link to your wishlist" });
-    await expect.poll(() => link.inputValue(), { timeout: 90_000 }).toContain("/pages/wishlist?share=");
+    await expect.poll(() => link.inputValue()).toContain("/pages/wishlist?share=");
     expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe("Link to your wishlist");
     expect(await page.evaluate("document.getSelection().toString()")).toBe(await link.inputValue());
     expect(await page.getByRole("status").textContent()).not.toContain("Link copied");
@@ -321,7 +317,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     expect(await page.getByRole("button", { name: "Share wishlist" }).count()).toBe(0);
     await page.unrouteAll();
     await page.reload();
-    await expect.poll(() => page.locator(".wl-list > li").count(), { timeout: 90_000 }).toBe(1);
+    await expect.poll(() => page.locator(".wl-list > li").count()).toBe(1);
     expectNoPageErrors(page, [/net::ERR_CONNECTION_REFUSED/]);
     await context.close();
   });
@@ -334,7 +330,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     try {
       await cardHeart(page, "Ember Wool Scarf").click();
       await expect
-        .poll(() => page.getByRole("status").textContent(), { timeout: 90_000 })
+        .poll(() => page.getByRole("status").textContent())
         .toBe("Your wishlist could not be updated. Please try again.");
       expect(await pressed(cardHeart(page, "Ember Wool Scarf"))).toBe("false");
     } finally {
@@ -409,9 +405,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
       await scriptReady(page);
       const heart = page.locator("[data-wishlist-product-page] button");
       await heart.click();
-      await expect
-        .poll(() => page.locator(".wl-badge [data-wishlist-count]").textContent(), { timeout: 90_000 })
-        .toBe("1");
+      await expect.poll(() => page.locator(".wl-badge [data-wishlist-count]").textContent()).toBe("1");
       // The embed's colour reaches the styles; the product block keeps its own icon setting (a heart).
       expect(await page.locator(".wl-badge").evaluate((element) => getComputedStyle(element).color)).toBe(
         "rgb(0, 91, 211)",
@@ -441,7 +435,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
 
     await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
     const gone = page.locator(".wl-list > li", { hasText: "Lagoon Sunglasses" });
-    await expect.poll(() => gone.textContent(), { timeout: 90_000 }).toContain("No longer available");
+    await expect.poll(() => gone.textContent()).toContain("No longer available");
     expect(await gone.locator("a").count()).toBe(0);
     const kept = page.locator(".wl-list > li", { hasText: "Ember Wool Scarf" });
     expect(await kept.locator("a").getAttribute("href")).toBe("/products/ember-wool-scarf");
@@ -449,7 +443,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await screenshot(page, "storefront-unavailable");
 
     await page.getByRole("button", { name: "Remove from wishlist: Lagoon Sunglasses" }).click();
-    await expect.poll(() => page.locator(".wl-list > li").count(), { timeout: 90_000 }).toBe(1);
+    await expect.poll(() => page.locator(".wl-list > li").count()).toBe(1);
     expectNoPageErrors(page);
     await context.close();
   });

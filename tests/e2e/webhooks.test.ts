@@ -202,9 +202,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     await whenHydrated(sendTest);
     for (let ping = 1; ping <= 4; ping++) {
       await sendTest.click();
-      await expect
-        .poll(() => new Set(hooks.received.map((request) => eventOf(request).id)).size, { timeout: 90_000 })
-        .toBe(ping);
+      await expect.poll(() => new Set(hooks.received.map((request) => eventOf(request).id)).size).toBe(ping);
     }
     await expect
       .poll(async () => (await apiEndpoints()).find(({ id }) => id === endpoint.id)?.disabledAt ?? null, {
@@ -227,8 +225,8 @@ describe("the Webhooks page", BROWSER_TEST, () => {
 
     failing = false;
     await clickWhenHydrated(app.getByRole("button", { name: `Re-enable ${hooks.url}` }));
-    await expect.poll(() => banner.count(), { timeout: 90_000 }).toBe(0);
-    await expect.poll(async () => (await listed.textContent())?.includes("Active"), { timeout: 90_000 }).toBe(true);
+    await expect.poll(() => banner.count()).toBe(0);
+    await expect.poll(async () => (await listed.textContent())?.includes("Active")).toBe(true);
     expect((await apiEndpoints()).find(({ id }) => id === endpoint.id)).toMatchObject({
       disabledAt: null,
       failCount: 0,
@@ -237,7 +235,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     // Re-enabled means delivered to again.
     const sentBefore = hooks.received.length;
     await sendTest.click();
-    await expect.poll(() => hooks.received.length, { timeout: 90_000 }).toBeGreaterThan(sentBefore);
+    await expect.poll(() => hooks.received.length).toBeGreaterThan(sentBefore);
     expect(eventOf(hooks.received.at(-1)!).type).toBe("ping");
     expectNoPageErrors(page);
     await context.close();
@@ -276,11 +274,11 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     await clickWhenHydrated(app.getByRole("button", { name: `Send test to ${hooks.url}` }));
     await toast(page, "Test event queued: its attempts show in the delivery log").waitFor({ timeout: 90_000 });
     await hooks.waitFor(2, 90_000);
-    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 90_000 }).toBe(2);
+    await expect.poll(async () => (await apiAttempts(endpoint.id)).length).toBe(2);
 
     await clickTitleBarAction(page, app, "Refresh log");
     const rows = app.locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(2);
+    await expect.poll(() => rows.count()).toBe(2);
     expect(await cells(rows.nth(0))).toMatchObject({ event: "ping", attempt: "2", status: "Succeeded", code: "200" });
     expect(await cells(rows.nth(1))).toMatchObject({
       event: "ping",
@@ -297,9 +295,9 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     expect(again!.headers["x-service-delivery"]).not.toBe(first!.headers["x-service-delivery"]);
     expect(signedWith(again!, secret)).toBe(true);
 
-    await expect.poll(async () => (await apiAttempts(endpoint.id)).length, { timeout: 90_000 }).toBe(3);
+    await expect.poll(async () => (await apiAttempts(endpoint.id)).length).toBe(3);
     await clickTitleBarAction(page, app, "Refresh log");
-    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(3);
+    await expect.poll(() => rows.count()).toBe(3);
     expect(await cells(rows.first())).toMatchObject({ event: "ping", attempt: "3", status: "Succeeded", code: "200" });
 
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
@@ -317,18 +315,18 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     await createDelivery(stack.shop.id, endpoint.id, { nextRetryAt: new Date(Date.now() + 3_600_000) });
     const { context, page, app } = await stack.openAdmin(`/webhooks/${endpoint.id}`);
     const rows = app.locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(25);
+    await expect.poll(() => rows.count()).toBe(25);
     expect((await cells(rows.first())).nextRetry).toBe("Not sent: endpoint disabled");
 
     await clickWhenHydrated(app.getByRole("link", { name: "Older attempts" }));
-    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(5);
+    await expect.poll(() => rows.count()).toBe(5);
     const cursor = new URL((await appFrame(page)).url()).searchParams.get("cursor");
     expect(cursor).toBeTruthy();
     const apiPage = await stack.api(`/webhooks/${endpoint.id}/deliveries?cursor=${encodeURIComponent(cursor!)}`);
     expect(((await apiPage.json()) as { data: unknown[] }).data).toHaveLength(5);
 
     await app.getByRole("link", { name: "Newest attempts" }).click();
-    await expect.poll(() => rows.count(), { timeout: 90_000 }).toBe(25);
+    await expect.poll(() => rows.count()).toBe(25);
     expectNoPageErrors(page);
     await context.close();
   });

@@ -32,11 +32,15 @@ export async function cleanUpLeftovers(): Promise<void> {
   await Promise.allSettled(pending.map((cleanup) => cleanup()));
 }
 
-/** SIGKILLs a child process still running and waits for it to exit. */
-export async function killChild(child: ChildProcess): Promise<void> {
+/**
+ * SIGKILLs a child process still running (with `group`, its whole process group: what it started too) and
+ * waits for it to exit.
+ */
+export async function killChild(child: ChildProcess, { group = false } = {}): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const dead = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
+  if (group) process.kill(-child.pid!, "SIGKILL");
+  else child.kill("SIGKILL");
   await dead;
 }
 
@@ -53,12 +57,7 @@ export function startProcess(script: string, env: Record<string, string | undefi
   // Never outlive the test file, even when a test times out before calling stop().
   child.once(
     "exit",
-    cleanUpAtFileEnd(async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const dead = new Promise((resolve) => child.once("exit", resolve));
-      process.kill(-child.pid!, "SIGKILL");
-      await dead;
-    }),
+    cleanUpAtFileEnd(() => killChild(child, { group: true })),
   );
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -51,7 +51,7 @@ export async function startRedis(port: number): Promise<ChildProcess> {
 }
 
 /** Kills a redis-server started by `startRedis` (SIGKILL: what it held in memory is gone) and waits for it. */
-export const killRedis = killChild;
+export const killRedis = (child: ChildProcess) => killChild(child);
 
 function postgresBin(name: string): string {
   const root = "/usr/lib/postgresql";

@@ -6,7 +6,7 @@
  *    through the wishlists service; a dry run runs the same transactions and rolls each back.
  * Its report (JSON: totals, columns, the first issues with their line numbers) is stored next to it.
  */
-import { database, transaction } from "~/data/database.server";
+import { database, transaction, type Queryable } from "~/data/database.server";
 import { findTransferJob, saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
 import { isDomainError } from "~/lib/domain-error";
 import { PlatformUnavailable } from "~/services/platform/admin-api.server";
@@ -322,7 +322,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
         tally: settle(Tally.from(tally.snapshot()), inserted, full).snapshot(),
       } satisfies ImportCheckpoint);
     // Replaces the stored checkpoint, or throws (rolling back the batch's transaction) if another attempt did.
-    const save = async (q: Parameters<typeof saveTransferJobCheckpoint>[0], next: string) => {
+    const save = async (q: Queryable, next: string) => {
       if (!(await saveTransferJobCheckpoint(q, shopId, jobId, next, stored))) throw new ImportSuperseded(jobId);
       return next;
     };

@@ -7,13 +7,11 @@ import { expect } from "vitest";
  */
 export async function interactive(locator: Locator) {
   await expect
-    .poll(
-      () =>
-        locator
-          .first()
-          .evaluate((node) => Object.keys(node).some((key) => key.startsWith("__reactProps$")))
-          .catch(() => false),
-      { timeout: 90_000 },
+    .poll(() =>
+      locator
+        .first()
+        .evaluate((node) => Object.keys(node).some((key) => key.startsWith("__reactProps$")))
+        .catch(() => false),
     )
     .toBe(true);
   return locator;
