@@ -16,7 +16,10 @@ WORKDIR /app
 # node-gyp compiles against the headers that come with Node (/usr/local/include/node) instead of
 # downloading them.
 ENV npm_config_nodedir=/usr/local
-COPY package.json package-lock.json ./
+# packages/better-sqlite3 picks the better-sqlite3 build for the Node that runs it (decision 037); .npmrc
+# installs it as a copy (install-links), like any package.
+COPY package.json package-lock.json .npmrc ./
+COPY packages ./packages
 # The project's postinstall (prisma generate) needs the sources, which are not here yet: scripts off, then
 # the native modules package.json allows (`allowScripts`) are built by name.
 RUN --mount=type=cache,target=/root/.npm \
@@ -26,8 +29,8 @@ RUN --mount=type=cache,target=/root/.npm \
 # --- build: Prisma client and Kysely types, the Remix bundle; then the dev dependencies go -----------------
 FROM deps AS build
 COPY . .
-# Generation and the build read the environment schema, which refuses SQLite on this Node: a PostgreSQL URL
-# that nothing connects to (docs/decisions/027-deployment-and-node-lts.md).
+# Generation and the build read the environment schema; the image runs on PostgreSQL (decision 027): a
+# PostgreSQL URL that nothing connects to, so no SQLite file is made in the image.
 RUN export DATABASE_URL=postgresql://build@127.0.0.1:5432/unused \
  && npm run db:generate \
  && npm run build \

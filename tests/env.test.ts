@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkEngineRuns, EnvError, envSchema, parseEnv, resolveDatabaseUrl } from "~/env.server";
+import { EnvError, envSchema, parseEnv, resolveDatabaseUrl } from "~/env.server";
 import { ROOT } from "../scripts/lib/databases";
 import { startProcess } from "./support/processes";
 
@@ -234,17 +234,6 @@ describe("environment validation", () => {
       expect(output).not.toMatch(/web server listening|worker ready/);
     },
   );
-
-  it("refuses SQLite on Node 24 and later, where better-sqlite3 11 aborts the process, and keeps PostgreSQL", () => {
-    expect(() => checkEngineRuns(parseEnv({}), "24.21.0")).toThrow(
-      /DATABASE_URL: SQLite \(better-sqlite3 11\) aborts the process on Node 24: use Node 22 or earlier, or PostgreSQL/,
-    );
-    const sqliteFile = parseEnv({ DATABASE_URL: "file:/var/lib/wishlist/wishlist.db" });
-    expect(() => checkEngineRuns(sqliteFile, "26.0.0")).toThrow(/on Node 26/);
-    expect(checkEngineRuns(parseEnv({}), "22.23.3").DATABASE_ENGINE).toBe("sqlite");
-    expect(checkEngineRuns(parseEnv({}), "20.19.0").DATABASE_ENGINE).toBe("sqlite");
-    expect(checkEngineRuns(parseEnv(production), "24.21.0").DATABASE_ENGINE).toBe("postgres");
-  });
 
   it("refuses the default database in production through a symbolic link to the project (a release link)", () => {
     mkdirSync(".data", { recursive: true });
