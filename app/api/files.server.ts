@@ -2,7 +2,8 @@
  * The local storage driver's signed URLs (outside /v1: they carry their own authority, no key). PUT
  * takes an upload: signature, expiry and Content-Type are checked before a byte is read, and the size
  * cap while streaming. GET serves an export or a report as an attachment, or answers 410 file-expired once
- * the retention job deleted it. With STORAGE_DRIVER=s3 the store itself serves these URLs and this answers 404.
+ * the retention job deleted it. Both answer 403 shop-uninstalled while the file's shop has uninstalled the app.
+ * With STORAGE_DRIVER=s3 the store itself serves these URLs and this answers 404.
  */
 import { Readable } from "node:stream";
 import type { Context, Env, Hono } from "hono";
@@ -10,6 +11,7 @@ import { getEnv } from "~/env.server";
 import { isDomainError } from "~/lib/domain-error";
 import { AppError } from "~/lib/problems";
 import { FILES_PATH, verifySignedFileUrl, type SignedOperation } from "~/services/storage/local.server";
+import { uninstalledShopOfFile } from "~/services/shops/shops.server";
 import { getStorage } from "~/services/storage/index.server";
 import { fileDeletedAt } from "~/services/transfers/jobs.server";
 
@@ -23,6 +25,16 @@ function grantFor(c: Context, method: SignedOperation) {
   return check.grant;
 }
 
+/** A link handed out before the shop uninstalled the app is refused as its keys are, until a reinstall. */
+async function assertShopInstalled(key: string) {
+  const domain = await uninstalledShopOfFile(key);
+  if (domain) {
+    throw new AppError("shop-uninstalled", {
+      detail: `The app was uninstalled from ${domain}: its file links stay refused until it is installed again.`,
+    });
+  }
+}
+
 function mediaType(header: string | undefined) {
   return (header ?? "").trim().toLowerCase();
 }
@@ -30,6 +42,7 @@ function mediaType(header: string | undefined) {
 export function registerFileRoutes<E extends Env>(app: Hono<E>) {
   app.put(`${FILES_PATH}*`, async (c) => {
     const grant = grantFor(c, "PUT");
+    await assertShopInstalled(grant.key);
     const type = c.req.header("content-type");
     if (mediaType(type) !== mediaType(grant.contentType)) {
       throw new AppError("content-type-mismatch", {
@@ -56,6 +69,7 @@ export function registerFileRoutes<E extends Env>(app: Hono<E>) {
 
   app.get(`${FILES_PATH}*`, async (c) => {
     const grant = grantFor(c, "GET");
+    await assertShopInstalled(grant.key);
     const storage = getStorage();
     const found = await storage.stat(grant.key);
     if (!found) {

@@ -182,16 +182,49 @@ describe("app proxy: the shop and customer come only from the verified parameter
     }
   });
 
-  it("accepts repeated ordinary parameters signed as the platform signs them (values joined by commas)", async () => {
+  it("refuses an unsigned `hmac` beside a valid signature, and one the platform signed", async () => {
     const { shop } = await createShopWithKey();
     const aid = randomUUID();
-    const signed = signedQuery(shop.domain, "", [
+    const signed = signedQuery(shop.domain, "", [["aid", aid]]);
+    // The platform library leaves `hmac` out of the message it checks: appended, it verifies unsigned.
+    const unsigned = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signed}&hmac=anything`);
+    await expectProblem(unsigned.clone(), 401, "unauthorized");
+    expect((await unsigned.json()).detail).toContain("`hmac`");
+    // A shopper's own `hmac`, which the platform signs with the rest.
+    const signedWithHmac = signedQuery(shop.domain, "", [
       ["aid", aid],
-      ["utm", "a"],
-      ["utm", "b"],
+      ["hmac", "anything"],
     ]);
+    await expectProblem(
+      await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signedWithHmac}`),
+      401,
+      "unauthorized",
+    );
+    // The same call without it is served.
+    expect((await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signed}`)).status).toBe(200);
+  });
+
+  it.each([
+    ["aid", "a parameter the route reads"],
+    ["utm", "a parameter no route reads"],
+  ])("refuses %s given twice though signed as the platform signs it (%s)", async (name) => {
+    const { shop } = await createShopWithKey();
+    const [first, second] = [randomUUID(), randomUUID()];
+    // The platform signs "<name>=<first>,<second>"; the route would read <first>.
+    const extra: Array<[string, string]> = [
+      [name, first],
+      [name, second],
+    ];
+    const signed = signedQuery(shop.domain, "", name === "aid" ? extra : [["aid", first], ...extra]);
     const response = await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${signed}`);
-    expect(response.status).toBe(200);
+    await expectProblem(response.clone(), 401, "unauthorized");
+    expect((await response.json()).detail).toContain(`${name} repeated`);
+    // One value holding the comma (what was signed) is an ordinary parameter.
+    const single = signedQuery(shop.domain, "", [
+      ["aid", first],
+      ["utm", `${first},${second}`],
+    ]);
+    expect((await rawCall(app, validator, `/proxy/v1/storefront/wishlist?${single}`)).status).toBe(200);
   });
 
   it("serves the customer of the signed query (the legitimate call still works)", async () => {

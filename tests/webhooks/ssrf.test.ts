@@ -79,6 +79,48 @@ describe("destination address policy", () => {
     expect(refusalReason(address)).toBeNull();
   });
 
+  // Every IPv6 form that carries an IPv4 address: judged as the IPv4 address it reaches, or refused whole.
+  it.each([
+    // IPv4-compatible ::/96 (deprecated, RFC 4291): refused whatever it carries, in each spelling.
+    ["::127.0.0.1", "ipv4Compatible"],
+    ["::7f00:1", "ipv4Compatible"],
+    ["0:0:0:0:0:0:10.0.0.1", "ipv4Compatible"],
+    ["::8.8.8.8", "ipv4Compatible"],
+    // IPv4-mapped ::ffff:0:0/96: the IPv4 address it carries, in each spelling.
+    ["::ffff:7f00:1", "loopback"],
+    ["0:0:0:0:0:ffff:a9fe:a9fe", "linkLocal"],
+    ["::ffff:192.168.0.1", "private"],
+    // NAT64's well-known prefix (RFC 6052): the IPv4 address it carries.
+    ["64:ff9b::127.0.0.1", "loopback"],
+    ["64:ff9b::a00:1", "private"],
+    ["64:ff9b::169.254.169.254", "linkLocal"],
+    // NAT64's local-use prefix (RFC 8215), IPv4-translated, 6to4 and Teredo: refused whatever they carry.
+    ["64:ff9b:1::808:808", "rfc6052"],
+    ["64:ff9b:1:7f00:1::", "rfc6052"],
+    ["::ffff:0:127.0.0.1", "rfc6145"],
+    ["::ffff:0:808:808", "rfc6145"],
+    ["2002:7f00:1::1", "6to4"],
+    ["2002:808:808::1", "6to4"],
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "teredo"],
+    // The rest of ipaddr.js's IPv6 ranges that are not global unicast.
+    ["::", "unspecified"],
+    ["ff02::1", "multicast"],
+    ["fec0::1", "deprecatedSiteLocal"],
+    ["100::1", "discard"],
+    ["2001:2::1", "benchmarking"],
+    ["2001:db8::1", "reserved"],
+    ["5f00::1", "segmentRouting"],
+  ])("refuses the IPv6 form %s (%s)", (address, range) => {
+    expect(refusalReason(address)).toBe(`${address} is a ${range} address`);
+  });
+
+  it.each(["::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "64:ff9b::5db8:d70e"])(
+    "allows %s, which reaches a public IPv4 address",
+    (address) => {
+      expect(refusalReason(address)).toBeNull();
+    },
+  );
+
   it.each([
     ["connect ECONNREFUSED 10.0.0.5:443", undefined, "connect ECONNREFUSED <address>:443"],
     ["connect ECONNREFUSED ::1:8080", undefined, "connect ECONNREFUSED <address>"],
@@ -114,6 +156,8 @@ describe("deliveries to refused destinations (real worker, no allowlist)", () =>
       const cases = [
         { url: `http://127.0.0.1:${receiver.port}/hooks`, error: "127.0.0.1 is a loopback address" },
         { url: `http://[::1]:${receiver.port}/hooks`, error: "::1 is a loopback address" },
+        // IPv4-compatible: the URL parser writes [::127.0.0.1] as [::7f00:1].
+        { url: `http://[::127.0.0.1]:${receiver.port}/hooks`, error: "::7f00:1 is a ipv4Compatible address" },
         {
           url: `http://localhost:${receiver.port}/hooks`,
           error: "localhost resolves to an address that is not public",

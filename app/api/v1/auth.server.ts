@@ -73,24 +73,33 @@ async function publicKeyCaller(
 const PROXY_RESERVED = ["shop", "logged_in_customer_id", "path_prefix", "timestamp", "signature"] as const;
 
 /**
- * The query as the platform signs it: one entry per key, the values of a repeated ordinary key joined with
- * commas. A repeated reserved key is refused: the platform never sends one, and each reading of it (first
- * copy, last copy, joined) would name a different shop or customer.
+ * The query as the platform signs it, one entry per key. Refused before the signature is checked:
+ *  - `hmac`: the platform library leaves both `signature` and `hmac` out of the message it checks (`hmac` is the
+ *    admin's signature), so an `hmac` beside a valid `signature` would be a parameter no one signed. The
+ *    platform signs every parameter but `signature` (shopify.dev, "Authenticate app proxies"), so a shopper's
+ *    own `hmac` could never verify anyway;
+ *  - any parameter given more than once: the platform signs a repeated key's values joined with commas,
+ *    while the routes read the first value, so the value acted on would not be the value signed (and a
+ *    repeated reserved key would name a different shop or customer to each reading). The storefront script
+ *    never repeats one.
  */
 function proxyParameters(url: URL): Record<string, string> {
   const values = new Map<string, string[]>();
   for (const [key, value] of url.searchParams) values.set(key, [...(values.get(key) ?? []), value]);
+  if (values.has("hmac")) {
+    throw unauthorized("App proxy requests are signed with `signature` only: an `hmac` parameter is refused.", false);
+  }
   // The platform signs the sorted `key=value` pairs run together: with `=` inside a name, one signed set
   // could be re-split into another that names a different customer. The platform never sends such a name.
   const split = [...values.keys()].filter((key) => key.includes("="));
   if (split.length) {
     throw unauthorized(`App proxy parameter names may not contain "=": ${split.join(", ")}.`, false);
   }
-  const repeated = PROXY_RESERVED.filter((key) => (values.get(key)?.length ?? 0) > 1);
+  const repeated = [...values].filter(([, list]) => list.length > 1).map(([key]) => key);
   if (repeated.length) {
     throw unauthorized(`App proxy parameters may appear only once: ${repeated.join(", ")} repeated.`, false);
   }
-  const params = Object.fromEntries([...values].map(([key, list]) => [key, list.join(",")]));
+  const params = Object.fromEntries([...values].map(([key, list]) => [key, list[0]!]));
   assertOneSplit(params);
   return params;
 }

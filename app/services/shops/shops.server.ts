@@ -114,6 +114,18 @@ export async function findShopByDomain(domain: string) {
   return (await findShopForAuth(database(), domain)) ?? null;
 }
 
+/**
+ * The domain of the shop a stored file belongs to (`<area>/<shop id>/...`, app/services/storage/storage.ts)
+ * when that shop has uninstalled the app; null otherwise. Signed file links carry their own authority, so
+ * the files route asks this where the API asks the key (docs/privacy.md, "Uninstall").
+ */
+export async function uninstalledShopOfFile(key: string): Promise<string | null> {
+  const shopId = key.split("/")[1];
+  if (!shopId) return null;
+  const shop = await findShopById(database(), shopId);
+  return shop?.uninstalledAt ? shop.domain : null;
+}
+
 const noSuchShop = () => new DomainError("not_found", "The shop does not exist.");
 
 async function getShopRow(shopId: string) {

@@ -28,18 +28,61 @@ function allowedNetworks() {
   return allowed;
 }
 
+/**
+ * IPv6 forms that carry an IPv4 address, and what the check makes of each (RFC 6890's registry, ipaddr.js's
+ * range names). The check judges the IPv4 address a packet would end at, so no embedding reaches an address
+ * that is refused in plain IPv4 form:
+ *  - IPv4-mapped ::ffff:0:0/96 (`ipv4Mapped`) and NAT64's well-known 64:ff9b::/96 (`rfc6052`, RFC 6052: what
+ *    DNS64 answers on an IPv6-only network) are judged as the IPv4 address in their last 32 bits;
+ *  - IPv4-compatible ::/96 (deprecated by RFC 4291; ipaddr.js calls it `unicast`), IPv4-translated
+ *    ::ffff:0:0:0/96 (`rfc6145`), NAT64's local-use 64:ff9b:1::/48 (`rfc6052`; where the IPv4 address sits is
+ *    the operator's choice), 6to4 2002::/16 (`6to4`, deprecated by RFC 7526) and Teredo 2001::/32 (`teredo`)
+ *    are refused whatever they carry: no public receiver needs them.
+ */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR("::/96");
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR("64:ff9b::/96");
+
+/** The address a connection would reach: the IPv4 address an IPv4-mapped or NAT64 address carries. */
+function destinationOf(parsed: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (parsed.kind() === "ipv4") return parsed;
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress() || v6.match(NAT64_WELL_KNOWN)) {
+    return new ipaddr.IPv4(v6.toByteArray().slice(12));
+  }
+  return v6;
+}
+
+/** The range name of an IPv6 address, with the IPv4-compatible block told apart from global unicast. */
+function rangeOf(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  const range = address.range();
+  if (address.kind() === "ipv6" && range === "unicast" && (address as ipaddr.IPv6).match(IPV4_COMPATIBLE)) {
+    return "ipv4Compatible";
+  }
+  return range;
+}
+
+/**
+ * An address as the socket reads it. ipaddr.js reads the deprecated `::a.b.c.d` as `::ffff:a.b.c.d`
+ * (IPv4-mapped), but a connection to it goes to `::<hex>` in ::/96 (Node's URL parser writes
+ * `[::127.0.0.1]` as `[::7f00:1]`): an IPv6 address is first written as WHATWG URLs write it.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (isIP(address) !== 6) return ipaddr.parse(address);
+  return ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+}
+
 /** Why an address is refused, or null when a delivery may connect to it. */
 export function refusalReason(address: string): string | null {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    parsed = ipaddr.process(address);
+    parsed = destinationOf(parseAddress(address));
   } catch {
     return `${address} is not an IP address`;
   }
   for (const [network, bits] of allowedNetworks()) {
     if (parsed.kind() === network.kind() && parsed.match(network, bits)) return null;
   }
-  const range = parsed.range();
+  const range = rangeOf(parsed);
   return range === "unicast" ? null : `${address} is a ${range} address`;
 }
 
