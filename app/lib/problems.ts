@@ -42,6 +42,14 @@ export const PROBLEM_TYPES = {
       "The `cursor` parameter must be a `pageInfo.nextCursor` value returned by the same endpoint, unchanged. " +
       "Cursors are opaque and signed; edited or foreign cursors are refused.",
   },
+  "ambiguous-shopper": {
+    status: 400,
+    title: "More than one shopper named",
+    description:
+      "A storefront request acts for one shopper: a customer (`customerId`) or a guest (`aid` in the query, " +
+      "`anonymousId` in the body), never both at once. The `errors` member names each one sent, by `parameter` " +
+      "(query) or `pointer` (body). Send only the shopper the call is for.",
+  },
   unauthorized: {
     status: 401,
     title: "Authentication required",

@@ -36,6 +36,24 @@ describe("problems on every error path of /v1", () => {
     );
   });
 
+  it("a concrete path is matched before a templated one: GET /imports/upload is a 405, not a job id", async () => {
+    // GIVEN /imports/upload (POST) beside /imports/{jobId} (GET)
+    // WHEN the concrete path is asked with a method only the templated path has, or one neither has
+    const get = await problem("/v1/imports/upload", { headers: auth });
+    const remove = await problem("/v1/imports/upload", { method: "DELETE", headers: auth });
+    // THEN 405, and Allow names only what /imports/upload serves
+    for (const { status, headers, body } of [get, remove]) {
+      expect(status).toBe(405);
+      expect(body.type).toBe(type("method-not-allowed"));
+      expect(headers.get("allow")).toBe("POST, OPTIONS");
+    }
+    const proxied = await app.request("http://localhost:3000/proxy/v1/imports/upload/");
+    expect(proxied.status).toBe(405);
+    // A job id is still read as one, and a wrong prefix is still a 400 invalid-id.
+    expect((await problem("/v1/imports/job_01jabcdefghjkmnpqrstvwxyz0", { headers: auth })).status).toBe(404);
+    expect((await problem("/v1/imports/uploads", { headers: auth })).body.type).toBe(type("invalid-id"));
+  });
+
   it("wrong content type: 415", async () => {
     const { status, body } = await problem("/v1/keys", {
       method: "POST",

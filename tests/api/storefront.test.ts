@@ -181,7 +181,7 @@ describe("storefront wishlist: private key names the owner", () => {
       method: "POST",
       body: { productId: "9", handle: "nine", customerId: "77", anonymousId: aid },
     });
-    expect(both.status).toBe(422);
+    expect(both.status).toBe(400); // ambiguous-shopper, as on every storefront operation (below)
     const neither = await privateCall("/storefront/wishlist");
     expect(neither.status).toBe(400);
     expect((await neither.json()).errors).toEqual([expect.objectContaining({ parameter: "aid" })]);
@@ -229,5 +229,61 @@ describe("storefront wishlist: bad inputs", () => {
     });
     expect(customer.status).toBe(200);
     expect(await countEvents(shop.id)).toBe(1);
+  });
+});
+
+describe("a customer and a guest named in one request", () => {
+  const item = { productId: "7", handle: "seven" };
+  // Every storefront operation that names its shopper, with each place the two may be sent.
+  const cases = [
+    { operation: "GET /storefront/wishlist", method: "GET", path: "/storefront/wishlist", query: true, body: null },
+    ...(
+      [
+        ["POST", "/storefront/wishlist/toggle", item],
+        ["POST", "/storefront/wishlist/items", item],
+        ["DELETE", "/storefront/wishlist/items", { productId: "7" }],
+        ["POST", "/storefront/wishlist/share", {}],
+        ["DELETE", "/storefront/wishlist/share", {}],
+      ] as const
+    ).flatMap(([method, path, body]) => [
+      { operation: `${method} ${path}`, method, path, query: true, body },
+      { operation: `${method} ${path}`, method, path, query: false, body },
+    ]),
+  ];
+
+  it.each(cases)(
+    "$operation (both in the query: $query): 400 ambiguous-shopper pointing at what was sent",
+    async ({ method, path, query, body }) => {
+      // GIVEN a private key, a customer id and a guest's anonymous id
+      const { aid, privateCall } = await storefront();
+      // WHEN both are sent: in the query, or the customer in the query and the guest in the body
+      const response = await privateCall(`${path}?customerId=31${query ? `&aid=${aid}` : ""}`, {
+        method,
+        body: body === null ? undefined : { ...body, ...(query ? {} : { anonymousId: aid }) },
+      });
+      // THEN one status and one problem type, whichever operation, each member named where it was sent
+      expect(response.status).toBe(400);
+      const problem = await response.json();
+      expect(problem.type).toBe("http://localhost:3000/problems/ambiguous-shopper");
+      expect(problem.errors).toEqual([
+        { parameter: "customerId", detail: expect.any(String) },
+        query
+          ? { parameter: "aid", detail: expect.any(String) }
+          : { pointer: "#/anonymousId", detail: expect.any(String) },
+      ]);
+    },
+  );
+
+  it("both in the body of a save: the same answer, pointing at the body's members", async () => {
+    const { aid, privateCall } = await storefront();
+    const response = await privateCall("/storefront/wishlist/toggle", {
+      method: "POST",
+      body: { ...item, customerId: "31", anonymousId: aid },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      type: "http://localhost:3000/problems/ambiguous-shopper",
+      errors: [{ pointer: "#/customerId" }, { pointer: "#/anonymousId" }],
+    });
   });
 });

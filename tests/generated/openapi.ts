@@ -3501,7 +3501,7 @@ export interface paths {
                          * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
                          */
                         anonymousId: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
                         customerId?: string;
                     } & {
                         [key: string]: unknown;
@@ -4108,7 +4108,7 @@ export interface paths {
                          * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
                          */
                         anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
                         customerId?: string;
                         handle: string;
                         /**
@@ -4383,7 +4383,7 @@ export interface paths {
                          * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
                          */
                         anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
                         customerId?: string;
                         /**
                          * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
@@ -4625,7 +4625,7 @@ export interface paths {
                          * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
                          */
                         anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
                         customerId?: string;
                     } & {
                         [key: string]: unknown;
@@ -4870,7 +4870,7 @@ export interface paths {
                          * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
                          */
                         anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
                         customerId?: string;
                     } & {
                         [key: string]: unknown;
@@ -5105,7 +5105,7 @@ export interface paths {
                          * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
                          */
                         anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId). */
+                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
                         customerId?: string;
                         handle: string;
                         /**

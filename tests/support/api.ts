@@ -41,7 +41,10 @@ export class OpenApiValidator {
 
   async check(method: string, url: string, response: Response): Promise<void> {
     const path = new URL(url).pathname.replace(/^\/(proxy\/)?v1/, "");
-    const operation = this.operations.find((candidate) => candidate.method === method && candidate.pattern.test(path));
+    // A concrete path is matched before a templated one (`/imports/upload` before `/imports/{jobId}`).
+    const matching = this.operations.filter((candidate) => candidate.pattern.test(path));
+    const concrete = matching.filter((candidate) => !candidate.pointer.includes("{"));
+    const operation = (concrete.length > 0 ? concrete : matching).find((candidate) => candidate.method === method);
     if (!operation) return; // 404/405 for paths the document does not list
     const status = String(response.status);
     if (!(status in operation.responses)) {

@@ -4,7 +4,7 @@ import { AppError } from "~/lib/problems";
 import { bodyProblem, parameterProblem } from "~/lib/validation";
 import { isDeclaredHeadlessOrigin } from "~/services/shops/shops.server";
 import type { V1Env } from "./context";
-import { allowedMethods } from "./route.server";
+import { allowedMethods, concretePathsFirst, methodNotAllowed } from "./route.server";
 import { registerAnalyticsRoutes } from "./routes/analytics.server";
 import { registerKeyRoutes } from "./routes/keys.server";
 import { registerListRoutes } from "./routes/lists.server";
@@ -69,6 +69,8 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
     if (origin) c.res.headers.append("Vary", "Origin");
   });
 
+  app.use("*", concretePathsFirst(app));
+
   registerStorefrontRoutes(app);
   registerShopRoutes(app);
   registerKeyRoutes(app);
@@ -94,12 +96,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   // Anything else under /v1: 405 with Allow when the path exists with other methods, else 404.
   app.all("*", (c) => {
     const allowed = allowedMethods(app, c.req.path);
-    if (allowed.length > 0) {
-      throw new AppError("method-not-allowed", {
-        detail: `${c.req.method} is not supported here. Allowed: ${allowed.join(", ")}.`,
-        headers: { Allow: [...allowed, "OPTIONS"].join(", ") },
-      });
-    }
+    if (allowed.length > 0) throw methodNotAllowed(c.req.method, allowed);
     throw new AppError("not-found", { detail: `No endpoint ${c.req.method} ${c.req.path}.` });
   });
 

@@ -150,7 +150,12 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
   });
 }
 
-/** Methods the app serves for a path under /v1 or /proxy/v1 (for 405 and its Allow header). */
+const isConcrete = (openApiPath: string) => !openApiPath.includes("{");
+
+/**
+ * Methods the app serves for a path under /v1 or /proxy/v1 (for 405 and its Allow header). Concrete paths
+ * never get here with a method they lack: `concretePathsFirst` answers those.
+ */
 export function allowedMethods(app: OpenAPIHono<V1Env>, path: string): string[] {
   const relative = path.replace(/^\/proxy/, "").replace(/^\/v1/, "") || "/";
   const methods = app.openAPIRegistry.definitions.flatMap((definition) =>
@@ -159,4 +164,45 @@ export function allowedMethods(app: OpenAPIHono<V1Env>, path: string): string[] 
       : [],
   );
   return [...new Set(methods)];
+}
+
+/** The 405 answer for a path the app serves with other methods. */
+export function methodNotAllowed(method: string, allowed: string[]): AppError {
+  return new AppError("method-not-allowed", {
+    detail: `${method} is not supported here. Allowed: ${allowed.join(", ")}.`,
+    headers: { Allow: [...allowed, "OPTIONS"].join(", ") },
+  });
+}
+
+/**
+ * A concrete path is matched before a templated one, as the OpenAPI Specification orders them. Hono's router
+ * would hand a method a concrete path lacks to a templated route of the same shape (GET /imports/upload to
+ * GET /imports/{jobId}, a 400 `invalid-id`); this middleware, mounted before the routes, answers 405 instead.
+ * One map lookup per request: it runs on the storefront's hot paths too.
+ */
+export function concretePathsFirst(app: OpenAPIHono<V1Env>): MiddlewareHandler<V1Env> {
+  let concrete: Map<string, Set<string>> | undefined;
+  return async (c, next) => {
+    // Built at the first request: the routes are registered after this middleware.
+    if (!concrete) {
+      concrete = new Map();
+      for (const definition of app.openAPIRegistry.definitions) {
+        if (definition.type !== "route" || !isConcrete(definition.route.path)) continue;
+        const methods = concrete.get(definition.route.path) ?? new Set<string>();
+        methods.add(definition.route.method.toUpperCase());
+        concrete.set(definition.route.path, methods);
+      }
+    }
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    if (method !== "OPTIONS") {
+      const relative =
+        c.req.path
+          .replace(/^\/proxy/, "")
+          .replace(/^\/v1/, "")
+          .replace(/(?<=.)\/$/, "") || "/";
+      const methods = concrete.get(relative);
+      if (methods && !methods.has(method)) throw methodNotAllowed(c.req.method, [...methods]);
+    }
+    await next();
+  };
 }

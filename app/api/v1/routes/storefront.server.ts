@@ -51,9 +51,13 @@ const OwnerInput = {
   anonymousId: anonymousIdSchema.optional().openapi({
     description: "The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).",
   }),
-  customerId: platformIdInputSchema("Customer").optional().openapi({
-    description: "Private-key calls only: the customer whose list to change (or send anonymousId).",
-  }),
+  customerId: platformIdInputSchema("Customer")
+    .optional()
+    .openapi({
+      description:
+        "Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 " +
+        "`ambiguous-shopper`).",
+    }),
 };
 
 const OwnerQuery = z.object({
@@ -92,14 +96,20 @@ const ToggleResultSchema = z
   })
   .openapi("ToggleResult");
 
+interface QueryOwner {
+  aid?: string;
+  customerId?: string;
+}
+interface BodyOwner {
+  anonymousId?: string;
+  customerId?: string;
+}
+
 /**
  * The owner named in the query (`aid`, `customerId`) or in the body (`anonymousId`, `customerId`): either
  * place will do, and both may be used when they agree; two different guests or customers are a 400.
  */
-function ownerInput(
-  query: { aid?: string; customerId?: string },
-  body: { anonymousId?: string; customerId?: string },
-): { anonymousId?: string; customerId?: string } {
+function ownerInput(query: QueryOwner, body: BodyOwner): BodyOwner {
   const pick = (parameter: string, fromQuery: string | undefined, fromBody: string | undefined) => {
     if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
       const detail = `The query's ${parameter} and the body name different shoppers; send one of them.`;
@@ -114,17 +124,34 @@ function ownerInput(
 }
 
 /**
+ * A customer and a guest named in one request: the same 400 on every storefront operation, whether they came
+ * in the query or the body, each pointed at where it was sent.
+ */
+function ambiguousShopper(query: QueryOwner, body: BodyOwner): AppError {
+  const detail = "Name one shopper: customerId for a customer, or the guest's anonymous id, not both.";
+  const errors = [
+    ...(query.customerId !== undefined ? [{ parameter: "customerId", detail }] : []),
+    ...(body.customerId !== undefined ? [{ pointer: "#/customerId", detail }] : []),
+    ...(query.aid !== undefined ? [{ parameter: "aid", detail }] : []),
+    ...(body.anonymousId !== undefined ? [{ pointer: "#/anonymousId", detail }] : []),
+  ];
+  return new AppError("ambiguous-shopper", { detail, errors });
+}
+
+/**
  * Who owns the list this call is about (decision 010): a logged-in customer (app proxy, signed), else the
  * anonymous id; public keys are anonymous only; private keys name the owner (customerId or anonymousId).
+ * `missingIn` says where a missing owner is reported: the query's `aid`, or the body's `anonymousId`.
  */
 function resolveOwner(
   caller: Caller,
-  given: { anonymousId?: string; customerId?: string },
-  source: "query" | "body",
+  { query, body = {} }: { query: QueryOwner; body?: BodyOwner },
+  missingIn: "query" | "body",
 ): Owner {
-  const anonymousField = source === "query" ? "aid" : "anonymousId";
+  const given = ownerInput(query, body);
+  const anonymousField = missingIn === "query" ? "aid" : "anonymousId";
   const missing = (detail: string) =>
-    source === "query"
+    missingIn === "query"
       ? new AppError("invalid-parameter", { detail, errors: [{ parameter: anonymousField, detail }] })
       : new AppError("validation-error", { detail, errors: [{ pointer: `#/${anonymousField}`, detail }] });
 
@@ -137,7 +164,7 @@ function resolveOwner(
       });
     }
   } else {
-    if (given.customerId && given.anonymousId) throw missing("Send customerId or an anonymous id, not both.");
+    if (given.customerId && given.anonymousId) throw ambiguousShopper(query, body);
     if (given.customerId) return { kind: "customer", customerId: given.customerId };
   }
   if (!given.anonymousId) {
@@ -430,7 +457,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(shareRoute, async (c) => {
     const caller = c.get("caller");
-    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), c.req.valid("json")), "query");
+    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: c.req.valid("json") }, "query");
     const reply = idempotentReply(c, ({ listId, token, url }: { listId: string; token: string; url: string }) =>
       c.json({ listId, token, url, enabled: true as const }, 200),
     );
@@ -439,7 +466,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(unshareRoute, async (c) => {
     const caller = c.get("caller");
-    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), c.req.valid("json")), "query");
+    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: c.req.valid("json") }, "query");
     await stopSharingWishlist({ shopId: caller.shopId, owner });
     return c.body(null, 204);
   });
@@ -452,7 +479,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(readRoute, async (c) => {
     const caller = c.get("caller");
     const query = c.req.valid("query");
-    const owner = resolveOwner(caller, { anonymousId: query.aid, customerId: query.customerId }, "query");
+    const owner = resolveOwner(caller, { query }, "query");
     return c.json(wishlistView(owner, await readWishlist({ shopId: caller.shopId, owner })), 200);
   });
 
@@ -460,7 +487,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const caller = c.get("caller");
     const { anonymousId, customerId, ...item } = c.req.valid("json");
     // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
-    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), { anonymousId, customerId }), "body");
+    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: { anonymousId, customerId } }, "body");
     const reply = idempotentReply(c, (result: { added: boolean; count: number; itemId: string }) =>
       c.json({ added: result.added, count: result.count, itemId: result.itemId }, 200),
     );
@@ -471,7 +498,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const caller = c.get("caller");
     const { anonymousId, customerId, ...item } = c.req.valid("json");
     // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
-    const owner = resolveOwner(caller, ownerInput(c.req.valid("query"), { anonymousId, customerId }), "body");
+    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: { anonymousId, customerId } }, "body");
     const reply = idempotentReply(c, (result: Awaited<ReturnType<typeof addItem>>) =>
       c.json(itemView(result.item), result.created ? 201 : 200),
     );
@@ -483,7 +510,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const caller = c.get("caller");
     const query = c.req.valid("query");
     const body = c.req.valid("json");
-    const owner = resolveOwner(caller, ownerInput(query, body), "query");
+    const owner = resolveOwner(caller, { query, body }, "query");
     const target = query.itemId
       ? { itemId: parseId("item", query.itemId, "itemId") }
       : body.productId
