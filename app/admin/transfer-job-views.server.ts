@@ -6,18 +6,33 @@ import { data } from "@remix-run/node";
 import { serializeTransferJob } from "~/api/v1/serializers";
 import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
-import { getJob, listJobs, resultLink, type TransferJobRow, type TransferKind } from "~/services/transfers/jobs.server";
+import {
+  getJob,
+  importFilenames,
+  listJobs,
+  resultLink,
+  type TransferJobRow,
+  type TransferKind,
+} from "~/services/transfers/jobs.server";
 
-export async function transferJobView(job: TransferJobRow) {
-  return serializeTransferJob(job, await resultLink(job));
+/** The job as /v1 shows it, with (imports) the name of the file it read, as the merchant uploaded it. */
+export async function transferJobView(job: TransferJobRow, uploaded?: string | null) {
+  const name =
+    job.kind === "export"
+      ? null
+      : uploaded !== undefined
+        ? uploaded
+        : (await importFilenames({ shopId: job.shopId, jobs: [job] })).get(job.id);
+  return { ...serializeTransferJob(job, await resultLink(job)), filename: name ?? null };
 }
 
 export type TransferJobView = Awaited<ReturnType<typeof transferJobView>>;
 
 /** The shop's latest jobs of a kind, newest first. */
 export async function latestJobViews({ shopId, kind, limit }: { shopId: string; kind: TransferKind; limit: number }) {
-  const rows = await listJobs({ shopId, kind, limit });
-  return Promise.all(rows.slice(0, limit).map(transferJobView));
+  const rows = (await listJobs({ shopId, kind, limit })).slice(0, limit);
+  const filenames = await importFilenames({ shopId, jobs: rows });
+  return Promise.all(rows.map((job) => transferJobView(job, filenames.get(job.id) ?? null)));
 }
 
 /** One of the shop's jobs; a job id that is malformed, another shop's or unknown is a 404 for the page. */

@@ -23,6 +23,18 @@ export function findUpload(q: Queryable, shopId: string, uploadId: string): Prom
   return q.selectFrom("Upload").selectAll().where("id", "=", uploadId).where("shopId", "=", shopId).executeTakeFirst();
 }
 
+/** The file names the merchant's uploads were created with, by upload id (only the shop's own). */
+export async function findUploadFilenames(q: Queryable, shopId: string, uploadIds: string[]) {
+  if (uploadIds.length === 0) return new Map<string, string>();
+  const rows = await q
+    .selectFrom("Upload")
+    .select(["id", "filename"])
+    .where("shopId", "=", shopId)
+    .where("id", "in", uploadIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.filename]));
+}
+
 /**
  * Records the size of what was uploaded and that an import starts from it now, unless the retention job
  * deleted the file: returns whether the upload is still usable. Run in the transaction that creates the

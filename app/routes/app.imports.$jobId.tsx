@@ -127,10 +127,15 @@ export default function ImportJob() {
               <BlockStack gap="200">
                 <InlineStack gap="200" blockAlign="center">
                   <Text as="h2" variant="headingMd">
-                    {job.dryRun ? "Dry run (nothing is written)" : "Import"} of a {source} file
+                    {job.dryRun ? "Dry run (nothing is written)" : "Import"}: {source}
                   </Text>
                   <JobStatusBadge status={job.status} />
                 </InlineStack>
+                {job.filename ? (
+                  <Text as="p">
+                    File: <strong>{job.filename}</strong>
+                  </Text>
+                ) : null}
                 <Text as="p" tone="subdued">
                   Started {formatTimestamp(job.createdAt)}
                   {job.finishedAt ? `, finished ${formatTimestamp(job.finishedAt)}` : ""}

@@ -49,20 +49,22 @@ export default function Imports() {
                 image="/empty-transfers.svg"
               >
                 <Text as="p">
-                  Import this app's own CSV exports, or the exports of Vendor A and Vendor B wishlist apps. A dry run
-                  shows what would be saved before anything is written.
+                  Import this app's own CSV exports, or CSV exports of other wishlist apps (their known column layouts
+                  are listed when you choose the file's source). A dry run shows what would be saved before anything is
+                  written.
                 </Text>
               </EmptyState>
             </Card>
           ) : (
             <Card padding="0">
               <DataTable
-                columnContentTypes={["text", "text", "text", "text", "numeric", "numeric"]}
-                headings={["Started", "Source", "Mode", "Status", "Items imported", "Rows skipped"]}
+                columnContentTypes={["text", "text", "text", "text", "text", "numeric", "numeric"]}
+                headings={["Started", "File", "Source", "Mode", "Status", "Items imported", "Rows skipped"]}
                 rows={imports.map((job) => [
                   <Link key="link" url={`/app/imports/${job.jobId}`} removeUnderline>
                     {formatTimestamp(job.createdAt)}
                   </Link>,
+                  job.filename ?? "–",
                   job.source ? FORMATS[job.source].label : "",
                   job.dryRun ? "Dry run" : "Import",
                   <JobStatusBadge key="status" status={job.status} />,

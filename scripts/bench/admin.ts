@@ -11,6 +11,7 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium, type Frame, type Locator, type Page } from "playwright-core";
+import { FORMATS } from "../../app/services/transfers/columns";
 import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "../../tests/e2e/support/chromium";
 import { freePort, ROOT } from "./lib";
 import { startLocalPlatform } from "./local-platform";
@@ -98,7 +99,7 @@ const PAGES: AdminPage[] = [
     name: "Import wizard",
     path: "/imports/new",
     ready: (frame) => frame.getByText("Step 1 of 3"),
-    interaction: { inFrame: (frame) => frame.getByText("Vendor A wishlist export", { exact: true }) },
+    interaction: { inFrame: (frame) => frame.getByText(FORMATS.vendor_a.label, { exact: true }) },
     does: "Choose a source",
   },
   {

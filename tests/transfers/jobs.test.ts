@@ -12,6 +12,7 @@ import {
   abandonTransferJob,
   confirmDryRun,
   createUpload,
+  importFilenames,
   queueStrandedTransferJobs,
   startExport,
 } from "~/services/transfers/jobs.server";
@@ -221,5 +222,30 @@ describe("confirming a dry run", () => {
       .where("dryRun", "=", false)
       .execute();
     expect(imports).toHaveLength(1);
+  });
+});
+
+describe("the file an import read", () => {
+  it("is named as the merchant uploaded it, for the shop's own imports only", async () => {
+    const [shop, other] = [await createShop(), await createShop()];
+    const baseUrl = "http://localhost:3000";
+    const { upload } = await createUpload({
+      shopId: shop.id,
+      baseUrl,
+      filename: "Wishlist Plus export (May).csv",
+      contentType: "text/csv",
+    });
+    const insert = (shopId: string, fields: { kind: string; uploadId?: string; source?: string; format?: string }) =>
+      insertTransferJob(database(), { id: newId("job"), shopId, status: "queued", ...fields }, new Date());
+    const imported = await insert(shop.id, { kind: "import", source: "vendor_a", uploadId: upload.id });
+    const exported = await insert(shop.id, { kind: "export", format: "csv" });
+
+    const names = await importFilenames({ shopId: shop.id, jobs: [imported, exported] });
+    expect(Object.fromEntries(names)).toEqual({
+      [imported.id]: "Wishlist Plus export (May).csv",
+      [exported.id]: null,
+    });
+    // Asked for another shop, the upload is not found: its name is not given away.
+    expect((await importFilenames({ shopId: other.id, jobs: [imported] })).get(imported.id)).toBeNull();
   });
 });

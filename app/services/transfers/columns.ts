@@ -1,8 +1,12 @@
 /**
  * How import files' columns map to what an imported item needs (docs/imports.md, import rules 1-2). The vendor
- * formats are the CSV exports of two rival wishlist apps; their header names changed between versions,
- * so every known variant is listed here, in one table (docs/imports.md shows each with a sample under
+ * formats are CSV exports of other wishlist apps; their header names changed between versions, so every known
+ * variant is listed here, in one table (docs/imports.md shows each with a sample under
  * tests/fixtures/imports/). Headers are compared with case, spaces, underscores and hyphens ignored.
+ *
+ * No published export of a named app (Wishlist Plus by Swym, Wishlist King, Growave, Hulk, Wishlist Hero) was
+ * found to match these header sets, so the labels describe the files by their columns and date order rather
+ * than name an app (docs/imports.md, "Formats"). The sources' ids are the API contract's values and stay.
  */
 
 export type Field = "customerId" | "email" | "anonymousId" | "productId" | "variantId" | "handle" | "title" | "addedAt";
@@ -19,6 +23,7 @@ export interface FormatVariant {
 }
 
 export interface SourceFormat {
+  /** What the admin and the import report call the format. */
   label: string;
   dateOrder: DateOrder;
   /** Fields whose columns must all be present (beyond the product and customer rules). */
@@ -48,7 +53,7 @@ export const FORMATS: Record<Source, SourceFormat> = {
     ],
   },
   vendor_a: {
-    label: "Vendor A wishlist export",
+    label: "Wishlist CSV from another app (US dates)",
     dateOrder: "month-first",
     required: [],
     variants: [
@@ -92,7 +97,7 @@ export const FORMATS: Record<Source, SourceFormat> = {
     ],
   },
   vendor_b: {
-    label: "Vendor B wishlist export",
+    label: "Wishlist CSV from another app (day-first dates)",
     dateOrder: "day-first",
     required: [],
     variants: [

@@ -27,7 +27,7 @@ import {
   type TransferJobRow,
   type TransferKind,
 } from "~/data/transfer-job-rows.server";
-import { findUpload, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
+import { findUpload, findUploadFilenames, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
 import { enqueueTransferJob, holdsTransferJob, transferJobState, withinMs } from "~/jobs/queues.server";
 import { getEnv } from "~/env.server";
 import { DomainError, isDomainError } from "~/lib/domain-error";
@@ -335,6 +335,16 @@ export async function listJobs({
   limit: number;
 }) {
   return listTransferJobs(database(), shopId, { kind, before: after, limit: limit + 1 });
+}
+
+/** The name of the file each import read, as it was uploaded, by job id (imports without an upload have none). */
+export async function importFilenames({ shopId, jobs }: { shopId: string; jobs: TransferJobRow[] }) {
+  const names = await findUploadFilenames(
+    database(),
+    shopId,
+    jobs.flatMap((job) => (job.kind === "import" && job.uploadId ? [job.uploadId] : [])),
+  );
+  return new Map(jobs.map((job) => [job.id, (job.uploadId && names.get(job.uploadId)) ?? null]));
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
