@@ -1,5 +1,6 @@
 import "@shopify/shopify-app-remix/adapters/node";
 import { shopifyApi } from "@shopify/shopify-api";
+import { redirect } from "@remix-run/node";
 import { AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { getEnv } from "./env.server";
 import { logger } from "./logger.server";
@@ -65,5 +66,25 @@ export function shopDomain(value: string | undefined | null): string | null {
 }
 
 export const addDocumentResponseHeaders = shopify.addDocumentResponseHeaders;
-export const authenticate = shopify.authenticate;
+/**
+ * The platform library's `authenticate`, with one fix to its embedded admin check: a `host` parameter that
+ * looks like base64 but does not decode to a host name (`host=x`) makes the library throw (a 500), where
+ * any other invalid host sends the merchant to the login page. Such a host is sent there too.
+ */
+const authenticateAdmin: typeof shopify.authenticate.admin = async (request) => {
+  const host = new URL(request.url).searchParams.get("host");
+  if (host !== null && !decodesToHost(host)) throw redirect("/auth/login");
+  return shopify.authenticate.admin(request);
+};
+
+function decodesToHost(host: string): boolean {
+  try {
+    platformApi.utils.sanitizeHost(host);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const authenticate = { ...shopify.authenticate, admin: authenticateAdmin };
 export const login = shopify.login;

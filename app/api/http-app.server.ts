@@ -72,6 +72,24 @@ const DOCS_HTML = `<!doctype html>
 </html>`;
 
 /**
+ * The Origin of a state-changing request to the pages when it is not the app's own host (as Remix's CSRF
+ * check compares them: the first X-Forwarded-Host, else Host); undefined when the request may go on.
+ */
+function foreignPostOrigin(request: Request): string | undefined {
+  if (!["POST", "PUT", "PATCH", "DELETE"].includes(request.method)) return undefined;
+  const origin = request.headers.get("origin");
+  if (!origin) return undefined;
+  const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || request.headers.get("host");
+  let originHost: string | null;
+  try {
+    originHost = origin === "null" ? null : new URL(origin).host;
+  } catch {
+    originHost = null;
+  }
+  return originHost !== null && originHost === host ? undefined : origin;
+}
+
+/**
  * The one HTTP application of the web process. The Fetch-native routes (health, the /v1 API, the app
  * proxy, the API document and reference) are matched here before anything reaches Remix, which serves
  * the pages (docs/decisions/002-http-server.md).
@@ -138,7 +156,19 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
   registerFileRoutes(app);
   registerPlatformWebhooks(app);
 
-  app.all("*", (c) => remix(c.req.raw));
+  app.all("*", (c) => {
+    const foreignOrigin = foreignPostOrigin(c.req.raw);
+    if (foreignOrigin === undefined) return remix(c.req.raw);
+    // Remix refuses such a post itself (its CSRF check) but by throwing, which it answers as a bare 500.
+    logger.warn(
+      { requestId: c.get("requestId"), path: c.req.path, origin: foreignOrigin },
+      "page post from another origin refused",
+    );
+    return problemResponse(
+      new AppError("forbidden", { detail: "The app's pages take form posts from the app's own pages only." }),
+      c.req.path,
+    );
+  });
   app.onError(handleError);
   return app;
 }
