@@ -23,7 +23,7 @@ import {
   SqliteQueryCompiler,
   type Kysely,
 } from "kysely";
-import { retryWhileBusy, type SqliteWriteLock } from "./sqlite-lock.server";
+import { BUSY_RETRY_BOUND_MS, isSqliteBusy, retryWhileBusy, type SqliteWriteLock } from "./sqlite-lock.server";
 
 /** A timestamp as stored in SQLite: ISO-8601 UTC text with an explicit offset (sortable as text). */
 export function sqliteTimestamp(date: Date): string {
@@ -191,17 +191,65 @@ export interface SqliteDialectOptions {
   lock: SqliteWriteLock;
   /** PRAGMAs of the writing connection beyond WAL, NORMAL sync and foreign keys. */
   writerPragmas?: string[];
+  /** How long opening waits for another process's lock. Default: BUSY_RETRY_BOUND_MS. */
+  openWaitMs?: number;
 }
 
-export function sqliteDialect({ file, lock, writerPragmas = [] }: SqliteDialectOptions): Dialect & {
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Opens a connection and runs its set-up (journal mode, PRAGMAs, a first read of the schema), again and
+ * again while another process holds a lock it needs, for up to `openWaitMs`; every statement after that
+ * never waits (busy timeout 0, decision 016). The set-up can meet another process's lock: the worker
+ * starting while the web process writes, or switching a freshly migrated file to WAL, which needs the
+ * file to itself (issue 25, item 19). Each attempt closes its connection before the pause: a busy timeout
+ * would wait holding the shared lock, which keeps the other process from committing (both then wait until
+ * one gives up). The pause is synchronous, but it happens once, when the process opens its database
+ * before it serves or consumes anything.
+ */
+function openConnection(
+  file: string,
+  options: Database.Options,
+  openWaitMs: number,
+  setUp: (connection: Database.Database) => void,
+): Database.Database {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const connection = new Database(file, { ...options, timeout: 0 });
+    try {
+      setUp(connection);
+      connection.prepare("SELECT count(*) FROM sqlite_schema").get();
+      return connection;
+    } catch (error) {
+      connection.close();
+      if (!isSqliteBusy(error)) throw error;
+      if (Date.now() - started > openWaitMs) {
+        throw new Error(
+          `SQLite (${file}): another process held the database's lock for longer than ${openWaitMs / 1000} s ` +
+            "while it was being opened. Is a migration or another copy of the app stuck?",
+          { cause: error },
+        );
+      }
+    }
+    Atomics.wait(pause, 0, 0, Math.min(50, attempt * 5));
+  }
+}
+
+export function sqliteDialect({
+  file,
+  lock,
+  writerPragmas = [],
+  openWaitMs = BUSY_RETRY_BOUND_MS,
+}: SqliteDialectOptions): Dialect & {
   connections: { writer: Database.Database; reader: Database.Database };
 } {
-  const writer = new Database(file, { timeout: 0 });
-  writer.pragma("journal_mode = WAL");
-  writer.pragma("synchronous = NORMAL");
-  writer.pragma("foreign_keys = ON");
-  for (const pragma of writerPragmas) writer.pragma(pragma);
-  const reader = new Database(file, { readonly: true, timeout: 0 });
+  const writer = openConnection(file, {}, openWaitMs, (connection) => {
+    connection.pragma("journal_mode = WAL");
+    connection.pragma("synchronous = NORMAL");
+    connection.pragma("foreign_keys = ON");
+    for (const pragma of writerPragmas) connection.pragma(pragma);
+  });
+  const reader = openConnection(file, { readonly: true }, openWaitMs, () => {});
   return {
     connections: { writer, reader },
     createAdapter: () => new SqliteAdapter(),
