@@ -162,11 +162,34 @@ const SDL = /* GraphQL */ `
   type CustomerConnection {
     nodes: [Customer!]!
   }
+  scalar Decimal
+  scalar Money
+  enum CurrencyCode {
+    USD
+    EUR
+    GBP
+    CAD
+  }
+  type MoneyV2 {
+    amount: Decimal!
+    currencyCode: CurrencyCode!
+  }
+  type ProductPriceRangeV2 {
+    minVariantPrice: MoneyV2!
+    maxVariantPrice: MoneyV2!
+  }
   type Product implements Node {
     id: ID!
     title: String!
     handle: String!
     status: String!
+    priceRangeV2: ProductPriceRangeV2!
+  }
+  type ProductVariant implements Node {
+    id: ID!
+    title: String!
+    price: Money!
+    product: Product!
   }
   type ProductConnection {
     nodes: [Product!]!
@@ -174,6 +197,7 @@ const SDL = /* GraphQL */ `
   type Shop {
     name: String!
     myshopifyDomain: String!
+    currencyCode: CurrencyCode!
   }
   type Query {
     shop: Shop!
@@ -249,19 +273,27 @@ function customerNode(shop: StandInShop, customer: StandInShop["customers"][numb
   };
 }
 
-function productNode(product: StandInShop["products"][number]) {
+/** A product's variants: those the shop lists, or the one "Default Title" variant a product without options has. */
+function variantsOf(product: StandInShop["products"][number]) {
+  return product.variants ?? [{ id: product.id.replace(/^81/, "91"), title: "Default Title", price: product.price }];
+}
+
+function productNode(shop: StandInShop, product: StandInShop["products"][number]) {
+  const prices = variantsOf(product).map((variant) => Number(variant.price));
+  const money = (amount: number) => ({ amount: amount.toFixed(2), currencyCode: shop.currency ?? "USD" });
   return {
     __typename: "Product",
     id: gid("Product", product.id),
     title: product.title,
     handle: product.handle,
     status: "ACTIVE",
+    priceRangeV2: { minVariantPrice: money(Math.min(...prices)), maxVariantPrice: money(Math.max(...prices)) },
   };
 }
 
 function rootFor(shop: StandInShop) {
   return {
-    shop: () => ({ name: shop.name, myshopifyDomain: shop.domain }),
+    shop: () => ({ name: shop.name, myshopifyDomain: shop.domain, currencyCode: shop.currency ?? "USD" }),
     themes: ({ roles }: { roles?: string[] }) => ({
       nodes:
         roles && !roles.includes("MAIN")
@@ -296,7 +328,7 @@ function rootFor(shop: StandInShop) {
     products: ({ first = 50, query }: { first?: number; query?: string }) => {
       const handles = searchTerms(query, "handle");
       const matching = handles.length ? shop.products.filter((p) => handles.includes(p.handle)) : shop.products;
-      return { nodes: matching.slice(0, first).map(productNode) };
+      return { nodes: matching.slice(0, first).map((product) => productNode(shop, product)) };
     },
     // ---- mutations: the metafield calls of the customer metafield sync ----
     metafieldDefinitionCreate: ({ definition }: { definition: MetafieldDefinitionInput }) => {
@@ -387,14 +419,23 @@ function rootFor(shop: StandInShop) {
     }),
     nodes: ({ ids }: { ids: string[] }) =>
       ids.map((id) => {
-        const match = /^gid:\/\/shopify\/(Customer|Product)\/(\d+)$/.exec(id);
+        const match = /^gid:\/\/shopify\/(Customer|Product|ProductVariant)\/(\d+)$/.exec(id);
         if (!match) return null;
         if (match[1] === "Customer") {
           const customer = shop.customers.find((c) => c.id === match[2]);
           return customer ? customerNode(shop, customer) : null;
         }
+        if (match[1] === "ProductVariant") {
+          for (const product of shop.products) {
+            const variant = variantsOf(product).find((v) => v.id === match[2]);
+            if (variant) {
+              return { __typename: "ProductVariant", ...variant, id, product: productNode(shop, product) };
+            }
+          }
+          return null;
+        }
         const product = shop.products.find((p) => p.id === match[2]);
-        return product ? productNode(product) : null;
+        return product ? productNode(shop, product) : null;
       }),
   };
 }

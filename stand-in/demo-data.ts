@@ -10,6 +10,8 @@ export interface StandInProduct {
   price: string;
   /** A colour for the local storefront's placeholder image. */
   colour: string;
+  /** Its variants; without them, one "Default Title" variant at `price` (id: the product's with 91 for 81). */
+  variants?: Array<{ id: string; title: string; price: string }>;
 }
 
 export interface StandInCustomer {
@@ -22,6 +24,8 @@ export interface StandInCustomer {
 export interface StandInShop {
   domain: string;
   name: string;
+  /** The shop's currency (ISO 4217), USD unless set. */
+  currency?: string;
   /** The offline access token the app holds for this shop; Admin API calls must present it. */
   accessToken: string;
   products: StandInProduct[];

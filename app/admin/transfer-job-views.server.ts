@@ -7,6 +7,7 @@ import { serializeTransferJob } from "~/api/v1/serializers";
 import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
 import {
+  exportFilename,
   getJob,
   importFilenames,
   listJobs,
@@ -15,11 +16,14 @@ import {
   type TransferKind,
 } from "~/services/transfers/jobs.server";
 
-/** The job as /v1 shows it, with (imports) the name of the file it read, as the merchant uploaded it. */
+/**
+ * The job as /v1 shows it, with its file's name: the file an import read, as the merchant uploaded it, or the
+ * name an export's file downloads as.
+ */
 export async function transferJobView(job: TransferJobRow, uploaded?: string | null) {
   const name =
     job.kind === "export"
-      ? null
+      ? exportFilename(job)
       : uploaded !== undefined
         ? uploaded
         : (await importFilenames({ shopId: job.shopId, jobs: [job] })).get(job.id);

@@ -288,6 +288,7 @@ export function exportItemsPage(q: Queryable, shopId: string, { after, limit }: 
       "i.productId",
       "i.variantId",
       "i.handle",
+      "i.titleSnapshot",
       "i.addedAt",
     ])
     .orderBy("i.id")

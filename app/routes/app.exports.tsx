@@ -34,7 +34,8 @@ import { exportRequestSchema } from "~/services/transfers/transfer-requests";
 
 /**
  * Exports of every saved item as a CSV file (docs/imports.md, "Exporting"): started here, run by the worker,
- * downloaded from a signed link valid 24 hours (a new one each time the page loads).
+ * downloaded from a signed link valid 24 hours (a new one each time the page loads). Two kinds: the generic,
+ * re-importable file, and the marketing file with customers' emails and names (personal data, decision 036).
  */
 
 const SHOWN = 25;
@@ -57,7 +58,14 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   });
 };
 
-const fileName = (job: TransferJobView) => `wishlist-export-${job.jobId}.csv`;
+const fileName = (job: TransferJobView) => job.filename ?? `wishlist-export-${job.jobId}.csv`;
+
+const KIND_TEXT = {
+  csv: "Every saved item in the generic columns; the file imports back cleanly.",
+  marketing_csv:
+    "Customers' saved items with their emails and names, product and variant titles and prices, for campaigns. " +
+    "Guests are left out.",
+};
 
 export default function Exports() {
   const { exports } = useLoaderData<typeof loader>();
@@ -72,6 +80,7 @@ export default function Exports() {
   }, [startedId, shopify]);
 
   const exportCsv = () => fetcher.submit({ format: "csv" }, { method: "post" });
+  const exportForMarketing = () => fetcher.submit({ format: "marketing_csv" }, { method: "post" });
   const latest = exports[0];
   const failure = fetcher.data && !fetcher.data.ok ? fetcher.data : null;
 
@@ -80,6 +89,9 @@ export default function Exports() {
       <TitleBar title="Exports">
         <button variant="primary" onClick={exportCsv} disabled={starting}>
           Export CSV
+        </button>
+        <button onClick={exportForMarketing} disabled={starting}>
+          Export for marketing
         </button>
       </TitleBar>
       <Layout>
@@ -105,11 +117,16 @@ export default function Exports() {
               <EmptyState
                 heading="Export every saved item as a CSV file"
                 action={{ content: "Export CSV", onAction: exportCsv, loading: starting }}
+                secondaryAction={{ content: "Export for marketing", onAction: exportForMarketing }}
                 image="/empty-transfers.svg"
               >
                 <Text as="p">
                   One row per saved item with the columns customer_id, anonymous_id, product_id, variant_id, handle and
                   added_at. The file imports back cleanly, into this shop or another.
+                </Text>
+                <Text as="p">
+                  For campaigns, the marketing export adds each customer&apos;s email and name, the product and variant
+                  titles and the price. It holds personal data: share it only with who runs your campaigns.
                 </Text>
               </EmptyState>
             </Card>
@@ -132,7 +149,8 @@ function LatestExport({ job }: { job: TransferJobView }) {
           <JobStatusBadge status={job.status} />
         </InlineStack>
         <Text as="p" tone="subdued">
-          Started {formatTimestamp(job.createdAt)}
+          {job.format === "marketing_csv" ? "Marketing export" : "Export"}, started {formatTimestamp(job.createdAt)}.{" "}
+          {KIND_TEXT[job.format ?? "csv"]}
         </Text>
         {isUnderway(job.status) ? (
           <InlineStack gap="200" blockAlign="center">
@@ -151,7 +169,9 @@ function LatestExport({ job }: { job: TransferJobView }) {
               <DownloadLink url={job.resultUrl}>Download {fileName(job)}</DownloadLink>
             </Text>
             <Text as="p" tone="subdued">
-              This link works until {formatTimestamp(job.resultExpiresAt)}; reopen this page for a new one.
+              This link works until {formatTimestamp(job.resultExpiresAt)}; reopen this page for a new one. The file is
+              deleted after {retentionDays} days
+              {job.format === "marketing_csv" ? ", and at once when one of its customers asks to be erased" : ""}.
             </Text>
           </BlockStack>
         ) : null}

@@ -95,4 +95,51 @@ describe("the Exports page", () => {
     await screenshot(page, "exports");
     await context.close();
   }, 180_000);
+
+  it("exports for marketing: each customer's saves with their email and name, read from the platform", async () => {
+    const { context, page, app } = await stack.openAdmin("/exports");
+    await app.getByText("Latest export").waitFor({ timeout: 90_000 });
+    const before = (await exportJobs()).length;
+
+    await interactive(app.locator("ui-title-bar button", { hasText: "Export for marketing" }));
+    await page.locator("#title-bar-actions button", { hasText: "Export for marketing" }).click();
+    await page.locator(".admin-toast", { hasText: "Export started" }).waitFor({ timeout: 90_000 });
+
+    const link = app.getByRole("link", { name: /^Download wishlist-marketing-job_\w+\.csv$/ });
+    await link.waitFor({ timeout: 90_000 });
+    await app.getByText(/^Marketing export, started .* Customers' saved items with their emails and names/).waitFor();
+    await app.getByText(/and at once when one of its customers asks to be erased/).waitFor();
+    expect(await exportJobs()).toHaveLength(before + 1);
+    const response = await fetch((await link.getAttribute("href"))!);
+    expect(response.status).toBe(200);
+    const { data } = Papa.parse<string[]>((await response.text()).trimEnd(), { newline: "\r\n" });
+    expect(data[0]).toEqual([
+      "customer_id",
+      "email",
+      "first_name",
+      "last_name",
+      "product_id",
+      "product_title",
+      "variant_id",
+      "variant_title",
+      "price",
+      "currency",
+      "added_at",
+    ]);
+    // Names, emails, titles and prices as the stand-in platform holds them (stand-in/demo-data.ts).
+    expect(
+      data
+        .slice(1)
+        .map((row) => row.slice(0, 10))
+        .sort((a, b) => a.join().localeCompare(b.join())),
+    ).toEqual([
+      ["7001", "ada@example.com", "Ada", "Lovelace", "8100000001", "Aurora Linen Shirt", "", "", "29.00", "USD"],
+      ["7001", "ada@example.com", "Ada", "Lovelace", "8100000006", "Summit Rain Jacket", "", "", "64.00", "USD"],
+      ["7002", "grace@example.com", "Grace", "Hopper", "8100000002", "Harbor Wool Coat", "", "", "36.00", "USD"],
+      ["7003", "alan@example.com", "Alan", "Turing", "8100000003", "Meadow Sun Hat", "", "", "43.00", "USD"],
+    ]);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
+    await context.close();
+  }, 180_000);
 });

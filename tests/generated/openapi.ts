@@ -713,7 +713,7 @@ export interface paths {
         put?: never;
         /**
          * Export the shop's saved items
-         * @description Queues a CSV export of every saved item (generic columns `customer_id, anonymous_id, product_id, variant_id, handle, added_at`, UTF-8, CRLF). Guest rows carry a pseudonym instead of the guest's anonymous id. Cells that spreadsheets would run as formulas get a leading `'`. The file re-imports cleanly.
+         * @description Queues a CSV export of every saved item (generic columns `customer_id, anonymous_id, product_id, variant_id, handle, added_at`, UTF-8, CRLF). Guest rows carry a pseudonym instead of the guest's anonymous id. Cells that spreadsheets would run as formulas get a leading `'`. The file re-imports cleanly. Additive: `format: marketing_csv` writes, for campaigns, each item a customer saved with the customer's email and name (read from the platform when the export runs), the product and variant titles and the price, and leaves guests out; it is personal data and is not meant to be imported. Private key only, like every non-storefront call.
          */
         post: {
             parameters: {
@@ -731,8 +731,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        format: "csv";
+                        /**
+                         * @description `csv`: the generic columns, which re-import cleanly. `marketing_csv` (additive): one row per item a customer saved with `customer_id, email, first_name, last_name, product_id, product_title, variant_id, variant_title, price, currency, added_at`, read from the platform when the export runs; guest rows are left out. Personal data: the file is deleted with the other export files, and at once when one of its customers is erased (customers/redact).
+                         * @enum {string}
+                         */
+                        format: "csv" | "marketing_csv";
                     };
                 };
             };
@@ -7452,10 +7455,10 @@ export interface components {
              */
             finishedAt: string | null;
             /**
-             * @description Exports: the file's format.
+             * @description Exports: the file's format (`marketing_csv` is additive).
              * @enum {string|null}
              */
-            format: "csv" | null;
+            format: "csv" | "marketing_csv" | null;
             /** @description Imports, once succeeded: rows actually inserted (0 on a re-run). For a dry run, what would have been. Rows already saved are neither imported nor skipped: rowsProcessed - imported - skipped. */
             imported: number | null;
             /** @example job_01jd2x6c5ef0q8w3d0s8b2n7k4 */

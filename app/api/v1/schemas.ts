@@ -276,7 +276,10 @@ export const TransferJobSchema = z
         "are idempotent), so `running` may return to its start with `rowsProcessed` at 0.",
     }),
     source: z.enum(["csv", "vendor_a", "vendor_b"]).nullable().openapi({ description: "Imports: the file's format." }),
-    format: z.enum(["csv"]).nullable().openapi({ description: "Exports: the file's format." }),
+    format: z
+      .enum(["csv", "marketing_csv"])
+      .nullable()
+      .openapi({ description: "Exports: the file's format (`marketing_csv` is additive)." }),
     dryRun: z.boolean().nullable().openapi({ description: "Imports: true when nothing is written." }),
     rowsProcessed: z
       .number()

@@ -52,7 +52,8 @@ export function serializeTransferJob(job: TransferJob, result: { url: string; ex
     kind: job.kind as "import" | "export",
     status: job.status as "queued" | "running" | "succeeded" | "failed",
     source: job.kind === "import" ? (job.source as "csv" | "vendor_a" | "vendor_b") : null,
-    format: job.kind === "export" ? ("csv" as const) : null,
+    format:
+      job.kind === "export" ? (job.format === "marketing_csv" ? ("marketing_csv" as const) : ("csv" as const)) : null,
     dryRun: job.kind === "import" ? job.dryRun : null,
     rowsProcessed: job.rowsRead,
     imported: job.kind === "import" && job.status === "succeeded" ? (job.imported ?? 0) : null,

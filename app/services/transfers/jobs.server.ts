@@ -36,6 +36,8 @@ import { logger } from "~/logger.server";
 import { getStorage } from "~/services/storage/index.server";
 import type { Source } from "./columns";
 import { exportCsv } from "./export.server";
+import { exportMarketingCsv } from "./marketing-export.server";
+import type { ExportFormat } from "./transfer-requests";
 import { ImportSuperseded, runImport, type ImportReport } from "./import.server";
 import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, UPLOAD_URL_SECONDS } from "./limits";
 
@@ -310,7 +312,7 @@ export async function confirmationOf({ shopId, dryRun }: { shopId: string; dryRu
 
 /** Starts an export of the shop's saved items. */
 export async function startExport(
-  { shopId, format }: { shopId: string; format: "csv" },
+  { shopId, format }: { shopId: string; format: ExportFormat },
   unit?: UnitOfWork<TransferJobRow>,
 ): Promise<TransferJobRow> {
   return startJob({ shopId, kind: "export", format }, unit);
@@ -364,10 +366,15 @@ export async function resultLink(job: TransferJobRow, now = new Date()) {
   const isExport = job.kind === "export";
   return getStorage().presignDownload({
     key: job.resultKey,
-    filename: isExport ? `wishlist-export-${job.id}.csv` : `import-report-${job.id}.json`,
+    filename: isExport ? exportFilename(job) : `import-report-${job.id}.json`,
     contentType: isExport ? "text/csv; charset=utf-8" : "application/json",
     expiresInSeconds: seconds,
   });
+}
+
+/** The name an export's file downloads as: the marketing export's says what it holds. */
+export function exportFilename(job: Pick<TransferJobRow, "id" | "format">) {
+  return job.format === "marketing_csv" ? `wishlist-marketing-${job.id}.csv` : `wishlist-export-${job.id}.csv`;
 }
 
 /**
@@ -536,15 +543,18 @@ async function runExport(job: RunnableJobRow) {
   const key = exportKey(job.shopId, job.id);
   let rows = 0;
   let reported = Date.now();
+  const onRows = (total: number) => {
+    rows = total;
+    if (Date.now() - reported > 1_000) {
+      reported = Date.now();
+      void progress(job, total).catch(() => {});
+    }
+  };
   await getStorage().write(
     key,
-    exportCsv(job.shopId, (total) => {
-      rows = total;
-      if (Date.now() - reported > 1_000) {
-        reported = Date.now();
-        void progress(job, total).catch(() => {});
-      }
-    }),
+    job.format === "marketing_csv"
+      ? exportMarketingCsv({ shopId: job.shopId, shopDomain: job.shopDomain }, onRows)
+      : exportCsv(job.shopId, onRows),
     "text/csv; charset=utf-8",
   );
   await markTransferJobSucceeded(database(), job.shopId, job.id, { rowsRead: rows, resultKey: key }, new Date());

@@ -72,7 +72,11 @@ const startExport = apiRoute({
   description:
     "Queues a CSV export of every saved item (generic columns `customer_id, anonymous_id, product_id, variant_id, " +
     "handle, added_at`, UTF-8, CRLF). Guest rows carry a pseudonym instead of the guest's anonymous id. Cells " +
-    "that spreadsheets would run as formulas get a leading `'`. The file re-imports cleanly.",
+    "that spreadsheets would run as formulas get a leading `'`. The file re-imports cleanly. Additive: " +
+    "`format: marketing_csv` writes, for campaigns, each item a customer saved with the customer's email and " +
+    "name (read from the platform when the export runs), the product and variant titles and the price, and " +
+    "leaves guests out; it is personal data and is not meant to be imported. Private key only, like every " +
+    "non-storefront call.",
   modes: PRIVATE,
   request: {
     body: {
