@@ -57,24 +57,27 @@ const countLists = async (shopId: string, customerId?: string) => {
 };
 
 describe("database constraints under concurrent inserts", () => {
-  it("keeps one item per product and variant in a list", async () => {
+  it("keeps one item per product in a list, whatever the variants the inserts name", async () => {
     const shop = await createShop();
     const list = await createList(shop.id);
+    let variant = 0;
     const outcome = await race(12, () =>
-      insertItem({ listId: list.id, shopId: shop.id, productId: "101", variantId: "7" }),
+      insertItem({ listId: list.id, shopId: shop.id, productId: "101", variantId: String(++variant % 3 || "") }),
     );
     expect(outcome).toEqual({ fulfilled: 1, allUniqueViolations: true });
     expect(await countItems({ listId: list.id })).toBe(1);
   });
 
-  it("treats 'no variant' as one value, so it cannot be duplicated either", async () => {
+  it("refuses the product with a variant where the list holds it without one (docs/decisions/032)", async () => {
     const shop = await createShop();
     const list = await createList(shop.id);
     const { fulfilled } = await race(8, () => insertItem({ listId: list.id, shopId: shop.id, productId: "5" }));
     expect(fulfilled).toBe(1);
-    // The same product with a variant is a different item.
-    await insertItem({ listId: list.id, shopId: shop.id, productId: "5", variantId: "9" });
-    expect(await countItems({ listId: list.id })).toBe(2);
+    await expect(insertItem({ listId: list.id, shopId: shop.id, productId: "5", variantId: "9" })).rejects.toThrow();
+    // Another list may hold the same product (several lists per owner keep this true).
+    const other = await createList(shop.id, { customerId: "77" });
+    await insertItem({ listId: other.id, shopId: shop.id, productId: "5", variantId: "9" });
+    expect(await countItems({ listId: list.id })).toBe(1);
   });
 
   it("keeps one default list per customer per shop, while non-default lists are unlimited", async () => {

@@ -1,7 +1,8 @@
 /**
  * Statements on `Item` (docs/decisions/017-data-layer.md): a list's saved products. Every function takes
- * the handle to run on (`database()` or a transaction's `tx`) and the shop id that scopes it. An item is
- * one product (and variant, "" for none) once per list: the unique (listId, productId, variantId) index.
+ * the handle to run on (`database()` or a transaction's `tx`) and the shop id that scopes it. A list holds a
+ * product once, whatever its variant: the unique (listId, productId) index
+ * (docs/decisions/032-one-item-per-product.md).
  */
 import { sql, type Selectable } from "kysely";
 import { newId } from "~/lib/ids";
@@ -9,14 +10,15 @@ import type { DB, Queryable } from "./database.server";
 
 export type ItemRow = Selectable<DB["Item"]>;
 
-/** A product (and variant) of a list; `variantId` "" is the product itself. */
+/** A product of a list: the list holds it once, with or without a variant. */
 export interface ItemKey {
   listId: string;
   productId: string;
-  variantId: string;
 }
 
 export interface ItemInsert extends ItemKey {
+  /** The variant the shopper chose; "" for the product itself. */
+  variantId: string;
   handle: string;
   titleSnapshot: string;
   addedAt: Date;
@@ -42,7 +44,6 @@ export function findItemByKey(q: Queryable, shopId: string, key: ItemKey): Promi
     .selectAll()
     .where("listId", "=", key.listId)
     .where("productId", "=", key.productId)
-    .where("variantId", "=", key.variantId)
     .where("shopId", "=", shopId)
     .executeTakeFirst();
 }
@@ -81,7 +82,7 @@ export function insertItems(q: Queryable, shopId: string, rows: readonly ItemIns
     .insertInto("Item")
     .values(insertValues(shopId, rows))
     .onConflict((conflict) => conflict.doNothing())
-    .returning(["listId", "productId", "variantId"])
+    .returning(["listId", "productId"])
     .execute();
 }
 
@@ -91,7 +92,6 @@ export function deleteItemByKey(q: Queryable, shopId: string, key: ItemKey): Pro
     .deleteFrom("Item")
     .where("listId", "=", key.listId)
     .where("productId", "=", key.productId)
-    .where("variantId", "=", key.variantId)
     .where("shopId", "=", shopId)
     .returningAll()
     .executeTakeFirst();
@@ -135,24 +135,22 @@ export function findSavedKeys(q: Queryable, shopId: string, keys: readonly ItemK
   if (keys.length === 0) return Promise.resolve([]);
   return q
     .selectFrom("Item")
-    .select(["listId", "productId", "variantId"])
+    .select(["listId", "productId"])
     .where("shopId", "=", shopId)
     .where((eb) =>
-      eb.or(
-        keys.map((key) =>
-          eb.and([
-            eb("listId", "=", key.listId),
-            eb("productId", "=", key.productId),
-            eb("variantId", "=", key.variantId),
-          ]),
-        ),
-      ),
+      eb.or(keys.map((key) => eb.and([eb("listId", "=", key.listId), eb("productId", "=", key.productId)]))),
     )
     .execute();
 }
 
-export async function setItemAddedAt(q: Queryable, shopId: string, itemId: string, addedAt: Date): Promise<void> {
-  await q.updateTable("Item").set({ addedAt }).where("id", "=", itemId).where("shopId", "=", shopId).execute();
+/** Sets what a merge keeps of the guest's item on the customer's item of the same product. */
+export async function updateMergedItem(
+  q: Queryable,
+  shopId: string,
+  itemId: string,
+  changes: { addedAt?: Date; variantId?: string },
+): Promise<void> {
+  await q.updateTable("Item").set(changes).where("id", "=", itemId).where("shopId", "=", shopId).execute();
 }
 
 /** Moves these items into another list of the shop, in one statement. */

@@ -17,6 +17,9 @@ export interface Item {
 export interface List {
   count: number;
   items: Item[];
+  share?: { enabled: boolean };
+  /** identify only: the guest's share link ended at this login. */
+  guestShareLinkEnded?: boolean;
 }
 
 export interface Config {
@@ -63,6 +66,7 @@ export function createApi(proxy: string, locale: string) {
       call<void>("DELETE", `/wishlist/items${owner(aid)}${aid ? "&" : "?"}itemId=${encodeURIComponent(itemId)}`, {}),
     identify: (aid: string) => call<List>("POST", "/identify", { anonymousId: aid }),
     share: (aid: string | null) => call<{ url: string }>("POST", `/wishlist/share${owner(aid)}`, {}),
+    unshare: (aid: string | null) => call<void>("DELETE", `/wishlist/share${owner(aid)}`, {}),
     shared: (token: string) => call<List>("GET", `/lists/${encodeURIComponent(token)}`),
   };
 }

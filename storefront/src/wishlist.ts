@@ -38,6 +38,8 @@ function start(settings: EmbedSettings) {
   const strings = settings.strings;
   let config: Config = { strings, guestEnabled: true, shareEnabled: true, sharePath: settings.sharePath };
   let items: Item[] = [];
+  // Whether the shopper's own list has a share link (its `share.enabled`), for the page's Stop sharing.
+  let shared = false;
   let blockedUntil = 0;
   // The shopper's list could not be read at load: the wishlist page must not call it empty.
   let loadFailed = false;
@@ -105,11 +107,18 @@ function start(settings: EmbedSettings) {
   const savedItems = (productId: string | null, handle: string) =>
     items.filter((item) => (productId ? item.productId === productId : item.handle === handle));
 
-  /** The pressed state of every heart, and the count badges. Labels swap by CSS (the app embed's styles). */
+  /**
+   * The state of every heart, and the count badges. A button with visible labels (the product page's) says
+   * what pressing it does ("Add" / "Remove", swapped by the embed's CSS on `data-saved`) and is no toggle; an
+   * icon-only heart keeps one name and is a toggle (`aria-pressed`): one pattern each, never both, so no
+   * screen reader hears "Remove from wishlist, pressed". A heart whose change is under way is `aria-busy`.
+   */
   function render() {
     for (const button of document.querySelectorAll<HTMLButtonElement>("[data-wishlist-button]")) {
       const saved = savedItems(button.dataset.productId ?? null, button.dataset.handle ?? "").length > 0;
-      button.setAttribute("aria-pressed", String(saved));
+      button.toggleAttribute("data-saved", saved);
+      if (!button.querySelector("[data-when]")) button.setAttribute("aria-pressed", String(saved));
+      button.setAttribute("aria-busy", String(pending.has(button.dataset.handle ?? "")));
     }
     for (const count of document.querySelectorAll("[data-wishlist-count]")) {
       count.textContent = items.length ? String(items.length) : "";
@@ -138,7 +147,11 @@ function start(settings: EmbedSettings) {
     }
     const existing = savedItems(target.productId ?? null, target.handle);
     const adding = existing.length === 0;
-    if (pending.has(target.handle)) return !adding;
+    if (pending.has(target.handle)) {
+      // The heart already shows where the first press is heading: say so rather than drop this one unseen.
+      say(text("pending"));
+      return !adding;
+    }
     pending.add(target.handle);
     const placeholder: Item = {
       id: "",
@@ -241,12 +254,14 @@ function start(settings: EmbedSettings) {
     const body = root.querySelector<HTMLElement>("[data-wishlist-items]")!;
     const heading = root.querySelector("[data-wishlist-title]");
     const shareButton = root.querySelector<HTMLButtonElement>("[data-wishlist-share]");
+    const stopButton = root.querySelector<HTMLButtonElement>("[data-wishlist-unshare]");
     let list: List = { count: items.length, items };
     // A guest of a shop without guest lists has no list to show: the page asks them to log in.
     const loginFirst = !token && !settings.customer && !config.guestEnabled;
     if (token) {
       if (heading) heading.textContent = text("sharedTitle");
       shareButton?.remove();
+      stopButton?.remove();
       try {
         list = await api.shared(token);
       } catch (error) {
@@ -263,11 +278,29 @@ function start(settings: EmbedSettings) {
     } else if (loadFailed) {
       if (heading) heading.textContent = text("title");
       shareButton?.remove();
+      stopButton?.remove();
       body.textContent = text("loadFailed");
       return;
     } else if (shareButton) {
       if (heading) heading.textContent = text("title");
       shareButton.hidden = !config.shareEnabled || loginFirst;
+      const field = root.querySelector<HTMLInputElement>("[data-wishlist-link]");
+      // Withdrawing a link is offered whenever the list has one, also while the shop has sharing off.
+      if (stopButton) {
+        stopButton.hidden = !shared;
+        stopButton.onclick = async () => {
+          try {
+            await api.unshare(guestId());
+            shared = false;
+            stopButton.hidden = true;
+            if (field) field.hidden = true;
+            say(text("sharingStopped"));
+            shareButton.focus();
+          } catch (error) {
+            failure(error);
+          }
+        };
+      }
       shareButton.onclick = async () => {
         try {
           const { url } = await api.share(guestId());
@@ -275,7 +308,8 @@ function start(settings: EmbedSettings) {
             () => true,
             () => false,
           );
-          const field = root.querySelector<HTMLInputElement>("[data-wishlist-link]");
+          shared = true;
+          if (stopButton) stopButton.hidden = false;
           if (field) {
             field.value = url;
             field.hidden = false;
@@ -290,7 +324,8 @@ function start(settings: EmbedSettings) {
     }
     const draw = () => {
       const shown = token ? list.items : items;
-      if (shareButton) shareButton.disabled = shown.length === 0;
+      // An empty list has nothing to share: the button is not offered.
+      if (shareButton && !token) shareButton.hidden = !config.shareEnabled || loginFirst || shown.length === 0;
       // Redrawing takes away the focused row (its Remove button was just pressed): focus goes on to the
       // row now in its place, or the heading once the list is empty, not back to the top of the page.
       const row = document.activeElement?.closest("li");
@@ -351,22 +386,30 @@ function start(settings: EmbedSettings) {
 
   // ---- start ---------------------------------------------------------------------------------------
   async function load() {
+    let shareEnded = false;
     const loadedConfig = api.config().catch(() => null);
     let aid = storage.get();
     try {
       if (settings.customer && aid) {
         // The guest list joins the customer's list once; the guest id is then dropped.
-        items = (await api.identify(aid)).items;
+        const merged = await api.identify(aid);
+        items = merged.items;
+        shareEnded = merged.guestShareLinkEnded === true;
+        shared = merged.share?.enabled === true;
         storage.drop();
         aid = null;
       } else if (settings.customer || aid) {
-        items = (await api.list(guestId())).items;
+        const list = await api.list(guestId());
+        items = list.items;
+        shared = list.share?.enabled === true;
       }
     } catch (error) {
       loadFailed = true;
       if (error instanceof ApiError && error.status === 429) failure(error);
     }
     config = (await loadedConfig) ?? config;
+    // The guest's share link ended at this login (docs/decisions/033-guest-share-link-at-login.md).
+    if (shareEnded) say(text("shareEnded"));
     // The merchant's texts (GET /storefront/config) replace the theme's defaults.
     for (const label of document.querySelectorAll("[data-wishlist-button] [data-when]")) {
       label.textContent = text((label as HTMLElement).dataset.when === "on" ? "remove" : "add");

@@ -36,32 +36,34 @@ const mergedEvents = (shopId: string) =>
   eventsOf(shopId, "list.merged").then((rows) => rows.map((row) => JSON.parse(row.data)));
 
 describe("POST /storefront/identify (guest merge)", () => {
-  it("unions by product+variant, keeps the earliest addedAt, counts only moved items, retires the guest list", async () => {
+  it("unions by product whatever the variant, keeps the earliest addedAt and the guest's variant where the customer had none, counts only moved items, retires the guest list", async () => {
     const { shop, aid, proxy, save } = await shopper();
     await save(null, "1"); // guest only -> moves
-    await save(null, "2", "20"); // guest, variant 20 -> moves (customer has variant 21)
+    const guestVariant = await (await save(null, "2", "20")).json(); // the customer has variant 21: theirs stays
     const guestOverlap = await (await save(null, "3")).json(); // guest first...
     await new Promise((resolve) => setTimeout(resolve, 5));
     const customerOverlap = await (await save("500", "3")).json(); // ...customer later: guest's date wins
-    await save("500", "2", "21");
+    const customerVariant = await (await save("500", "2", "21")).json();
     const customerOnly = await (await save("500", "4")).json();
+    // The finding of issue 25: the customer saved the product without a variant, the guest with one.
+    const customerPlain = await (await save("500", "5")).json();
+    await save(null, "5", "50");
 
     const response = await proxy("/storefront/identify", "500", { anonymousId: aid });
     expect(response.status).toBe(200);
     const list = await response.json();
     expect(list.owner).toEqual({ type: "customer", customerId: "500" });
     expect(list.count).toBe(5);
-    const byKey = Object.fromEntries(
-      list.items.map((item: { productId: string; variantId: string | null }) => [
-        `${item.productId}/${item.variantId}`,
-        item,
-      ]),
+    const byProduct = Object.fromEntries(
+      list.items.map((item: { productId: string; variantId: string | null }) => [item.productId, item]),
     );
-    expect(Object.keys(byKey).sort()).toEqual(["1/null", "2/20", "2/21", "3/null", "4/null"]);
-    expect(byKey["3/null"]).toMatchObject({ id: customerOverlap.id, addedAt: guestOverlap.addedAt });
-    expect(byKey["4/null"]).toEqual(customerOnly);
+    expect(Object.keys(byProduct).sort()).toEqual(["1", "2", "3", "4", "5"]);
+    expect(byProduct["2"]).toEqual({ ...customerVariant, addedAt: guestVariant.addedAt });
+    expect(byProduct["3"]).toMatchObject({ id: customerOverlap.id, addedAt: guestOverlap.addedAt });
+    expect(byProduct["4"]).toEqual(customerOnly);
+    expect(byProduct["5"]).toEqual({ ...customerPlain, variantId: "50" });
 
-    expect(await mergedEvents(shop.id)).toEqual([{ listId: list.id, customerId: "500", mergedCount: 2 }]);
+    expect(await mergedEvents(shop.id)).toEqual([{ listId: list.id, customerId: "500", mergedCount: 1 }]);
     // The anonymous id now reads an empty list and can never reach the customer's.
     const guestView = await (await proxy("/storefront/wishlist", null, undefined, { aid })).json();
     expect(guestView).toMatchObject({ id: null, count: 0 });

@@ -104,6 +104,36 @@ describe("storefront wishlist: public key (anonymous)", () => {
     ]);
   });
 
+  it("holds a product once with or without a variant: in saves, toggles and removals alike (docs/decisions/032)", async () => {
+    const { shop, aid, publicCall } = await storefront();
+    const call = (path: string, method: string, body: Record<string, unknown>) =>
+      publicCall(`/storefront/wishlist/${path}?aid=${aid}`, { method, body: { handle: "red-hat", ...body } });
+    // GIVEN the product saved without a variant
+    const plain = await call("items", "POST", { productId: "101" });
+    expect(plain.status).toBe(201);
+    const item = await plain.json();
+    // WHEN the shopper saves it again with a variant: the saved item answers, unchanged, with no event
+    const withVariant = await call("items", "POST", { productId: "101", variantId: "7" });
+    expect(withVariant.status).toBe(200);
+    expect(await withVariant.json()).toEqual(item);
+    // a toggle naming a variant removes the product's one item...
+    const off = await (await call("toggle", "POST", { productId: "101", variantId: "8" })).json();
+    expect(off).toEqual({ added: false, count: 0, itemId: item.id });
+    // ...and saves it, with that variant, when it is not saved
+    const on = await (await call("toggle", "POST", { productId: "101", variantId: "8" })).json();
+    expect(on).toMatchObject({ added: true, count: 1 });
+    // a removal by product (another variant named, or none) removes it
+    expect((await call("items", "DELETE", { productId: "101", variantId: "7" })).status).toBe(204);
+    const list = await (await publicCall(`/storefront/wishlist?aid=${aid}`)).json();
+    expect(list).toMatchObject({ count: 0, items: [] });
+    expect((await events(shop.id)).map((event) => event.type)).toEqual([
+      "item.added",
+      "item.removed",
+      "item.added",
+      "item.removed",
+    ]);
+  });
+
   it("adds (201, then 200 for the same item without an event) and removes by itemId or by product", async () => {
     const { shop, aid, publicCall } = await storefront();
     const add = (productId: string) =>

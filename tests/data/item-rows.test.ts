@@ -11,7 +11,7 @@ import {
   insertItem,
   insertItems,
   moveItems,
-  setItemAddedAt,
+  updateMergedItem,
 } from "~/data/item-rows.server";
 import { findDefaultLists, insertDefaultLists } from "~/data/list-rows.server";
 import { createShop } from "../factories";
@@ -34,16 +34,16 @@ const row = (listId: string, productId: string, addedAt: Date, variantId = "") =
 });
 
 describe(`item rows (${engine()})`, () => {
-  it("saves a product once per list and variant, keeping the first save's addedAt to the millisecond", async () => {
+  it("saves a product once per list, with or without a variant, keeping the first save's addedAt to the millisecond", async () => {
     const { shop, listIds } = await shopWithLists("1");
     const first = new Date("2026-01-02T03:04:05.678Z");
     const saved = await insertItem(database(), shop.id, row(listIds[0]!, "10", first));
     expect(saved).toMatchObject({ productId: "10", variantId: "", titleSnapshot: "Product 10", shopId: shop.id });
     expect(saved!.addedAt.toISOString()).toBe(first.toISOString());
     expect(await insertItem(database(), shop.id, row(listIds[0]!, "10", new Date()))).toBeUndefined();
-    expect(await insertItem(database(), shop.id, row(listIds[0]!, "10", new Date(), "5"))).toBeDefined();
-    const found = await findItemByKey(database(), shop.id, { listId: listIds[0]!, productId: "10", variantId: "" });
-    expect(found?.addedAt).toEqual(first);
+    expect(await insertItem(database(), shop.id, row(listIds[0]!, "10", new Date(), "5"))).toBeUndefined();
+    const found = await findItemByKey(database(), shop.id, { listId: listIds[0]!, productId: "10" });
+    expect(found).toMatchObject({ variantId: "", addedAt: first });
   });
 
   it("lists a list's items newest first (then by id) and counts them per list", async () => {
@@ -74,13 +74,16 @@ describe(`item rows (${engine()})`, () => {
       row(listId, "1", new Date()),
       row(listId, "2", new Date()),
       row(listId, "2", new Date(), "9"),
+      row(listId, "3", new Date(), "7"),
+      row(listId, "3", new Date()),
     ]);
-    expect(inserted.map((key) => `${key.productId}/${key.variantId}`).sort()).toEqual(["2/", "2/9"]);
+    // One row per product: the second row of product 3 (another variant) is skipped like a saved one.
+    expect(inserted.map((key) => key.productId).sort()).toEqual(["2", "3"]);
     expect(await insertItems(database(), shop.id, [])).toEqual([]);
     const saved = await findSavedKeys(database(), shop.id, [
-      { listId, productId: "1", variantId: "" },
-      { listId, productId: "2", variantId: "9" },
-      { listId, productId: "3", variantId: "" },
+      { listId, productId: "1" },
+      { listId, productId: "2" },
+      { listId, productId: "4" },
     ]);
     expect(saved.map((key) => key.productId).sort()).toEqual(["1", "2"]);
   });
@@ -90,8 +93,8 @@ describe(`item rows (${engine()})`, () => {
     const [a, b] = listIds as [string, string];
     const one = (await insertItem(database(), shop.id, row(a, "1", new Date())))!;
     const two = (await insertItem(database(), shop.id, row(a, "2", new Date())))!;
-    expect(await deleteItemByKey(database(), shop.id, { listId: a, productId: "1", variantId: "" })).toEqual(one);
-    expect(await deleteItemByKey(database(), shop.id, { listId: a, productId: "1", variantId: "" })).toBeUndefined();
+    expect(await deleteItemByKey(database(), shop.id, { listId: a, productId: "1" })).toEqual(one);
+    expect(await deleteItemByKey(database(), shop.id, { listId: a, productId: "1" })).toBeUndefined();
     expect(await deleteItemById(database(), shop.id, b, two.id)).toBeUndefined();
     expect(await deleteItemById(database(), shop.id, a, two.id)).toEqual(two);
     expect(await findItemsOfList(database(), shop.id, a)).toEqual([]);
@@ -105,8 +108,10 @@ describe(`item rows (${engine()})`, () => {
     await moveItems(database(), shop.id, [one.id], b);
     await moveItems(database(), shop.id, [], b);
     const earlier = new Date("2025-12-31T23:59:59.999Z");
-    await setItemAddedAt(database(), shop.id, one.id, earlier);
-    expect(await findItemsOfList(database(), shop.id, b)).toEqual([{ ...one, listId: b, addedAt: earlier }]);
+    await updateMergedItem(database(), shop.id, one.id, { addedAt: earlier, variantId: "42" });
+    expect(await findItemsOfList(database(), shop.id, b)).toEqual([
+      { ...one, listId: b, addedAt: earlier, variantId: "42" },
+    ]);
     await deleteItemsOfList(database(), shop.id, a);
     expect(await findItemsOfList(database(), shop.id, a)).toEqual([]);
     expect(await findItemsOfList(database(), shop.id, b)).toHaveLength(1);
@@ -117,14 +122,14 @@ describe(`item rows (${engine()})`, () => {
     const other = await createShop();
     const listId = listIds[0]!;
     const item = (await insertItem(database(), shop.id, row(listId, "1", new Date())))!;
-    const key = { listId, productId: "1", variantId: "" };
+    const key = { listId, productId: "1" };
     expect(await findItemsOfList(database(), other.id, listId)).toEqual([]);
     expect(await findItemByKey(database(), other.id, key)).toBeUndefined();
     expect(await findSavedKeys(database(), other.id, [key])).toEqual([]);
     expect(await countItemsOfLists(database(), other.id, [listId])).toEqual(new Map());
     expect(await deleteItemByKey(database(), other.id, key)).toBeUndefined();
     expect(await deleteItemById(database(), other.id, listId, item.id)).toBeUndefined();
-    await setItemAddedAt(database(), other.id, item.id, new Date(0));
+    await updateMergedItem(database(), other.id, item.id, { addedAt: new Date(0), variantId: "9" });
     await deleteItemsOfList(database(), other.id, listId);
     expect(await findItemsOfList(database(), shop.id, listId)).toEqual([item]);
   });

@@ -102,6 +102,16 @@ describe("Storefront", { timeout: 240_000 }, () => {
     const merged = await customerList("7001");
     expect(merged?.count).toBe(2);
     expect(merged?.items.map((item) => item.titleSnapshot).sort()).toEqual(["Aurora Linen Shirt", "Harbor Wool Coat"]);
+    // The guest's link ended at the login (it would show the customer's list): the shopper is told, and a
+    // fresh browser holding the link is told it no longer exists (docs/decisions/033).
+    await expect
+      .poll(() => page.getByRole("status").textContent())
+      .toBe("The link you shared before logging in no longer works. Share your wishlist again for a new link.");
+    const late = await openStorefront(stack, `${shared.pathname}${shared.search}`);
+    await late.page.getByText("This shared wishlist no longer exists.").waitFor({ timeout: 90_000 });
+    expect(await late.page.locator(".wl-list > li").count()).toBe(0);
+    expectNoPageErrors(late.page, [/HTTP 404 GET .*\/apps\/service\/v1\/storefront\/lists\//]);
+    await late.context.close();
     await page.reload();
     await scriptReady(page);
     expect((await customerList("7001"))?.count).toBe(2);
@@ -137,12 +147,29 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await page.evaluate(
       `window.__changes = []; document.addEventListener("wishlist:change", (event) => window.__changes.push(event.detail));`,
     );
+    // Its label says what a press does, so it is a plain button, never "Remove from wishlist, pressed".
     const heart = page.getByRole("button", { name: "Add to wishlist" });
-    expect(await pressed(heart)).toBe("false");
+    const button = page.locator("[data-wishlist-product-page] button");
+    expect(await pressed(heart)).toBeNull();
+    // A second press while the save is under way is not dropped unseen: the button is busy and says so.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/apps/service/v1/storefront/wishlist/items**", async (route) => {
+      await held;
+      await route.continue();
+    });
     await heart.focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => pressed(page.locator("[data-wishlist-product-page] button"))).toBe("true");
+    await expect.poll(() => button.getAttribute("aria-busy")).toBe("true");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Still saving your last change…");
+    release();
     await page.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await page.unrouteAll();
+    await expect.poll(() => button.getAttribute("aria-busy")).toBe("false");
+    await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
+    expect(await pressed(button)).toBeNull();
+    expect(await pageViolations(page)).toEqual([]);
     await expect
       .poll(() => page.evaluate("window.__changes"))
       .toEqual([{ productId: "8100000004", handle: "canyon-leather-boots", added: true, count: 1 }]);
@@ -152,7 +179,58 @@ describe("Storefront", { timeout: 240_000 }, () => {
 
     // The API toggles it off again and the button follows.
     expect(await page.evaluate('window.Wishlist.toggle("8100000004", { handle: "canyon-leather-boots" })')).toBe(false);
-    await expect.poll(() => pressed(page.locator("[data-wishlist-product-page] button"))).toBe("false");
+    await page.getByRole("button", { name: "Add to wishlist" }).waitFor();
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("keeps one item for a product a guest saved with its variant and the customer without; stops sharing; an empty list offers no share", async () => {
+    // GIVEN customer Grace saved the shirt from the grid (no variant), then browses as a guest
+    const { context, page } = await openStorefront(stack, "/account/login");
+    await page.getByRole("button", { name: /^Grace Hopper/ }).click();
+    await page.waitForURL(`${stack.platform.storefrontOrigin}/`);
+    await scriptReady(page);
+    await cardHeart(page, "Aurora Linen Shirt").click();
+    await expect.poll(async () => (await customerList("7002"))?.count).toBe(1);
+    await page.goto(`${stack.platform.storefrontOrigin}/account/logout`);
+    // WHEN the guest saves the same shirt from its page (with its variant) and logs in as Grace
+    await page.goto(`${stack.platform.storefrontOrigin}/products/aurora-linen-shirt`);
+    await scriptReady(page);
+    await page.getByRole("button", { name: "Add to wishlist" }).click();
+    await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
+    await expect
+      .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"))
+      .toBe(1);
+    await page.goto(`${stack.platform.storefrontOrigin}/account/login`);
+    await page.getByRole("button", { name: /^Grace Hopper/ }).click();
+    await page.waitForURL(`${stack.platform.storefrontOrigin}/`);
+    await scriptReady(page);
+
+    // THEN the wishlist page lists the shirt once, with the guest's variant kept on Grace's item
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    const rows = page.locator(".wl-list > li");
+    await expect.poll(() => rows.allTextContents()).toEqual([expect.stringContaining("Aurora Linen Shirt")]);
+    const list = (await customerList("7002")) as unknown as { items: Array<{ variantId: string | null }> };
+    expect(list.items).toEqual([expect.objectContaining({ variantId: "9100000001" })]);
+
+    // Sharing, then stopping: the link stops working and the page says so
+    await page.getByRole("button", { name: "Share wishlist" }).click();
+    const link = page.getByRole("textbox", { name: "Link to your wishlist" });
+    await expect.poll(() => link.inputValue()).toContain("?share=");
+    const shared = new URL(await link.inputValue());
+    await page.getByRole("button", { name: "Stop sharing" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Sharing stopped: the link no longer works.");
+    expect(await link.isVisible()).toBe(false);
+    expect(await page.getByRole("button", { name: "Stop sharing" }).isVisible()).toBe(false);
+    const friend = await openStorefront(stack, `${shared.pathname}${shared.search}`);
+    await friend.page.getByText("This shared wishlist no longer exists.").waitFor({ timeout: 90_000 });
+    await friend.context.close();
+
+    // One Remove removes the one item; the empty list offers no Share
+    await page.getByRole("button", { name: "Remove from wishlist: Aurora Linen Shirt" }).click();
+    await page.getByText("Your wishlist is empty").waitFor();
+    expect(await page.getByRole("button", { name: "Share wishlist" }).isVisible()).toBe(false);
+    await expect.poll(async () => (await customerList("7002"))?.count).toBe(0);
     expectNoPageErrors(page);
     await context.close();
   });
@@ -424,7 +502,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     const { context, page } = await openStorefront(stack, "/products/lagoon-sunglasses");
     await scriptReady(page);
     await page.locator("[data-wishlist-product-page] button").click();
-    await expect.poll(() => pressed(page.locator("[data-wishlist-product-page] button"))).toBe("true");
+    await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
     expect(
       await page.evaluate(
         'window.Wishlist.toggle("8100000009", { handle: "ember-wool-scarf", title: "Ember Wool Scarf" })',

@@ -3481,7 +3481,7 @@ export interface paths {
         put?: never;
         /**
          * Merge the guest list into the customer's at login
-         * @description For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier `addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and returns the customer's full list. The merged list never holds more than the most items a list may hold (see `list-full`): the customer's own items all stay, the guest's move earliest saved first while there is room, and the guest's items beyond the cap are not carried over (they are deleted with the guest list). A share link the guest had sent keeps working: it opens the merged list (the customer's list takes the guest's token when it had none of its own). Repeating it merges nothing and still answers 200.
+         * @description For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier `addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and returns the customer's full list. The merged list never holds more than the most items a list may hold (see `list-full`): the customer's own items all stay, the guest's move earliest saved first while there is room, and the guest's items beyond the cap are not carried over (they are deleted with the guest list). A list holds a product once: a guest's item of a product the customer saved (with any variant or none) is not moved; the customer's item keeps its variant, or takes the guest's when it had none. A share link the guest had made stops working (404 from then on: the customer's list holds more than the guest shared), and `guestShareLinkEnded` is then true, so the storefront can tell the shopper; the customer's own link stays. Repeating it merges nothing and still answers 200.
          */
         post: {
             parameters: {
@@ -3528,7 +3528,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Wishlist"];
+                        "application/json": components["schemas"]["Wishlist"] & {
+                            /** @description Additive. true when the guest list had a share link, which this merge turned off. */
+                            guestShareLinkEnded: boolean;
+                        };
                     };
                 };
                 /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
@@ -4599,7 +4602,7 @@ export interface paths {
         put?: never;
         /**
          * Create the share link
-         * @description Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the same link without an event. 403 `sharing-disabled` when the shop does not allow sharing. The body is optional: the owner is named as for the other storefront calls, in the query (`aid` for guests, `customerId` for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. After a guest logs in (identify), the guest's link opens the customer's merged list.
+         * @description Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the same link without an event. 403 `sharing-disabled` when the shop does not allow sharing. The body is optional: the owner is named as for the other storefront calls, in the query (`aid` for guests, `customerId` for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. A guest's link ends when the guest logs in (identify): it never opens the customer's list.
          */
         post: {
             parameters: {
@@ -4850,7 +4853,7 @@ export interface paths {
         };
         /**
          * Turn the share link off
-         * @description Additive. Deletes the share token of the shopper's list, so the link answers 404 `not-found` from now on; for a customer, the links of guest lists merged into theirs at login stop working too. `share` then reads `{enabled: false, token: null}`, as for a list never shared, and sharing again creates a new token (with a list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.
+         * @description Additive. Deletes the share token of the shopper's list, so the link answers 404 `not-found` from now on; for a customer, links that guest lists merged before 2026-11 left open to theirs stop working too. `share` then reads `{enabled: false, token: null}`, as for a list never shared, and sharing again creates a new token (with a list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.
          */
         delete: {
             parameters: {

@@ -168,9 +168,10 @@ describe("imports through the real worker", () => {
   it("a dry run writes nothing and reports what the real run then does, duplicates within the file included", async () => {
     const { shop, api } = await connectedShop();
     const rows = ["customer_id,anonymous_id,product_id,variant_id,handle,added_at"];
-    // 2,500 rows over three batches; every product appears twice for the same customer.
+    // 2,500 rows over three batches; every product appears twice for the same customer, the second time with
+    // a variant: still the same saved item (docs/decisions/032-one-item-per-product.md).
     for (let index = 0; index < 2_500; index++)
-      rows.push(`${2000 + (index % 50)},,${(index % 1_250) + 1},,h,2024-01-01`);
+      rows.push(`${2000 + (index % 50)},,${(index % 1_250) + 1},${index < 1_250 ? "" : 77},h,2024-01-01`);
     const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
     const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
     expect(dry).toMatchObject({ status: "succeeded", dryRun: true, imported: 1_250, skipped: 0, rowsProcessed: 2_500 });

@@ -90,8 +90,8 @@ interface PendingRow extends Omit<ImportRow, "customerId"> {
   email: string | null;
 }
 
-const itemKey = (customerId: string, productId: string, variantId: string) =>
-  flat(`${customerId}|${productId}|${variantId}`);
+/** A customer's list holds a product once, whatever the variant (docs/decisions/032-one-item-per-product.md). */
+const itemKey = (customerId: string, productId: string) => flat(`${customerId}|${productId}`);
 
 /**
  * A copy of `text` that holds on to nothing else: cells are slices of papaparse's chunk strings, and a
@@ -299,7 +299,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
         tally.skip(row.line, "customer-not-found", row.email ?? undefined);
         continue;
       }
-      const key = seen ? itemKey(customerId, row.productId, row.variantId ?? "") : "";
+      const key = seen ? itemKey(customerId, row.productId) : "";
       if (seen?.has(key)) {
         tally.unchanged += 1;
         continue;

@@ -1,8 +1,9 @@
 /**
  * Guest merge at login (`POST /storefront/identify` in docs/openapi.json): the guest list's items join
  * the customer's default list.
- *  - union by product+variant; on overlap the earlier `addedAt` wins (the customer's item is kept, with
- *    the guest's date if that is earlier);
+ *  - union by product, whatever the variant (docs/decisions/032-one-item-per-product.md): on overlap the
+ *    customer's item is kept, with the guest's date if that is earlier and the guest's variant if it had
+ *    none;
  *  - the customer's list never passes MAX_ITEMS_PER_LIST: all of the customer's items stay, and the guest's
  *    other items move earliest `addedAt` first while there is room; the rest are not carried over (they go
  *    with the retired guest list). A customer's list already at or above the cap takes none;
@@ -11,15 +12,15 @@
  *    reads an empty list afterwards and can never reach the customer's;
  *  - one list.merged event, in the same transaction; a repeat finds no guest list, merges nothing, emits
  *    nothing, and still answers with the customer's list;
- *  - a share link the guest had sent keeps working and opens the merged list: when the customer's list has
- *    no token of its own it takes the guest's (no list.shared event: nothing new was shared); when it has one,
- *    the customer's token stays and the retired guest list keeps its token with `customerId` set to the
- *    customer, which `readSharedList` follows to that customer's current list. So both tokens open the merged
- *    list, without a table of aliases.
+ *  - a share link the guest had sent stops working: it was made for the guest's list as it was, and the
+ *    customer's list holds more than the guest chose to share (docs/decisions/033-guest-share-link-at-login.md).
+ *    The token is deleted with the guest list (never taken over by the customer's list), so the link answers
+ *    as an unknown one; `guestShareLinkEnded` says so, for the storefront to tell the shopper. The customer's
+ *    own link, if any, is the customer's choice and stays.
  */
 import { transaction, type UnitOfWork } from "~/data/database.server";
-import { deleteItemsOfList, findItemsOfList, moveItems, setItemAddedAt } from "~/data/item-rows.server";
-import { enableShareToken, findDefaultLists, retireList, touchListsBefore } from "~/data/list-rows.server";
+import { deleteItemsOfList, findItemsOfList, moveItems, updateMergedItem } from "~/data/item-rows.server";
+import { findDefaultLists, retireList, touchListsBefore } from "~/data/list-rows.server";
 import { recordEvent } from "~/services/events/outbox.server";
 import { lockDefaultList, maxItemsPerList } from "./wishlists.server";
 import type { ListWithItems } from "./views";
@@ -31,6 +32,8 @@ export interface MergeResult {
   mergedCount: number;
   /** false: there was no guest list to merge (a repeat). */
   merged: boolean;
+  /** true: the guest list had a share link, which the merge turned off. */
+  guestShareLinkEnded: boolean;
 }
 
 export async function mergeGuestList(
@@ -45,17 +48,29 @@ export async function mergeGuestList(
     let result: MergeResult;
     if (!guest) {
       const items = await findItemsOfList(tx, shopId, customerList.id);
-      result = { list: { ...customerList, items, count: items.length }, mergedCount: 0, merged: false };
+      result = {
+        list: { ...customerList, items, count: items.length },
+        mergedCount: 0,
+        merged: false,
+        guestShareLinkEnded: false,
+      };
     } else {
       const guestItems = await findItemsOfList(tx, shopId, guest.id);
       const customerItems = await findItemsOfList(tx, shopId, customerList.id);
-      const owned = new Map(customerItems.map((item) => [`${item.productId}:${item.variantId}`, item]));
+      const owned = new Map(customerItems.map((item) => [item.productId, item]));
       const room = Math.max(0, maxItemsPerList() - customerItems.length);
       const toMove: typeof guestItems = [];
       for (const item of guestItems) {
-        const existing = owned.get(`${item.productId}:${item.variantId}`);
-        if (!existing) toMove.push(item);
-        else if (item.addedAt < existing.addedAt) await setItemAddedAt(tx, shopId, existing.id, item.addedAt);
+        const existing = owned.get(item.productId);
+        if (!existing) {
+          toMove.push(item);
+          continue;
+        }
+        const changes = {
+          ...(item.addedAt < existing.addedAt ? { addedAt: item.addedAt } : {}),
+          ...(existing.variantId === "" && item.variantId !== "" ? { variantId: item.variantId } : {}),
+        };
+        if (Object.keys(changes).length > 0) await updateMergedItem(tx, shopId, existing.id, changes);
       }
       // Earliest saved first (then by id, for a stable choice); what does not fit is deleted with the guest list.
       toMove.sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -68,18 +83,10 @@ export async function mergeGuestList(
       );
       const mergedCount = moved.length;
       await deleteItemsOfList(tx, shopId, guest.id);
-      const guestShared = guest.shareToken !== null && guest.shareEnabled;
-      // The retired guest list names the customer it became when its token stays on it (see above).
-      const pointsToCustomer = guestShared && customerList.shareToken !== null;
-      await retireList(tx, shopId, guest.id, now, pointsToCustomer ? { customerId } : guestShared ? "drop" : "keep");
-      let list = { ...customerList, updatedAt: now };
-      if (guestShared && !pointsToCustomer) {
-        // The token is unique: it leaves the guest list (above) before it joins the customer's.
-        await enableShareToken(tx, shopId, customerList.id, guest.shareToken!, now);
-        list = { ...list, shareToken: guest.shareToken, shareEnabled: true };
-      } else {
-        await touchListsBefore(tx, shopId, [customerList.id], now);
-      }
+      const guestShareLinkEnded = guest.shareToken !== null && guest.shareEnabled;
+      await retireList(tx, shopId, guest.id, now, "drop");
+      await touchListsBefore(tx, shopId, [customerList.id], now);
+      const list = { ...customerList, updatedAt: now };
       await recordEvent(tx, {
         shopId,
         type: "list.merged",
@@ -87,7 +94,7 @@ export async function mergeGuestList(
         data: { listId: customerList.id, customerId, mergedCount },
       });
       const items = await findItemsOfList(tx, shopId, customerList.id);
-      result = { list: { ...list, items, count: items.length }, mergedCount, merged: true };
+      result = { list: { ...list, items, count: items.length }, mergedCount, merged: true, guestShareLinkEnded };
     }
     await unit?.within?.(tx, result);
     return result;

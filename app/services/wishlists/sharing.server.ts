@@ -10,7 +10,6 @@ import { database, transaction, type UnitOfWork } from "~/data/database.server";
 import { findItemsOfList } from "~/data/item-rows.server";
 import {
   enableShareToken,
-  findDefaultLists,
   findSharedList,
   removeShareToken,
   removeShareTokensOfRetiredLists,
@@ -110,18 +109,15 @@ export async function stopSharingWishlist({ shopId, owner }: { shopId: string; o
 }
 
 /**
- * The list behind a share token, in this shop, when the shop and the list both allow sharing. The token of a
- * guest list merged at login into a customer's list that had its own token stays on the retired guest list,
- * which then names the customer (merge.server.ts): it opens that customer's current default list.
+ * The list behind a share token, in this shop, when the shop and the list both allow sharing. A retired
+ * guest list opens nothing: its link ended when the guest logged in (merge.server.ts); lists retired before
+ * that rule may still hold a token, which answers as unknown too.
  */
 export async function readSharedList({ shopId, token }: { shopId: string; token: string }): Promise<ListWithItems> {
   assertSharingAllowed((await shopSettingsOf(shopId)).settings);
   const db = database();
-  let list = await findSharedList(db, shopId, token);
-  if (list && list.retiredAt !== null) {
-    [list] = list.customerId ? await findDefaultLists(db, shopId, "customerId", [list.customerId]) : [];
-  }
-  if (!list) throw new DomainError("not_found", "No shared list with this token.");
+  const list = await findSharedList(db, shopId, token);
+  if (!list || list.retiredAt !== null) throw new DomainError("not_found", "No shared list with this token.");
   const items = await findItemsOfList(db, shopId, list.id);
   return { ...list, items, count: items.length };
 }

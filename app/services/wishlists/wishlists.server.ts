@@ -74,11 +74,11 @@ function ownerValue(owner: Owner): { column: OwnerColumn; value: string } {
     : { column: "anonymousId", value: owner.anonymousId };
 }
 
-const keyOf = (listId: string, item: ItemRef): ItemKey => ({
-  listId,
-  productId: item.productId,
-  variantId: item.variantId ?? "",
-});
+/**
+ * A list holds a product once, with or without a variant (docs/decisions/032-one-item-per-product.md): the
+ * key of an item is its product, so a save, toggle or removal naming any variant of a saved product finds it.
+ */
+const keyOf = (listId: string, item: ItemRef): ItemKey => ({ listId, productId: item.productId });
 
 /** The shop's settings, read outside any transaction; a shop that does not exist is `not_found`. */
 export async function shopSettingsOf(shopId: string) {
@@ -168,6 +168,7 @@ async function finishChange(
 /** A save without a title is due for a product lookup from now on (services/products/snapshots.server.ts). */
 const newItemRow = (listId: string, item: NewItem, addedAt: Date) => ({
   ...keyOf(listId, item),
+  variantId: item.variantId ?? "",
   handle: item.handle,
   titleSnapshot: item.title ?? "",
   addedAt,
@@ -191,7 +192,7 @@ export interface ToggleResult {
   itemId: string;
 }
 
-/** Saves the item if it is not in the list, removes it if it is. */
+/** Saves the product if it is not in the list, removes it (whatever its saved variant) if it is. */
 export async function toggleItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<ToggleResult>) {
   await checkGuestWrites(input);
   const { shopId, owner, item, at = new Date() } = input;
@@ -221,7 +222,10 @@ export interface AddResult {
   created: boolean;
 }
 
-/** Saves the item; an item already saved is returned as it is (its addedAt kept, no event). */
+/**
+ * Saves the product; a product already saved (with any variant or none) is returned as it is (its variant and
+ * addedAt kept, no event).
+ */
 export async function addItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<AddResult>) {
   await checkGuestWrites(input);
   const { shopId, owner, item, at = new Date() } = input;
@@ -242,7 +246,7 @@ export async function addItem(input: ChangeInput & { item: NewItem }, unit?: Uni
   return result;
 }
 
-/** Removes one item, by id or by product+variant. Removing what is not there changes nothing. */
+/** Removes one item, by id or by product (whatever its variant). Removing what is not there changes nothing. */
 export async function removeItem(
   input: ChangeInput & { target: { itemId: string } | ItemRef },
   unit?: UnitOfWork<{ removed: boolean }>,
@@ -281,7 +285,8 @@ const IMPORT_CHUNK = 250;
  * (the caller reports them as skipped); rows whose item is already saved are never counted as full.
  * `uncommitted` (a dry run's earlier batches, rolled back) counts per customer the items that would already
  * be in the list, so they take up its room as they would in a real run.
- * Returns the `customerId|productId|variantId` keys actually inserted, and those rows.
+ * A row whose product the customer's list holds already (with any variant) is left out: one item per product.
+ * Returns the `customerId|productId` keys actually inserted, and those rows.
  */
 export async function importItems<R extends ImportRow>(
   tx: Tx,
@@ -316,7 +321,7 @@ export async function importItems<R extends ImportRow>(
   const inserted: string[] = [];
   const full: R[] = [];
   const touched = new Set<string>();
-  const flat = (key: ItemKey) => `${key.listId}|${key.productId}|${key.variantId}`;
+  const flat = (key: ItemKey) => `${key.listId}|${key.productId}`;
   for (let index = 0; index < rows.length; index += IMPORT_CHUNK) {
     let pending = rows.slice(index, index + IMPORT_CHUNK);
     let atCap: R[] = [];
@@ -349,7 +354,7 @@ export async function importItems<R extends ImportRow>(
       for (const key of created) {
         touched.add(key.listId);
         counts.set(key.listId, counts.get(key.listId)! + 1);
-        inserted.push(`${customerOf.get(key.listId)}|${key.productId}|${key.variantId}`);
+        inserted.push(`${customerOf.get(key.listId)}|${key.productId}`);
       }
       pending = held;
     }

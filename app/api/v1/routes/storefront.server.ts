@@ -4,7 +4,7 @@ import { AppError } from "~/lib/problems";
 import { platformIdInputSchema, requireBodySent } from "~/lib/validation";
 import { ANONYMOUS_ID_PATTERN, type Owner } from "~/services/owners/owner";
 import { getStorefrontConfig } from "~/services/storefront/config.server";
-import { mergeGuestList } from "~/services/wishlists/merge.server";
+import { mergeGuestList, type MergeResult } from "~/services/wishlists/merge.server";
 import { readSharedList, shareWishlist, stopSharingWishlist } from "~/services/wishlists/sharing.server";
 import { itemView, sharedListView, wishlistView } from "~/services/wishlists/views";
 import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
@@ -299,8 +299,8 @@ const shareRoute = apiRoute({
     "Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the " +
     "same link without an event. 403 `sharing-disabled` when the shop does not allow sharing. The body is " +
     "optional: the owner is named as for the other storefront calls, in the query (`aid` for guests, `customerId` " +
-    "for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. After a guest logs in " +
-    "(identify), the guest's link opens the customer's merged list.",
+    "for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. A guest's link ends " +
+    "when the guest logs in (identify): it never opens the customer's list.",
   modes: ALL_MODES,
   request: {
     query: OwnerQuery,
@@ -319,7 +319,7 @@ const unshareRoute = apiRoute({
   summary: "Turn the share link off",
   description:
     "Additive. Deletes the share token of the shopper's list, so the link answers 404 `not-found` from now on; " +
-    "for a customer, the links of guest lists merged into theirs at login stop working too. `share` then reads " +
+    "for a customer, links that guest lists merged before 2026-11 left open to theirs stop working too. `share` then reads " +
     "`{enabled: false, token: null}`, as for a list never shared, and sharing again creates a new token (with a " +
     "list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is " +
     "safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn " +
@@ -365,9 +365,12 @@ const identifyRoute = apiRoute({
     "`addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and " +
     "returns the customer's full list. The merged list never holds more than the most items a list may hold " +
     "(see `list-full`): the customer's own items all stay, the guest's move earliest saved first while there is " +
-    "room, and the guest's items beyond the cap are not carried over (they are deleted with the guest list). A share link the guest had sent keeps working: it opens the merged list " +
-    "(the customer's list takes the guest's token when it had none of its own). Repeating it merges nothing and " +
-    "still answers 200.",
+    "room, and the guest's items beyond the cap are not carried over (they are deleted with the guest list). A list " +
+    "holds a product once: a guest's item of a product the customer saved (with any variant or none) is not " +
+    "moved; the customer's item keeps its variant, or takes the guest's when it had none. A share link the guest " +
+    "had made stops working (404 from then on: the customer's list holds more than the guest shared), and " +
+    "`guestShareLinkEnded` is then true, so the storefront can tell the shopper; the customer's own link stays. " +
+    "Repeating it merges nothing and still answers 200.",
   modes: ALL_MODES,
   request: {
     body: {
@@ -382,7 +385,15 @@ const identifyRoute = apiRoute({
   responses: {
     200: {
       description: "The customer's list after the merge",
-      content: { "application/json": { schema: StorefrontListSchema } },
+      content: {
+        "application/json": {
+          schema: StorefrontListSchema.extend({
+            guestShareLinkEnded: z.boolean().openapi({
+              description: "Additive. true when the guest list had a share link, which this merge turned off.",
+            }),
+          }),
+        },
+      },
     },
   },
 });
@@ -445,8 +456,8 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
       });
     }
     const owner: Owner = { kind: "customer", customerId };
-    const reply = idempotentReply(c, ({ list }: { list: Parameters<typeof wishlistView>[1] }) =>
-      c.json(wishlistView(owner, list), 200),
+    const reply = idempotentReply(c, ({ list, guestShareLinkEnded }: MergeResult) =>
+      c.json({ ...wishlistView(owner, list), guestShareLinkEnded }, 200),
     );
     const merged = await mergeGuestList(
       { shopId: caller.shopId, customerId, anonymousId: body.anonymousId },
