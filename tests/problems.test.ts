@@ -138,6 +138,7 @@ describe("the problem model (RFC 9457)", () => {
       "idempotency-key-in-use": 409,
       "platform-not-connected": 409,
       "file-expired": 410,
+      "event-redacted": 410,
       "payload-too-large": 413,
       "content-type-mismatch": 415,
       "unsupported-media-type": 415,

@@ -13,6 +13,7 @@ const PROBLEM_OF: Record<DomainErrorCode, ProblemSlug> = {
   invalid: "validation-error",
   too_large: "payload-too-large",
   file_expired: "file-expired",
+  event_redacted: "event-redacted",
   list_full: "list-full",
   sharing_disabled: "sharing-disabled",
   guest_lists_disabled: "guest-wishlists-disabled",

@@ -224,6 +224,25 @@ export async function saveTransferJobCheckpoint(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * The shop's imports whose checkpoint holds `value` (a customer id in an issue), with the checkpoint as
+ * stored, for a customers/redact. A LIKE on the shop's jobs: callers check each parsed checkpoint.
+ */
+export async function findImportCheckpointsMentioning(
+  q: Queryable,
+  shopId: string,
+  value: string,
+): Promise<Array<{ id: string; checkpoint: string }>> {
+  const rows = await q
+    .selectFrom("TransferJob")
+    .select(["id", "checkpoint"])
+    .where("shopId", "=", shopId)
+    .where("kind", "=", "import")
+    .where("checkpoint", "like", `%${value}%`)
+    .execute();
+  return rows.flatMap((row) => (row.checkpoint === null ? [] : [{ id: row.id, checkpoint: row.checkpoint }]));
+}
+
 export async function markTransferJobSucceeded(
   q: Queryable,
   shopId: string,

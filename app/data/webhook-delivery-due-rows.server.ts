@@ -81,6 +81,13 @@ export async function deleteDeliveryDues(q: Queryable, keys: readonly DueKey[]):
   }
 }
 
+/** Ends every owed delivery of these events of a shop (events a customers/redact erased). */
+export async function deleteDeliveryDuesOfEvents(q: Queryable, shopId: string, eventIds: readonly string[]) {
+  for (const chunk of chunks(eventIds)) {
+    await q.deleteFrom("WebhookDeliveryDue").where("shopId", "=", shopId).where("eventId", "in", chunk).execute();
+  }
+}
+
 /** A failed attempt with a retry due: the delivery is owed again at `dueAt`, `attemptsMade` attempts made. */
 export async function deferDeliveryDue(
   q: Queryable,

@@ -15,6 +15,8 @@ export const DOMAIN_ERROR_CODES = [
   "too_large",
   /** The stored file named was deleted after its retention period (FILE_RETENTION_DAYS). */
   "file_expired",
+  /** The event named a customer a customers/redact erased: it is not sent again. */
+  "event_redacted",
   /** The list holds the most items a list may hold; `details.maxItems` gives it. */
   "list_full",
   "sharing_disabled",

@@ -154,6 +154,13 @@ export const PROBLEM_TYPES = {
       "configured otherwise), then deleted. The job stays listed, with `resultDeletedAt`. Export again, or " +
       "upload the file again (POST /v1/imports/upload), to get a new one.",
   },
+  "event-redacted": {
+    status: 410,
+    title: "Event erased for a customer redaction",
+    description:
+      "The event named a customer whose data the shop erased (the platform's customers/redact request): its data " +
+      "is gone from the service and it is not delivered again. Other events are redelivered as usual.",
+  },
   "payload-too-large": {
     status: 413,
     title: "Payload too large",

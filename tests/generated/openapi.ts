@@ -6056,7 +6056,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver an event (additive)
-         * @description Sends the delivery's event to this endpoint once more (one attempt, same body, new delivery id and signature). 409 when the endpoint is disabled.
+         * @description Sends the delivery's event to this endpoint once more (one attempt, same body, new delivery id and signature). 409 when the endpoint is disabled; 410 `event-redacted` when the event named a customer whose data the shop erased (customers/redact): such an event is never sent again.
          */
         post: {
             parameters: {
@@ -6161,6 +6161,22 @@ export interface paths {
                         RateLimit: components["headers"]["RateLimit-Shop.optional"];
                         "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
                         "Retry-After": components["headers"]["Retry-After.optional"];
+                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The event was erased for a customer's redaction (`event-redacted`); nothing was queued */
+                410: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
                         "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
                         "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
                         "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
@@ -7128,6 +7144,7 @@ export interface components {
              */
             variantId: string | null;
         };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
         ItemAddedEvent: {
             /**
              * Format: date-time
@@ -7152,6 +7169,7 @@ export interface components {
             /** @enum {string} */
             type: "item.added";
         };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
         ItemRemovedEvent: {
             /**
              * Format: date-time
@@ -7197,6 +7215,7 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
         ListMergedEvent: {
             /**
              * Format: date-time
@@ -7218,6 +7237,7 @@ export interface components {
             /** @enum {string} */
             type: "list.merged";
         };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
         ListSharedEvent: {
             /**
              * Format: date-time
@@ -7260,6 +7280,7 @@ export interface components {
         };
         /** @description Who owns the list, told apart by `type`: a customer (`customerId`, a decimal string) or an anonymous guest (`customerId` null, kept so that every owner has the same two members). */
         Owner: components["schemas"]["CustomerOwner"] | components["schemas"]["AnonymousOwner"];
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
         PingEvent: {
             /**
              * Format: date-time

@@ -371,7 +371,12 @@ const envelope = <T extends z.ZodType>(type: string, data: T, name: string) =>
       createdAt: Timestamp,
       data,
     })
-    .openapi(name);
+    .openapi(name, {
+      description:
+        "Every event sent matches this schema. An event that named a customer whose data the shop erased (the " +
+        "platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery " +
+        "answers 410 `event-redacted`.",
+    });
 
 const itemEventData = z.object({
   listId: z.string(),

@@ -2,9 +2,11 @@
  * The platform's mandatory compliance webhooks, as work (docs/decisions/020-compliance-and-lifecycle.md):
  *  - customers/data_request: the customer's wishlist data (lists, items with dates, share links) written as
  *    a JSON file the merchant downloads from the admin or through `GET /v1/compliance/data-requests`;
- *  - customers/redact: the customer's lists, items, share tokens and idempotency records deleted, their id
- *    taken out of stored events, delivery logs, queued deliveries and daily rollups (which keep counting);
- *    the data request files about them deleted too;
+ *  - customers/redact: the customer's lists, items, share tokens and idempotency records deleted; the events
+ *    that name them erased (never sent again: docs/decisions/028-redacted-events.md), with their queued
+ *    deliveries and the receivers' answers logged for them; their id taken out of import checkpoints and
+ *    daily rollups (which keep counting); the data request files about them, and transfer files naming them,
+ *    deleted;
  *  - shop/redact: the shop's every row and stored file deleted, sessions and processed webhook ids included.
  * The web route records a `ComplianceRequest` row in the same transaction as the processed webhook id and
  * queues a job, best effort; the worker runs it with retries, and its sweep queues a row BullMQ lost.
@@ -51,6 +53,9 @@ import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { deleteCustomerMetafieldSync } from "~/data/metafield-sync-rows.server";
+import { findImportCheckpointsMentioning, saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
+import { deleteDeliveryDuesOfEvents } from "~/data/webhook-delivery-due-rows.server";
+import { isRedactedEventData, REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { logger } from "~/logger.server";
 import { getRequestRedis } from "~/redis.server";
 import type { StoredEvent } from "~/services/events/relay.server";
@@ -226,31 +231,42 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
   return summary;
 }
 
-/** An event's data with the customer taken out: their id, and a share token and link of their lists. */
-export function redactedEventData(
+/**
+ * Whether an outbox event names the customer: their id, one of their lists, or one of their share tokens (a
+ * guest's token that moved to the customer's list at login was shared from the guest list). Such an event is
+ * erased whole (docs/decisions/028-redacted-events.md); its other members (a guest's anonymous id, products,
+ * a share link) are the customer's activity too.
+ */
+function eventNamesCustomer(
   data: string,
   customerId: string,
   listIds: ReadonlySet<string>,
   tokens: ReadonlySet<string>,
-): string {
+): boolean {
+  if (isRedactedEventData(data)) return false;
   const parsed = JSON.parse(data) as Record<string, unknown>;
-  let changed = false;
-  if (parsed.customerId === customerId) {
-    parsed.customerId = null;
-    changed = true;
-  }
-  const theirs =
+  return (
+    parsed.customerId === customerId ||
     (typeof parsed.listId === "string" && listIds.has(parsed.listId)) ||
-    (typeof parsed.shareToken === "string" && tokens.has(parsed.shareToken));
-  if (theirs) {
-    for (const member of ["shareToken", "url"]) {
-      if (typeof parsed[member] === "string") {
-        parsed[member] = null;
-        changed = true;
-      }
+    (typeof parsed.shareToken === "string" && tokens.has(parsed.shareToken))
+  );
+}
+
+/**
+ * An import's checkpoint (TransferJob.checkpoint: its totals and first issues, kept so a retry resumes with
+ * them) without the customer: an issue's `value` that is their id is dropped, the issue (line, reason) stays.
+ * Null when the checkpoint does not name them.
+ */
+function redactedCheckpoint(checkpoint: string, customerId: string): string | null {
+  const parsed = JSON.parse(checkpoint) as { tally?: { issues?: Array<{ value?: string }> } };
+  let changed = false;
+  for (const issue of parsed.tally?.issues ?? []) {
+    if (issue.value === customerId) {
+      delete issue.value;
+      changed = true;
     }
   }
-  return changed ? JSON.stringify(parsed) : data;
+  return changed ? JSON.stringify(parsed) : null;
 }
 
 async function redactCustomer(request: ComplianceRequestRow, connection?: Redis): Promise<ComplianceSummary> {
@@ -263,21 +279,19 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
   const listSet = new Set(listIds);
   const tokens = new Set(lists.flatMap((list) => (list.shareToken ? [list.shareToken] : [])));
   // Events first, their queued deliveries with them: the queue (Redis) holds each delivery's body until the
-  // job is removed, and a retry would send the customer's id after the erasure.
-  const events = (await findEventsMentioning(database(), shopId, { customerId, listIds, tokens: [...tokens] })).map(
-    (event) => ({
-      ...event,
-      redacted: redactedEventData(event.data, customerId, listSet, tokens),
-    }),
+  // job is removed, and a retry would send the customer's id after the erasure. A queued body becomes the
+  // erased event's envelope, which the delivery job recognises and does not send.
+  const events = (await findEventsMentioning(database(), shopId, { customerId, listIds, tokens: [...tokens] })).filter(
+    (event) => eventNamesCustomer(event.data, customerId, listSet, tokens),
   );
-  const changedEvents = events.filter((event) => event.redacted !== event.data);
+  const eventIds = events.map((event) => event.id);
   const endpointIds = await findEndpointIdsOfShop(database(), shopId);
   const rewrittenJobs = await rewriteDeliveryBodies(
-    changedEvents.flatMap((event) =>
+    events.flatMap((event) =>
       endpointIds.map((endpointId) => ({
         eventId: event.id,
         endpointId,
-        body: envelope({ ...event, type: event.type as StoredEvent["type"], data: event.redacted }, shop.domain),
+        body: envelope({ ...event, type: event.type as StoredEvent["type"], data: REDACTED_EVENT_DATA }, shop.domain),
       })),
     ),
     connection,
@@ -296,20 +310,21 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
     }
   }
 
+  // An import's checkpoint keeps the first issues of its file, whose values may be the customer's id.
+  const checkpoints = await redactImportCheckpoints(shopId, customerId);
+
   const counts = await transaction(async (tx) => {
-    for (const event of changedEvents) await updateEventData(tx, shopId, event.id, event.redacted);
-    const deliveries = await clearDeliverySnippets(
-      tx,
-      shopId,
-      events.map((event) => event.id),
-    );
+    for (const id of eventIds) await updateEventData(tx, shopId, id, REDACTED_EVENT_DATA);
+    // Their deliveries are owed no more: the reconciliation would queue them again only to end them unsent.
+    await deleteDeliveryDuesOfEvents(tx, shopId, eventIds);
+    const deliveries = await clearDeliverySnippets(tx, shopId, eventIds);
     const idempotency = await deleteIdempotencyOfCustomer(tx, shopId, { customerId, listIds, tokens: [...tokens] });
     const days = await renameActiveOwner(tx, shopId, `c:${customerId}`, `r:${request.id}`);
     const deleted = await deleteListsWithItems(tx, shopId, listIds);
     await clearCustomerOfRequests(tx, shopId, customerId);
     // A metafield write still owed for them: the customer is gone from the shop, nothing is written.
     await deleteCustomerMetafieldSync(tx, shopId, customerId);
-    return { ...deleted, events: changedEvents.length, deliveries, idempotency, activeDays: days };
+    return { ...deleted, events: eventIds.length, deliveries, idempotency, activeDays: days };
   });
   const summary = {
     ...counts,
@@ -317,6 +332,7 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
     rateLimitKeys: limits,
     dataRequestFiles: files.filter((f) => f.resultKey).length,
     transferFiles,
+    importCheckpoints: checkpoints,
   };
   await updateComplianceRequest(database(), request.id, {
     status: "succeeded",
@@ -326,6 +342,28 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
     finishedAt: new Date(),
   });
   return summary;
+}
+
+/**
+ * Takes the customer's id out of the checkpoints of the shop's imports. Each is a compare-and-set on the
+ * checkpoint read (the one an import attempt also uses), so a batch an import commits meanwhile is not lost:
+ * the checkpoint is read again and redacted again. An attempt running then finds its checkpoint changed and
+ * steps aside; the job is resumed from the redacted checkpoint (docs/imports.md, two attempts at one import).
+ */
+async function redactImportCheckpoints(shopId: string, customerId: string): Promise<number> {
+  let redacted = 0;
+  for (let round = 0; round < 10; round++) {
+    const jobs = await findImportCheckpointsMentioning(database(), shopId, customerId);
+    let raced = false;
+    for (const job of jobs) {
+      const next = redactedCheckpoint(job.checkpoint, customerId);
+      if (next === null) continue;
+      if (await saveTransferJobCheckpoint(database(), shopId, job.id, next, job.checkpoint)) redacted += 1;
+      else raced = true;
+    }
+    if (!raced) return redacted;
+  }
+  throw new Error("an import kept changing its checkpoint during the redaction; the job runs the redaction again");
 }
 
 /**

@@ -16,6 +16,7 @@ import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
 import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
 import { endpointSecret } from "./endpoint-secrets.server";
+import { isRedactedEnvelope } from "./fanout.server";
 import { assertLiteralHostAllowed, redactAddresses } from "./ssrf.server";
 
 /** Names the sender without a link: the service has no public documentation address to point at. */
@@ -176,13 +177,14 @@ class DeliveryLog {
 const deliveryLog = new DeliveryLog();
 
 export type DeliveryOutcome =
-  | { status: "skipped"; reason: "endpoint-deleted" | "endpoint-disabled" | "shop-uninstalled" }
+  | { status: "skipped"; reason: "endpoint-deleted" | "endpoint-disabled" | "shop-uninstalled" | "event-redacted" }
   | { status: "succeeded" | "failed"; deliveryId: string; statusCode: number | null; retryInMs: number | null };
 
 /**
  * One attempt: POST the exact envelope bytes, signed, with a timeout and no redirects; log the
  * attempt and keep the endpoint's count of consecutive failed deliveries (disabled at 20), in one transaction. A
- * deleted or disabled endpoint, or one of a shop that uninstalled the app, is sent nothing. `attemptsMade` is how many attempts this job made before.
+ * deleted or disabled endpoint, one of a shop that uninstalled the app, or an event a customers/redact erased, is
+ * sent nothing. `attemptsMade` is how many attempts this job made before.
  */
 export async function deliverOnce(
   payload: DeliverWebhookPayload,
@@ -197,12 +199,15 @@ export async function deliverOnce(
   if (!endpoint) return { status: "skipped", reason: "endpoint-deleted" }; // its owed row went with it
   // Deliveries stop when the endpoint is disabled or the app uninstalled (queued ones included; a reinstall
   // starts new ones): the delivery ends here and is owed no more.
+  // So do deliveries of an event a customers/redact erased (its queued body was rewritten without the customer).
   const skipped =
     endpoint.disabledAt !== null
       ? "endpoint-disabled"
       : endpoint.shopUninstalledAt !== null
         ? "shop-uninstalled"
-        : null;
+        : isRedactedEnvelope(payload.body)
+          ? "event-redacted"
+          : null;
   if (skipped) {
     if (!payload.redelivery) {
       await transaction(async (tx) => {

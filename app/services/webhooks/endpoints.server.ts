@@ -20,6 +20,7 @@ import {
 } from "~/data/webhook-endpoint-rows.server";
 import { getEnv } from "~/env.server";
 import { enqueueWebhookDelivery } from "~/jobs/queues.server";
+import { isRedactedEventData } from "~/services/events/redacted-events";
 import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { readCursor, toPage, type Page } from "~/lib/pagination.server";
@@ -221,6 +222,12 @@ export async function redeliver({
   ]);
   if (!endpoint) throw noEndpoint();
   if (!delivery) throw new DomainError("not_found", "No delivery with this id for this endpoint.");
+  if (isRedactedEventData(delivery.eventData)) {
+    throw new DomainError(
+      "event_redacted",
+      "This event named a customer whose data the shop had erased (customers/redact); it is not sent again.",
+    );
+  }
   if (endpoint.disabledAt) {
     throw new DomainError("conflict", "The endpoint is disabled. Re-enable it before redelivering.");
   }

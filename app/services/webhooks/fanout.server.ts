@@ -11,6 +11,7 @@ import {
 } from "~/data/webhook-delivery-due-rows.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
 import { deliverWebhookJob, type DeliverWebhookPayload } from "~/jobs/definitions";
+import { isRedactedEventData, REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import type { StoredEvent } from "~/services/events/relay.server";
 import { WEBHOOK_ATTEMPTS } from "./schedule";
 
@@ -23,6 +24,11 @@ export function envelope(event: StoredEvent, shopDomain: string): string {
     `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"shopDomain":${JSON.stringify(shopDomain)},` +
     `"createdAt":${JSON.stringify(event.createdAt.toISOString())},"data":${event.data}}`
   );
+}
+
+/** Whether an envelope is that of an event a customers/redact erased (docs/decisions/028-redacted-events.md). */
+export function isRedactedEnvelope(body: string): boolean {
+  return body.endsWith(`,"data":${REDACTED_EVENT_DATA}}`);
 }
 
 function deliveryJobId(eventId: string, endpointId: string): string {
@@ -77,7 +83,8 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
   const priority = await shopPriorities([...byShop.keys()]);
   for (const event of events) {
     const subscribed = byShop.get(event.shopId);
-    if (!subscribed) continue;
+    // An event erased (customers/redact) before the relay reached it is sent nowhere.
+    if (!subscribed || isRedactedEventData(event.data)) continue;
     const target = event.type === "ping" ? (JSON.parse(event.data) as { endpointId: string }).endpointId : null;
     const body = envelope(event, subscribed[0]!.shopDomain);
     for (const endpoint of subscribed) {

@@ -21,6 +21,7 @@ import { apiRoute } from "../route.server";
 import {
   PageQuery,
   pageOf,
+  ProblemSchema,
   WebhookDeliverySchema,
   WebhookEndpointCreatedSchema,
   WebhookEndpointSchema,
@@ -137,12 +138,19 @@ const redeliver = apiRoute({
   summary: "Redeliver an event (additive)",
   description:
     "Sends the delivery's event to this endpoint once more (one attempt, same body, new delivery id and " +
-    "signature). 409 when the endpoint is disabled.",
+    "signature). 409 when the endpoint is disabled; 410 `event-redacted` when the event named a customer whose " +
+    "data the shop erased (customers/redact): such an event is never sent again.",
   modes: PRIVATE,
   request: {
     params: EndpointParams.extend({ deliveryId: idParam("deliveryId", "dlv_01jd2x6c5ef0q8w3d0s8b2n7k4") }),
   },
-  responses: { 202: { description: "Queued" } },
+  responses: {
+    202: { description: "Queued" },
+    410: {
+      description: "The event was erased for a customer's redaction (`event-redacted`); nothing was queued",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
+  },
 });
 
 export function registerWebhookRoutes(app: OpenAPIHono<V1Env>) {
