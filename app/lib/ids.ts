@@ -33,6 +33,14 @@ export function isId(kind: IdKind, value: string): boolean {
 }
 
 /**
+ * What `isId` accepts, as a JSON Schema pattern: the OpenAPI description declares it on path ids, whose wrong
+ * prefix the server answers 400 `invalid-id` (the parameters are checked by `parseId`, not by the schema).
+ */
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIXES[kind]}_[A-Za-z0-9]+$`;
+}
+
+/**
  * Checks an id taken from a request. A wrong prefix (or an id that is not ours at all) is a client
  * error, answered 400 (OpenAPI: problem type `invalid-id`); a well-formed id that does not exist is a 404 later on.
  */

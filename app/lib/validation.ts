@@ -55,6 +55,14 @@ export const platformIdSchema = z
     return id;
   });
 
+/** The JSON Schema forms `platformIdInputSchema` takes (a nullable member adds `{ type: "null" }`). */
+export function platformIdInputForms(resource: PlatformResource) {
+  return [
+    { type: "string" as const, pattern: `^(?:gid://shopify/${resource}/)?[0-9]{1,20}$` },
+    { type: "integer" as const, minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  ];
+}
+
 /**
  * A platform id of `resource` as the storefront sends it: what `platformIdSchema` takes, or the resource's GID
  * (`gid://shopify/Product/123`, as themes hold them). Documented as a string with its pattern.
@@ -75,8 +83,8 @@ export function platformIdInputSchema(resource: PlatformResource) {
       return id;
     })
     .openapi({
-      type: "string",
-      pattern: `^(?:gid://shopify/${resource}/)?[0-9]{1,20}$`,
+      // What the server takes, exactly: a generated client may send either form (issue 25).
+      anyOf: platformIdInputForms(resource),
       description: `Decimal digits (at most 2^64-1) or gid://shopify/${resource}/<digits>; an integer up to 2^53-1 is also taken.`,
     });
 }

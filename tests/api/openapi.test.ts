@@ -1,4 +1,6 @@
 import { validate } from "@readme/openapi-parser";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { BASE_URL, createTestApp } from "../support/http";
 
@@ -131,6 +133,8 @@ const PATTERN_EXAMPLES: Array<{ match: string[]; reject: string[] }> = [
   { match: ["44", "gid://shopify/ProductVariant/44"], reject: ["gid://shopify/Product/44", "4 4"] },
   { match: ["77", "gid://shopify/Customer/77"], reject: ["gid://shopify/Product/77", "-77"] },
   { match: ["order-2026-11-22-0001", "a"], reject: ["two words", "", "é"] }, // Idempotency-Key
+  { match: ["en", "pt-BR", "zh-Hant-TW"], reject: ["EN", "not a locale", "e", "en_US"] }, // settings.strings locale
+  { match: ["add", "share.title", "link_copied-2"], reject: ["bad key!", "", "a".repeat(65)] }, // settings.strings key
 ];
 
 describe("the patterns of the OpenAPI description", () => {
@@ -365,5 +369,172 @@ describe("responses carry the headers the description declares", () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
     check(replay, "/storefront/wishlist/items", "post");
+  });
+});
+
+const { createShopWithKey } = await import("../factories");
+const { shop, secret } = await createShopWithKey();
+/** The served document, compiled once for the checks below. */
+const document = await (await app.request(`${BASE_URL}/openapi.json`)).json();
+const ajv = new Ajv2020({ strict: false });
+addFormats.default(ajv);
+ajv.addSchema(document, "openapi");
+
+describe("the document says what the server does (issue 25)", () => {
+  it("passes an independent linter (Redocly's recommended rules) without a problem", async () => {
+    const { createConfig, lintFromString } = await import("@redocly/openapi-core");
+    const document = await (await app.request(`${BASE_URL}/openapi.json`)).json();
+    const config = await createConfig({
+      extends: ["recommended"],
+      rules: {
+        // The service is not published under a licence, and the document names the deployment it is served by
+        // (localhost in tests and development).
+        "info-license": "off",
+        "no-server-example.com": "off",
+      },
+    });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "/openapi.json", config });
+    expect(problems.map(({ ruleId, message, location }) => `${ruleId} ${location[0]?.pointer}: ${message}`)).toEqual(
+      [],
+    );
+  });
+
+  const toggleSchema =
+    "openapi#/paths/~1storefront~1wishlist~1toggle/post/requestBody/content/application~1json/schema";
+  const toggle = (body: Record<string, unknown>) =>
+    app.request(`${BASE_URL}/v1/storefront/wishlist/toggle`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it.each([
+    ["productId", "12"],
+    ["productId", 12],
+    ["productId", "gid://shopify/Product/12"],
+    ["productId", Number.MAX_SAFE_INTEGER],
+    ["productId", Number.MAX_SAFE_INTEGER + 1],
+    ["productId", -1],
+    ["productId", 1.5],
+    ["productId", null],
+    ["productId", true],
+    ["productId", "abc"],
+    ["variantId", null],
+    ["variantId", 5],
+    ["variantId", "gid://shopify/ProductVariant/5"],
+    ["variantId", "gid://shopify/Product/5"],
+    ["variantId", false],
+  ])("body id %s = %j: the server takes it exactly when the document does", async (member, value) => {
+    const body = { handle: "h", anonymousId: crypto.randomUUID(), productId: "12", [member]: value };
+    const documented = ajv.validate(toggleSchema, body);
+    const response = await toggle(body);
+    if (documented) expect(response.status).toBe(200);
+    else {
+      expect(response.status).toBe(422);
+      const { errors } = await response.json();
+      expect(errors.length).toBeGreaterThan(0);
+      for (const error of errors) expect(error.pointer).toBe(`#/${member}`);
+    }
+  });
+
+  const pathIds = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, operation]) =>
+      (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === "path" && parameter.name !== "shareToken")
+        .map((parameter) => ({ method, path, name: parameter.name as string, schema: parameter.schema as Json })),
+    ),
+  );
+
+  it("declares the prefix of every service id in a path", () => {
+    expect(pathIds.length).toBeGreaterThan(10);
+    for (const { method, path, name, schema } of pathIds) {
+      expect(schema, `${method} ${path} ${name}`).toMatchObject({ pattern: expect.stringMatching(/^\^[a-z]+_/) });
+    }
+  });
+
+  it.each(pathIds)(
+    "$method $path: an id off the declared pattern is a 400 invalid-id, one on it is not",
+    async ({ method, path, name, schema }) => {
+      const pattern = new RegExp((schema as { pattern: string }).pattern, "u");
+      const prefix = /^\^([a-z]+_)/.exec((schema as { pattern: string }).pattern)![1]!;
+      const call = (value: string) =>
+        app.request(`${BASE_URL}/v1${path.replace(`{${name}}`, value).replace(/\{[^}]+\}/g, "x")}`, {
+          method: method.toUpperCase(),
+          headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+          body: method === "get" ? undefined : "{}",
+        });
+      const wrong = prefix === "lst_" ? "itm_01jabcdefghjkmnpqrstvwxyz0" : "lst_01jabcdefghjkmnpqrstvwxyz0";
+      expect(pattern.test(wrong)).toBe(false);
+      const refused = await call(wrong);
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).type).toBe(`${BASE_URL}/problems/invalid-id`);
+      if (!path.replace(`{${name}}`, "").includes("{")) {
+        // The only id in the path, well formed: not found (never a 400).
+        const right = `${prefix}01jabcdefghjkmnpqrstvwxyz0`;
+        expect(pattern.test(right)).toBe(true);
+        expect((await call(right)).status).toBe(404);
+      }
+    },
+  );
+
+  it("Accept-Language: missing or longer than declared is a 400 naming the header", async () => {
+    const config = (value?: string) =>
+      app.request(`${BASE_URL}/v1/storefront/config`, {
+        headers: {
+          "X-Service-Shop": shop.domain,
+          "X-Service-Public-Key": shop.publicKey,
+          ...(value === undefined ? {} : { "Accept-Language": value }),
+        },
+      });
+    const declared = document.paths["/storefront/config"].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === "accept-language",
+    );
+    expect(declared).toMatchObject({ in: "header", required: true, schema: { maxLength: 500 } });
+    for (const value of [undefined, `en,${"x".repeat(500)}`]) {
+      const response = await config(value);
+      expect(response.status).toBe(400);
+      expect((await response.json()).errors).toEqual([{ parameter: "accept-language", detail: expect.any(String) }]);
+    }
+    expect((await config("en")).status).toBe(200);
+  });
+
+  it("the app proxy scheme only where it works: storefront operations marked x-app-proxy, served under /proxy/v1", async () => {
+    const { signedProxyPath } = await import("../support/api");
+    const operations = Object.entries(
+      document.paths as Record<string, Record<string, Record<string, unknown>>>,
+    ).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })));
+    for (const { method, path, operation } of operations) {
+      expect(JSON.stringify(operation.security), `${method} ${path}`).not.toContain("appProxy");
+      expect(operation["x-app-proxy"] === true, `${method} ${path}`).toBe(path.startsWith("/storefront/"));
+    }
+    const signed = (prefix: string) =>
+      signedProxyPath(`${prefix}/storefront/wishlist`, { shop: shop.domain, logged_in_customer_id: "12" });
+    expect((await app.request(`${BASE_URL}${signed("/proxy/v1")}`)).status).toBe(200);
+    expect((await app.request(`${BASE_URL}${signed("/v1")}`)).status).toBe(401);
+  });
+
+  it("settings.strings: a bad key is refused naming the key and its rule, as the document's propertyNames do", async () => {
+    const patch = (strings: unknown) =>
+      app.request(`${BASE_URL}/v1/shop/settings`, {
+        method: "PATCH",
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ strings }),
+      });
+    const patchSchema = "openapi#/components/schemas/Settings/properties/strings";
+    for (const [strings, pointer, rule] of [
+      [{ "not a locale": { add: "x" } }, "#/strings/not a locale", /locale codes/],
+      [{ en: { "bad key!": "x" } }, "#/strings/en/bad key!", /letters, digits/],
+    ] as const) {
+      expect(ajv.validate(patchSchema, strings)).toBe(false);
+      const response = await patch(strings);
+      expect(response.status).toBe(422);
+      const [error] = (await response.json()).errors;
+      expect(error.pointer).toBe(pointer);
+      expect(error.detail).toMatch(rule);
+      expect(error.detail).not.toMatch(/Invalid key in record/);
+    }
+    const good = { "pt-BR": { "add.label_1": "Adicionar" } };
+    expect(ajv.validate(patchSchema, good)).toBe(true);
+    expect((await patch(good)).status).toBe(200);
   });
 });

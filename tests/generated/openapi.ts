@@ -11,127 +11,7 @@ export interface paths {
          * Daily activity
          * @description Saves, removals and active shoppers per UTC day, from the daily rollups.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The last 7, 30 or 90 UTC days, today included. */
-                    range?: "7d" | "30d" | "90d";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Activity series */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Activity"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getAnalyticsActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -151,127 +31,7 @@ export interface paths {
          * Most wishlisted products
          * @description From daily rollups kept in step with every change, so it answers in milliseconds at any volume.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The last 7, 30 or 90 UTC days, today included. */
-                    range?: "7d" | "30d" | "90d";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Top products */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TopProducts"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getAnalyticsTopProducts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -291,129 +51,7 @@ export interface paths {
          * List customer data requests
          * @description The platform's `customers/data_request` webhooks this shop received, newest first. Each is answered by a file of the customer's wishlist data, written by the worker shortly after the request arrives; the merchant hands it to the customer.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `pageInfo.nextCursor` of the previous page. */
-                    cursor?: string;
-                    /** @description Page size, 1-100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of data requests */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DataRequestPage"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getComplianceDataRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -433,141 +71,7 @@ export interface paths {
          * Get a customer data request
          * @description One data request, with a fresh signed link to its file once it has succeeded.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    requestId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The data request */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DataRequest"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getComplianceDataRequestsByRequestId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -587,338 +91,13 @@ export interface paths {
          * List export jobs
          * @description Newest first, cursor-paged.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `pageInfo.nextCursor` of the previous page. */
-                    cursor?: string;
-                    /** @description Page size, 1-100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of export jobs */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransferJobPage"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getExports"];
         put?: never;
         /**
          * Export the shop's saved items
          * @description Queues a CSV export of every saved item (generic columns `customer_id, anonymous_id, product_id, variant_id, handle, added_at`, UTF-8, CRLF). Guest rows carry a pseudonym instead of the guest's anonymous id. Cells that spreadsheets would run as formulas get a leading `'`. The file re-imports cleanly. Additive: `format: marketing_csv` writes, for campaigns, each item a customer saved with the customer's email and name (read from the platform when the export runs), the product and variant titles and the price, and leaves guests out; it is personal data and is not meant to be imported. Private key only, like every non-storefront call.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description `csv`: the generic columns, which re-import cleanly. `marketing_csv` (additive): one row per item a customer saved with `customer_id, email, first_name, last_name, product_id, product_title, variant_id, variant_title, price, currency, added_at`, read from the platform when the export runs; guest rows are left out. Personal data: the file is deleted with the other export files, and at once when one of its customers is erased (customers/redact).
-                         * @enum {string}
-                         */
-                        format: "csv" | "marketing_csv";
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` and starts once the queue is back. */
-                202: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JobAccepted"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database could not take the job (busy or unreachable); nothing was created. Retry later. */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postExports"];
         delete?: never;
         options?: never;
         head?: never;
@@ -936,141 +115,7 @@ export interface paths {
          * Get an export job
          * @description Once `succeeded`, `resultUrl` is a signed download link for the CSV file, valid 24 hours. The file is deleted a number of days after the export finished (7 unless the service is configured otherwise): the job then carries `resultDeletedAt`, no link, and links handed out before answer 410 `file-expired`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    jobId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The export job */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransferJob"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getExportsByJobId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1090,354 +135,13 @@ export interface paths {
          * List import jobs (additive)
          * @description Newest first, cursor-paged.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `pageInfo.nextCursor` of the previous page. */
-                    cursor?: string;
-                    /** @description Page size, 1-100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of import jobs */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ImportJobPage"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getImports"];
         put?: never;
         /**
          * Import saved items from an uploaded file
          * @description `source`: `csv` (this service's generic columns), `vendor_a` or `vendor_b` (rival apps' exports, every known header variant; see the imports guide). `fileUrl` must be this shop's, from POST /v1/imports/upload, with the file uploaded (422 otherwise; 413 past 50 MB; 410 `file-expired` once the upload's file was deleted after its retention period). `dryRun` true writes nothing and reports the same. Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @default false */
-                        dryRun?: boolean;
-                        fileUrl: string;
-                        /** @enum {string} */
-                        source: "csv" | "vendor_a" | "vendor_b";
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` and starts once the queue is back. */
-                202: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JobAccepted"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The file `fileUrl` names was deleted after its retention period (`file-expired`): upload the file again */
-                410: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The uploaded file is larger than 50 MB */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The database could not take the job (busy or unreachable); nothing was created. Retry later. */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postImports"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1455,141 +159,7 @@ export interface paths {
          * Get an import job
          * @description Once finished, `resultUrl` is the JSON report, a signed link valid 24 hours. The report is deleted a number of days after the import finished (7 unless the service is configured otherwise): the job then carries `resultDeletedAt` and no link.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    jobId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The import job */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransferJob"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getImportsByJobId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1611,208 +181,7 @@ export interface paths {
          * Get an upload URL for an import file
          * @description Step 1 of an import: PUT the file to `uploadUrl` within 15 minutes with `Content-Type` equal to `contentType` (the file never passes through /v1), then start the import with `fileUrl`. Files up to 50 MB.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        contentType: "text/csv" | "application/csv" | "text/plain" | "application/vnd.ms-excel";
-                        filename: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Where to upload */
-                201: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["UploadTarget"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postImportsUpload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1830,156 +199,7 @@ export interface paths {
          * Check an upload (additive)
          * @description What `fileUrl` names: whether the file has arrived, and its size. 410 `file-expired` once the file was deleted, a number of days (7 unless the service is configured otherwise) after an import last started from it.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    uploadId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The upload */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Upload"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The uploaded file was deleted after its retention period (`file-expired`): upload the file again */
-                410: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getImportsUploadsByUploadId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1999,329 +219,13 @@ export interface paths {
          * List API keys
          * @description Every key of the shop, newest first, revoked ones included. Secrets are never shown again.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Keys */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ApiKey"][];
-                    };
-                };
-                /** @description Bad request, a query parameter with a NUL character */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getKeys"];
         put?: never;
         /**
          * Create a private key
          * @description The response carries `secret` once. Store it; only a hash is kept.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        label: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description The new key, with its secret */
-                201: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ApiKeyCreated"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2342,184 +246,7 @@ export interface paths {
          * Revoke a key
          * @description The key stops working at once (401). Revoking a revoked key also answers 204.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Revoked */
-                204: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (a NUL character in a body sent) */
-                422: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteKeysById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2536,131 +263,7 @@ export interface paths {
          * Browse lists
          * @description Summaries (no items) in a stable order (creation), cursor-paged. Guest lists merged at login are not shown.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `pageInfo.nextCursor` of the previous page. */
-                    cursor?: string;
-                    /** @description Only this customer's lists: decimal digits (at most 2^64-1; leading zeros are ignored), or an integer 0 to 2^53-1. */
-                    customerId?: string | number;
-                    /** @description Page size, 1-100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of lists */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ListSummaryPage"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getLists"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2677,141 +280,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a list with its items */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The list */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["List"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getListsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2831,124 +300,7 @@ export interface paths {
          * Shop overview
          * @description The shop, its settings, its public key, and usage counted from the shop's lists and items.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The shop */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ShopOverview"];
-                    };
-                };
-                /** @description Bad request, a query parameter with a NUL character */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getShop"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2968,154 +320,7 @@ export interface paths {
          * Whether the theme app embed is enabled
          * @description Asks the platform's Admin API for the published theme's settings and reports whether the app embed is on, which theme was read (`theme.id`, its numeric id as a decimal string, and `theme.name`; `theme.gid` keeps the GraphQL id that `theme.id` carried before) and the theme editor link that switches the embed on. Answers 409 `platform-not-connected` when the shop has no platform token and 502 `platform-unavailable` when the platform does not answer within 5 seconds.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Embed status */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EmbedStatus"];
-                    };
-                };
-                /** @description Bad request, a query parameter with a NUL character */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No platform token for the shop */
-                409: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The platform did not answer */
-                502: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getShopEmbedStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3141,173 +346,7 @@ export interface paths {
          * Update settings
          * @description Partial update: send only the members to change. Unknown members are refused (422). A JSON body is required (`{}` changes nothing); no body at all is a 400 `body-required`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SettingsPatch"];
-                };
-            };
-            responses: {
-                /** @description The settings after the update */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Settings"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchShopSettings"];
         trace?: never;
     };
     "/storefront/config": {
@@ -3321,147 +360,7 @@ export interface paths {
          * Storefront configuration
          * @description Texts in the shopper's best locale and the shop's storefront rules. `Accept-Language` is required.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header: {
-                    "accept-language": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The configuration */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StorefrontConfig"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getStorefrontConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3483,250 +382,7 @@ export interface paths {
          * Merge the guest list into the customer's at login
          * @description For a logged-in customer only (app proxy with the signed customer, or a private key naming `customerId`); public keys get 403. Moves the guest list's items into the customer's default list (on overlap the earlier `addedAt` wins), retires the guest list, emits list.merged with `mergedCount` (items actually moved), and returns the customer's full list. The merged list never holds more than the most items a list may hold (see `list-full`): the customer's own items all stay, the guest's move earliest saved first while there is room, and the guest's items beyond the cap are not carried over (they are deleted with the guest list). A list holds a product once: a guest's item of a product the customer saved (with any variant or none) is not moved; the customer's item keeps its variant, or takes the guest's when it had none. A share link the guest had made stops working (404 from then on: the customer's list holds more than the guest shared), and `guestShareLinkEnded` is then true, so the storefront can tell the shopper; the customer's own link stays. Repeating it merges nothing and still answers 200.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
-                         */
-                        anonymousId: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
-                        customerId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description The customer's list after the merge */
-                200: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Wishlist"] & {
-                            /** @description Additive. true when the guest list had a share link, which this merge turned off. */
-                            guestShareLinkEnded: boolean;
-                        };
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postStorefrontIdentify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3744,165 +400,7 @@ export interface paths {
          * Open a shared list
          * @description 404 for an unknown token; 403 `sharing-disabled` when the shop does not allow sharing.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    shareToken: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The shared list */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SharedList"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getStorefrontListsByShareToken"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3922,150 +420,7 @@ export interface paths {
          * The shopper's wishlist
          * @description The owner's default list with its items, newest first. A shopper with no list yet gets an empty list whose `id` and `updatedAt` are null: reading never creates anything.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Anonymous id (ignored for a logged-in customer). */
-                    aid?: string;
-                    /** @description Private-key calls only. */
-                    customerId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The wishlist */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Wishlist"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getStorefrontWishlist"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4087,505 +442,12 @@ export interface paths {
          * Save a product
          * @description 201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; nothing changes and no event is emitted. Saving a new item into a full list is a 409 `list-full`.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Anonymous id (ignored for a logged-in customer). */
-                    aid?: string;
-                    /** @description Private-key calls only. */
-                    customerId?: string;
-                };
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
-                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
-                         */
-                        anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
-                        customerId?: string;
-                        handle: string;
-                        /**
-                         * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
-                         * @example 7234567890123
-                         */
-                        productId: string;
-                        /** @description Optional: product title, kept as `titleSnapshot`. */
-                        title?: string;
-                        /** @description Optional: save a specific variant. Digits or a GID. */
-                        variantId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Already saved */
-                200: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Item"];
-                    };
-                };
-                /** @description Saved */
-                201: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Item"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; remove an item first), or Idempotency key in use (`idempotency-key-in-use`) */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postStorefrontWishlistItems"];
         /**
          * Unsave a product
          * @description Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. A JSON body is required, `{}` with `itemId` in the query will do; no body at all is a 400 `body-required`. The guest may be named by `aid` (query) or `anonymousId` (body). Removing what is not there also answers 204.
          */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description Anonymous id (ignored for a logged-in customer). */
-                    aid?: string;
-                    /** @description Private-key calls only. */
-                    customerId?: string;
-                    itemId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
-                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
-                         */
-                        anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
-                        customerId?: string;
-                        /**
-                         * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
-                         * @example 7234567890123
-                         */
-                        productId?: string;
-                        /** @description Optional: save a specific variant. Digits or a GID. */
-                        variantId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Removed (or was not there) */
-                204: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteStorefrontWishlistItems"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4604,468 +466,12 @@ export interface paths {
          * Create the share link
          * @description Creates the share link of the shopper's list once (emits list.shared) and returns it; later calls return the same link without an event. 403 `sharing-disabled` when the shop does not allow sharing. The body is optional: the owner is named as for the other storefront calls, in the query (`aid` for guests, `customerId` for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. A guest's link ends when the guest logs in (identify): it never opens the customer's list.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Anonymous id (ignored for a logged-in customer). */
-                    aid?: string;
-                    /** @description Private-key calls only. */
-                    customerId?: string;
-                };
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
-                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
-                         */
-                        anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
-                        customerId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description The share link */
-                200: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ShareResult"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postStorefrontWishlistShare"];
         /**
          * Turn the share link off
          * @description Additive. Deletes the share token of the shopper's list, so the link answers 404 `not-found` from now on; for a customer, links that guest lists merged before 2026-11 left open to theirs stop working too. `share` then reads `{enabled: false, token: null}`, as for a list never shared, and sharing again creates a new token (with a list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.
          */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description Anonymous id (ignored for a logged-in customer). */
-                    aid?: string;
-                    /** @description Private-key calls only. */
-                    customerId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
-                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
-                         */
-                        anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
-                        customerId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description The share link is off (or there was none) */
-                204: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteStorefrontWishlistShare"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5084,263 +490,7 @@ export interface paths {
          * Save or unsave a product
          * @description Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed. Saving into a full list is a 409 `list-full` (removing always works).
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Anonymous id (ignored for a logged-in customer). */
-                    aid?: string;
-                    /** @description Private-key calls only. */
-                    customerId?: string;
-                };
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
-                         * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
-                         */
-                        anonymousId?: string;
-                        /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
-                        customerId?: string;
-                        handle: string;
-                        /**
-                         * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
-                         * @example 7234567890123
-                         */
-                        productId: string;
-                        /** @description Optional: product title, kept as `titleSnapshot`. */
-                        title?: string;
-                        /** @description Optional: save a specific variant. Digits or a GID. */
-                        variantId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description What changed */
-                200: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ToggleResult"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; remove an item first), or Idempotency key in use (`idempotency-key-in-use`) */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shopper.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
-                        "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
-                        "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
-                        "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
-                        "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
-                        "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postStorefrontWishlistToggle"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5358,331 +508,13 @@ export interface paths {
          * List webhook endpoints
          * @description Every endpoint of the shop, oldest first. Secrets are never shown again.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Endpoints */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookEndpoint"][];
-                    };
-                };
-                /** @description Bad request, a query parameter with a NUL character */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhooks"];
         put?: never;
         /**
          * Register a webhook endpoint
          * @description `url` must be an absolute https URL (plain http only where the service is configured for development). Deliveries connect only to public addresses, checked after DNS resolution at connect time. The response carries `secret` once: verify every delivery's `X-Service-Signature` with it (see the webhooks guide). At most 20 endpoints per shop (409 beyond).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        events: ("item.added" | "item.removed" | "list.merged" | "list.shared")[];
-                        /** Format: uri */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description The endpoint, with its signing secret */
-                201: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookEndpointCreated"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postWebhooks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5703,184 +535,7 @@ export interface paths {
          * Delete a webhook endpoint
          * @description Pending deliveries to it are not sent. Its delivery log is deleted with it.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (a NUL character in a body sent) */
-                422: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhooksById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5897,146 +552,7 @@ export interface paths {
          * Delivery log of an endpoint (additive)
          * @description Every attempt, newest first, cursor-paged: event, attempt number, status code, duration, error, a capped response snippet, next retry.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `pageInfo.nextCursor` of the previous page. */
-                    cursor?: string;
-                    /** @description Page size, 1-100. */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of delivery attempts */
-                200: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookDeliveryPage"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhooksByIdDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6058,233 +574,7 @@ export interface paths {
          * Redeliver an event (additive)
          * @description Sends the delivery's event to this endpoint once more (one attempt, same body, new delivery id and signature). 409 when the endpoint is disabled; 410 `event-redacted` when the event named a customer whose data the shop erased (customers/redact): such an event is never sent again.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path: {
-                    deliveryId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Queued */
-                202: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The event was erased for a customer's redaction (`event-redacted`); nothing was queued */
-                410: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postWebhooksByIdDeliveriesByDeliveryIdRedeliver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6304,218 +594,7 @@ export interface paths {
          * Re-enable an endpoint (additive)
          * @description Clears `disabledAt` and resets `failCount` to 0. Events from while it was disabled are not sent.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The endpoint */
-                200: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookEndpoint"];
-                    };
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postWebhooksByIdEnable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6535,216 +614,7 @@ export interface paths {
          * Send a test event
          * @description A `ping` event (data: `endpointId`, `message`) goes through the full pipeline to this endpoint only: outbox, relay, signed delivery, retries, delivery log. 409 when the endpoint is disabled.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
-                     * @example order-2026-11-22-0001
-                     */
-                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Queued */
-                202: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
-                400: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Authentication required */
-                401: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Idempotency key in use */
-                409: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
-                413: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Unsupported media type */
-                415: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Validation failed (or Idempotency-Key reused) */
-                422: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests */
-                429: {
-                    headers: {
-                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Internal server error */
-                500: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
-                503: {
-                    headers: {
-                        RateLimit: components["headers"]["RateLimit-Shop.optional"];
-                        "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
-                        "Retry-After": components["headers"]["Retry-After.optional"];
-                        "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
-                        "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
-                        "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["postWebhooksByIdTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6766,28 +636,7 @@ export interface webhooks {
          * item.added event
          * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ItemAddedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onItemAdded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6807,28 +656,7 @@ export interface webhooks {
          * item.removed event
          * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ItemRemovedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onItemRemoved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6848,28 +676,7 @@ export interface webhooks {
          * list.merged event
          * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ListMergedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onListMerged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6889,28 +696,7 @@ export interface webhooks {
          * list.shared event
          * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ListSharedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onListShared"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6930,28 +716,7 @@ export interface webhooks {
          * ping event
          * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["PingEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onPing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7741,4 +1506,6281 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getAnalyticsActivity: {
+        parameters: {
+            query?: {
+                /** @description The last 7, 30 or 90 UTC days, today included. */
+                range?: "7d" | "30d" | "90d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Activity series */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Activity"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalyticsTopProducts: {
+        parameters: {
+            query?: {
+                /** @description The last 7, 30 or 90 UTC days, today included. */
+                range?: "7d" | "30d" | "90d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Top products */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopProducts"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getComplianceDataRequests: {
+        parameters: {
+            query?: {
+                /** @description `pageInfo.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1-100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of data requests */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataRequestPage"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getComplianceDataRequestsByRequestId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data request */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataRequest"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getExports: {
+        parameters: {
+            query?: {
+                /** @description `pageInfo.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1-100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of export jobs */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferJobPage"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postExports: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `csv`: the generic columns, which re-import cleanly. `marketing_csv` (additive): one row per item a customer saved with `customer_id, email, first_name, last_name, product_id, product_title, variant_id, variant_title, price, currency, added_at`, read from the platform when the export runs; guest rows are left out. Personal data: the file is deleted with the other export files, and at once when one of its customers is erased (customers/redact).
+                     * @enum {string}
+                     */
+                    format: "csv" | "marketing_csv";
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` and starts once the queue is back. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database could not take the job (busy or unreachable); nothing was created. Retry later. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getExportsByJobId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export job */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferJob"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImports: {
+        parameters: {
+            query?: {
+                /** @description `pageInfo.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1-100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of import jobs */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJobPage"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postImports: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default false */
+                    dryRun?: boolean;
+                    fileUrl: string;
+                    /** @enum {string} */
+                    source: "csv" | "vendor_a" | "vendor_b";
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` and starts once the queue is back. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), or Idempotency key in use (`idempotency-key-in-use`) */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The file `fileUrl` names was deleted after its retention period (`file-expired`): upload the file again */
+            410: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The uploaded file is larger than 50 MB */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database could not take the job (busy or unreachable); nothing was created. Retry later. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportsByJobId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import job */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferJob"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postImportsUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    contentType: "text/csv" | "application/csv" | "text/plain" | "application/vnd.ms-excel";
+                    filename: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Where to upload */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadTarget"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportsUploadsByUploadId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The uploaded file was deleted after its retention period (`file-expired`): upload the file again */
+            410: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            /** @description Bad request, a query parameter with a NUL character */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (a NUL character in a body sent) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLists: {
+        parameters: {
+            query?: {
+                /** @description `pageInfo.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this customer's lists: decimal digits (at most 2^64-1; leading zeros are ignored), or an integer 0 to 2^53-1. */
+                customerId?: string | number;
+                /** @description Page size, 1-100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lists */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSummaryPage"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getListsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getShop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shop */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShopOverview"];
+                };
+            };
+            /** @description Bad request, a query parameter with a NUL character */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getShopEmbedStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Embed status */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedStatus"];
+                };
+            };
+            /** @description Bad request, a query parameter with a NUL character */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No platform token for the shop */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The platform did not answer */
+            502: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchShopSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description The settings after the update */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStorefrontConfig: {
+        parameters: {
+            query?: never;
+            header: {
+                "accept-language": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorefrontConfig"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStorefrontIdentify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The customer's list after the merge */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wishlist"] & {
+                        /** @description Additive. true when the guest list had a share link, which this merge turned off. */
+                        guestShareLinkEnded: boolean;
+                    };
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStorefrontListsByShareToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shareToken: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shared list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedList"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStorefrontWishlist: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wishlist */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wishlist"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStorefrontWishlistItems: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                    handle: string;
+                    /**
+                     * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
+                     * @example 7234567890123
+                     */
+                    productId: string | number;
+                    /** @description Optional: product title, kept as `titleSnapshot`. */
+                    title?: string;
+                    /** @description Optional: save a specific variant. Digits or a GID; null (or no member) for the product itself. */
+                    variantId?: string | number | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Already saved */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            /** @description Saved */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; remove an item first), or Idempotency key in use (`idempotency-key-in-use`) */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteStorefrontWishlistItems: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+                itemId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                    /**
+                     * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
+                     * @example 7234567890123
+                     */
+                    productId?: string | number;
+                    /** @description Optional: save a specific variant. Digits or a GID; null (or no member) for the product itself. */
+                    variantId?: string | number | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed (or was not there) */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStorefrontWishlistShare: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The share link */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareResult"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteStorefrontWishlistShare: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The share link is off (or there was none) */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStorefrontWishlistToggle: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                    handle: string;
+                    /**
+                     * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
+                     * @example 7234567890123
+                     */
+                    productId: string | number;
+                    /** @description Optional: product title, kept as `titleSnapshot`. */
+                    title?: string;
+                    /** @description Optional: save a specific variant. Digits or a GID; null (or no member) for the product itself. */
+                    variantId?: string | number | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description What changed */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToggleResult"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; remove an item first), or Idempotency key in use (`idempotency-key-in-use`) */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoints */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            /** @description Bad request, a query parameter with a NUL character */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared")[];
+                    /** Format: uri */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (a NUL character in a body sent) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksByIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @description `pageInfo.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1-100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksByIdDeliveriesByDeliveryIdRedeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The event was erased for a customer's redaction (`event-redacted`); nothing was queued */
+            410: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksByIdEnable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksByIdTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    onItemAdded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ItemAddedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onItemRemoved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ItemRemovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onListMerged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListMergedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onListShared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListSharedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

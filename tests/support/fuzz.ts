@@ -44,6 +44,7 @@ interface RawOperation {
   parameters?: Array<Parameter | { $ref: string }>;
   requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
   security?: Array<Record<string, string[]>>;
+  "x-app-proxy"?: boolean;
 }
 
 export interface OpenApiDocument {
@@ -53,7 +54,7 @@ export interface OpenApiDocument {
 
 export type Mode = "private" | "public" | "proxy";
 
-const SECURITY_MODES: Record<string, Mode> = { privateKey: "private", publicKey: "public", appProxy: "proxy" };
+const SECURITY_MODES: Record<string, Mode> = { privateKey: "private", publicKey: "public" };
 export const MODES: readonly Mode[] = ["private", "public", "proxy"];
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
@@ -93,9 +94,13 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
           path,
           parameters: (operation.parameters ?? []).map((parameter) => resolve<Parameter>(document, parameter)),
           body: schema ? { required: Boolean(body?.required), schema } : null,
-          modes: (operation.security ?? []).flatMap((scheme) =>
-            Object.keys(scheme).flatMap((name) => (SECURITY_MODES[name] ? [SECURITY_MODES[name]] : [])),
-          ),
+          modes: [
+            ...(operation.security ?? []).flatMap((scheme) =>
+              Object.keys(scheme).flatMap((name) => (SECURITY_MODES[name] ? [SECURITY_MODES[name]] : [])),
+            ),
+            // The app proxy is not a security requirement of /v1 (it works only under /proxy/v1): marked apart.
+            ...(operation["x-app-proxy"] === true ? (["proxy"] as const) : []),
+          ],
         };
       }),
   );

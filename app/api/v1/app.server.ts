@@ -84,7 +84,10 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
     app.openAPIRegistry.registerWebhook({
       method: "post",
       path: type,
+      operationId: `on${type.replace(/(^|\.)(\w)/g, (_, __, letter: string) => letter.toUpperCase())}`,
       summary: `${type} event`,
+      // Sent by this service to the shop's endpoint, which checks the signature: no credential of ours applies.
+      security: [],
       description:
         "POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature " +
         '(`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).',

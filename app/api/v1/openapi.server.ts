@@ -230,6 +230,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
     in: "query",
     name: "signature",
     description:
+      "Accepted only under `/proxy/v1` (not on the `/v1` server): the operations marked `x-app-proxy: true` (the " +
+      "storefront ones) are also served there, with this scheme instead of a key. " +
       "The platform's app proxy signature (HMAC-SHA256 of the sorted query with the app secret, with `timestamp`, " +
       "`shop` and `logged_in_customer_id`). Theme code calls `/apps/service/v1/...` on the shop's domain; the " +
       "platform signs and forwards to `/proxy/v1/...`. An empty `logged_in_customer_id` is a guest; a signed one " +

@@ -118,6 +118,20 @@ type OperationParameters = NonNullable<RouteConfig["parameters"]>;
 
 const SECURITY: Record<CallerMode, string> = { private: "privateKey", public: "publicKey", proxy: "appProxy" };
 
+/**
+ * `operationId` from the method and path, so every operation has one and no two collide: GET /lists/{id} is
+ * `getListsById`, POST /webhooks/{id}/test is `postWebhooksByIdTest`. Generated clients name their calls by it.
+ */
+function operationIdOf(method: string, path: string): string {
+  const words = path
+    .split("/")
+    .filter(Boolean)
+    .map((segment) => segment.replace(/^\{(.+)\}$/, "by-$1"))
+    .flatMap((segment) => segment.split(/[-_]/))
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1));
+  return `${method.toLowerCase()}${words.join("")}`;
+}
+
 /** Builds the route: its middleware chain, security, and derived error responses. */
 export function apiRoute<R extends ApiRoute>(definition: R) {
   const { modes, deprecation, ...config } = definition;
@@ -131,10 +145,14 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
     refuseNulCharacters,
   ];
   return createRoute({
+    operationId: operationIdOf(config.method, config.path),
     ...config,
     middleware,
     ...(deprecation ? { deprecated: true } : {}),
-    security: modes.map((mode) => ({ [SECURITY[mode]]: [] })),
+    // The app proxy's signature works only under /proxy/v1, not on the /v1 server this document describes:
+    // the operations it reaches are marked `x-app-proxy` instead (the appProxy scheme says so).
+    security: modes.filter((mode) => mode !== "proxy").map((mode) => ({ [SECURITY[mode]]: [] })),
+    ...(modes.includes("proxy") ? { "x-app-proxy": true } : {}),
     ...(config.method === "post"
       ? {
           parameters: [

@@ -20,10 +20,18 @@ export const originSchema = z
   }, "must be an origin such as https://shop.example.com (scheme, host and optional port; no path or trailing slash)");
 
 /** Storefront strings by locale: `{ "en": { "add": "Add to wishlist" }, "fr": { ... } }`. */
-export const stringsSchema = z.record(
-  z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "keys must be locale codes such as en or pt-BR"),
-  z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().max(500)),
-);
+const LOCALE_KEY = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+const STRING_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+// The key rules are declared as `propertyNames` too: zod's generator leaves record keys out of the document, and
+// its metadata type predates that JSON Schema 2020-12 keyword (OpenAPI 3.1 has it), hence the casts.
+export const stringsSchema = z
+  .record(
+    z.string().regex(LOCALE_KEY, "keys must be locale codes such as en or pt-BR"),
+    z
+      .record(z.string().regex(STRING_KEY, "keys must be 1-64 letters, digits, `_`, `.` or `-`"), z.string().max(500))
+      .openapi({ propertyNames: { pattern: STRING_KEY.source } } as never),
+  )
+  .openapi({ propertyNames: { pattern: LOCALE_KEY.source } } as never);
 
 /**
  * What a shop may store as texts (a PATCH replaces them whole, so this bounds the stored document): 50

@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId } from "~/lib/ids";
+import { parseId, idPattern } from "~/lib/ids";
 import {
   apiKeyCreateSchema,
   createApiKey,
@@ -15,7 +15,11 @@ import { serializeApiKey } from "../serializers";
 
 const PRIVATE = ["private"] as const;
 const KeyIdParams = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+  id: z.string().openapi({
+    param: { name: "id", in: "path" },
+    pattern: idPattern("apiKey"),
+    example: "key_01jd2x6c5ef0q8w3d0s8b2n7k4",
+  }),
 });
 
 const listKeys = apiRoute({

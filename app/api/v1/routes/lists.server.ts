@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId } from "~/lib/ids";
+import { parseId, idPattern } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import { platformIdSchema } from "~/lib/validation";
 import { browseLists, getListWithItems } from "~/services/wishlists/browse.server";
@@ -44,7 +44,11 @@ const getOne = apiRoute({
   modes: PRIVATE,
   request: {
     params: z.object({
-      id: z.string().openapi({ param: { name: "id", in: "path" }, example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+      id: z.string().openapi({
+        param: { name: "id", in: "path" },
+        pattern: idPattern("list"),
+        example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4",
+      }),
     }),
   },
   responses: { 200: { description: "The list", content: { "application/json": { schema: ListSchema } } } },

@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId } from "~/lib/ids";
+import { parseId, idPattern } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import { toTimestamp } from "~/lib/time";
 import type { ComplianceRequestRow } from "~/data/compliance-rows.server";
@@ -34,9 +34,11 @@ const DataRequestSchema = z
   .openapi("DataRequest");
 
 const RequestParams = z.object({
-  requestId: z
-    .string()
-    .openapi({ param: { name: "requestId", in: "path" }, example: "cpl_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+  requestId: z.string().openapi({
+    param: { name: "requestId", in: "path" },
+    pattern: idPattern("complianceRequest"),
+    example: "cpl_01jd2x6c5ef0q8w3d0s8b2n7k4",
+  }),
 });
 
 const list = apiRoute({

@@ -1,7 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
-import { platformIdInputSchema, requireBodySent } from "~/lib/validation";
+import { platformIdInputForms, platformIdInputSchema, requireBodySent } from "~/lib/validation";
 import { ANONYMOUS_ID_PATTERN, type Owner } from "~/services/owners/owner";
 import { getStorefrontConfig } from "~/services/storefront/config.server";
 import { mergeGuestList, type MergeResult } from "~/services/wishlists/merge.server";
@@ -43,7 +43,10 @@ const ItemInput = {
   variantId: platformIdInputSchema("ProductVariant")
     .nullable()
     .optional()
-    .openapi({ description: "Optional: save a specific variant. Digits or a GID." }),
+    .openapi({
+      anyOf: [...platformIdInputForms("ProductVariant"), { type: "null" }],
+      description: "Optional: save a specific variant. Digits or a GID; null (or no member) for the product itself.",
+    }),
   title: z.string().max(255).optional().openapi({ description: "Optional: product title, kept as `titleSnapshot`." }),
 };
 

@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getEnv } from "~/env.server";
-import { parseId } from "~/lib/ids";
+import { parseId, idPattern } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import {
   createUpload,
@@ -31,7 +31,11 @@ import { serializeTransferJob, serializeUpload } from "../serializers";
 const PRIVATE = ["private"] as const;
 const TAGS = ["Export and import"];
 const JobParams = z.object({
-  jobId: z.string().openapi({ param: { name: "jobId", in: "path" }, example: "job_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+  jobId: z.string().openapi({
+    param: { name: "jobId", in: "path" },
+    pattern: idPattern("job"),
+    example: "job_01jd2x6c5ef0q8w3d0s8b2n7k4",
+  }),
 });
 const jobResponse = (description: string) => ({
   200: { description, content: { "application/json": { schema: TransferJobSchema } } },
@@ -153,9 +157,11 @@ const uploadGet = apiRoute({
   modes: PRIVATE,
   request: {
     params: z.object({
-      uploadId: z
-        .string()
-        .openapi({ param: { name: "uploadId", in: "path" }, example: "upl_01jd2x6c5ef0q8w3d0s8b2n7k4" }),
+      uploadId: z.string().openapi({
+        param: { name: "uploadId", in: "path" },
+        pattern: idPattern("upload"),
+        example: "upl_01jd2x6c5ef0q8w3d0s8b2n7k4",
+      }),
     }),
   },
   responses: {

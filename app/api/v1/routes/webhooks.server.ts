@@ -4,7 +4,7 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
-import { parseId } from "~/lib/ids";
+import { parseId, idPattern, type IdKind } from "~/lib/ids";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -30,8 +30,9 @@ import { serializeWebhookDelivery, serializeWebhookEndpoint } from "../serialize
 
 const PRIVATE = ["private"] as const;
 const TAGS = ["Webhooks"];
-const idParam = (name: string, example: string) => z.string().openapi({ param: { name, in: "path" }, example });
-const EndpointParams = z.object({ id: idParam("id", "whe_01jd2x6c5ef0q8w3d0s8b2n7k4") });
+const idParam = (name: string, kind: IdKind, example: string) =>
+  z.string().openapi({ param: { name, in: "path" }, pattern: idPattern(kind), example });
+const EndpointParams = z.object({ id: idParam("id", "webhookEndpoint", "whe_01jd2x6c5ef0q8w3d0s8b2n7k4") });
 
 const list = apiRoute({
   method: "get",
@@ -142,7 +143,7 @@ const redeliver = apiRoute({
     "data the shop erased (customers/redact): such an event is never sent again.",
   modes: PRIVATE,
   request: {
-    params: EndpointParams.extend({ deliveryId: idParam("deliveryId", "dlv_01jd2x6c5ef0q8w3d0s8b2n7k4") }),
+    params: EndpointParams.extend({ deliveryId: idParam("deliveryId", "delivery", "dlv_01jd2x6c5ef0q8w3d0s8b2n7k4") }),
   },
   responses: {
     202: { description: "Queued" },
