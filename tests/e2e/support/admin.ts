@@ -189,7 +189,11 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
  */
 export async function screenshot(page: Page, name: string) {
   if (inject("engine") !== "sqlite") return;
-  const directory = path.join(ROOT, "docs", "screenshots");
+  // The committed pictures (dates, ids) change with every run: `npm run screenshots` (UPDATE_SCREENSHOTS=1)
+  // writes them; any other run takes them into .data/ and leaves the tree as it was.
+  const directory = process.env.UPDATE_SCREENSHOTS
+    ? path.join(ROOT, "docs", "screenshots")
+    : path.join(ROOT, ".data", "test", "screenshots");
   mkdirSync(directory, { recursive: true });
   await page.screenshot({ path: path.join(directory, `${name}.png`), animations: "disabled", caret: "hide" });
 }
