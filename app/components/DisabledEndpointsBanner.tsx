@@ -1,5 +1,7 @@
 import { useFetcher } from "@remix-run/react";
+import { useAppBridge } from "@shopify/app-bridge-react";
 import { Banner, BlockStack, Button, InlineStack, Text } from "@shopify/polaris";
+import { useEffect, useRef } from "react";
 
 export interface DisabledEndpoint {
   id: string;
@@ -10,9 +12,21 @@ export interface DisabledEndpoint {
 /**
  * The critical banner of the Home and Webhooks pages while any webhook endpoint is disabled (20
  * consecutive failed deliveries): it names each one and re-enables it in place, through the Webhooks
- * page's action (`intent=enable`, `endpointId`).
+ * page's action (`intent=enable`, `endpointId`), and confirms it with a toast. Keep it mounted while the
+ * page is (it renders nothing when no endpoint is disabled), so the confirmation outlives the last row.
  */
 export function DisabledEndpointsBanner({ endpoints }: { endpoints: DisabledEndpoint[] }) {
+  // One fetcher for every row, held here rather than in the row: a re-enabled endpoint leaves the list (and
+  // the banner may go) in the same render that brings the answer, so only this component sees it and says so.
+  const fetcher = useFetcher<{ ok: boolean; formError?: string }>();
+  const shopify = useAppBridge();
+  const confirmed = useRef<typeof fetcher.data>(undefined);
+  useEffect(() => {
+    if (!fetcher.data || fetcher.data === confirmed.current) return;
+    confirmed.current = fetcher.data;
+    if (fetcher.data.ok) shopify.toast.show("Endpoint re-enabled: new events are delivered to it again");
+    else shopify.toast.show(fetcher.data.formError ?? "The endpoint was not re-enabled", { isError: true });
+  }, [fetcher.data, shopify]);
   if (endpoints.length === 0) return null;
   return (
     <Banner
@@ -29,15 +43,21 @@ export function DisabledEndpointsBanner({ endpoints }: { endpoints: DisabledEndp
           events are delivered again from then on.
         </Text>
         {endpoints.map((endpoint) => (
-          <ReEnable key={endpoint.id} endpoint={endpoint} />
+          <ReEnable key={endpoint.id} endpoint={endpoint} fetcher={fetcher} />
         ))}
       </BlockStack>
     </Banner>
   );
 }
 
-function ReEnable({ endpoint }: { endpoint: DisabledEndpoint }) {
-  const fetcher = useFetcher();
+function ReEnable({
+  endpoint,
+  fetcher,
+}: {
+  endpoint: DisabledEndpoint;
+  fetcher: ReturnType<typeof useFetcher<{ ok: boolean; formError?: string }>>;
+}) {
+  const sending = fetcher.state !== "idle" && fetcher.formData?.get("endpointId") === endpoint.id;
   return (
     <fetcher.Form method="post" action="/app/webhooks?index">
       <input type="hidden" name="intent" value="enable" />
@@ -46,7 +66,7 @@ function ReEnable({ endpoint }: { endpoint: DisabledEndpoint }) {
         <Text as="span" fontWeight="semibold" breakWord>
           {endpoint.url}
         </Text>
-        <Button submit loading={fetcher.state !== "idle"} accessibilityLabel={`Re-enable ${endpoint.url}`}>
+        <Button submit loading={sending} accessibilityLabel={`Re-enable ${endpoint.url}`}>
           Re-enable
         </Button>
       </InlineStack>

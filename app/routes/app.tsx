@@ -1,9 +1,11 @@
 import type { HeadersFunction, LoaderFunctionArgs } from "@remix-run/node";
-import { Link, Outlet, useLoaderData, useRouteError } from "@remix-run/react";
+import { Link, Outlet, useLoaderData, useMatches, useRouteError } from "@remix-run/react";
 import { NavMenu } from "@shopify/app-bridge-react";
 import polarisStyles from "@shopify/polaris/build/esm/styles.css?url";
 import { boundary } from "@shopify/shopify-app-remix/server";
+import { Text } from "@shopify/polaris";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
+import { currentAdminPage } from "~/admin/pages";
 import { getEnv } from "~/env.server";
 import { authenticate } from "~/shopify.server";
 
@@ -18,6 +20,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export default function App() {
   const { apiKey, appBridgeUrl } = useLoaderData<typeof loader>();
+  const page = currentAdminPage(useMatches());
   return (
     <AppProvider isEmbeddedApp apiKey={apiKey} __APP_BRIDGE_URL={appBridgeUrl}>
       <NavMenu>
@@ -33,7 +36,16 @@ export default function App() {
         <Link to="/app/exports">Exports</Link>
         <Link to="/app/privacy">Privacy requests</Link>
       </NavMenu>
-      <Outlet />
+      {/* App Bridge draws the page's title bar in the admin, outside this document: the document's own
+          heading and main landmark are what a screen reader finds in the frame. */}
+      <main>
+        {page ? (
+          <Text as="h1" visuallyHidden>
+            {page.title}
+          </Text>
+        ) : null}
+        <Outlet />
+      </main>
     </AppProvider>
   );
 }

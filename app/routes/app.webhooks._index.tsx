@@ -111,31 +111,29 @@ export default function Webhooks() {
           Add endpoint
         </button>
       </TitleBar>
-      <Layout>
-        {disabled.length > 0 && (
+      <BlockStack gap="500">
+        <DisabledEndpointsBanner endpoints={disabled} />
+        <Layout>
           <Layout.Section>
-            <DisabledEndpointsBanner endpoints={disabled} />
+            {endpoints.length === 0 ? (
+              <Card>
+                <EmptyState
+                  heading="Send wishlist events to your systems"
+                  action={{ content: "Add endpoint", onAction: openAdd }}
+                  image="/webhooks-empty.svg"
+                >
+                  <p>
+                    Add an {allowHttp ? "http or https" : "https"} endpoint and choose events: each change to a wishlist
+                    is sent to it as a signed JSON request.
+                  </p>
+                </EmptyState>
+              </Card>
+            ) : (
+              <EndpointsTable endpoints={endpoints} onDelete={setDeleting} />
+            )}
           </Layout.Section>
-        )}
-        <Layout.Section>
-          {endpoints.length === 0 ? (
-            <Card>
-              <EmptyState
-                heading="Send wishlist events to your systems"
-                action={{ content: "Add endpoint", onAction: openAdd }}
-                image="/webhooks-empty.svg"
-              >
-                <p>
-                  Add an {allowHttp ? "http or https" : "https"} endpoint and choose events: each change to a wishlist
-                  is sent to it as a signed JSON request.
-                </p>
-              </EmptyState>
-            </Card>
-          ) : (
-            <EndpointsTable endpoints={endpoints} onDelete={setDeleting} />
-          )}
-        </Layout.Section>
-      </Layout>
+        </Layout>
+      </BlockStack>
       {/* Mounted only while open: a fresh form (and no old secret) each time. Nor is a ui-modal in the
           server's HTML: App Bridge adds its dialog to the body as the page is parsed, and hydration then
           finds markup React did not render. */}
@@ -144,6 +142,12 @@ export default function Webhooks() {
     </Page>
   );
 }
+
+/**
+ * Index table cells keep their text on one line (Polaris), so one long URL pushed the actions (Delete) past
+ * the page's edge behind a horizontal scroll: the URL and the events wrap instead.
+ */
+const WRAPPING_CELL = { whiteSpace: "normal", overflowWrap: "anywhere", minWidth: "10rem" } as const;
 
 function EndpointsTable({ endpoints, onDelete }: { endpoints: Endpoint[]; onDelete: (endpoint: Endpoint) => void }) {
   return (
@@ -168,13 +172,23 @@ function EndpointsTable({ endpoints, onDelete }: { endpoints: Endpoint[]; onDele
         {endpoints.map((endpoint, index) => (
           <IndexTable.Row id={endpoint.id} key={endpoint.id} position={index}>
             <IndexTable.Cell>
-              <Link url={`/app/webhooks/${endpoint.id}`} removeUnderline>
-                <Text as="span" fontWeight="semibold" breakWord>
-                  {endpoint.url}
-                </Text>
-              </Link>
+              <div style={WRAPPING_CELL}>
+                <Link url={`/app/webhooks/${endpoint.id}`} removeUnderline>
+                  <Text as="span" fontWeight="semibold" breakWord>
+                    {endpoint.url}
+                  </Text>
+                </Link>
+              </div>
             </IndexTable.Cell>
-            <IndexTable.Cell>{endpoint.events.join(", ")}</IndexTable.Cell>
+            <IndexTable.Cell>
+              <div style={WRAPPING_CELL}>
+                <BlockStack>
+                  {endpoint.events.map((event) => (
+                    <span key={event}>{event}</span>
+                  ))}
+                </BlockStack>
+              </div>
+            </IndexTable.Cell>
             <IndexTable.Cell>
               <WebhookEndpointStatus endpoint={endpoint} />
             </IndexTable.Cell>

@@ -225,6 +225,7 @@ describe("the Webhooks page", BROWSER_TEST, () => {
 
     failing = false;
     await clickWhenHydrated(app.getByRole("button", { name: `Re-enable ${hooks.url}` }));
+    await toast(page, "Endpoint re-enabled").waitFor({ timeout: 90_000 });
     await expect.poll(() => banner.count()).toBe(0);
     await expect.poll(async () => (await listed.textContent())?.includes("Active")).toBe(true);
     expect((await apiEndpoints()).find(({ id }) => id === endpoint.id)).toMatchObject({
@@ -237,6 +238,36 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     await sendTest.click();
     await expect.poll(() => hooks.received.length).toBeGreaterThan(sentBefore);
     expect(eventOf(hooks.received.at(-1)!).type).toBe("ping");
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("fits the endpoints in a 1440 px admin: long URLs and all four events wrap, each Delete is in view", async () => {
+    const events = ["item.added", "item.removed", "list.merged", "list.shared"];
+    const urls = [
+      `https://receiver.example/${"a-rather-long-path-segment/".repeat(5)}hooks`,
+      `https://${"sub-".repeat(12)}domain.receiver.example/wishlist/events`,
+    ];
+    for (const url of urls) {
+      const created = await stack.api("/webhooks", { method: "POST", body: JSON.stringify({ url, events }) });
+      expect(created.status).toBe(201);
+    }
+    const { context, page, app } = await stack.openAdmin("/webhooks");
+    await page.setViewportSize({ width: 1440, height: 900 });
+    for (const url of urls) await app.getByRole("button", { name: `Delete ${url}` }).waitFor({ timeout: 90_000 });
+    for (const url of urls) {
+      // What hides the button: a box it overflows that scrolls or clips sideways, or the frame's own edge.
+      const hiddenBy = await app.getByRole("button", { name: `Delete ${url}` }).evaluate((button) => {
+        for (let node = button.parentElement; node; node = node.parentElement) {
+          const { overflowX } = getComputedStyle(node);
+          if (overflowX !== "visible" && node.scrollWidth > node.clientWidth + 1)
+            return `${node.tagName}.${node.className}`;
+        }
+        return button.getBoundingClientRect().right > document.documentElement.clientWidth ? "the frame's edge" : null;
+      });
+      expect(hiddenBy, url).toBeNull();
+    }
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);
     await context.close();
   });
