@@ -167,22 +167,24 @@ export function findSharedList(q: Queryable, shopId: string, token: string): Pro
 /**
  * Retires a guest list merged into a customer's (it is no owner's default any more). `shareToken`:
  * `"drop"` removes its token (which moves to the customer's list), `{ customerId }` keeps it and names the
- * customer it became, so the token leads to that customer's list.
+ * customer it became, `{ customerId, dropShareToken: true }` names the customer and removes the token. A
+ * retired list that names its customer is theirs for a customers/redact, which erases it and its events.
  */
 export async function retireList(
   q: Queryable,
   shopId: string,
   listId: string,
   at: Date,
-  shareToken: "keep" | "drop" | { customerId: string },
+  shareToken: "keep" | "drop" | { customerId: string; dropShareToken?: boolean },
 ): Promise<void> {
+  const drop = shareToken === "drop" || (typeof shareToken === "object" && shareToken.dropShareToken === true);
   await q
     .updateTable("List")
     .set({
       retiredAt: at,
       isDefault: null,
       updatedAt: at,
-      ...(shareToken === "drop" ? { shareToken: null } : {}),
+      ...(drop ? { shareToken: null } : {}),
       ...(typeof shareToken === "object" ? { customerId: shareToken.customerId } : {}),
     })
     .where("id", "=", listId)

@@ -84,7 +84,9 @@ export async function mergeGuestList(
       const mergedCount = moved.length;
       await deleteItemsOfList(tx, shopId, guest.id);
       const guestShareLinkEnded = guest.shareToken !== null && guest.shareEnabled;
-      await retireList(tx, shopId, guest.id, now, "drop");
+      // The guest list names the customer it became (a customers/redact erases it and the events of its guest
+      // days), and its share link ends (docs/decisions/033-guest-share-link-at-login.md).
+      await retireList(tx, shopId, guest.id, now, { customerId, dropShareToken: true });
       await touchListsBefore(tx, shopId, [customerList.id], now);
       const list = { ...customerList, updatedAt: now };
       await recordEvent(tx, {
