@@ -91,11 +91,29 @@ export function findEnabledEndpointsOfShops(q: Queryable, shopIds: readonly stri
 }
 
 /** What one delivery attempt needs of its endpoint, and whether its shop still has the app installed. */
-export function findEndpointForDelivery(q: Queryable, shopId: string, endpointId: string) {
+/**
+ * What a delivery needs of its endpoint and shop, in the one read it makes: `redactedEventId` is set when the
+ * stored event's data is `redactedData` (a customers/redact erased it after the job was queued).
+ */
+export function findEndpointForDelivery(
+  q: Queryable,
+  shopId: string,
+  endpointId: string,
+  event: { eventId: string; redactedData: string },
+) {
   return q
     .selectFrom("WebhookEndpoint as e")
     .innerJoin("Shop as s", "s.id", "e.shopId")
-    .select(["e.url", "e.secretCiphertext", "e.disabledAt", "s.uninstalledAt as shopUninstalledAt"])
+    .leftJoin("Event as ev", (join) =>
+      join.on("ev.id", "=", event.eventId).onRef("ev.shopId", "=", "e.shopId").on("ev.data", "=", event.redactedData),
+    )
+    .select([
+      "e.url",
+      "e.secretCiphertext",
+      "e.disabledAt",
+      "s.uninstalledAt as shopUninstalledAt",
+      "ev.id as redactedEventId",
+    ])
     .where("e.id", "=", endpointId)
     .where("e.shopId", "=", shopId)
     .executeTakeFirst();

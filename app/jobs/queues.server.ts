@@ -87,7 +87,7 @@ export async function holdsTransferJob(jobId: string, connection?: Redis): Promi
 /** Queues one webhook delivery job (`options` add to or override the definition's, e.g. its id, attempts). */
 export async function enqueueWebhookDelivery(
   data: DeliverWebhookPayload,
-  options: { jobId: string; attempts?: number; priority?: number },
+  options: { jobId: string; attempts?: number; priority?: number; removeOnComplete?: boolean; removeOnFail?: boolean },
   connection?: Redis,
 ) {
   await queue(WEBHOOK_QUEUE, connection).add(deliverWebhookJob.name, data, {

@@ -39,6 +39,8 @@ function addEndpoint(shopId: string, at = new Date(), secretCiphertext = "v2.k.s
   );
 }
 
+const NO_EVENT = { eventId: "evt_none", redactedData: '{"redacted":true}' };
+
 describe(`webhook endpoint rows (${engine()})`, () => {
   it("inserts with the timestamps given, to the millisecond, a zero count and no disabledAt", async () => {
     const shop = await newShop();
@@ -58,7 +60,7 @@ describe(`webhook endpoint rows (${engine()})`, () => {
     expect((await listEndpoints(database(), shop.id)).map((row) => row.id)).toEqual([first.id, second.id]);
     expect(await countEndpoints(database(), shop.id)).toBe(2);
     expect(await findEndpoint(database(), other.id, first.id)).toBeUndefined();
-    expect(await findEndpointForDelivery(database(), other.id, first.id)).toBeUndefined();
+    expect(await findEndpointForDelivery(database(), other.id, first.id, NO_EVENT)).toBeUndefined();
     expect(await enableEndpoint(database(), other.id, first.id, new Date())).toBeUndefined();
     expect(await deleteEndpoint(database(), other.id, first.id)).toBe(false);
     expect(await findEndpoint(database(), shop.id, first.id)).toBeDefined();
@@ -147,7 +149,9 @@ describe(`webhook endpoint rows (${engine()})`, () => {
     ).toBe(false);
     expect(await replaceSealedSecret(database(), stale, "something else", "new")).toBe(false);
     expect(await replaceSealedSecret(database(), stale, stale.secretCiphertext, "v2.current.y")).toBe(true);
-    expect((await findEndpointForDelivery(database(), shop.id, stale.id))?.secretCiphertext).toBe("v2.current.y");
+    expect((await findEndpointForDelivery(database(), shop.id, stale.id, NO_EVENT))?.secretCiphertext).toBe(
+      "v2.current.y",
+    );
   });
 
   it("lets concurrent capped creations of one shop count one after another", async () => {

@@ -17,6 +17,7 @@ import { logger } from "~/logger.server";
 import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
 import { endpointSecret } from "./endpoint-secrets.server";
 import { isRedactedEnvelope } from "./fanout.server";
+import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { assertLiteralHostAllowed, redactAddresses } from "./ssrf.server";
 
 /** Names the sender without a link: the service has no public documentation address to point at. */
@@ -195,17 +196,21 @@ export async function deliverOnce(
   }: { attemptsMade: number; maxAttempts?: number; dispatcher: Dispatcher },
 ): Promise<DeliveryOutcome> {
   const env = getEnv();
-  const endpoint = await findEndpointForDelivery(database(), payload.shopId, payload.endpointId);
+  const endpoint = await findEndpointForDelivery(database(), payload.shopId, payload.endpointId, {
+    eventId: payload.eventId,
+    redactedData: REDACTED_EVENT_DATA,
+  });
   if (!endpoint) return { status: "skipped", reason: "endpoint-deleted" }; // its owed row went with it
   // Deliveries stop when the endpoint is disabled or the app uninstalled (queued ones included; a reinstall
   // starts new ones): the delivery ends here and is owed no more.
-  // So do deliveries of an event a customers/redact erased (its queued body was rewritten without the customer).
+  // So do deliveries of an event a customers/redact erased: the stored event decides, not the queued body, which
+  // a redaction cannot always reach (a redelivery's job, or one the relay queued while the redaction ran).
   const skipped =
     endpoint.disabledAt !== null
       ? "endpoint-disabled"
       : endpoint.shopUninstalledAt !== null
         ? "shop-uninstalled"
-        : isRedactedEnvelope(payload.body)
+        : endpoint.redactedEventId !== null || isRedactedEnvelope(payload.body)
           ? "event-redacted"
           : null;
   if (skipped) {

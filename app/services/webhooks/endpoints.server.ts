@@ -253,6 +253,10 @@ export async function redeliver({
     {
       jobId: `redeliver-${deliveryId}-${randomUUID()}`, // each request its own job, even two in one millisecond
       attempts: 1,
+      // A finished redelivery is kept in the delivery log, not in Redis: a kept job would keep the event's body
+      // (and any customer in it) where a customers/redact does not look.
+      removeOnComplete: true,
+      removeOnFail: true,
       // Capped at BullMQ's lowest precedence: a larger number is refused, and the redelivery with it.
       priority: Math.min((await shopPriorities([shopId]))(shopId) + REDELIVERY_BEHIND, LOWEST_PRIORITY),
     },
