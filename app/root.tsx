@@ -1,13 +1,19 @@
 import type { MetaFunction } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts } from "@remix-run/react";
+import { Links, Meta, Outlet, Scripts, useLocation, useMatches } from "@remix-run/react";
 import { documentTitle } from "~/admin/pages";
 
-// Every document has a title (the admin's pages take theirs from app/admin/pages.ts).
-export const meta: MetaFunction = ({ matches }) => [{ title: documentTitle(matches) }];
+const isAdminPath = (pathname: string) => pathname === "/app" || pathname.startsWith("/app/");
+
+// Every document has a title. A route's meta sees only the matches down to its own route (Remix), so the root's
+// cannot see the admin page below it: the admin's documents take their title (app/admin/pages.ts) in the
+// component, where useMatches sees the whole page; other documents keep "Wishlist" or their route's own meta.
+export const meta: MetaFunction = ({ location }) => (isAdminPath(location.pathname) ? [] : [{ title: "Wishlist" }]);
 
 // No <ScrollRestoration />: the admin runs in the platform's frame, a third-party context where the
 // browser may refuse sessionStorage (third-party cookies blocked), and its inline script would throw.
 export default function App() {
+  const matches = useMatches();
+  const { pathname } = useLocation();
   return (
     <html lang="en">
       <head>
@@ -15,6 +21,7 @@ export default function App() {
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <link rel="preconnect" href="https://cdn.shopify.com/" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        {isAdminPath(pathname) ? <title>{documentTitle(matches)}</title> : null}
         <Meta />
         <Links />
       </head>

@@ -16,6 +16,14 @@ describe("the embedded admin in the local platform stand-in", () => {
     await context.close();
   });
 
+  it("titles each page's document inside the frame by the page (issue 25 review)", async () => {
+    const { context, page, app } = await stack.openAdmin("/lists");
+    await expect.poll(() => app.getByRole("heading", { level: 1 }).first().textContent()).toBe("Lists");
+    const frame = page.frames().find((candidate) => new URL(candidate.url()).pathname === "/app/lists");
+    expect(await frame!.title()).toBe("Lists · Wishlist");
+    await context.close();
+  });
+
   it("refuses a document request without a valid session token (bounce page, then the token from the admin)", async () => {
     // Straight to the app with a forged token: the platform library sends it to its bounce page, where the
     // stand-in App Bridge fetches a real token from the admin around it and reloads.
