@@ -282,7 +282,7 @@ describe("DELETE /storefront/wishlist/share turns the share link off", () => {
       mode: "private",
       query: `?customerId=45&aid=${GUEST}`,
       status: 400,
-      slug: "invalid-parameter",
+      slug: "ambiguous-shopper",
     },
     {
       name: "private key, customerId not an id",
