@@ -200,7 +200,7 @@ describe("/v1/lists", () => {
         id: newId("item"),
         listId: list.id,
         shopId: shop.id,
-        productId: "9",
+        productId: "10", // a list holds a product once (docs/decisions/032-one-item-per-product.md)
         variantId: "3",
         handle: "new",
         titleSnapshot: "Hat",
