@@ -115,7 +115,7 @@ describe(`daily stat rows (${engine()})`, () => {
 
   it("reads current savers and the latest handle and title of products from the shop's items", async () => {
     const [shop, other] = [await newShop(), await newShop()];
-    const lists = [newId("list"), newId("list")];
+    const lists = [newId("list"), newId("list"), newId("list")];
     for (const id of lists) {
       await database()
         .insertInto("List")
@@ -136,13 +136,13 @@ describe(`daily stat rows (${engine()})`, () => {
       .insertInto("Item")
       .values([
         item(lists[0]!, "p1", "old", "2026-06-01T00:00:00.000Z"),
-        item(lists[0]!, "p1", "older", "2026-05-01T00:00:00.000Z", "v2"),
+        item(lists[2]!, "p1", "older", "2026-05-01T00:00:00.000Z", "v2"),
         item(lists[1]!, "p1", "new", "2026-06-02T00:00:00.000Z"),
         item(lists[1]!, "p2", "two", "2026-06-01T00:00:00.000Z"),
       ])
       .execute();
     const savers = await countSaversOfProducts(database(), shop.id, ["p1", "p2", "p3"]);
-    expect(Object.fromEntries(savers)).toEqual({ p1: 2, p2: 1 });
+    expect(Object.fromEntries(savers)).toEqual({ p1: 3, p2: 1 });
     const latest = await latestItemsOfProducts(database(), shop.id, ["p1", "p2"]);
     expect(latest.get("p1")).toEqual({ handle: "new", titleSnapshot: "NEW" });
     expect(latest.get("p2")).toEqual({ handle: "two", titleSnapshot: "TWO" });
