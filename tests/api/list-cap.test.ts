@@ -98,7 +98,7 @@ describe("items per list: at most MAX_ITEMS_PER_LIST", () => {
       row("502", 1), // another customer's list has its own room
     ];
     const result = await transaction((tx) => importItems(tx, { shopId: shop.id, rows }));
-    expect(result.inserted.sort()).toEqual(["501|700001|", "501|700002|", "502|1|"]);
+    expect(result.inserted.sort()).toEqual(["501|700001", "501|700002", "502|1"]); // customer|product (decision 032)
     expect(result.full).toEqual([rows[3], rows[5]]);
     expect(await countItems(shop.id, "501")).toBe(max);
 
