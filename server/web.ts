@@ -12,6 +12,7 @@ import { getEnv } from "../app/env.server";
 import { logger } from "../app/logger.server";
 import { closeRequestRedis, getRequestRedis, whenRedisReady } from "../app/redis.server";
 import { createViteGate } from "./dev-paths";
+import { lingerAfterEarlyAnswer } from "./lingering-close";
 
 type ViteDevServer = Awaited<ReturnType<(typeof import("vite"))["createServer"]>>;
 
@@ -72,11 +73,13 @@ export async function startWebServer() {
   }
   root.route("/", createHttpApp({ remix: remix.handle }));
 
-  const listener = getRequestListener(root.fetch);
+  // Bodies left unread by an early answer are read and discarded here, within bounds (lingering-close.ts).
+  const listener = getRequestListener(root.fetch, { autoCleanupIncoming: false });
   const vite = remix.vite;
   // Vite sees only the bundler's paths and the browser's modules, never the project's other files.
   const viteMaySee = vite ? createViteGate(vite.config.root, vite.config.publicDir) : () => false;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    lingerAfterEarlyAnswer(req, res);
     if (vite && viteMaySee(req.url)) vite.middlewares(req, res, () => void listener(req, res));
     else void listener(req, res);
   });

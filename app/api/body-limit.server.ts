@@ -8,8 +8,9 @@ import { FILES_PATH } from "~/services/storage/local.server";
  * Request body caps, enforced before any handler reads a byte (issue 11, item 4). A body with a
  * `Content-Length` over the cap is refused from its headers alone; a chunked body is counted while it
  * streams and refused as soon as it passes the cap, so memory never grows with what a client sends.
- * Over the cap: 413 `payload-too-large`; the rest of the body is never read (the server adapter discards
- * what still arrives for a moment, so the client can read the answer, then closes the connection).
+ * Over the cap: 413 `payload-too-large`; the rest of the body is never parsed. The web server reads and
+ * discards what still arrives, within bounds, so a client still sending can read the answer instead of a
+ * connection reset (server/lingering-close.ts).
  */
 
 /**

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request as httpRequest, type IncomingMessage } from "node:http";
+import { connect } from "node:net";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_BODY_LIMIT_BYTES, OTHER_BODY_LIMIT_BYTES } from "~/api/body-limit.server";
 import { createUpload } from "~/services/transfers/jobs.server";
 import { createShopWithKey } from "../factories";
+import { LINGER_BYTES } from "../../server/lingering-close";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
 import { freePort, startProcess, type RunningProcess } from "../support/processes";
@@ -342,6 +344,71 @@ describe("the web process under oversized and aborted bodies", () => {
     expect(JSON.parse(answer.body)).toMatchObject({ maxBytes: API_BODY_LIMIT_BYTES });
     const webhook = await send("/webhooks/app/uninstalled", { total: 0, contentLength: OTHER_BODY_LIMIT_BYTES + 1 });
     expect(webhook.status).toBe(413);
+  });
+
+  /**
+   * A client that sends its whole declared body at a steady pace and reads the answer only once it has sent
+   * it all, as many HTTP libraries do. Resolves with what it read, or the socket error it got instead.
+   */
+  function sendAllThenRead(path: string, total: number, options: { seconds: number; chunked?: boolean }) {
+    return new Promise<{ answer: string; error?: string; sent: number }>((resolve) => {
+      const socket = connect({ host: "127.0.0.1", port });
+      const received: Buffer[] = [];
+      let error: string | undefined;
+      socket.pause(); // read nothing until the body is sent
+      socket.on("data", (data: Buffer) => received.push(data));
+      socket.on("error", (cause: NodeJS.ErrnoException) => (error ??= cause.code ?? cause.message));
+      socket.on("close", () => resolve({ answer: Buffer.concat(received).toString("utf8"), error, sent }));
+      const head = [
+        `POST ${path} HTTP/1.1`,
+        "Host: 127.0.0.1",
+        "Content-Type: application/json",
+        options.chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${total}`,
+        ...Object.entries(publicAuth).map(([name, value]) => `${name}: ${value}`),
+      ];
+      const chunk = Buffer.alloc(256 * 1024, 0x20);
+      const pause = (options.seconds * 1000) / Math.ceil(total / chunk.length);
+      const write = (data: Buffer | string) => new Promise<void>((done) => socket.write(data, () => done()));
+      let sent = 0;
+      socket.once("connect", async () => {
+        await write(`${head.join("\r\n")}\r\n\r\n`);
+        while (sent < total && !error) {
+          const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+          sent += piece.length;
+          await write(
+            options.chunked
+              ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")])
+              : piece,
+          );
+          await new Promise((done) => setTimeout(done, pause));
+        }
+        if (options.chunked && !error) await write("0\r\n\r\n");
+        socket.end(); // then read the answer; the server closes or keeps the connection as it likes
+        socket.resume();
+      });
+    });
+  }
+
+  it("lets a client that sends a 20 MB body for a few seconds read the 413 instead of a connection reset", async () => {
+    const { answer, error } = await sendAllThenRead("/v1/storefront/wishlist/toggle", 20 * 1024 * 1024, { seconds: 3 });
+    expect(error).toBeUndefined();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain("payload-too-large");
+    // Chunked, refused part-way through: the same.
+    const chunked = await sendAllThenRead("/v1/storefront/wishlist/toggle", 20 * 1024 * 1024, {
+      seconds: 3,
+      chunked: true,
+    });
+    expect(chunked.error).toBeUndefined();
+    expect(chunked.answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it("reads what follows an early answer only within bounds: a client sending 100 MB is cut off near 64 MiB", async () => {
+    const { sent, error } = await sendAllThenRead("/v1/storefront/wishlist/toggle", 100 * 1024 * 1024, { seconds: 3 });
+    expect(error).toBeDefined();
+    expect(sent).toBeGreaterThan(LINGER_BYTES);
+    expect(sent).toBeLessThan(100 * 1024 * 1024);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });
 
   /** A request whose client sends part of the body, then hangs up; resolves once the server logged it. */
