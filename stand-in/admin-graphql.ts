@@ -274,7 +274,7 @@ function customerNode(shop: StandInShop, customer: StandInShop["customers"][numb
 }
 
 /** A product's variants: those the shop lists, or the one "Default Title" variant a product without options has. */
-function variantsOf(product: StandInShop["products"][number]) {
+export function variantsOf(product: StandInShop["products"][number]) {
   return product.variants ?? [{ id: product.id.replace(/^81/, "91"), title: "Default Title", price: product.price }];
 }
 

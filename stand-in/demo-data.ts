@@ -11,7 +11,12 @@ export interface StandInProduct {
   /** A colour for the local storefront's placeholder image. */
   colour: string;
   /** Its variants; without them, one "Default Title" variant at `price` (id: the product's with 91 for 81). */
-  variants?: Array<{ id: string; title: string; price: string }>;
+  variants?: Array<{
+    id: string;
+    title: string;
+    price: string;
+    /** false: sold out (true unless set). */ available?: boolean;
+  }>;
 }
 
 export interface StandInCustomer {
@@ -26,6 +31,8 @@ export interface StandInShop {
   name: string;
   /** The shop's currency (ISO 4217), USD unless set. */
   currency?: string;
+  /** How the shop writes prices (the platform's `shop.money_format`), `${{amount}}` unless set. */
+  moneyFormat?: string;
   /** The offline access token the app holds for this shop; Admin API calls must present it. */
   accessToken: string;
   products: StandInProduct[];
@@ -57,6 +64,20 @@ const PRODUCTS: Array<[string, string, string]> = [
   ["lagoon-sunglasses", "Lagoon Sunglasses", "#1f6f78"],
 ];
 
+/**
+ * Products with variants of their own: the sweater has options, the tote is sold out; the rest have the one
+ * "Default Title" variant. Each first variant keeps the id a product without options would have.
+ */
+const VARIANTS: Record<string, NonNullable<StandInProduct["variants"]>> = {
+  "orchard-knit-sweater": [
+    { id: "9100000007", title: "Small", price: "71.00" },
+    { id: "9200000007", title: "Medium", price: "1234.50" },
+    { id: "9300000007", title: "Large", price: "71.00", available: false },
+  ],
+  // Sold out: still listed, and its wishlist row says so.
+  "pebble-canvas-tote": [{ id: "9100000008", title: "Default Title", price: "78.00", available: false }],
+};
+
 const CUSTOMERS: Array<[string, string, string, string]> = [
   ["7001", "ada@example.com", "Ada", "Lovelace"],
   ["7002", "grace@example.com", "Grace", "Hopper"],
@@ -79,6 +100,7 @@ export function demoShopData({ domain, accessToken }: { domain: string; accessTo
       title,
       price: `${(29 + index * 7).toFixed(2)}`,
       colour,
+      ...(VARIANTS[handle] ? { variants: VARIANTS[handle] } : {}),
     })),
     customers: CUSTOMERS.map(([id, email, firstName, lastName]) => ({ id, email, firstName, lastName })),
     theme: { id: "gid://shopify/OnlineStoreTheme/1", name: "Dawn", blocks: {} },

@@ -3,7 +3,9 @@
  * online store for one shop, on an origin of its own as a shop's domain is, rendered around the theme app
  * extension's real Liquid files (extensions/wishlist-theme) with liquidjs and serving its real built script.
  *  - `/`, `/collections/all`: a product grid (cards in the markup most themes use);
- *  - `/products/<handle>`: a product page with the wishlist button block; `/products/<handle>.js` its JSON;
+ *  - `/products/<handle>`: a product page with the wishlist button block; `/products/<handle>.js` its JSON
+ *    (the platform's Ajax API product: prices in cents, images as protocol-relative URLs);
+ *  - `/cdn/shop/files/<handle>.svg`: a product's image (a swatch of its colour), as the platform's CDN serves it;
  *  - `/pages/<handle>`: a page with the wishlist page block (the shop's share page);
  *  - `/account/login`: browse as a guest or as one of the shop's customers (a cookie, as the platform's
  *    customer session is);
@@ -19,6 +21,7 @@ import path from "node:path";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { Liquid } from "liquidjs";
+import { variantsOf } from "./admin-graphql";
 import type { StandInProduct, StandInShop } from "./demo-data";
 
 const EXTENSION = path.resolve(import.meta.dirname, "../extensions/wishlist-theme");
@@ -55,7 +58,51 @@ export function signProxyQuery(query: URLSearchParams, secret: string): string {
   return createHmac("sha256", secret).update(message).digest("hex");
 }
 
-export const variantIdOf = (product: StandInProduct) => String(BigInt(product.id) + 1_000_000_000n);
+const variantIdOf = (product: StandInProduct) => variantsOf(product)[0]!.id;
+
+const cents = (price: string) => Math.round(Number(price) * 100);
+
+/**
+ * The platform's `/products/<handle>.js` (Ajax API) for a product: money in the shop's currency as integer
+ * cents, `featured_image` and `images` as protocol-relative URLs, each variant's `featured_image` an object.
+ */
+function productJson(product: StandInProduct, host: string) {
+  const image = `//${host}/cdn/shop/files/${product.handle}.svg`;
+  const variants = variantsOf(product).map((variant, index) => ({
+    id: Number(variant.id),
+    title: variant.title,
+    option1: variant.title,
+    price: cents(variant.price),
+    compare_at_price: null,
+    available: variant.available !== false,
+    featured_image: {
+      id: Number(product.id) + index,
+      product_id: Number(product.id),
+      position: 1,
+      src: image,
+      alt: null,
+      width: 800,
+      height: 800,
+    },
+  }));
+  const prices = variants.map((variant) => variant.price);
+  return {
+    id: Number(product.id),
+    title: product.title,
+    handle: product.handle,
+    description: "",
+    price: Math.min(...prices),
+    price_min: Math.min(...prices),
+    price_max: Math.max(...prices),
+    price_varies: Math.min(...prices) !== Math.max(...prices),
+    compare_at_price: null,
+    available: variants.some((variant) => variant.available),
+    featured_image: image,
+    images: [image],
+    options: [{ name: "Size", position: 1, values: variants.map((variant) => variant.title) }],
+    variants,
+  };
+}
 
 export function createStorefront(options: StorefrontOptions) {
   const { appUrl, apiSecret, shop } = options;
@@ -119,11 +166,12 @@ export function createStorefront(options: StorefrontOptions) {
   }
 
   function liquidProduct(product: StandInProduct) {
+    const variant = variantsOf(product).find((candidate) => candidate.available !== false) ?? variantsOf(product)[0]!;
     return {
       id: Number(product.id),
       handle: product.handle,
       title: product.title,
-      selected_or_first_available_variant: { id: Number(variantIdOf(product)) },
+      selected_or_first_available_variant: { id: Number(variant.id) },
     };
   }
 
@@ -134,6 +182,7 @@ export function createStorefront(options: StorefrontOptions) {
       request: { locale: { iso_code: locale } },
       customer: customer ? { id: Number(customer.id), first_name: customer.firstName } : null,
       routes: { account_login_url: "/account/login" },
+      shop: { money_format: shop.moneyFormat ?? "${{amount}}", currency: shop.currency ?? "USD" },
       product: product ? liquidProduct(product) : null,
     };
     const embedHtml = embed.enabled ? await renderBlock("app-embed", scope, embed.settings) : "";
@@ -195,21 +244,24 @@ ${embedHtml}
     const json = raw.endsWith(".js");
     const product = shop.products.find((candidate) => candidate.handle === (json ? raw.slice(0, -3) : raw));
     if (!product) return c.text("Not found", 404);
-    if (json) {
-      return c.json({
-        id: Number(product.id),
-        handle: product.handle,
-        title: product.title,
-        price: Math.round(Number(product.price) * 100),
-        variants: [{ id: Number(variantIdOf(product)), title: "Default Title" }],
-      });
-    }
+    if (json) return c.json(productJson(product, new URL(c.req.url).host));
+    const variants = variantsOf(product);
+    // A product with options has a variant picker (the `id` field themes' product forms carry).
+    const picker =
+      variants.length > 1
+        ? `<label>Size <select name="id">${variants
+            .map(
+              (variant) =>
+                `<option value="${escapeHtml(variant.id)}"${variant.available === false ? " disabled" : ""}>${escapeHtml(variant.title)}</option>`,
+            )
+            .join("")}</select></label> `
+        : `<input type="hidden" name="id" value="${escapeHtml(variantIdOf(product))}">`;
     return page(
       c,
       product.title,
       `<div class="product"><div class="product__media" style="background:${escapeHtml(product.colour)}" role="img" aria-label="${escapeHtml(product.title)}"></div>
       <div class="product__info"><h1>${escapeHtml(product.title)}</h1><p class="product__price">$${escapeHtml(product.price)}</p>
-      <form method="post" action="/cart/add"><input type="hidden" name="id" value="${variantIdOf(product)}"><button type="button" class="site-button">Add to cart</button></form>
+      <form method="post" action="/cart/add">${picker}<button type="button" class="site-button">Add to cart</button></form>
       <!--block:wishlist-button--></div></div>`,
       product,
     );
@@ -256,6 +308,15 @@ ${embedHtml}
     } catch {
       return c.text("Not found", 404);
     }
+  });
+  app.get("/cdn/shop/files/:file", (c) => {
+    const product = shop.products.find((candidate) => `${candidate.handle}.svg` === c.req.param("file"));
+    if (!product) return c.text("Not found", 404);
+    return c.body(
+      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 800 800"><rect width="800" height="800" fill="${escapeHtml(product.colour)}"/></svg>`,
+      200,
+      { "content-type": "image/svg+xml", "cache-control": "max-age=3600" },
+    );
   });
   app.get("/favicon.ico", () => new Response(null, { status: 204 }));
 

@@ -27,3 +27,44 @@ describe("the storefront stand-in's Liquid", () => {
     );
   });
 });
+
+// The wishlist page reads each product from /products/<handle>.js: the stand-in answers as the platform's
+// Ajax API does, or the page would be tested against a format no shop serves.
+describe("the storefront stand-in's product JSON", () => {
+  it("answers /products/<handle>.js in the platform's format: cents, variants with availability, protocol-relative images", async () => {
+    const shop = demoShopData({ domain: "json-test.myshopify.com", accessToken: "unused" });
+    const { app } = createStorefront({
+      appUrl: "http://127.0.0.1:9",
+      apiSecret: "unused",
+      shop,
+      embed: () => ({ enabled: true, settings: {} }),
+    });
+    const response = await app.request("http://shop.test/products/orchard-knit-sweater.js");
+    expect(response.status).toBe(200);
+    const product = (await response.json()) as Record<string, unknown>;
+    expect(product).toMatchObject({
+      id: 8100000007,
+      handle: "orchard-knit-sweater",
+      title: "Orchard Knit Sweater",
+      price: 7100,
+      price_max: 123450,
+      available: true,
+      featured_image: "//shop.test/cdn/shop/files/orchard-knit-sweater.svg",
+      images: ["//shop.test/cdn/shop/files/orchard-knit-sweater.svg"],
+    });
+    expect(product.variants).toEqual([
+      expect.objectContaining({ id: 9100000007, title: "Small", price: 7100, available: true }),
+      expect.objectContaining({ id: 9200000007, title: "Medium", price: 123450, available: true }),
+      expect.objectContaining({ id: 9300000007, title: "Large", price: 7100, available: false }),
+    ]);
+    const image = await app.request("http://shop.test/cdn/shop/files/orchard-knit-sweater.svg");
+    expect(image.headers.get("content-type")).toBe("image/svg+xml");
+    expect((await app.request("/products/no-such-product.js")).status).toBe(404);
+
+    // The page block gets the shop's money format from Liquid's shop.money_format.
+    shop.moneyFormat = "{{amount_with_comma_separator}} €";
+    const html = await (await app.request("/pages/wishlist")).text();
+    const settings = /<script type="application\/json" data-wishlist-page-settings>([\s\S]*?)<\/script>/.exec(html);
+    expect(JSON.parse(settings![1]!).moneyFormat).toBe("{{amount_with_comma_separator}} €");
+  });
+});

@@ -2,10 +2,11 @@
  * The storefront script of the theme app extension (built into extensions/wishlist-theme/assets/wishlist.js
  * by scripts/build-theme.ts; docs/storefront.md). No framework: it finds the heart buttons the app blocks
  * rendered (and, when the merchant turns it on, adds hearts to product cards), keeps them in step with the
- * shopper's list, renders the wishlist page block, and exposes `window.Wishlist` and the `wishlist:change`
- * event for theme developers.
+ * shopper's list, hands the wishlist page block's own script what it needs (page-context.ts), and exposes
+ * `window.Wishlist` and the `wishlist:change` event for theme developers.
  */
-import { ApiError, createApi, type Config, type Item, type List } from "./api";
+import { ApiError, createApi, type Config, type Item } from "./api";
+import { PAGE_EVENT, type PageContext } from "./page-context";
 
 interface EmbedSettings {
   proxy: string;
@@ -248,142 +249,6 @@ function start(settings: EmbedSettings) {
     (document.querySelector("header") ?? document.body).append(badge);
   }
 
-  // ---- the wishlist page block ---------------------------------------------------------------------
-  async function renderPage(root: HTMLElement) {
-    const token = new URLSearchParams(location.search).get("share");
-    const body = root.querySelector<HTMLElement>("[data-wishlist-items]")!;
-    const heading = root.querySelector("[data-wishlist-title]");
-    const shareButton = root.querySelector<HTMLButtonElement>("[data-wishlist-share]");
-    const stopButton = root.querySelector<HTMLButtonElement>("[data-wishlist-unshare]");
-    let list: List = { count: items.length, items };
-    // A guest of a shop without guest lists has no list to show: the page asks them to log in.
-    const loginFirst = !token && !settings.customer && !config.guestEnabled;
-    if (token) {
-      if (heading) heading.textContent = text("sharedTitle");
-      shareButton?.remove();
-      stopButton?.remove();
-      try {
-        list = await api.shared(token);
-      } catch (error) {
-        // 400: a token no share link can carry (mangled when copied), as dead as an unknown one.
-        body.textContent = text(
-          error instanceof ApiError && (error.status === 404 || error.status === 400)
-            ? "sharedMissing"
-            : error instanceof ApiError && error.status === 403
-              ? "sharingDisabled"
-              : "error",
-        );
-        return;
-      }
-    } else if (loadFailed) {
-      if (heading) heading.textContent = text("title");
-      shareButton?.remove();
-      stopButton?.remove();
-      body.textContent = text("loadFailed");
-      return;
-    } else if (shareButton) {
-      if (heading) heading.textContent = text("title");
-      shareButton.hidden = !config.shareEnabled || loginFirst;
-      const field = root.querySelector<HTMLInputElement>("[data-wishlist-link]");
-      // Withdrawing a link is offered whenever the list has one, also while the shop has sharing off.
-      if (stopButton) {
-        stopButton.hidden = !shared;
-        stopButton.onclick = async () => {
-          try {
-            await api.unshare(guestId());
-            shared = false;
-            stopButton.hidden = true;
-            if (field) field.hidden = true;
-            say(text("sharingStopped"));
-            shareButton.focus();
-          } catch (error) {
-            failure(error);
-          }
-        };
-      }
-      shareButton.onclick = async () => {
-        try {
-          const { url } = await api.share(guestId());
-          const copied = await navigator.clipboard?.writeText(url).then(
-            () => true,
-            () => false,
-          );
-          shared = true;
-          if (stopButton) stopButton.hidden = false;
-          if (field) {
-            field.value = url;
-            field.hidden = false;
-          }
-          // Where the browser refused the clipboard, the link is selected to copy by hand instead.
-          if (copied) say(text("linkCopied"));
-          else field?.select();
-        } catch (error) {
-          failure(error);
-        }
-      };
-    }
-    const draw = () => {
-      const shown = token ? list.items : items;
-      // An empty list has nothing to share: the button is not offered.
-      if (shareButton && !token) shareButton.hidden = !config.shareEnabled || loginFirst || shown.length === 0;
-      // Redrawing takes away the focused row (its Remove button was just pressed): focus goes on to the
-      // row now in its place, or the heading once the list is empty, not back to the top of the page.
-      const row = document.activeElement?.closest("li");
-      const focused = row && body.contains(row) ? [...body.querySelectorAll("li")].indexOf(row) : -1;
-      if (!shown.length) {
-        body.textContent = text(loginFirst ? "loginToSave" : "empty");
-        if (loginFirst) {
-          const login = document.createElement("a");
-          login.href = settings.loginUrl;
-          login.textContent = text("logIn");
-          body.append(" ", login);
-        }
-        if (focused >= 0 && heading instanceof HTMLElement) {
-          heading.tabIndex = -1;
-          heading.focus();
-        }
-        return;
-      }
-      const rows = shown.map((item) => {
-        const row = document.createElement("li");
-        row.className = "wl-item";
-        // A product deleted from the shop has no page to link to: its name, said to be unavailable.
-        const gone = item.available === false;
-        const link = document.createElement(gone ? "span" : "a");
-        if (link instanceof HTMLAnchorElement) link.href = `/products/${encodeURIComponent(item.handle)}`;
-        link.textContent = item.titleSnapshot || item.handle;
-        if (gone) {
-          row.classList.add("wl-unavailable");
-          const note = document.createElement("span");
-          note.className = "wl-note";
-          note.textContent = text("unavailable");
-          link.append(" ", note);
-        }
-        row.append(link);
-        if (!token) {
-          const remove = document.createElement("button");
-          remove.type = "button";
-          remove.className = "wl-remove";
-          remove.textContent = text("remove");
-          remove.dataset.wishlistRemove = "";
-          remove.dataset.productId = item.productId;
-          remove.dataset.handle = item.handle;
-          remove.setAttribute("aria-label", `${text("remove")}: ${item.titleSnapshot || item.handle}`);
-          row.append(remove);
-        }
-        return row;
-      });
-      const listElement = document.createElement("ul");
-      listElement.className = "wl-list";
-      listElement.append(...rows);
-      body.replaceChildren(listElement);
-      if (focused >= 0)
-        listElement.querySelectorAll<HTMLElement>(".wl-remove")[Math.min(focused, rows.length - 1)]?.focus();
-    };
-    draw();
-    if (!token) listeners.add(draw);
-  }
-
   // ---- start ---------------------------------------------------------------------------------------
   async function load() {
     let shareEnded = false;
@@ -417,8 +282,30 @@ function start(settings: EmbedSettings) {
     addCardHearts();
     addBadge();
     render();
-    const page = document.querySelector<HTMLElement>("[data-wishlist-page]");
-    if (page) await renderPage(page);
+    // The wishlist page block's script (wishlist-page.js) renders the page from here on.
+    const page: PageContext = {
+      api,
+      customer: settings.customer,
+      loginUrl: settings.loginUrl,
+      locale: settings.locale,
+      guestId,
+      items: () => items,
+      config: () => config,
+      strings,
+      loadFailed,
+      shared: (value) => (shared = value ?? shared),
+      say,
+      failure,
+      on,
+    };
+    (window as unknown as { Wishlist: { _page: PageContext } }).Wishlist._page = page;
+    document.dispatchEvent(new CustomEvent(PAGE_EVENT, { detail: page }));
+  }
+
+  /** Calls `listener` after every change; returns the function that stops it. */
+  function on(listener: Listener) {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   function icon(): Node {
@@ -443,11 +330,7 @@ function start(settings: EmbedSettings) {
       await ready;
       return toggle({ productId, ...options });
     },
-    /** Calls `listener` after every change; returns the function that stops it. */
-    on: (listener: Listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    on,
   };
 }
 

@@ -526,6 +526,133 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
+  it("shows each saved product's image, price in the shop's money format, variant, availability and saved date, on the wishlist page and the shared page", async () => {
+    // GIVEN a shop that writes prices "€1.234,50" (its money format carries markup, as many do)
+    stack.standInShop.moneyFormat = '<span class="money">&euro;{{amount_with_comma_separator}}</span>';
+    try {
+      // WHEN a guest saves the sweater in Medium from its page, the rain jacket from the grid and the sold-out tote
+      const { context, page } = await openStorefront(stack, "/products/orchard-knit-sweater");
+      await scriptReady(page);
+      await page.getByLabel("Size").selectOption("Medium");
+      await page.getByRole("button", { name: "Add to wishlist" }).click();
+      await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
+      await page.goto(`${stack.platform.storefrontOrigin}/collections/all`);
+      await scriptReady(page);
+      await cardHeart(page, "Summit Rain Jacket").click();
+      await expect.poll(() => pressed(cardHeart(page, "Summit Rain Jacket"))).toBe("true");
+      await cardHeart(page, "Pebble Canvas Tote").click();
+      await expect
+        .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"))
+        .toBe(3);
+      const lookups: string[] = [];
+      page.on("request", (request) => {
+        if (/\/products\/[^/]+\.js$/.test(new URL(request.url()).pathname)) lookups.push(request.url());
+      });
+      await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+
+      // THEN each row shows the product as the shop has it now, in the shop's money format
+      const rows = page.locator(".wl-list > li");
+      const today = new Intl.DateTimeFormat("en", { dateStyle: "medium" }).format(new Date());
+      const described = (title: string) => rows.filter({ hasText: title });
+      await expect.poll(() => rows.count()).toBe(3);
+      const sweater = described("Orchard Knit Sweater");
+      expect(await sweater.locator(".wl-info").innerText()).toBe(
+        ["Orchard Knit Sweater", "Medium", "€1.234,50", "In stock", `Added ${today}`].join("\n"),
+      );
+      const image = sweater.getByRole("img", { name: "Orchard Knit Sweater" });
+      expect(await image.getAttribute("src")).toBe(
+        `//${new URL(stack.platform.storefrontOrigin).host}/cdn/shop/files/orchard-knit-sweater.svg`,
+      );
+      await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBeGreaterThan(0);
+      expect(await sweater.getByRole("link", { name: "Orchard Knit Sweater" }).getAttribute("href")).toBe(
+        "/products/orchard-knit-sweater?variant=9200000007",
+      );
+      // A product without options names no variant; a sold-out one says so and is still listed.
+      expect(await described("Summit Rain Jacket").locator(".wl-info").innerText()).toBe(
+        ["Summit Rain Jacket", "€64,00", "In stock", `Added ${today}`].join("\n"),
+      );
+      expect(await described("Pebble Canvas Tote").locator(".wl-info").innerText()).toBe(
+        ["Pebble Canvas Tote", "€78,00", "Sold out", `Added ${today}`].join("\n"),
+      );
+      expect(await rows.getByRole("img").count()).toBe(3);
+      expect(await pageViolations(page)).toEqual([]);
+      await screenshot(page, "storefront-wishlist-details");
+      // Each product is looked up once for the page, also when a removal redraws it.
+      expect(lookups.length).toBe(3);
+      await page.getByRole("button", { name: "Remove from wishlist: Summit Rain Jacket" }).click();
+      await expect.poll(() => rows.count()).toBe(2);
+      expect(lookups.length).toBe(3);
+
+      // The shared page shows the same details, in the storefront's language
+      await page.getByRole("button", { name: "Share wishlist" }).click();
+      const link = page.getByRole("textbox", { name: "Link to your wishlist" });
+      await expect.poll(() => link.inputValue()).toContain("?share=");
+      const shared = new URL(await link.inputValue());
+      const friend = await openStorefront(stack, `${shared.pathname}${shared.search}&locale=fr`);
+      const sharedRows = friend.page.locator(".wl-list > li");
+      await expect.poll(() => sharedRows.count(), { timeout: 90_000 }).toBe(2);
+      const jour = new Intl.DateTimeFormat("fr", { dateStyle: "medium" }).format(new Date());
+      expect(await sharedRows.filter({ hasText: "Orchard Knit Sweater" }).locator(".wl-info").innerText()).toBe(
+        ["Orchard Knit Sweater", "Medium", "€1.234,50", "En stock", `Ajouté le ${jour}`].join("\n"),
+      );
+      expect(await sharedRows.filter({ hasText: "Pebble Canvas Tote" }).locator(".wl-info").innerText()).toBe(
+        ["Pebble Canvas Tote", "€78,00", "Épuisé", `Ajouté le ${jour}`].join("\n"),
+      );
+      expect(await sharedRows.getByRole("img", { name: "Orchard Knit Sweater" }).count()).toBe(1);
+      expect(await friend.page.getByRole("button", { name: /^Retirer/ }).count()).toBe(0);
+      expect(await pageViolations(friend.page)).toEqual([]);
+      expectNoPageErrors(friend.page);
+      await friend.context.close();
+
+      // A product the shop no longer shows (its product JSON answers 404) keeps its name, without a link
+      await page.route("**/products/pebble-canvas-tote.js", (route) => route.fulfill({ status: 404, body: "" }));
+      await page.reload();
+      const tote = described("Pebble Canvas Tote");
+      await expect
+        .poll(() => tote.locator(".wl-info").innerText())
+        .toBe(["Pebble Canvas Tote", "No longer available", `Added ${today}`].join("\n"));
+      expect(await tote.getByRole("link").count()).toBe(0);
+      expect(await tote.getByRole("img").count()).toBe(0);
+      await tote.getByRole("button", { name: "Remove from wishlist: Pebble Canvas Tote" }).waitFor();
+      expectNoPageErrors(page, [/HTTP 404 GET .*\/products\/pebble-canvas-tote\.js/]);
+      await context.close();
+    } finally {
+      delete stack.standInShop.moneyFormat;
+    }
+  });
+
+  it("offers no Share to a shopper whose list is empty", async () => {
+    const { context, page } = await openStorefront(stack, "/pages/wishlist");
+    await scriptReady(page);
+    await page.getByText("Your wishlist is empty").waitFor();
+    expect(await page.getByRole("button", { name: "Share wishlist" }).count()).toBe(0);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("shows no label of the product page's button while the app embed is off, and one once it is on", async () => {
+    await setEmbed(stack, false);
+    try {
+      const { context, page } = await openStorefront(stack, "/products/harbor-wool-coat");
+      const block = page.locator("[data-wishlist-product-page]");
+      await block.waitFor({ state: "attached" });
+      // Without the embed no script runs: a button that could do nothing is not shown, nor both of its labels.
+      expect(await block.getByText("Add to wishlist").isVisible()).toBe(false);
+      expect(await block.getByText("Remove from wishlist").isVisible()).toBe(false);
+      expect(await page.getByRole("button", { name: /wishlist/ }).count()).toBe(0);
+      await context.close();
+    } finally {
+      await setEmbed(stack, true);
+    }
+    const { context, page } = await openStorefront(stack, "/products/harbor-wool-coat");
+    await scriptReady(page);
+    const block = page.locator("[data-wishlist-product-page]");
+    expect(await block.getByText("Add to wishlist").isVisible()).toBe(true);
+    expect(await block.getByText("Remove from wishlist").isVisible()).toBe(false);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("adds no serious or critical accessibility violation to the storefront's pages", async () => {
     for (const pagePath of ["/collections/all", "/products/aurora-linen-shirt", "/pages/wishlist"]) {
       await setEmbed(stack, false);
