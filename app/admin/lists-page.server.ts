@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { formFailure } from "~/admin/forms.server";
+import { DEFAULT_LIST_SORT, LIST_SORTS, type ListSort } from "~/admin/list-sorts";
 import { database } from "~/data/database.server";
 import { findSortedListsPage, type ListKey, type ListSortKey, type SortedListRow } from "~/data/list-rows.server";
 import { decodeCursor, encodeCursor } from "~/lib/cursor.server";
@@ -22,16 +23,6 @@ import {
 import { ownerOfColumns } from "~/services/owners/owner";
 
 export const LISTS_PAGE_SIZE = 25;
-
-/** The page's sort orders, as the address names them; the first is the default. */
-export const LIST_SORTS = {
-  "updated-desc": { key: "updatedAt", direction: "desc" },
-  "updated-asc": { key: "updatedAt", direction: "asc" },
-  "items-desc": { key: "itemCount", direction: "desc" },
-  "items-asc": { key: "itemCount", direction: "asc" },
-} as const satisfies Record<string, { key: ListSortKey; direction: "asc" | "desc" }>;
-export type ListSort = keyof typeof LIST_SORTS;
-export const DEFAULT_LIST_SORT: ListSort = "updated-desc";
 
 const MAX_SEARCH_LENGTH = 200;
 const searchText = z.string().max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`);
