@@ -243,6 +243,31 @@ describe("filters (finding 10)", () => {
     expect(customerSearchQuery("  a  b ")).toBe('"a" "b"');
   });
 
+  it("says when more customers match than the page filters by (the platform's first 250)", async () => {
+    const search = standInGraphql(standIn);
+    platform.answer((call) =>
+      call.query.includes("WishlistListOwnerSearch")
+        ? {
+            status: 200,
+            body: {
+              data: {
+                customers: {
+                  nodes: Array.from({ length: 250 }, (_, n) => ({ id: `gid://shopify/Customer/${9000 + n}` })),
+                },
+              },
+            },
+          }
+        : search(call),
+    );
+    const page = await load({ customer: "a" });
+    expect(page.searchTruncated).toBe(true);
+    // Of those 250, the shop has lists of 9000-9029.
+    expect(ownersOf(page).length).toBe(LISTS_PAGE_SIZE);
+    expect((await load({ customer: "grace" })).searchTruncated).toBe(true);
+    platform.answer(search);
+    expect((await load({ customer: "grace" })).searchTruncated).toBe(false);
+  });
+
   it("says the customer search could not run when the platform does not answer it, and shows no lists", async () => {
     platform.answer(() => ({ status: 502, body: {} }));
     const page = await load({ customer: "ada@example.com" });

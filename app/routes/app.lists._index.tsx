@@ -65,18 +65,15 @@ export default function Lists() {
   const loading = navigation.state === "loading" && navigation.location.pathname === "/app/lists";
 
   /** Changes the address (the platform's own parameters, shop, host..., stay); a new filter starts at page 1. */
-  const navigate = (changes: Record<string, string | null>, { replace = false } = {}) =>
-    setSearchParams(
-      (params) => {
-        if (!("cursor" in changes)) params.delete("cursor");
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === null || value === "") params.delete(name);
-          else params.set(name, value);
-        }
-        return params;
-      },
-      { replace },
-    );
+  const navigate = (changes: Record<string, string | null>) =>
+    setSearchParams((params) => {
+      if (!("cursor" in changes)) params.delete("cursor");
+      for (const [name, value] of Object.entries(changes)) {
+        if (value === null || value === "") params.delete(name);
+        else params.set(name, value);
+      }
+      return params;
+    });
 
   // What the merchant types is applied once they pause; a value the page already shows is not asked for again.
   const typed = useRef({ customer: data.filters.customer, product: data.filters.product });

@@ -61,7 +61,7 @@ function remember(key: string, contact: CustomerContact | null, now: number) {
 }
 
 /** Whether the platform's failure is one to show the ids for (it did not answer), not a bug of ours. */
-function platformDidNotAnswer(error: unknown): boolean {
+export function platformDidNotAnswer(error: unknown): boolean {
   return isDomainError(error, "platform_unavailable") || isDomainError(error, "platform_not_connected");
 }
 
@@ -153,6 +153,3 @@ export async function searchCustomerIds({
   const customerIds = customers.nodes.map((node) => customerIdOf(node.id)).filter((id) => id !== undefined);
   return { customerIds, more: customers.nodes.length >= SEARCH_LIMIT };
 }
-
-/** Whether asking the platform failed because it did not answer (see findCustomerContacts). */
-export { platformDidNotAnswer };
