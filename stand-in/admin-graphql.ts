@@ -245,6 +245,16 @@ function searchTerms(query: string | undefined, field: string): string[] {
   return terms;
 }
 
+/** The terms of a search without a field (`ada`, `"ada lovelace"`), lower-case; connectives are not terms. */
+function defaultTerms(query: string | undefined): string[] {
+  const terms: string[] = [];
+  for (const match of (query ?? "").matchAll(/(\w+:)?(?:"((?:[^"\\]|\\.)*)"|(\S+))/g)) {
+    if (match[1] || match[3] === "OR" || match[3] === "AND") continue;
+    terms.push((match[2] ?? match[3] ?? "").replace(/\\(.)/g, "$1").toLowerCase());
+  }
+  return terms;
+}
+
 function themeSettingsData(shop: StandInShop): string {
   // The theme editor writes a comment block above the JSON; readers must cope with it.
   const settings = { current: { blocks: shop.theme.blocks }, presets: {} };
@@ -320,9 +330,15 @@ function rootFor(shop: StandInShop) {
     }),
     customers: ({ first = 50, query }: { first?: number; query?: string }) => {
       const emails = searchTerms(query, "email");
-      const matching = emails.length
-        ? shop.customers.filter((c) => emails.includes(c.email.toLowerCase()))
-        : shop.customers;
+      const words = defaultTerms(query);
+      // A word without a field matches the start of a name or of the email, case aside; all must match.
+      const matchesWords = (customer: StandInShop["customers"][number]) =>
+        words.every((word) =>
+          [customer.firstName, customer.lastName, customer.email].some((field) => field.toLowerCase().startsWith(word)),
+        );
+      const matching = shop.customers.filter(
+        (c) => (emails.length === 0 || emails.includes(c.email.toLowerCase())) && matchesWords(c),
+      );
       return { nodes: matching.slice(0, first).map((customer) => customerNode(shop, customer)) };
     },
     products: ({ first = 50, query }: { first?: number; query?: string }) => {

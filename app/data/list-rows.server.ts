@@ -6,7 +6,7 @@
  * An owner has at most one default list per shop (`isDefault` true; the unique (shop, owner, isDefault)
  * indexes), and a retired list (a guest list merged at login) is no owner's default any more.
  */
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import { newId } from "~/lib/ids";
 import { engine, type DB, type Queryable } from "./database.server";
 
@@ -224,4 +224,107 @@ export function findActiveList(q: Queryable, shopId: string, listId: string): Pr
     .where("shopId", "=", shopId)
     .where("retiredAt", "is", null)
     .executeTakeFirst();
+}
+
+/** What the admin's Lists page sorts by: when a list last changed, or how many items it holds. */
+export type ListSortKey = "updatedAt" | "itemCount";
+
+/** A place in a sorted listing: the sort key's value (a timestamp as ISO text, or a count) and the id. */
+export interface ListKey {
+  value: string | number;
+  id: string;
+}
+
+export type SortedListRow = ListRow & { itemCount: number };
+
+/**
+ * A page of the shop's lists that are not retired, sorted by `sort` in `direction` with the id as the
+ * tie-break (so the order is total and a keyset holds across pages), each with its item count:
+ *  - `customerIds`: only lists of these customers (an empty array finds none);
+ *  - `product`: only lists holding a product whose id is `product.id`, or whose stored title contains
+ *    `product.title` (lower-case; compared with the title lower-cased, LIKE with its wildcards escaped);
+ *  - the first `limit` after `after`, or the last `limit` before `before` (still returned in sort order).
+ * The item count is a correlated count over Item (indexed by list): nothing to keep in step on writes.
+ */
+export async function findSortedListsPage(
+  q: Queryable,
+  shopId: string,
+  {
+    sort,
+    direction,
+    customerIds,
+    product,
+    after,
+    before,
+    limit,
+  }: {
+    sort: ListSortKey;
+    direction: "asc" | "desc";
+    customerIds?: readonly string[];
+    product?: { id: string | null; title: string };
+    after?: ListKey;
+    before?: ListKey;
+    limit: number;
+  },
+): Promise<SortedListRow[]> {
+  if (customerIds && customerIds.length === 0) return [];
+  const lists = q
+    .selectFrom("List")
+    .selectAll("List")
+    .select((eb) =>
+      eb
+        .selectFrom("Item")
+        .select((inner) => inner.fn.countAll<number>().as("n"))
+        .whereRef("Item.listId", "=", "List.id")
+        .where("Item.shopId", "=", shopId)
+        .as("itemCount"),
+    )
+    .where("List.shopId", "=", shopId)
+    .where("List.retiredAt", "is", null)
+    .$if(customerIds !== undefined, (query) => query.where("List.customerId", "in", customerIds!))
+    .$if(product !== undefined, (query) =>
+      query.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom("Item")
+            .select("Item.id")
+            .whereRef("Item.listId", "=", "List.id")
+            .where("Item.shopId", "=", shopId)
+            .where(({ or, eb }) =>
+              or([
+                ...(product!.id !== null ? [eb("Item.productId", "=", product!.id)] : []),
+                sql<boolean>`lower(${sql.ref("Item.titleSnapshot")}) like ${containingPattern(product!.title)} escape '\\'`,
+              ]),
+            ),
+        ),
+      ),
+    )
+    .as("l");
+  const backwards = before !== undefined;
+  const key = before ?? after;
+  // Reading forwards goes on in the sort's direction; reading backwards goes against it, then turns round.
+  const readDirection = backwards ? (direction === "asc" ? "desc" : "asc") : direction;
+  const past = readDirection === "asc" ? ">" : "<";
+  const keyValue = (value: string | number) => (sort === "updatedAt" ? new Date(String(value)) : Number(value));
+  const rows = await q
+    .selectFrom(lists)
+    .selectAll()
+    .$if(key !== undefined, (query) =>
+      query.where(({ or, and, eb }) =>
+        or([
+          eb(`l.${sort}`, past, keyValue(key!.value)),
+          and([eb(`l.${sort}`, "=", keyValue(key!.value)), eb("l.id", past, key!.id)]),
+        ]),
+      ),
+    )
+    .orderBy(`l.${sort}`, readDirection)
+    .orderBy("l.id", readDirection)
+    .limit(limit)
+    .execute();
+  const typed = rows.map((row) => ({ ...row, itemCount: Number(row.itemCount) }) as SortedListRow);
+  return backwards ? typed.reverse() : typed;
+}
+
+/** A LIKE pattern for `text` anywhere, its own `%`, `_` and `\` escaped (with `escape '\'`). */
+function containingPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (match) => `\\${match}`)}%`;
 }

@@ -3,6 +3,7 @@ import { useLoaderData, useNavigation } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import {
   Badge,
+  Banner,
   BlockStack,
   Card,
   DataTable,
@@ -15,6 +16,7 @@ import {
   Text,
 } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
+import { loadListOwner } from "~/admin/lists-page.server";
 import { PageError } from "~/components/PageError";
 import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
@@ -26,7 +28,8 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
   const listId = params.id ?? "";
   // A list of another shop is not found here, the same as an id that is not a list id at all.
-  const notFound = () => data({ listId, list: null, shareUrl: null }, { status: 404 });
+  const notFound = () =>
+    data({ listId, list: null, shareUrl: null, contact: null, contactsUnavailable: false }, { status: 404 });
   if (!isId("list", listId)) return notFound();
   try {
     const [list, settings] = await Promise.all([getListWithItems({ shopId, listId }), getShopSettings({ shopId })]);
@@ -35,7 +38,12 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
       view.share.enabled && view.share.token
         ? `https://${shopDomain}${settings.sharePath}?share=${encodeURIComponent(view.share.token)}`
         : null;
-    return { listId, list: view, shareUrl };
+    const { contact, contactsUnavailable } = await loadListOwner({
+      shopId,
+      shopDomain,
+      customerId: view.owner.type === "customer" ? view.owner.customerId : null,
+    });
+    return { listId, list: view, shareUrl, contact, contactsUnavailable };
   } catch (error) {
     if (isDomainError(error, "not_found")) return notFound();
     throw error;
@@ -46,7 +54,7 @@ const formatTime = (iso: string) =>
   `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
 
 export default function ListDetail() {
-  const { listId, list, shareUrl } = useLoaderData<typeof loader>();
+  const { listId, list, shareUrl, contact, contactsUnavailable } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   if (navigation.state === "loading" && navigation.location.pathname.startsWith("/app/lists/")) {
     return (
@@ -73,18 +81,33 @@ export default function ListDetail() {
       </Page>
     );
   }
-  const owner = list.owner.type === "customer" ? `Customer ${list.owner.customerId}` : "Guest (not logged in)";
+  // A customer is named as the shop knows them when the platform answers, else by their id.
+  const owner =
+    list.owner.type === "customer"
+      ? (contact?.name ?? contact?.email ?? `Customer ${list.owner.customerId}`)
+      : "Guest (not logged in)";
+  const ownerDetails =
+    list.owner.type === "customer" && contact
+      ? [contact.name ? contact.email : null, `Customer ID ${list.owner.customerId}`].filter((line) => line !== null)
+      : [];
   return (
     <Page backAction={{ content: "Lists", url: "/app/lists" }}>
       <TitleBar title={`${list.name}: ${owner}`} />
       <BlockStack gap="400">
+        {contactsUnavailable ? (
+          <Banner tone="warning" title="The customer's name could not be loaded">
+            <p>Shopify did not answer, so the owner is shown by customer ID. Reload the page to try again.</p>
+          </Banner>
+        ) : null}
         <Card>
           <BlockStack gap="300">
             <Text as="h2" variant="headingMd">
               {list.name}
             </Text>
             <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
-              <Fact label="Owner">{owner}</Fact>
+              <Fact label="Owner" details={ownerDetails}>
+                {owner}
+              </Fact>
               <Fact label="Items">{String(list.count)}</Fact>
               <Fact label="Updated">{list.updatedAt ? formatTime(list.updatedAt) : ""}</Fact>
             </InlineGrid>
@@ -145,13 +168,18 @@ export default function ListDetail() {
   );
 }
 
-function Fact({ label, children }: { label: string; children: string }) {
+function Fact({ label, children, details = [] }: { label: string; children: string; details?: string[] }) {
   return (
     <BlockStack gap="050">
       <Text as="h3" variant="headingSm">
         {label}
       </Text>
       <Text as="p">{children}</Text>
+      {details.map((detail) => (
+        <Text as="p" variant="bodySm" tone="subdued" key={detail}>
+          {detail}
+        </Text>
+      ))}
     </BlockStack>
   );
 }

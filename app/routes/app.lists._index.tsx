@@ -1,123 +1,125 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Form, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import {
   Badge,
   Banner,
   BlockStack,
-  Button,
   Card,
-  DataTable,
   EmptyState,
-  InlineStack,
+  IndexFilters,
+  IndexFiltersMode,
+  IndexTable,
   Link,
   Page,
-  Pagination,
-  SkeletonBodyText,
   Text,
   TextField,
+  useSetIndexFiltersMode,
+  type IndexFiltersProps,
+  type IndexTableProps,
 } from "@shopify/polaris";
-import { useEffect, useState } from "react";
-import { z } from "zod";
-import { formFailure } from "~/admin/forms.server";
+import { useEffect, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { readPagePosition, twoWayPage } from "~/admin/two-way-pages.server";
+import { DEFAULT_LIST_SORT, type ListSort } from "~/admin/list-sorts";
+import { loadListsPage, type ListRowView } from "~/admin/lists-page.server";
+import { formatAdminTime } from "~/components/WebhookEndpointStatus";
 import { PageError } from "~/components/PageError";
-import { platformIdSchema } from "~/lib/validation";
-import { browseLists } from "~/services/wishlists/browse.server";
-import { listSummaryView } from "~/services/wishlists/views";
-
-const PAGE_SIZE = 25;
-
-/**
- * The filter takes a customer id as GET /v1/lists does (decimal digits, canonical form), once the spaces
- * around what was typed or pasted are dropped; empty: all lists.
- */
-const ListFilter = z.object({ customerId: platformIdSchema.optional() });
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { shopId } = await authenticateShop(request);
-  const search = new URL(request.url).searchParams;
-  // A pasted ID often carries spaces around it: they are not part of the ID, so they are dropped.
-  const typed = (search.get("customerId") ?? "").trim();
-  const filter = ListFilter.safeParse({ customerId: typed === "" ? undefined : typed });
-  if (!filter.success) {
-    const { fieldErrors } = formFailure(filter.error);
-    return {
-      typed,
-      customerId: null,
-      fieldError: `Customer ID ${fieldErrors.customerId}`,
-      cursorError: false,
-      page: null,
-    };
-  }
-  const { customerId } = filter.data;
-  const scope = `admin-lists:${shopId}:${customerId ?? ""}`;
-  const position = readPagePosition(scope, search.get("cursor"));
-  if (!position) return { typed, customerId: customerId ?? null, fieldError: null, cursorError: true, page: null };
-  const rows = await browseLists({ shopId, customerId, ...position, limit: PAGE_SIZE });
-  const page = twoWayPage(scope, rows, PAGE_SIZE, position);
-  return {
-    typed,
-    customerId: customerId ?? null,
-    fieldError: null,
-    cursorError: false,
-    page: {
-      lists: page.rows.map(listSummaryView),
-      previousCursor: page.previousCursor,
-      nextCursor: page.nextCursor,
-      first: Object.keys(position).length === 0,
-    },
-  };
+  const { shopId, shopDomain } = await authenticateShop(request);
+  return loadListsPage({ shopId, shopDomain, search: new URL(request.url).searchParams });
 };
 
-const formatTime = (iso: string) =>
-  `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
+/** The sort orders as Polaris names them ("key direction") and as the address does ("key-direction"). */
+const SORT_OPTIONS: IndexFiltersProps["sortOptions"] = [
+  { label: "Updated", value: "updated desc", directionLabel: "Newest first" },
+  { label: "Updated", value: "updated asc", directionLabel: "Oldest first" },
+  { label: "Items", value: "items desc", directionLabel: "Most first" },
+  { label: "Items", value: "items asc", directionLabel: "Fewest first" },
+];
+const toPolarisSort = (sort: ListSort) => sort.replace("-", " ");
+const fromPolarisSort = (value: string) => value.replace(" ", "-") as ListSort;
+
+/** Table columns: the sortable ones are Items (2) and Updated (4). */
+const SORT_COLUMNS: Record<number, "items" | "updated"> = { 2: "items", 4: "updated" };
+
+/** Typing in the search or the product filter asks again once the merchant pauses. */
+const TYPING_PAUSE_MS = 400;
+
+/** Who owns a list, as the page names them: the shop's name for the customer, else their id. */
+function ownerLabel(owner: ListRowView["owner"]): string {
+  if (owner.type === "anonymous") return "Guest";
+  return owner.contact?.name ?? owner.contact?.email ?? `Customer ${owner.customerId}`;
+}
 
 export default function Lists() {
   const data = useLoaderData<typeof loader>();
   const navigation = useNavigation();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const [customerId, setCustomerId] = useState(data.typed);
-  useEffect(() => setCustomerId(data.typed), [data.typed]);
+  const [, setSearchParams] = useSearchParams();
+  const [customer, setCustomer] = useState(data.filters.customer);
+  const [product, setProduct] = useState(data.filters.product);
+  useEffect(() => setCustomer(data.filters.customer), [data.filters.customer]);
+  useEffect(() => setProduct(data.filters.product), [data.filters.product]);
+  const filtered = data.filters.customer !== "" || data.filters.product !== "";
+  const { mode, setMode } = useSetIndexFiltersMode(filtered ? IndexFiltersMode.Filtering : IndexFiltersMode.Default);
   const loading = navigation.state === "loading" && navigation.location.pathname === "/app/lists";
-  const goTo = (cursor: string | null) =>
+
+  /** Changes the address (the platform's own parameters, shop, host..., stay); a new filter starts at page 1. */
+  const navigate = (changes: Record<string, string | null>) =>
     setSearchParams((params) => {
-      if (cursor) params.set("cursor", cursor);
-      else params.delete("cursor");
+      if (!("cursor" in changes)) params.delete("cursor");
+      for (const [name, value] of Object.entries(changes)) {
+        if (value === null || value === "") params.delete(name);
+        else params.set(name, value);
+      }
       return params;
     });
+
+  // What the merchant types is applied once they pause; a value the page already shows is not asked for again.
+  const typed = useRef({ customer: data.filters.customer, product: data.filters.product });
+  typed.current = { customer: data.filters.customer, product: data.filters.product };
+  useEffect(() => {
+    if (customer.trim() === typed.current.customer && product.trim() === typed.current.product) return;
+    const timer = setTimeout(() => navigate({ customer: customer.trim(), product: product.trim() }), TYPING_PAUSE_MS);
+    return () => clearTimeout(timer);
+    // navigate changes on every render; the typed values are what this waits on.
+  }, [customer, product]);
+
+  const clearAll = () => {
+    setCustomer("");
+    setProduct("");
+    navigate({ customer: null, product: null });
+  };
 
   return (
     <Page>
       <TitleBar title="Lists" />
       <BlockStack gap="400">
-        <Card>
-          <Form method="get" role="search" aria-label="Filter lists">
-            {/* The platform's own parameters (shop, host...) stay in the address when the filter changes. */}
-            {[...searchParams]
-              .filter(([name]) => name !== "customerId" && name !== "cursor")
-              .map(([name, value]) => (
-                <input key={name} type="hidden" name={name} value={value} />
-              ))}
-            <TextField
-              label="Customer ID"
-              name="customerId"
-              value={customerId}
-              onChange={setCustomerId}
-              autoComplete="off"
-              inputMode="numeric"
-              helpText="The platform's customer ID (digits). Leave empty to see every list."
-              error={data.fieldError ?? undefined}
-              connectedRight={
-                <InlineStack gap="200" wrap={false}>
-                  <Button submit>Filter</Button>
-                  {data.typed !== "" ? <Button url="/app/lists">Clear</Button> : null}
-                </InlineStack>
-              }
-            />
-          </Form>
-        </Card>
+        {data.fieldErrors.customer || data.fieldErrors.product ? (
+          <Banner tone="critical" title="Check the filters">
+            <BlockStack gap="100">
+              {data.fieldErrors.customer ? <p>{data.fieldErrors.customer}</p> : null}
+              {data.fieldErrors.product ? <p>{data.fieldErrors.product}</p> : null}
+            </BlockStack>
+          </Banner>
+        ) : null}
+        {data.searchUnavailable ? (
+          <Banner tone="warning" title="Customers could not be searched">
+            <p>Shopify did not answer the search. Try again in a moment, or search by customer ID.</p>
+          </Banner>
+        ) : null}
+        {data.searchTruncated ? (
+          <Banner tone="info" title="Many customers match">
+            <p>
+              Showing the lists of the first 250 customers found. Type more of the name or email to narrow the search.
+            </p>
+          </Banner>
+        ) : null}
+        {data.contactsUnavailable ? (
+          <Banner tone="warning" title="Customer names could not be loaded">
+            <p>Shopify did not answer, so owners are shown by customer ID. Reload the page to try again.</p>
+          </Banner>
+        ) : null}
         {data.cursorError ? (
           <Banner tone="warning" title="This page of lists is out of date">
             <p>
@@ -125,99 +127,194 @@ export default function Lists() {
             </p>
           </Banner>
         ) : null}
-        {loading ? (
-          <Card>
-            <BlockStack gap="200">
-              <Text as="p" tone="subdued">
-                Loading…
-              </Text>
-              <SkeletonBodyText lines={10} />
-            </BlockStack>
-          </Card>
-        ) : data.page ? (
-          <ListsTable
-            page={data.page}
-            customerId={data.customerId}
-            onPrevious={() => goTo(data.page!.previousCursor)}
-            onNext={() => goTo(data.page!.nextCursor)}
+        <Card padding="0">
+          <IndexFilters
+            tabs={[{ id: "all", content: "All lists" }]}
+            selected={0}
+            onSelect={() => undefined}
+            canCreateNewView={false}
+            queryValue={customer}
+            queryPlaceholder="Search by customer name, email or ID"
+            onQueryChange={setCustomer}
+            onQueryClear={() => {
+              setCustomer("");
+              navigate({ customer: null });
+            }}
+            filters={[
+              {
+                key: "product",
+                label: "Product",
+                shortcut: true,
+                pinned: true,
+                filter: (
+                  <TextField
+                    label="Product ID or title"
+                    value={product}
+                    onChange={setProduct}
+                    autoComplete="off"
+                    helpText="A product ID, or part of the product's title."
+                  />
+                ),
+              },
+            ]}
+            appliedFilters={
+              data.filters.product
+                ? [
+                    {
+                      key: "product",
+                      label: `Product: ${data.filters.product}`,
+                      onRemove: () => {
+                        setProduct("");
+                        navigate({ product: null });
+                      },
+                    },
+                  ]
+                : []
+            }
+            onClearAll={clearAll}
+            sortOptions={SORT_OPTIONS}
+            sortSelected={[toPolarisSort(data.filters.sort)]}
+            onSort={([value]) => navigate({ sort: fromPolarisSort(value ?? toPolarisSort(DEFAULT_LIST_SORT)) })}
+            cancelAction={{ onAction: clearAll }}
+            mode={mode}
+            setMode={setMode}
+            loading={loading}
+            filteringAccessibilityLabel="Search and filter lists"
           />
-        ) : null}
+          {data.page ? (
+            <ListsTable
+              page={data.page}
+              sort={data.filters.sort}
+              filtered={filtered}
+              onSort={(sort) => navigate({ sort })}
+              onPage={(cursor) => navigate({ cursor })}
+              onClear={clearAll}
+            />
+          ) : null}
+        </Card>
       </BlockStack>
     </Page>
   );
 }
 
-const ownerName = (list: ListsPage["lists"][number]) =>
-  list.owner.type === "customer" ? `Customer ${list.owner.customerId}` : "Guest";
-
 type ListsPage = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["page"]>;
 
 function ListsTable({
   page,
-  customerId,
-  onPrevious,
-  onNext,
+  sort,
+  filtered,
+  onSort,
+  onPage,
+  onClear,
 }: {
   page: ListsPage;
-  customerId: string | null;
-  onPrevious: () => void;
-  onNext: () => void;
+  sort: ListSort;
+  filtered: boolean;
+  onSort: (sort: ListSort) => void;
+  onPage: (cursor: string) => void;
+  onClear: () => void;
 }) {
-  if (page.lists.length === 0 && page.first) {
-    return (
-      <Card>
+  const [sortColumn, direction] = sort.split("-") as ["items" | "updated", "asc" | "desc"];
+  const sortColumnIndex = sortColumn === "items" ? 2 : 4;
+  const headings: IndexTableProps["headings"] = [
+    { title: "List" },
+    { title: "Owner" },
+    { title: "Items", alignment: "end" },
+    { title: "Sharing" },
+    { title: "Updated" },
+  ];
+  return (
+    <IndexTable
+      resourceName={{ singular: "list", plural: "lists" }}
+      itemCount={page.lists.length}
+      selectable={false}
+      headings={headings}
+      sortable={[false, false, true, false, true]}
+      sortColumnIndex={sortColumnIndex}
+      sortDirection={direction === "asc" ? "ascending" : "descending"}
+      defaultSortDirection="descending"
+      sortToggleLabels={{
+        2: { ascending: "Sort by fewest items", descending: "Sort by most items" },
+        4: { ascending: "Sort by oldest update", descending: "Sort by newest update" },
+      }}
+      onSort={(index, sortDirection) => {
+        const column = SORT_COLUMNS[index];
+        if (column) onSort(`${column}-${sortDirection === "ascending" ? "asc" : "desc"}`);
+      }}
+      emptyState={
         <EmptyState
-          heading={customerId ? `Customer ${customerId} has no lists` : "No lists yet"}
+          heading={filtered ? "No lists match these filters" : page.first ? "No lists yet" : "No more lists"}
           image="/favicon.svg"
-          action={customerId ? { content: "Show every list", url: "/app/lists" } : undefined}
+          action={filtered ? { content: "Clear filters", onAction: onClear } : undefined}
         >
           <p>
-            {customerId
-              ? "Check the ID, or the customer has not saved a product yet."
+            {filtered
+              ? "Check the name, email, ID or product, or the customer has not saved a product yet."
               : "A list is made when a shopper saves their first product."}
           </p>
         </EmptyState>
-      </Card>
-    );
-  }
-  return (
-    <Card padding="0">
-      <DataTable
-        columnContentTypes={["text", "text", "numeric", "text", "text"]}
-        headings={["List", "Owner", "Items", "Sharing", "Updated"]}
-        rows={page.lists.map((list) => [
-          <BlockStack gap="050" key={list.id}>
-            <Link
-              url={`/app/lists/${list.id}`}
-              removeUnderline
-              accessibilityLabel={`${list.name} of ${ownerName(list)}`}
-            >
-              {list.name}
-            </Link>
-            <Text as="span" variant="bodySm" tone="subdued">
-              {list.id}
+      }
+      pagination={
+        page.previousCursor || page.nextCursor
+          ? {
+              hasPrevious: page.previousCursor !== null,
+              onPrevious: () => page.previousCursor && onPage(page.previousCursor),
+              hasNext: page.nextCursor !== null,
+              onNext: () => page.nextCursor && onPage(page.nextCursor),
+              accessibilityLabels: { previous: "Previous page of lists", next: "Next page of lists" },
+            }
+          : undefined
+      }
+    >
+      {page.lists.map((list, index) => (
+        <IndexTable.Row id={list.id} key={list.id} position={index}>
+          <IndexTable.Cell>
+            <BlockStack gap="050">
+              <Link
+                url={`/app/lists/${list.id}`}
+                removeUnderline
+                accessibilityLabel={`${list.name} of ${ownerLabel(list.owner)}`}
+              >
+                <Text as="span" fontWeight="semibold">
+                  {list.name}
+                </Text>
+              </Link>
+              <Text as="span" variant="bodySm" tone="subdued">
+                {list.id}
+              </Text>
+            </BlockStack>
+          </IndexTable.Cell>
+          <IndexTable.Cell>
+            <OwnerCell owner={list.owner} />
+          </IndexTable.Cell>
+          <IndexTable.Cell>
+            <Text as="span" alignment="end" numeric>
+              {String(list.count)}
             </Text>
-          </BlockStack>,
-          ownerName(list),
-          list.count,
-          list.share.enabled ? <Badge tone="info">Shared</Badge> : "Not shared",
-          list.updatedAt ? formatTime(list.updatedAt) : "",
-        ])}
-        footerContent={
-          page.previousCursor || page.nextCursor ? (
-            <InlineStack align="center">
-              <Pagination
-                hasPrevious={page.previousCursor !== null}
-                onPrevious={onPrevious}
-                hasNext={page.nextCursor !== null}
-                onNext={onNext}
-                accessibilityLabels={{ previous: "Previous page of lists", next: "Next page of lists" }}
-              />
-            </InlineStack>
-          ) : undefined
-        }
-      />
-    </Card>
+          </IndexTable.Cell>
+          <IndexTable.Cell>{list.shared ? <Badge tone="info">Shared</Badge> : "Not shared"}</IndexTable.Cell>
+          <IndexTable.Cell>{list.updatedAt ? formatAdminTime(list.updatedAt) : ""}</IndexTable.Cell>
+        </IndexTable.Row>
+      ))}
+    </IndexTable>
+  );
+}
+
+/** The owner's name, with their email and id below it; a customer the platform did not name, by id. */
+function OwnerCell({ owner }: { owner: ListRowView["owner"] }) {
+  const label = ownerLabel(owner);
+  const details = [owner.contact?.name ? owner.contact.email : null, owner.contact ? `ID ${owner.customerId}` : null];
+  return (
+    <BlockStack gap="050">
+      <Text as="span">{label}</Text>
+      {details
+        .filter((detail) => detail !== null)
+        .map((detail) => (
+          <Text as="span" variant="bodySm" tone="subdued" key={detail}>
+            {detail}
+          </Text>
+        ))}
+    </BlockStack>
   );
 }
 

@@ -54,8 +54,8 @@ const PAGES: AdminPage[] = [
     name: "Lists",
     path: "/lists",
     ready: (frame) => frame.getByRole("table"),
-    interaction: { inFrame: (frame) => frame.getByRole("button", { name: "Filter", exact: true }) },
-    does: "Filter (empty customer id)",
+    interaction: { inFrame: (frame) => frame.getByRole("button", { name: "Search and filter lists" }) },
+    does: "Open the search and filters",
   },
   {
     name: "List",

@@ -1,67 +1,119 @@
-import type { FrameLocator } from "playwright-core";
+import type { FrameLocator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { database } from "~/data/database.server";
 import { shareWishlist } from "~/services/wishlists/sharing.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShop } from "../factories";
 import { expectNoPageErrors, screenshot, seriousAccessibilityViolations, useAdminStack } from "./support/admin";
+import { clickWhenHydrated } from "./support/interaction";
+import { waitForHydration } from "./support/page-state";
 
 const stack = useAdminStack({ worker: false });
 
-/** More lists than one page holds (25): customer 7001's shared list first, then 9000-9025's. */
+/**
+ * More lists than one page holds (25): customer 7001's (Ada Lovelace's, in the stand-in's customers) with
+ * two products, shared, then 9000-9025's (customers the platform does not know), one to four products each.
+ */
 const OTHER_CUSTOMERS = Array.from({ length: 26 }, (_, index) => String(9000 + index));
+const base = Date.UTC(2026, 0, 1);
 
 interface ListPage {
   data: Array<{ id: string; owner: { customerId: string | null } }>;
-  pageInfo: { nextCursor: string | null };
 }
 
 beforeAll(async () => {
-  const [shirt, coat] = stack.standInShop.products;
+  const products = stack.standInShop.products;
+  const [shirt, coat] = products;
   const shopId = stack.shop.id;
   const ada = { kind: "customer" as const, customerId: "7001" };
-  await toggleItem({ shopId, owner: ada, item: { productId: shirt!.id, handle: shirt!.handle, title: shirt!.title } });
-  await toggleItem({ shopId, owner: ada, item: { productId: coat!.id, handle: coat!.handle, title: coat!.title } });
+  const at = new Date(base);
+  await toggleItem({
+    shopId,
+    owner: ada,
+    item: { productId: shirt!.id, handle: shirt!.handle, title: shirt!.title },
+    at,
+  });
+  await toggleItem({ shopId, owner: ada, item: { productId: coat!.id, handle: coat!.handle, title: coat!.title }, at });
   await shareWishlist({ shopId, owner: ada });
-  for (const customerId of OTHER_CUSTOMERS) {
+  for (const [index, customerId] of OTHER_CUSTOMERS.entries()) {
+    // Updated a minute apart, every third one at the same minute as the one before (the id breaks the tie).
+    const updated = new Date(base + (index - Math.floor(index / 3)) * 60_000 + 60_000);
+    for (const product of [coat!, ...products.slice(2, 2 + (index % 4))]) {
+      await toggleItem({
+        shopId,
+        owner: { kind: "customer", customerId },
+        item: { productId: product.id, handle: product.handle, title: product.title },
+        at: updated,
+      });
+    }
+  }
+  // Another shop, with a list of Ada's holding more than any list of this shop: it must never show here.
+  const other = await createShop();
+  for (const product of products) {
     await toggleItem({
-      shopId,
-      owner: { kind: "customer", customerId },
-      item: { productId: coat!.id, handle: coat!.handle, title: coat!.title },
+      shopId: other.id,
+      owner: ada,
+      item: { productId: product.id, handle: product.handle, title: product.title },
     });
   }
 });
 
-/** The table's rows (header excluded) as their owner cells. */
+/** The table's rows (header excluded) as the first line of their owner cells. */
 async function owners(app: FrameLocator): Promise<string[]> {
   const rows = app.getByRole("table").getByRole("row");
-  return (await rows.allInnerTexts()).slice(1).map((row) => row.split("\t")[1]!.trim());
+  return (await rows.allInnerTexts()).slice(1).map((row) => row.split("\t")[1]!.trim().split("\n")[0]!.trim());
 }
 
-async function allListsFromApi() {
-  const lists: ListPage["data"] = [];
-  let cursor: string | null = null;
-  do {
-    const page = (await (await stack.api(`/lists?limit=100${cursor ? `&cursor=${cursor}` : ""}`)).json()) as ListPage;
-    lists.push(...page.data);
-    cursor = page.pageInfo.nextCursor;
-  } while (cursor);
-  return lists;
+/** The shop's lists as the database holds them, owners as the page names them, in the order `sort` names. */
+async function expectedOwners(sort: "updated-desc" | "items-desc" | "items-asc") {
+  const rows = await database()
+    .selectFrom("List")
+    .select(["id", "customerId", "updatedAt"])
+    .select((eb) =>
+      eb
+        .selectFrom("Item")
+        .select((inner) => inner.fn.countAll<number>().as("n"))
+        .whereRef("Item.listId", "=", "List.id")
+        .as("n"),
+    )
+    .where("shopId", "=", stack.shop.id)
+    .where("retiredAt", "is", null)
+    .execute();
+  const value = (row: (typeof rows)[number]) => (sort === "updated-desc" ? row.updatedAt.getTime() : Number(row.n));
+  const sign = sort === "items-asc" ? 1 : -1;
+  return rows
+    .sort((a, b) => sign * (value(a) - value(b) || (a.id < b.id ? -1 : 1)))
+    .map((row) => (row.customerId === "7001" ? "Ada Lovelace" : `Customer ${row.customerId}`));
+}
+
+/** Opens the search and filters (IndexFilters' filtering mode) once the page has hydrated. */
+async function openFilters(page: Page, app: FrameLocator) {
+  await waitForHydration(page);
+  const search = app.getByRole("textbox", { name: "Search by customer name, email or ID" });
+  if (!(await search.isVisible()))
+    await clickWhenHydrated(app.getByRole("button", { name: "Search and filter lists" }));
+  await search.waitFor({ timeout: 90_000 });
+  return search;
 }
 
 describe("Lists", { timeout: 180_000 }, () => {
-  it("pages through the shop's lists with next and previous, in the API's order", async () => {
-    const everyList = await allListsFromApi();
-    expect(everyList).toHaveLength(27);
-    const expected = everyList.map((list) => `Customer ${list.owner.customerId}`);
+  it("names owners as the shop knows them, newest update first, and pages with next and previous", async () => {
+    const expected = await expectedOwners("updated-desc");
+    expect(expected).toHaveLength(27);
 
     const { context, page, app } = await stack.openAdmin("/lists");
     await app.getByRole("table").waitFor({ timeout: 90_000 });
     expect(await owners(app)).toEqual(expected.slice(0, 25));
+    // The platform's name, with the email and the id below it; customers it does not know, by id.
+    const ada = app.getByRole("row", { name: /Ada Lovelace/ });
+    expect(await ada.innerText()).toContain("ada@example.com");
+    expect(await ada.innerText()).toContain("ID 7001");
+    expect(await app.getByText("Customer names could not be loaded").count()).toBe(0);
     const previous = app.getByRole("button", { name: "Previous page of lists" });
     const next = app.getByRole("button", { name: "Next page of lists" });
     expect(await previous.isDisabled()).toBe(true);
 
-    await next.click();
+    await clickWhenHydrated(next);
     await page.waitForURL(/cursor=/, { timeout: 90_000 });
     await expect.poll(() => owners(app)).toEqual(expected.slice(25));
     expect(await next.isDisabled()).toBe(true);
@@ -80,51 +132,130 @@ describe("Lists", { timeout: 180_000 }, () => {
     await context.close();
   });
 
-  it("filters by customer ID as the API does, and refuses a bad ID inline", async () => {
+  it("sorts by item count from the column heading, both ways, across pages", async () => {
     const { context, page, app } = await stack.openAdmin("/lists");
     await app.getByRole("table").waitFor({ timeout: 90_000 });
-    const field = app.getByRole("textbox", { name: "Customer ID" });
+    await waitForHydration(page);
+    // The heading sorts most first, then, clicked again, fewest first.
+    const items = app.getByRole("table").getByRole("button", { name: "Items", exact: true });
+    await clickWhenHydrated(items);
+    await page.waitForURL(/sort=items-desc/, { timeout: 90_000 });
+    const most = await expectedOwners("items-desc");
+    await expect.poll(() => owners(app)).toEqual(most.slice(0, 25));
+    await clickWhenHydrated(app.getByRole("button", { name: "Next page of lists" }));
+    await expect.poll(() => owners(app)).toEqual(most.slice(25));
 
-    // Zero-padded digits name the same customer (the API's canonical form).
-    await field.fill("0007001");
-    await app.getByRole("button", { name: "Filter", exact: true }).click();
-    await page.waitForURL(/customerId=0007001/, { timeout: 90_000 });
-    await expect.poll(() => owners(app)).toEqual(["Customer 7001"]);
+    await clickWhenHydrated(items);
+    await page.waitForURL(/sort=items-asc/, { timeout: 90_000 });
+    // A new order starts at its first page.
+    expect(page.url()).not.toMatch(/cursor=/);
+    const fewest = await expectedOwners("items-asc");
+    await expect.poll(() => owners(app)).toEqual(fewest.slice(0, 25));
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("filters by customer email, name and id, and by product, never showing another shop's lists", async () => {
+    const { context, page, app } = await stack.openAdmin("/lists");
+    await app.getByRole("table").waitFor({ timeout: 90_000 });
+    const search = await openFilters(page, app);
+
+    await search.fill("ada@example.com");
+    await page.waitForURL(/customer=ada%40example\.com/, { timeout: 90_000 });
+    await expect.poll(() => owners(app)).toEqual(["Ada Lovelace"]);
+    // Ada's list of this shop, with its two products (the other shop's list of hers holds twelve).
     expect(await app.getByRole("table").innerText()).toContain("Shared");
+    expect((await app.getByRole("row", { name: /Ada Lovelace/ }).innerText()).split("\t")[2]!.trim()).toBe("2");
 
-    // Spaces around a pasted ID are dropped, so the field shows and filters by the ID itself.
-    await field.fill("  7001 ");
-    await app.getByRole("button", { name: "Filter", exact: true }).click();
-    await page.waitForURL(/customerId=\+\+7001\+/, { timeout: 90_000 });
-    await expect.poll(() => owners(app)).toEqual(["Customer 7001"]);
-    expect(await field.inputValue()).toBe("7001");
+    await search.fill("Lovelace");
+    await page.waitForURL(/customer=Lovelace/, { timeout: 90_000 });
+    await expect.poll(() => owners(app)).toEqual(["Ada Lovelace"]);
 
-    for (const bad of ["7e3", "-1", "99999999999999999999"]) {
-      await field.fill(bad);
-      await app.getByRole("button", { name: "Filter", exact: true }).click();
-      await expect
-        .poll(() => app.getByText(/^Customer ID must be/).textContent())
-        .toMatch(/Customer ID must be (a string of decimal digits|at most)/);
-      expect(await app.getByRole("table").count()).toBe(0);
-      expect(await field.getAttribute("aria-invalid")).toBe("true");
-      // The API refuses the same value.
-      expect((await stack.api(`/lists?customerId=${encodeURIComponent(bad)}`)).status).toBe(400);
-    }
+    // Zero-padded digits name the same customer (the API's canonical form), with spaces around them.
+    await search.fill(" 0007001 ");
+    await page.waitForURL(/customer=0007001/, { timeout: 90_000 });
+    await expect.poll(() => owners(app)).toEqual(["Ada Lovelace"]);
+
+    await search.fill("9003");
+    await expect.poll(() => owners(app)).toEqual(["Customer 9003"]);
 
     // A customer without lists: an empty state, not an error.
-    await field.fill("424242");
-    await app.getByRole("button", { name: "Filter", exact: true }).click();
-    await app.getByText("Customer 424242 has no lists").waitFor({ timeout: 90_000 });
-    await app.getByRole("link", { name: "Clear" }).click();
+    await search.fill("grace@example.com");
+    await app.getByText("No lists match these filters").waitFor({ timeout: 90_000 });
+    expect(await app.getByRole("table").count()).toBe(0);
+
+    // By product: part of its title, any case, alone and with the customer.
+    await search.fill("");
+    await expect.poll(() => page.url()).not.toMatch(/customer=/);
+    await clickWhenHydrated(app.getByRole("button", { name: "Product" }));
+    await app.getByRole("textbox", { name: "Product ID or title" }).fill("aurora LINEN");
+    await page.waitForURL(/product=aurora\+LINEN/, { timeout: 90_000 });
+    await expect.poll(() => owners(app)).toEqual(["Ada Lovelace"]);
+    const [, coat] = stack.standInShop.products;
+    await app.getByRole("textbox", { name: "Product ID or title" }).fill(coat!.id);
+    await page.waitForURL(new RegExp(`product=${coat!.id}`), { timeout: 90_000 });
     await expect.poll(() => owners(app).then((rows) => rows.length)).toBe(25);
+    await search.click();
+    await search.fill("ada@example.com");
+    await expect.poll(() => owners(app)).toEqual(["Ada Lovelace"]);
+
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);
+    await screenshot(page, "lists-filtered");
+
+    // An id past 64 bits is refused inline.
+    await search.fill("99999999999999999999");
+    await app.getByText(/^Customer ID must be at most/).waitFor({ timeout: 90_000 });
+    expect(await app.getByRole("table").count()).toBe(0);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("shows owners by id, and says why, when the platform does not answer", async () => {
+    // Katherine (7004) has not been shown yet, so no name of hers is in the server's memory.
+    const [shirt] = stack.standInShop.products;
+    await toggleItem({
+      shopId: stack.shop.id,
+      owner: { kind: "customer", customerId: "7004" },
+      item: { productId: shirt!.id, handle: shirt!.handle, title: shirt!.title },
+    });
+    const session = database().updateTable("Session").where("id", "=", `offline_${stack.shop.domain}`);
+    // The platform refuses the token (as for an uninstalled shop): every Admin API call fails.
+    await session.set({ accessToken: "shpat_revoked" }).execute();
+    try {
+      const { context, page, app } = await stack.openAdmin("/lists?customer=7004");
+      await app.getByText("Customer names could not be loaded").waitFor({ timeout: 90_000 });
+      expect(await owners(app)).toEqual(["Customer 7004"]);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      expectNoPageErrors(page);
+
+      const search = await openFilters(page, app);
+      await search.fill("katherine");
+      await app.getByText("Customers could not be searched").waitFor({ timeout: 90_000 });
+      expect(await app.getByRole("table").count()).toBe(0);
+      expectNoPageErrors(page);
+
+      const { context: detailContext, page: detailPage, app: detail } = await stack.openAdmin(`/lists?customer=7004`);
+      await clickWhenHydrated(detail.getByRole("link", { name: "Wishlist of Customer 7004" }));
+      await detail.getByText("The customer's name could not be loaded").waitFor({ timeout: 90_000 });
+      expect(await detail.getByText("Customer 7004", { exact: true }).isVisible()).toBe(true);
+      expectNoPageErrors(detailPage);
+      await detailContext.close();
+      await context.close();
+    } finally {
+      await session.set({ accessToken: stack.standInShop.accessToken }).execute();
+    }
+    // The platform answers again: the name is read then (a failure is never kept).
+    const { context, app } = await stack.openAdmin("/lists?customer=7004");
+    await expect.poll(() => owners(app)).toEqual(["Katherine Johnson"]);
     await context.close();
   });
 
   it("opens a list: owner, sharing, items, and each product in the platform's admin", async () => {
     const [shirt, coat] = stack.standInShop.products;
-    const { context, page, app } = await stack.openAdmin("/lists?customerId=7001");
-    await app.getByRole("link", { name: "Wishlist of Customer 7001" }).click();
+    const { context, page, app } = await stack.openAdmin("/lists?customer=7001");
+    await clickWhenHydrated(app.getByRole("link", { name: "Wishlist of Ada Lovelace" }));
     await app.getByRole("heading", { name: "Sharing" }).waitFor({ timeout: 90_000 });
 
     const listId = (await (await stack.api("/lists?customerId=7001")).json()) as ListPage;
@@ -132,7 +263,9 @@ describe("Lists", { timeout: 180_000 }, () => {
       share: { token: string };
       items: Array<{ productId: string; handle: string; titleSnapshot: string; addedAt: string }>;
     };
-    expect(await app.getByText("Customer 7001", { exact: true }).isVisible()).toBe(true);
+    expect(await app.getByText("Ada Lovelace", { exact: true }).isVisible()).toBe(true);
+    expect(await app.getByText("ada@example.com", { exact: true }).isVisible()).toBe(true);
+    expect(await app.getByText("Customer ID 7001", { exact: true }).isVisible()).toBe(true);
     expect(
       await app.getByText(`https://${stack.shop.domain}/pages/wishlist?share=${list.share.token}`).isVisible(),
     ).toBe(true);
