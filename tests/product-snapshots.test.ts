@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Session } from "@shopify/shopify-api";
 import { sql } from "kysely";
+import Papa from "papaparse";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../scripts/lib/databases";
 import { signSessionToken } from "../stand-in/session-token";
@@ -420,8 +421,8 @@ describe("catalogue titles (decision 029)", () => {
         context: {},
       });
       expect(response.status).toBe(200);
-      const lines = (await response.text()).trim().split("\r\n");
-      return lines.slice(1).map((line) => line.split(","));
+      const { data } = Papa.parse<string[]>((await response.text()).trim());
+      return data.slice(1);
     };
     return { shop, secret, token, adminList, topProductsCsv };
   }
