@@ -42,7 +42,16 @@ const platformId = z.union([
 /** What the customer topics name besides the shop: the customer, and a data request's own id. */
 const customerSubject = z.object({
   // The email is kept (sealed) for customers/redact only: import files may name the customer by it alone.
-  customer: z.object({ id: platformId, email: z.string().email().max(320).nullish().catch(null) }),
+  customer: z.object({
+    id: platformId,
+    email: z
+      .string()
+      .trim()
+      .max(320)
+      .regex(/^[^@\s]+@[^@\s]+$/)
+      .nullish()
+      .catch(null),
+  }),
   data_request: z.object({ id: platformId }).optional(),
 });
 
