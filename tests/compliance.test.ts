@@ -68,7 +68,7 @@ const send = (topic: string, shopDomain: string, body: object, webhookId?: strin
 const customerBody = (shop: { id: string; domain: string }, customerId: string, extra: object = {}) => ({
   shop_id: 1,
   shop_domain: shop.domain,
-  customer: { id: Number(customerId), email: "someone@example.com", phone: "555-0100" },
+  customer: { id: Number(customerId), email: CUSTOMER_EMAIL, phone: "555-0100" },
   orders_to_redact: [],
   ...extra,
 });
@@ -218,6 +218,9 @@ function shopperOf(shop: { domain: string }) {
 
 // Customer ids long enough never to appear by chance in another id, a time or a count.
 const CUSTOMER = "7391846502913";
+/** The email the platform's customers/redact names the customer by (an import file may write it in any case). */
+const CUSTOMER_EMAIL = "Someone.Redacted@Example.com";
+const EMAIL_IN_FILE = "SOMEONE.REDACTED@example.COM";
 const OTHER_CUSTOMER = "8402957613024";
 platform.answer(withProductLookups(customerSearch({}, undefined, { ids: [OTHER_CUSTOMER] })));
 
@@ -264,6 +267,21 @@ describe("customers/redact", () => {
     const imported = await runImport(api, { source: "csv", fileUrl });
     expect(imported).toMatchObject({ status: "succeeded", imported: 1, skipped: 1 });
     expect(await tablesMentioning([CUSTOMER])).toContain("TransferJob");
+    // An import that names the customer by email alone (no id), in another case than the webhook's: the
+    // platform knows no such customer, so the upload, the report and the checkpoint's issue hold the email.
+    const byEmail = await upload(
+      api,
+      viaApp(app),
+      `customer_id,anonymous_id,product_id,variant_id,handle,added_at,email\n,,503,,h,2024-01-01,${EMAIL_IN_FILE}\n`,
+    );
+    expect(await runImport(api, { source: "csv", fileUrl: byEmail.fileUrl })).toMatchObject({
+      status: "succeeded",
+      imported: 0,
+      skipped: 1,
+    });
+    const emails = [EMAIL_IN_FILE, CUSTOMER_EMAIL, CUSTOMER_EMAIL.toLowerCase()];
+    expect(await tablesMentioning(emails)).toEqual(["TransferJob"]);
+    expect(filesMentioning(emails).length).toBeGreaterThanOrEqual(2); // the upload and the report
     expect(
       (await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER, { data_request: { id: 9001 } })))
         .status,
@@ -292,10 +310,12 @@ describe("customers/redact", () => {
       ["customers/redact", "succeeded"],
     ]);
 
-    // No trace of the customer or their share tokens in any table, stored file or Redis key.
-    expect(await tablesMentioning(needles)).toEqual([]);
-    expect(filesMentioning(needles)).toEqual([]);
-    expect(await redisMentioning(needles)).toEqual([]);
+    // No trace of the customer or their share tokens in any table, stored file or Redis key, nor of the email
+    // that named them in an import (the request kept it sealed until now, and erased it with their id).
+    expect(await tablesMentioning([...needles, ...emails])).toEqual([]);
+    expect(filesMentioning([...needles, ...emails])).toEqual([]);
+    expect(await redisMentioning([...needles, ...emails])).toEqual([]);
+    expect(requests.map((row) => row.customerEmailSealed)).toEqual([null, null]);
     // Every event that named them is erased (docs/decisions/028-redacted-events.md); the others still match
     // their documented schema. An erased event of each type is not sent again: a redelivery is 410
     // `event-redacted` (as documented), and its queued delivery, rewritten without the customer, ends unsent.

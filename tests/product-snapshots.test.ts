@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { serve } from "@hono/node-server";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Session } from "@shopify/shopify-api";
+import { sql } from "kysely";
+import Papa from "papaparse";
+import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { ROOT } from "../scripts/lib/databases";
+import { signSessionToken } from "../stand-in/session-token";
 import { demoShopData } from "../stand-in/demo-data";
 import { startPlatformStandIn } from "../stand-in/platform";
 import {
@@ -20,17 +27,22 @@ const platform = await startFakeAdminApi();
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 afterAll(() => platform.close());
 
+const { getEnv } = await import("~/env.server");
 const { database } = await import("~/data/database.server");
 const { insertItem } = await import("~/data/item-rows.server");
 const { MAINTENANCE_QUEUE, PRODUCT_QUEUE, sweepProductSnapshotsJob } = await import("~/jobs/definitions");
 const { createQueue } = await import("~/jobs/queues.server");
-const { POSTPONE_MS } = await import("~/services/products/snapshots.server");
+const { POSTPONE_MS, requestProductSnapshots } = await import("~/services/products/snapshots.server");
+const { newId } = await import("~/lib/ids");
 const { createList, createShopWithKey } = await import("./factories");
 const { OpenApiValidator, apiClient, rawCall, signedProxyPath } = await import("./support/api");
 const { BASE_URL, createTestApp } = await import("./support/http");
 const { platformWebhook } = await import("./support/platform-webhooks");
 const { useWorker } = await import("./support/worker");
 const { connectToPlatform, runImport, upload, viaApp } = await import("./transfers/helpers");
+const { platformSessionStorage } = await import("~/services/shops/platform-sessions.server");
+const listPage = await import("~/routes/app.lists.$id");
+const analyticsCsv = await import("~/routes/app.analytics.csv");
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
@@ -163,16 +175,18 @@ describe("product snapshots", () => {
       "shop B's titles",
     );
 
-    // One query per shop, with its own token, asking exactly its untitled products by GID.
+    // One query per shop, with its own token, asking exactly its saved products by GID (the titled one too:
+    // a title a save carries is the shopper's word, decision 029).
     const asked = lookupsWith(a.token);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.path).toMatch(/^\/admin\/api\/[\d-]+\/graphql\.json$/);
     expect(asked[0]!.query).toMatch(/nodes\(ids: \$ids\)/);
     expect(asked[0]!.query).toMatch(/\.\.\. on Product \{ id title handle \}/);
-    expect(idsOf(asked[0]!).sort()).toEqual([gid("101"), gid("102"), gid("104")]);
+    expect(idsOf(asked[0]!).sort()).toEqual([gid("101"), gid("102"), gid("103"), gid("104")]);
     expect(lookupsWith(b.token).map(idsOf)).toEqual([[gid("201")]]);
 
-    // The lists show the platform's title and current handle; a title the save carried is kept.
+    // The lists show the platform's title and current handle; a product the shop does not have keeps the
+    // title its save carried, and is no longer available.
     const list = await a.wishlist();
     expect(
       list.items
@@ -181,7 +195,7 @@ describe("product snapshots", () => {
     ).toEqual([
       { productId: "101", handle: "aurora-linen-shirt", titleSnapshot: "Aurora Linen Shirt", available: true },
       { productId: "102", handle: "harbor-wool-coat", titleSnapshot: "Harbor Wool Coat", available: true },
-      { productId: "103", handle: "given", titleSnapshot: "Title from the theme", available: true },
+      { productId: "103", handle: "given", titleSnapshot: "Title from the theme", available: false },
     ]);
     expect((await other.wishlist()).items[0]).toMatchObject({ titleSnapshot: "Aurora Linen Shirt" });
     const api = apiClient(app, validator, { Authorization: `Bearer ${a.secret}` });
@@ -364,6 +378,249 @@ describe("product snapshots", () => {
     expect(await sweep()).not.toContain(f.shop.id);
     expect(lookupsWith(f.token)).toHaveLength(3);
   }, 120_000);
+});
+
+describe("catalogue titles (decision 029)", () => {
+  /** A connected shop whose admin the merchant opens (an offline session with the app's scopes). */
+  async function shopWithAdmin() {
+    const { shop, secret } = await createShopWithKey();
+    const token = `shpat_${randomUUID().slice(0, 8)}`;
+    const session = new Session({ id: `offline_${shop.domain}`, shop: shop.domain, state: "", isOnline: false });
+    session.scope = getEnv().SCOPES;
+    session.accessToken = token;
+    await platformSessionStorage.storeSession(session);
+    const adminRequest = async (pathAndQuery: string) => {
+      const sessionToken = await signSessionToken({
+        shopDomain: shop.domain,
+        apiKey: getEnv().SHOPIFY_API_KEY,
+        apiSecret: getEnv().SHOPIFY_API_SECRET,
+      });
+      return new Request(`${getEnv().SHOPIFY_APP_URL}${pathAndQuery}`, {
+        headers: { authorization: `Bearer ${sessionToken}` },
+      });
+    };
+    /** The admin's list page as its loader hands it to the page: each item's product name. */
+    const adminList = async (listId: string) => {
+      const answer = await listPage.loader({
+        request: await adminRequest(`/app/lists/${listId}`),
+        params: { id: listId },
+        context: {},
+      });
+      const { list } = answer as Exclude<typeof answer, { data: unknown }>;
+      return list!.items.map(({ productId, catalogueTitle, savedTitle }) => ({
+        productId,
+        catalogueTitle,
+        savedTitle,
+      }));
+    };
+    /** The analytics page's "most saved products" download, as rows of cells. */
+    const topProductsCsv = async () => {
+      const response = await analyticsCsv.loader({
+        request: await adminRequest("/app/analytics/csv?report=products&range=7d"),
+        params: {},
+        context: {},
+      });
+      expect(response.status).toBe(200);
+      const { data } = Papa.parse<string[]>((await response.text()).trim());
+      return data.slice(1);
+    };
+    return { shop, secret, token, adminList, topProductsCsv };
+  }
+
+  it("a title a shopper sends (public key, app proxy) gives way to the catalogue's, which a later forged save does not overwrite", async () => {
+    // GIVEN a connected shop, and the product queue paused so the lookups wait
+    const admin = await shopWithAdmin();
+    const guest = shopperOf(admin.shop);
+    await products.pause();
+    try {
+      // WHEN a guest (public key) and a customer (app proxy) save real products with titles of their own
+      await guest.save({ productId: "401", handle: "summit-rain-jacket", title: "FREE iPhone, click here" });
+      const proxied = await guest.proxyCall("/storefront/wishlist/toggle", "7001", "POST", {
+        productId: "501",
+        handle: "orchard-knit-sweater",
+        title: "Forged by a customer",
+      });
+      expect(proxied.status).toBe(200);
+      // THEN each save is due for a lookup, titled as it was sent meanwhile (the shopper sees their title)
+      expect((await guest.wishlist()).items).toEqual([
+        expect.objectContaining({ productId: "401", titleSnapshot: "FREE iPhone, click here" }),
+      ]);
+      expect(
+        (await itemsOf(admin.shop.id)).map(({ productId, productLookupAt, catalogueTitleAt }) => ({
+          productId,
+          due: productLookupAt !== null,
+          catalogueTitleAt,
+        })),
+      ).toEqual([
+        { productId: "401", due: true, catalogueTitleAt: null },
+        { productId: "501", due: true, catalogueTitleAt: null },
+      ]);
+      // AND the merchant's list page marks the title as the shopper's, not the product's
+      const guestList = (await guest.wishlist()).id;
+      expect(await admin.adminList(guestList)).toEqual([
+        { productId: "401", catalogueTitle: null, savedTitle: "FREE iPhone, click here" },
+      ]);
+      // AND the analytics download never names a product by a shopper's title (it asks the catalogue)
+      const pending = await until(
+        () => admin.topProductsCsv(),
+        (rows) => rows.length === 2,
+        "both saves in the analytics",
+      );
+      expect(pending.map((row) => row.slice(0, 2)).sort()).toEqual([
+        ["401", "Summit Rain Jacket"],
+        ["501", "Orchard Knit Sweater"],
+      ]);
+    } finally {
+      await products.resume();
+    }
+
+    // WHEN the worker's lookup has run
+    await until(
+      () => itemsOf(admin.shop.id),
+      (rows) => rows.every((row) => row.productLookupAt === null),
+      "the lookups",
+    );
+    // THEN the catalogue's title (and handle) replaced each forged one, marked as the catalogue's
+    const looked = await itemsOf(admin.shop.id);
+    expect(looked.map(({ productId, titleSnapshot, handle }) => ({ productId, titleSnapshot, handle }))).toEqual([
+      { productId: "401", titleSnapshot: "Summit Rain Jacket", handle: "summit-rain-jacket" },
+      { productId: "501", titleSnapshot: "Orchard Knit Sweater", handle: "orchard-knit-sweater" },
+    ]);
+    expect(looked.every((row) => row.catalogueTitleAt instanceof Date)).toBe(true);
+    const customerListId = looked.find((row) => row.productId === "501")!.listId;
+    expect(await admin.adminList(customerListId)).toEqual([
+      { productId: "501", catalogueTitle: "Orchard Knit Sweater", savedTitle: null },
+    ]);
+    expect((await guest.wishlist()).items[0]).toMatchObject({ titleSnapshot: "Summit Rain Jacket" });
+
+    // WHEN other shoppers save the same products with forged titles, the lookups held back again
+    const other = shopperOf(admin.shop);
+    await products.pause();
+    try {
+      await other.save({ productId: "401", handle: "made-up", title: "Forged again" });
+      const again = await other.proxyCall("/storefront/wishlist/toggle", "7002", "POST", {
+        productId: "501",
+        handle: "made-up",
+        title: "Forged by another customer",
+      });
+      expect(again.status).toBe(200);
+      // THEN the new items take the catalogue's title at once, and no saved item changed
+      expect((await other.wishlist()).items).toEqual([
+        expect.objectContaining({
+          productId: "401",
+          handle: "summit-rain-jacket",
+          titleSnapshot: "Summit Rain Jacket",
+        }),
+      ]);
+      const items = await itemsOf(admin.shop.id);
+      expect(items).toHaveLength(4);
+      expect(items.map((row) => row.titleSnapshot).sort()).toEqual([
+        "Orchard Knit Sweater",
+        "Orchard Knit Sweater",
+        "Summit Rain Jacket",
+        "Summit Rain Jacket",
+      ]);
+      expect(items.every((row) => row.catalogueTitleAt !== null)).toBe(true);
+      const otherList = items.find((row) => row.productId === "501" && row.listId !== customerListId)!.listId;
+      expect(await admin.adminList(otherList)).toEqual([
+        { productId: "501", catalogueTitle: "Orchard Knit Sweater", savedTitle: null },
+      ]);
+    } finally {
+      await products.resume();
+    }
+    // AND after their lookups the admin's download and every item still name the catalogue's title
+    await until(
+      () => itemsOf(admin.shop.id),
+      (rows) => rows.every((row) => row.productLookupAt === null),
+      "the second lookups",
+    );
+    expect(new Set((await itemsOf(admin.shop.id)).map((row) => row.titleSnapshot))).toEqual(
+      new Set(["Summit Rain Jacket", "Orchard Knit Sweater"]),
+    );
+    const downloaded = await until(
+      () => admin.topProductsCsv(),
+      (rows) => rows.length === 2 && rows.every((row) => row[3] === "2"),
+      "the second saves in the analytics",
+    );
+    expect(downloaded.map((row) => row.slice(0, 3)).sort()).toEqual([
+      ["401", "Summit Rain Jacket", "summit-rain-jacket"],
+      ["501", "Orchard Knit Sweater", "orchard-knit-sweater"],
+    ]);
+  });
+
+  it("the migration makes titled items the catalogue has not named due for a lookup, which replaces their titles", async () => {
+    // GIVEN items as they stood before decision 029: titled saves never looked up, a product found gone, an
+    // item the catalogue named, and an untitled save still due
+    const admin = await shopWithAdmin();
+    const a = await createList(admin.shop.id);
+    const b = await createList(admin.shop.id);
+    const c = await createList(admin.shop.id);
+    const d = await createList(admin.shop.id);
+    const e = await createList(admin.shop.id);
+    const stood = new Date(Date.now() + POSTPONE_MS);
+    const rows = [
+      { listId: a.id, productId: "101", titleSnapshot: "Shopper's shirt" },
+      { listId: b.id, productId: "102", titleSnapshot: "Shopper's coat" },
+      { listId: c.id, productId: "999", titleSnapshot: "Gone product", unavailableAt: new Date() },
+      { listId: d.id, productId: "104", titleSnapshot: "Meadow Sun Hat", catalogueTitleAt: new Date() },
+      { listId: e.id, productId: "201", titleSnapshot: "", productLookupAt: stood },
+    ];
+    for (const row of rows) {
+      await database()
+        .insertInto("Item")
+        .values({
+          id: newId("item"),
+          shopId: admin.shop.id,
+          handle: "h",
+          variantId: "",
+          addedAt: new Date(),
+          productLookupAt: null,
+          unavailableAt: null,
+          catalogueTitleAt: null,
+          ...row,
+        })
+        .execute();
+    }
+    // WHEN the engine's migration runs
+    const folder = inject("engine") === "sqlite" ? "prisma/migrations" : "prisma/postgres/migrations";
+    const file = path.join(ROOT, folder, "20261128051406_item_title_lookups/migration.sql");
+    await sql.raw(readFileSync(file, "utf8")).execute(database());
+    // THEN the titled items not named by the catalogue, of products not gone, are due now; the rest unchanged
+    const due = (await itemsOf(admin.shop.id)).map(({ productId, productLookupAt }) => ({
+      productId,
+      dueNow: productLookupAt !== null && productLookupAt.getTime() <= Date.now(),
+      lookupAt: productLookupAt,
+    }));
+    expect(due).toEqual([
+      { productId: "101", dueNow: true, lookupAt: expect.any(Date) },
+      { productId: "102", dueNow: true, lookupAt: expect.any(Date) },
+      { productId: "104", dueNow: false, lookupAt: null },
+      { productId: "201", dueNow: false, lookupAt: stood },
+      { productId: "999", dueNow: false, lookupAt: null },
+    ]);
+    // AND the shop's run gives them the catalogue's titles
+    // (the sweep queues a shop whose lookups are a minute overdue, tested above; here its run is asked at once)
+    await requestProductSnapshots(admin.shop.id);
+    await until(
+      () => itemsOf(admin.shop.id),
+      (items) => items.filter((item) => item.catalogueTitleAt !== null).length === 3,
+      "the migrated items' lookups",
+    );
+    expect(
+      (await itemsOf(admin.shop.id)).map(({ productId, titleSnapshot, catalogueTitleAt }) => ({
+        productId,
+        titleSnapshot,
+        fromCatalogue: catalogueTitleAt !== null,
+      })),
+    ).toEqual([
+      { productId: "101", titleSnapshot: "Aurora Linen Shirt", fromCatalogue: true },
+      { productId: "102", titleSnapshot: "Harbor Wool Coat", fromCatalogue: true },
+      { productId: "104", titleSnapshot: "Meadow Sun Hat", fromCatalogue: true },
+      { productId: "201", titleSnapshot: "", fromCatalogue: false },
+      { productId: "999", titleSnapshot: "Gone product", fromCatalogue: false },
+    ]);
+    expect(lookupsWith(admin.token).flatMap(idsOf).sort()).toEqual([gid("101"), gid("102")]);
+  });
 });
 
 describe("products/delete", () => {

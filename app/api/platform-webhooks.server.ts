@@ -41,7 +41,17 @@ const platformId = z.union([
 
 /** What the customer topics name besides the shop: the customer, and a data request's own id. */
 const customerSubject = z.object({
-  customer: z.object({ id: platformId }),
+  // The email is kept (sealed) for customers/redact only: import files may name the customer by it alone.
+  customer: z.object({
+    id: platformId,
+    email: z
+      .string()
+      .trim()
+      .max(320)
+      .regex(/^[^@\s]+@[^@\s]+$/)
+      .nullish()
+      .catch(null),
+  }),
   data_request: z.object({ id: platformId }).optional(),
 });
 
@@ -108,12 +118,17 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
     productId = String(named.data.id);
   }
   const dated = topic === "app/uninstalled" ? signedUpdatedAt.safeParse(json) : null;
-  let subject = { customerId: null as string | null, platformRequestId: null as string | null };
+  let subject = {
+    customerId: null as string | null,
+    customerEmail: null as string | null,
+    platformRequestId: null as string | null,
+  };
   if (topic === "customers/redact" || topic === "customers/data_request") {
     const named = customerSubject.safeParse(json);
     if (!named.success) throw refused(`The ${topic} body does not name a customer id.`);
     subject = {
       customerId: String(named.data.customer.id),
+      customerEmail: topic === "customers/redact" ? (named.data.customer.email ?? null) : null,
       platformRequestId: named.data.data_request ? String(named.data.data_request.id) : null,
     };
   }

@@ -91,7 +91,10 @@ export async function updateComplianceRequest(
   q: Queryable,
   id: string,
   values: Partial<
-    Pick<ComplianceRequestRow, "status" | "customerId" | "resultKey" | "summary" | "error" | "startedAt" | "finishedAt">
+    Pick<
+      ComplianceRequestRow,
+      "status" | "customerId" | "customerEmailSealed" | "resultKey" | "summary" | "error" | "startedAt" | "finishedAt"
+    >
   >,
 ): Promise<void> {
   await q.updateTable("ComplianceRequest").set(values).where("id", "=", id).execute();
@@ -111,7 +114,7 @@ export function findCustomerDataRequestFiles(q: Queryable, shopId: string, custo
 export async function clearCustomerOfRequests(q: Queryable, shopId: string, customerId: string): Promise<void> {
   await q
     .updateTable("ComplianceRequest")
-    .set({ customerId: null, resultKey: null })
+    .set({ customerId: null, customerEmailSealed: null, resultKey: null })
     .where("shopId", "=", shopId)
     .where("customerId", "=", customerId)
     .execute();

@@ -4,6 +4,7 @@
  * them in the transaction that marks the events relayed; the analytics reads sum them over a range. Each
  * write takes one statement for all its rows.
  */
+import { sql } from "kysely";
 import type { Queryable } from "./database.server";
 
 export interface DayKey {
@@ -121,9 +122,13 @@ export async function countSaversOfProducts(q: Queryable, shopId: string, produc
   return new Map(rows.map((row) => [row.productId, Number(row.savers)]));
 }
 
-/** For the top products: the handle and title of each product's most recently added item. */
+/**
+ * For the top products: the handle and title of each product's most recently added item whose title the
+ * shop's catalogue gave, else of its most recently added item with `catalogueTitle` null (the title its
+ * save carried is a shopper's, never shown as the product's: docs/decisions/029-catalogue-titles.md).
+ */
 export async function latestItemsOfProducts(q: Queryable, shopId: string, productIds: readonly string[]) {
-  if (productIds.length === 0) return new Map<string, { handle: string; titleSnapshot: string }>();
+  if (productIds.length === 0) return new Map<string, { handle: string; catalogueTitle: string | null }>();
   const rows = await q
     .selectFrom((eb) =>
       eb
@@ -132,17 +137,29 @@ export async function latestItemsOfProducts(q: Queryable, shopId: string, produc
           "productId",
           "handle",
           "titleSnapshot",
+          "catalogueTitleAt",
           eb.fn
             .agg<number>("row_number")
-            .over((over) => over.partitionBy("productId").orderBy("addedAt", "desc").orderBy("id", "desc"))
+            .over((over) =>
+              over
+                .partitionBy("productId")
+                .orderBy(sql`CASE WHEN "catalogueTitleAt" IS NULL THEN 1 ELSE 0 END`)
+                .orderBy("addedAt", "desc")
+                .orderBy("id", "desc"),
+            )
             .as("rank"),
         ])
         .where("shopId", "=", shopId)
         .where("productId", "in", productIds)
         .as("ranked"),
     )
-    .select(["productId", "handle", "titleSnapshot"])
+    .select(["productId", "handle", "titleSnapshot", "catalogueTitleAt"])
     .where("rank", "=", 1)
     .execute();
-  return new Map(rows.map((row) => [row.productId, { handle: row.handle, titleSnapshot: row.titleSnapshot }]));
+  return new Map(
+    rows.map((row) => [
+      row.productId,
+      { handle: row.handle, catalogueTitle: row.catalogueTitleAt === null ? null : row.titleSnapshot || null },
+    ]),
+  );
 }

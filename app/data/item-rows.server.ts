@@ -26,6 +26,13 @@ export interface ItemInsert extends ItemKey {
   productLookupAt?: Date | null;
 }
 
+/** A product's title and handle as the shop's catalogue gave them to one of its items. */
+export interface CatalogueTitle {
+  titleSnapshot: string;
+  handle: string;
+  catalogueTitleAt: Date;
+}
+
 /** A list's items, newest first. */
 export function findItemsOfList(q: Queryable, shopId: string, listId: string): Promise<ItemRow[]> {
   return q
@@ -48,7 +55,17 @@ export function findItemByKey(q: Queryable, shopId: string, key: ItemKey): Promi
     .executeTakeFirst();
 }
 
-function insertValues(shopId: string, rows: readonly ItemInsert[]) {
+/**
+ * The rows to insert. A product whose title the shop's catalogue already gave another item of the shop
+ * takes that title and handle, not the ones the save carried (a shopper's or an import file's): the
+ * catalogue's title wins once known (docs/decisions/029-catalogue-titles.md).
+ */
+async function insertValues(q: Queryable, shopId: string, rows: readonly ItemInsert[]) {
+  const known = await findCatalogueTitles(
+    q,
+    shopId,
+    rows.map((row) => row.productId),
+  );
   return rows.map((row) => ({
     id: newId("item"),
     listId: row.listId,
@@ -57,16 +74,21 @@ function insertValues(shopId: string, rows: readonly ItemInsert[]) {
     variantId: row.variantId,
     handle: row.handle,
     titleSnapshot: row.titleSnapshot,
+    catalogueTitleAt: null,
+    ...known.get(row.productId),
     addedAt: row.addedAt,
     productLookupAt: row.productLookupAt ?? null,
   }));
 }
 
-/** Saves the item unless its list holds it already (then undefined: the saved one keeps its addedAt). */
-export function insertItem(q: Queryable, shopId: string, row: ItemInsert): Promise<ItemRow | undefined> {
+/**
+ * Saves the item unless its list holds it already (then undefined: the saved one keeps its addedAt and
+ * title). A product the catalogue has named for the shop is saved with the catalogue's title and handle.
+ */
+export async function insertItem(q: Queryable, shopId: string, row: ItemInsert): Promise<ItemRow | undefined> {
   return q
     .insertInto("Item")
-    .values(insertValues(shopId, [row]))
+    .values(await insertValues(q, shopId, [row]))
     .onConflict((conflict) => conflict.doNothing())
     .returningAll()
     .executeTakeFirst();
@@ -74,16 +96,57 @@ export function insertItem(q: Queryable, shopId: string, row: ItemInsert): Promi
 
 /**
  * Saves many items in one statement, skipping those their lists already hold; returns the keys of the
- * ones it inserted.
+ * ones it inserted. Products the catalogue has named for the shop take the catalogue's title and handle.
  */
-export function insertItems(q: Queryable, shopId: string, rows: readonly ItemInsert[]): Promise<ItemKey[]> {
-  if (rows.length === 0) return Promise.resolve([]);
+export async function insertItems(q: Queryable, shopId: string, rows: readonly ItemInsert[]): Promise<ItemKey[]> {
+  if (rows.length === 0) return [];
   return q
     .insertInto("Item")
-    .values(insertValues(shopId, rows))
+    .values(await insertValues(q, shopId, rows))
     .onConflict((conflict) => conflict.doNothing())
     .returning(["listId", "productId"])
     .execute();
+}
+
+/**
+ * The catalogue's latest title and handle of each of these products, from the shop's items that have
+ * them (on the `(shopId, productId)` index); products no item has a catalogue title for are absent.
+ */
+export async function findCatalogueTitles(
+  q: Queryable,
+  shopId: string,
+  productIds: readonly string[],
+): Promise<Map<string, CatalogueTitle>> {
+  const wanted = [...new Set(productIds)];
+  if (wanted.length === 0) return new Map();
+  const rows = await q
+    .selectFrom((eb) =>
+      eb
+        .selectFrom("Item")
+        .select((eb) => [
+          "productId",
+          "titleSnapshot",
+          "handle",
+          "catalogueTitleAt",
+          eb.fn
+            .agg<number>("row_number")
+            .over((over) => over.partitionBy("productId").orderBy("catalogueTitleAt", "desc").orderBy("id", "desc"))
+            .as("rank"),
+        ])
+        .where("shopId", "=", shopId)
+        .where("productId", "in", wanted)
+        .where("catalogueTitleAt", "is not", null)
+        .as("named"),
+    )
+    .select(["productId", "titleSnapshot", "handle", "catalogueTitleAt"])
+    .where("rank", "=", 1)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.productId,
+      { titleSnapshot: row.titleSnapshot, handle: row.handle, catalogueTitleAt: row.catalogueTitleAt! },
+    ]),
+  );
 }
 
 /** Deletes the item with this key; returns it (undefined: it was not there). */
@@ -185,17 +248,19 @@ export async function findDueProductIds(
 }
 
 /**
- * The platform's title and handle for the shop's items of this product that were due for a lookup; the
+ * The platform's title and handle for the shop's items of this product that were due for a lookup,
+ * replacing whatever title their saves carried and marked as the catalogue's (`catalogueTitleAt`); the
  * lookup is then done (`productLookupAt` null). Returns how many items it filled.
  */
 export async function fillProductSnapshot(
   q: Queryable,
   shopId: string,
   product: { productId: string; title: string; handle: string },
+  at: Date,
 ): Promise<number> {
   const result = await q
     .updateTable("Item")
-    .set({ titleSnapshot: product.title, handle: product.handle, productLookupAt: null })
+    .set({ titleSnapshot: product.title, handle: product.handle, catalogueTitleAt: at, productLookupAt: null })
     .where("shopId", "=", shopId)
     .where("productId", "=", product.productId)
     .where("productLookupAt", "is not", null)
@@ -287,6 +352,7 @@ export function exportItemsPage(q: Queryable, shopId: string, { after, limit }: 
       "i.variantId",
       "i.handle",
       "i.titleSnapshot",
+      "i.catalogueTitleAt",
       "i.addedAt",
     ])
     .orderBy("i.id")

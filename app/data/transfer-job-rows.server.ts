@@ -225,20 +225,23 @@ export async function saveTransferJobCheckpoint(
 }
 
 /**
- * The shop's imports whose checkpoint holds `value` (a customer id in an issue), with the checkpoint as
- * stored, for a customers/redact. A LIKE on the shop's jobs: callers check each parsed checkpoint.
+ * The shop's imports whose checkpoint holds one of `values` (a customer's id or email in an issue), with the
+ * checkpoint as stored, for a customers/redact. A LIKE on the shop's jobs: callers check each parsed checkpoint.
  */
 export async function findImportCheckpointsMentioning(
   q: Queryable,
   shopId: string,
-  value: string,
+  values: readonly string[],
 ): Promise<Array<{ id: string; checkpoint: string }>> {
+  if (values.length === 0) return [];
+  // Case-insensitive on both engines (an email may be written in any case); `_` and `%` in a value only widen
+  // the match, and the caller decides on the parsed checkpoint.
   const rows = await q
     .selectFrom("TransferJob")
     .select(["id", "checkpoint"])
     .where("shopId", "=", shopId)
     .where("kind", "=", "import")
-    .where("checkpoint", "like", `%${value}%`)
+    .where((eb) => eb.or(values.map((value) => eb(eb.fn("lower", ["checkpoint"]), "like", `%${value.toLowerCase()}%`))))
     .execute();
   return rows.flatMap((row) => (row.checkpoint === null ? [] : [{ id: row.id, checkpoint: row.checkpoint }]));
 }

@@ -7,7 +7,13 @@ import { getEnv } from "~/env.server";
  * SERVICE_SECRET_PREVIOUS, see lib/encryption.server.ts).
  */
 export type KeyPurpose =
-  "cursor" | "signed-url" | "webhook-secret-encryption" | "idempotency-response" | "demo" | "export-pseudonym";
+  | "cursor"
+  | "signed-url"
+  | "webhook-secret-encryption"
+  | "idempotency-response"
+  | "demo"
+  | "export-pseudonym"
+  | "compliance-email";
 
 const cache = new Map<string, Buffer>();
 

@@ -22,7 +22,7 @@ import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
 import { getShopSettings } from "~/services/shops/shops.server";
 import { getListWithItems } from "~/services/wishlists/browse.server";
-import { listView } from "~/services/wishlists/views";
+import { listView, merchantItemView } from "~/services/wishlists/views";
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
@@ -33,7 +33,7 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   if (!isId("list", listId)) return notFound();
   try {
     const [list, settings] = await Promise.all([getListWithItems({ shopId, listId }), getShopSettings({ shopId })]);
-    const view = listView(list);
+    const view = { ...listView(list), items: list.items.map(merchantItemView) };
     const shareUrl =
       view.share.enabled && view.share.token
         ? `https://${shopDomain}${settings.sharePath}?share=${encodeURIComponent(view.share.token)}`
@@ -146,7 +146,7 @@ export default function ListDetail() {
               columnContentTypes={["text", "text", "text", "text"]}
               headings={["Product", "Handle", "Added", "In the admin"]}
               rows={list.items.map((item) => [
-                item.titleSnapshot || "(no title saved)",
+                <ProductName key={item.id} {...item} />,
                 item.handle,
                 formatTime(item.addedAt!),
                 // A product deleted in the shop has no admin page to open.
@@ -165,6 +165,32 @@ export default function ListDetail() {
         </Card>
       </BlockStack>
     </Page>
+  );
+}
+
+/**
+ * The catalogue's title; until the platform has answered for the product, its id, with the title the save
+ * carried marked as the shopper's (decision 029): a shopper can send any title.
+ */
+function ProductName({
+  productId,
+  catalogueTitle,
+  savedTitle,
+}: {
+  productId: string;
+  catalogueTitle: string | null;
+  savedTitle: string | null;
+}) {
+  if (catalogueTitle) return <>{catalogueTitle}</>;
+  return (
+    <BlockStack gap="050">
+      <Text as="span">{`Product ${productId}`}</Text>
+      {savedTitle ? (
+        <Text as="span" variant="bodySm" tone="subdued" breakWord>
+          {`Title sent by the shopper, not from the catalogue: ${savedTitle}`}
+        </Text>
+      ) : null}
+    </BlockStack>
   );
 }
 

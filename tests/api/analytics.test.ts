@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { transaction } from "~/data/database.server";
+import { fillProductSnapshot } from "~/data/item-rows.server";
 import { rangeDays } from "~/services/analytics/reports.server";
 import type { Owner } from "~/services/owners/owner";
 import { addItem, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
@@ -34,6 +36,18 @@ await addItem({ shopId, owner: B, item: item("101"), at: day(0) });
 // The rollups are folded in from the outbox by the relay (the worker runs it): three relays at once, in
 // small batches, so the figures below also prove that no event is counted twice.
 await Promise.all([drainOutbox({ batchSize: 3 }), drainOutbox({ batchSize: 3 }), drainOutbox({ batchSize: 3 })]);
+// The shop's catalogue has named 101 and 102 (as the worker's lookups do); 103 only carries the titles its
+// saves sent, which are a shopper's and never shown as the product's (decision 029).
+await transaction(async (tx) => {
+  for (const productId of ["101", "102"]) {
+    await fillProductSnapshot(
+      tx,
+      shopId,
+      { productId, title: `Catalogue ${productId}`, handle: `p-${productId}` },
+      now,
+    );
+  }
+});
 
 describe("GET /v1/analytics/activity (hand-computed fixture)", () => {
   it("7d: zero-filled days; D0 3 saves by 2 shoppers; D1 2 saves, 2 removals, 2 shoppers; 3 distinct shoppers", async () => {
@@ -60,9 +74,9 @@ describe("GET /v1/analytics/top-products (hand-computed fixture)", () => {
   it("7d: 101 saved 3x (removed once, 2 lists now), then 102 and 103 tied at 1 (by id)", async () => {
     const { data } = await api.GET("/analytics/top-products", { params: { query: { range: "7d" } } });
     expect(data!.products).toEqual([
-      { productId: "101", handle: "p-101", title: "Product 101", saves: 3, removes: 1, savers: 2 },
-      { productId: "102", handle: "p-102", title: "Product 102", saves: 1, removes: 1, savers: 1 },
-      { productId: "103", handle: "p-103", title: "Product 103", saves: 1, removes: 0, savers: 2 },
+      { productId: "101", handle: "p-101", title: "Catalogue 101", saves: 3, removes: 1, savers: 2 },
+      { productId: "102", handle: "p-102", title: "Catalogue 102", saves: 1, removes: 1, savers: 1 },
+      { productId: "103", handle: "p-103", title: null, saves: 1, removes: 0, savers: 2 },
     ]);
   });
 

@@ -23,7 +23,10 @@ interface Activity {
 }
 
 const DAY_MS = 86_400_000;
-/** A title a spreadsheet would run as a formula: the CSV must defuse it. */
+/**
+ * A title a spreadsheet would run as a formula: the CSV must defuse it. The hat has it in the shop's catalogue
+ * (set below): a title a shopper sends is never what the merchant's pages show (decision 029).
+ */
 const FORMULA_TITLE = '=HYPERLINK("https://attacker.example","Click")';
 
 async function activityOf(range: string): Promise<Activity> {
@@ -39,6 +42,7 @@ async function activityOf(range: string): Promise<Activity> {
 beforeAll(async () => {
   const now = Date.now();
   const [shirt, coat, hat, boots] = stack.standInShop.products;
+  hat!.title = FORMULA_TITLE;
   const changes: Array<[customerId: string, product: typeof shirt, daysAgo: number, title?: string]> = [
     ["7001", shirt, 45, shirt!.title],
     ["7002", coat, 20, coat!.title],
@@ -111,7 +115,8 @@ describe("Analytics", { timeout: 180_000 }, () => {
     );
     await expect.poll(() => chartPoints(app, "Saves per day")).toBe(30);
 
-    // The most saved products: names from the snapshots, or from the platform when none was saved.
+    // The most saved products: names from the catalogue, as the worker's lookups saved them or as the page
+    // asks the platform for them meanwhile.
     const [shirt, coat, hat, boots] = stack.standInShop.products;
     const top = app.getByRole("region", { name: "Most saved products" }).getByRole("table");
     const topRows = (await top.getByRole("row").allInnerTexts())

@@ -901,7 +901,7 @@ export interface components {
              * @example 7234567890123
              */
             productId: string;
-            /** @description Product title at save time. A save without a title is given the product's title (and current handle) from the shop's catalogue by the service within seconds; empty until then, and for a product the shop does not have. */
+            /** @description Product title at save time. Every save is given the product's title (and current handle) from the shop's catalogue by the service within seconds. Until then it is the title the save carried (empty without one), and it stays that for a product the shop does not have. Additive: the catalogue's title replaces a title the save carried, and a later save of a product whose catalogue title the shop already knows takes that title (and handle) at once, whatever title it carried. */
             titleSnapshot: string;
             /**
              * @description null when the item is the product without a variant.
@@ -1215,7 +1215,7 @@ export interface components {
                 savers: number;
                 /** @description Times saved in the range. */
                 saves: number;
-                /** @description Latest title snapshot, if any. */
+                /** @description The product's title as the shop's catalogue last gave it to a saved item; null until the catalogue has answered for the product (a title a shopper sent with a save is never shown here). */
                 title: string | null;
             }[];
             /** @enum {string} */
@@ -5211,7 +5211,7 @@ export interface operations {
                      * @example 7234567890123
                      */
                     productId: string | number;
-                    /** @description Optional: product title, kept as `titleSnapshot`. */
+                    /** @description Optional: product title, kept as `titleSnapshot` until the shop's catalogue title replaces it (within seconds); ignored when the catalogue's title of the product is known already. */
                     title?: string;
                     /** @description Optional: save a specific variant. Digits or a GID; null (or no member) for the product itself. */
                     variantId?: string | number | null;
@@ -6164,7 +6164,7 @@ export interface operations {
                      * @example 7234567890123
                      */
                     productId: string | number;
-                    /** @description Optional: product title, kept as `titleSnapshot`. */
+                    /** @description Optional: product title, kept as `titleSnapshot` until the shop's catalogue title replaces it (within seconds); ignored when the catalogue's title of the product is known already. */
                     title?: string;
                     /** @description Optional: save a specific variant. Digits or a GID; null (or no member) for the product itself. */
                     variantId?: string | number | null;

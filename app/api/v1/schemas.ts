@@ -56,9 +56,11 @@ export const ItemSchema = z
     handle: z.string(),
     titleSnapshot: z.string().openapi({
       description:
-        "Product title at save time. A save without a title is given the product's title (and current handle) " +
-        "from the shop's catalogue by the service within seconds; empty until then, and for a product the " +
-        "shop does not have.",
+        "Product title at save time. Every save is given the product's title (and current handle) from the " +
+        "shop's catalogue by the service within seconds. Until then it is the title the save carried (empty " +
+        "without one), and it stays that for a product the shop does not have. Additive: the catalogue's title " +
+        "replaces a title the save carried, and a later save of a product whose catalogue title the shop " +
+        "already knows takes that title (and handle) at once, whatever title it carried.",
     }),
     addedAt: Timestamp,
     available: z.boolean().openapi({

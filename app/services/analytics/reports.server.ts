@@ -57,7 +57,8 @@ export async function topProducts({
       products: rows.map((row) => ({
         productId: row.productId,
         handle: latest.get(row.productId)?.handle ?? null,
-        title: latest.get(row.productId)?.titleSnapshot || null,
+        // Only the catalogue's title: one a shopper sent is not the product's (decision 029).
+        title: latest.get(row.productId)?.catalogueTitle ?? null,
         saves: row.adds,
         removes: row.removes,
         savers: savers.get(row.productId) ?? 0,

@@ -6,7 +6,8 @@
  *    that name them erased (never sent again: docs/decisions/028-redacted-events.md), with their queued
  *    deliveries and the receivers' answers logged for them; their id taken out of import checkpoints and
  *    daily rollups (which keep counting); the data request files about them, and transfer files naming them,
- *    deleted;
+ *    deleted. Files and checkpoints that name them by the webhook's email alone are matched too: the email
+ *    is kept sealed on the request's row until the redaction has run, then erased with their id;
  *  - shop/redact: the shop's every row and stored file deleted, sessions and processed webhook ids included.
  * The web route records a `ComplianceRequest` row in the same transaction as the processed webhook id and
  * queues a job, best effort; the worker runs it with retries, and its sweep queues a row BullMQ lost.
@@ -51,6 +52,7 @@ import {
 } from "~/jobs/queues.server";
 import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
+import { open, seal } from "~/lib/encryption.server";
 import { newId } from "~/lib/ids";
 import { deleteCustomerMetafieldSync } from "~/data/metafield-sync-rows.server";
 import { findImportCheckpointsMentioning, saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
@@ -73,6 +75,8 @@ export { COMPLIANCE_TOPICS, type ComplianceTopic };
 export interface ComplianceSubject {
   /** The platform's customer id, for the customer topics. */
   customerId: string | null;
+  /** The customer's email, for customers/redact (when the webhook names one). */
+  customerEmail?: string | null;
   /** `data_request.id` of a customers/data_request. */
   platformRequestId: string | null;
 }
@@ -110,6 +114,7 @@ export async function receiveComplianceWebhook(
         shopId: shop.id,
         topic: receipt.topic,
         customerId: subject.customerId,
+        customerEmailSealed: subject.customerEmail ? sealCustomerEmail(subject.customerEmail, shop.id, id) : null,
         platformRequestId: subject.platformRequestId,
       },
       new Date(),
@@ -124,6 +129,20 @@ export async function receiveComplianceWebhook(
     }
   }
   return outcome;
+}
+
+const EMAIL_PURPOSE = "compliance-email";
+/** The sealed email opens only on the row it was written for (its shop and request id). */
+const emailOwner = (shopId: string, requestId: string) => `compliance-request\0${shopId}\0${requestId}`;
+
+function sealCustomerEmail(email: string, shopId: string, requestId: string): string {
+  return seal(EMAIL_PURPOSE, email.trim().toLowerCase(), emailOwner(shopId, requestId));
+}
+
+/** The redaction's customer email (lower case), or null when the webhook named none. */
+function customerEmailOf(request: ComplianceRequestRow): string | null {
+  if (!request.customerEmailSealed) return null;
+  return open(EMAIL_PURPOSE, request.customerEmailSealed, emailOwner(request.shopId, request.id));
 }
 
 /** Queues the requests still `queued` that BullMQ does not hold (the maintenance sweep). Returns their ids. */
@@ -252,16 +271,25 @@ function eventNamesCustomer(
   );
 }
 
+/** How a redaction knows the customer: their id, and the webhook's email (lower case) when it named one. */
+interface RedactedCustomer {
+  customerId: string;
+  email: string | null;
+}
+
+const namesCustomer = (value: string, { customerId, email }: RedactedCustomer) =>
+  value === customerId || (email !== null && value.trim().toLowerCase() === email);
+
 /**
  * An import's checkpoint (TransferJob.checkpoint: its totals and first issues, kept so a retry resumes with
- * them) without the customer: an issue's `value` that is their id is dropped, the issue (line, reason) stays.
- * Null when the checkpoint does not name them.
+ * them) without the customer: an issue's `value` that is their id or their email (in any case) is dropped,
+ * the issue (line, reason) stays. Null when the checkpoint does not name them.
  */
-function redactedCheckpoint(checkpoint: string, customerId: string): string | null {
+function redactedCheckpoint(checkpoint: string, customer: RedactedCustomer): string | null {
   const parsed = JSON.parse(checkpoint) as { tally?: { issues?: Array<{ value?: string }> } };
   let changed = false;
   for (const issue of parsed.tally?.issues ?? []) {
-    if (issue.value === customerId) {
+    if (typeof issue.value === "string" && namesCustomer(issue.value, customer)) {
       delete issue.value;
       changed = true;
     }
@@ -271,6 +299,7 @@ function redactedCheckpoint(checkpoint: string, customerId: string): string | nu
 
 async function redactCustomer(request: ComplianceRequestRow, connection?: Redis): Promise<ComplianceSummary> {
   const customerId = requireCustomer(request);
+  const customer: RedactedCustomer = { customerId, email: customerEmailOf(request) };
   const { shopId } = request;
   const shop = await findShopById(database(), shopId);
   if (!shop) return {};
@@ -300,18 +329,18 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
   const limits = await forgetRateLimits(`shopper:${shopId}:c:${customerId}`, connection);
   const files = await findCustomerDataRequestFiles(database(), shopId, customerId);
   for (const file of files) if (file.resultKey) await getStorage().remove(file.resultKey);
-  // Export files, import uploads and reports that name the customer are deleted (the merchant exports again
-  // without them); the rows stay, and their downloads answer that the file is gone.
+  // Export files, import uploads and reports that name the customer (by id, or by email alone) are deleted
+  // (the merchant exports again without them); the rows stay, and their downloads answer that the file is gone.
   let transferFiles = 0;
   for (const key of await findTransferFileKeys(database(), shopId)) {
-    if (await storedFileMentions(key, customerId)) {
+    if (await storedFileMentions(key, customer)) {
       await getStorage().remove(key);
       transferFiles += 1;
     }
   }
 
-  // An import's checkpoint keeps the first issues of its file, whose values may be the customer's id.
-  const checkpoints = await redactImportCheckpoints(shopId, customerId);
+  // An import's checkpoint keeps the first issues of its file, whose values may be the customer's id or email.
+  const checkpoints = await redactImportCheckpoints(shopId, customer);
 
   const counts = await transaction(async (tx) => {
     for (const id of eventIds) await updateEventData(tx, shopId, id, REDACTED_EVENT_DATA);
@@ -337,6 +366,7 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
   await updateComplianceRequest(database(), request.id, {
     status: "succeeded",
     customerId: null,
+    customerEmailSealed: null,
     summary: JSON.stringify(summary),
     error: null,
     finishedAt: new Date(),
@@ -345,18 +375,19 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
 }
 
 /**
- * Takes the customer's id out of the checkpoints of the shop's imports. Each is a compare-and-set on the
+ * Takes the customer's id and email out of the checkpoints of the shop's imports. Each is a compare-and-set on the
  * checkpoint read (the one an import attempt also uses), so a batch an import commits meanwhile is not lost:
  * the checkpoint is read again and redacted again. An attempt running then finds its checkpoint changed and
  * steps aside; the job is resumed from the redacted checkpoint (docs/imports.md, two attempts at one import).
  */
-async function redactImportCheckpoints(shopId: string, customerId: string): Promise<number> {
+async function redactImportCheckpoints(shopId: string, customer: RedactedCustomer): Promise<number> {
+  const values = [customer.customerId, ...(customer.email ? [customer.email] : [])];
   let redacted = 0;
   for (let round = 0; round < 10; round++) {
-    const jobs = await findImportCheckpointsMentioning(database(), shopId, customerId);
+    const jobs = await findImportCheckpointsMentioning(database(), shopId, values);
     let raced = false;
     for (const job of jobs) {
-      const next = redactedCheckpoint(job.checkpoint, customerId);
+      const next = redactedCheckpoint(job.checkpoint, customer);
       if (next === null) continue;
       if (await saveTransferJobCheckpoint(database(), shopId, job.id, next, job.checkpoint)) redacted += 1;
       else raced = true;
@@ -381,17 +412,23 @@ async function forgetRateLimits(pattern: string, connection: Redis | undefined):
 }
 
 /**
- * Whether a stored file holds `customerId` as a whole number (not inside a longer run of digits), read as
- * a stream with the chunk boundaries overlapped. A file already gone mentions nothing.
+ * Whether a stored file holds the customer's id as a whole number (not inside a longer run of digits) or
+ * their email as a whole address in any case (not inside a longer one), read as a stream with the chunk
+ * boundaries overlapped. A file already gone mentions nothing.
  */
-async function storedFileMentions(key: string, customerId: string): Promise<boolean> {
+async function storedFileMentions(key: string, { customerId, email }: RedactedCustomer): Promise<boolean> {
   if (!(await getStorage().stat(key))) return false;
-  const pattern = new RegExp(`(?<![0-9])${customerId}(?![0-9])`);
+  const patterns = [new RegExp(`(?<![0-9])${customerId}(?![0-9])`)];
+  if (email) {
+    const escaped = email.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    patterns.push(new RegExp(`(?<![A-Za-z0-9._%+-])${escaped}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`, "i"));
+  }
+  const overlap = Math.max(customerId.length, email?.length ?? 0) + 2;
   let tail = "";
   for await (const chunk of await getStorage().read(key)) {
     const text = tail + Buffer.from(chunk as Buffer).toString("utf8");
-    if (pattern.test(text)) return true;
-    tail = text.slice(-customerId.length - 1);
+    if (patterns.some((pattern) => pattern.test(text))) return true;
+    tail = text.slice(-overlap);
   }
   return false;
 }

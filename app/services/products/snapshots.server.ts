@@ -1,10 +1,11 @@
 /**
- * Product snapshots (docs/decisions/022-product-snapshots.md). A save that carries no title (an API or
- * import save, a theme block without one) stores the item with `productLookupAt` set: the worker is to
- * ask the platform for the product's title and handle. One job per shop does it in batches of the
- * platform's `nodes(ids:)` limit, paced by its cost-based rate limit; the database says what is due, so
- * the sweep queues any shop whose job Redis lost.
- *  - Found: `titleSnapshot` and `handle` take the platform's values; the item is done.
+ * Product snapshots (docs/decisions/022-product-snapshots.md, 029-catalogue-titles.md). Every save, with a
+ * title or without (a title is the shopper's word, or an import file's), stores the item with
+ * `productLookupAt` set: the worker is to ask the platform for the product's title and handle. One job per
+ * shop does it in batches of the platform's `nodes(ids:)` limit, paced by its cost-based rate limit; the
+ * database says what is due, so the sweep queues any shop whose job Redis lost.
+ *  - Found: `titleSnapshot` and `handle` take the platform's values, replacing what the save carried, and
+ *    are marked the catalogue's (`catalogueTitleAt`); the item is done. Later saves of the product take them.
  *  - Unknown to the platform (a null node): the product is gone from the shop (ids are never reused), so
  *    the shop's items of it are marked unavailable, stay untitled, and are never asked about again.
  *  - The shop cannot be asked (no token, token refused, a query the platform refuses, or the platform down
@@ -49,7 +50,7 @@ const productIdOf = (gid: string | undefined) => /^gid:\/\/shopify\/Product\/(\d
 let lastQueueWarningAt = 0;
 
 /**
- * Queues the shop's snapshot run after a save without a title committed. Best effort and never thrown:
+ * Queues the shop's snapshot run after a save committed. Best effort and never thrown:
  * the save is done, and the sweep queues the run if Redis did not take it (warned once a minute at most,
  * so an outage does not log every save).
  */
@@ -151,7 +152,7 @@ export async function runProductSnapshots({
       const gone = productIds.filter((id) => !found.has(id));
       await transaction(async (tx) => {
         for (const [productId, product] of found) {
-          run.filled += await fillProductSnapshot(tx, shopId, { productId, ...product });
+          run.filled += await fillProductSnapshot(tx, shopId, { productId, ...product }, now);
         }
         run.gone += await markProductsGone(tx, shopId, gone, now);
       });

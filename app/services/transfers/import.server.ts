@@ -354,8 +354,9 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       }
     }
     settle(tally, result.inserted.length, result.full);
-    // Rows without a title are saved due for a product lookup: the worker fills them from the platform.
-    if (!dryRun && result.inserted.length > 0 && rows.some((row) => !row.title)) {
+    // Every row is saved due for a product lookup: the worker gives it the platform's title, which replaces a
+    // title the file carried (docs/decisions/029-catalogue-titles.md).
+    if (!dryRun && result.inserted.length > 0) {
       await requestProductSnapshots(shopId);
     }
   };

@@ -154,7 +154,8 @@ export function exportMarketingCsv(
               customer.firstName ?? "",
               customer.lastName ?? "",
               row.productId,
-              product?.title ?? row.titleSnapshot,
+              // A product the platform no longer has: its last catalogue title, never one a shopper sent.
+              product?.title ?? (row.catalogueTitleAt === null ? "" : row.titleSnapshot),
               row.variantId,
               variant?.title ?? "",
               price,

@@ -22,6 +22,21 @@ export function itemView(item: ItemRow) {
   };
 }
 
+/**
+ * An item as the merchant's admin shows it: the catalogue's title apart from a title the save carried (a
+ * shopper's or an import file's), which is never presented as the product's (docs/decisions/029-catalogue-titles.md).
+ */
+export function merchantItemView(item: ItemRow) {
+  const fromCatalogue = item.catalogueTitleAt !== null;
+  return {
+    ...itemView(item),
+    /** The catalogue's title; null until the platform has answered for the product. */
+    catalogueTitle: fromCatalogue ? item.titleSnapshot || null : null,
+    /** The title the save carried, while the catalogue's is not known. */
+    savedTitle: fromCatalogue ? null : item.titleSnapshot || null,
+  };
+}
+
 export function listSummaryView(list: ListRow & { count: number }) {
   return {
     id: list.id,

@@ -165,14 +165,18 @@ async function finishChange(
   return count;
 }
 
-/** A save without a title is due for a product lookup from now on (services/products/snapshots.server.ts). */
+/**
+ * Every save is due for a product lookup from now on, titled or not (services/products/snapshots.server.ts):
+ * a title the save carries is the shopper's (or the import file's) until the catalogue's replaces it
+ * (docs/decisions/029-catalogue-titles.md).
+ */
 const newItemRow = (listId: string, item: NewItem, addedAt: Date) => ({
   ...keyOf(listId, item),
   variantId: item.variantId ?? "",
   handle: item.handle,
   titleSnapshot: item.title ?? "",
   addedAt,
-  productLookupAt: item.title ? null : new Date(),
+  productLookupAt: new Date(),
 });
 
 /** The owner's default list with its items (newest first), or null: reading never creates a list. */
@@ -212,7 +216,7 @@ export async function toggleItem(input: ChangeInput & { item: NewItem }, unit?: 
     await unit?.within?.(tx, result);
     return result;
   });
-  if (result.added && !item.title) void requestProductSnapshots(shopId);
+  if (result.added) void requestProductSnapshots(shopId);
   return result;
 }
 
@@ -242,7 +246,7 @@ export async function addItem(input: ChangeInput & { item: NewItem }, unit?: Uni
     await unit?.within?.(tx, result);
     return result;
   });
-  if (result.created && !item.title) void requestProductSnapshots(shopId);
+  if (result.created) void requestProductSnapshots(shopId);
   return result;
 }
 

@@ -22,7 +22,14 @@ const TopProductsSchema = z
       z.object({
         productId: PlatformId,
         handle: z.string().nullable().openapi({ description: "Latest handle seen; null when no list holds it now." }),
-        title: z.string().nullable().openapi({ description: "Latest title snapshot, if any." }),
+        title: z
+          .string()
+          .nullable()
+          .openapi({
+            description:
+              "The product's title as the shop's catalogue last gave it to a saved item; null until the " +
+              "catalogue has answered for the product (a title a shopper sent with a save is never shown here).",
+          }),
         saves: z.number().int().openapi({ description: "Times saved in the range." }),
         removes: z.number().int().openapi({ description: "Times removed in the range." }),
         savers: z.number().int().openapi({ description: "Lists holding the product now." }),

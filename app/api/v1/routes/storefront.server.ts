@@ -47,7 +47,15 @@ const ItemInput = {
       anyOf: [...platformIdInputForms("ProductVariant"), { type: "null" }],
       description: "Optional: save a specific variant. Digits or a GID; null (or no member) for the product itself.",
     }),
-  title: z.string().max(255).optional().openapi({ description: "Optional: product title, kept as `titleSnapshot`." }),
+  title: z
+    .string()
+    .max(255)
+    .optional()
+    .openapi({
+      description:
+        "Optional: product title, kept as `titleSnapshot` until the shop's catalogue title replaces it (within " +
+        "seconds); ignored when the catalogue's title of the product is known already.",
+    }),
 };
 
 const OwnerInput = {

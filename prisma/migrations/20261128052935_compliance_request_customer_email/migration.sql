@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ComplianceRequest" ADD COLUMN "customerEmailSealed" TEXT;
+
