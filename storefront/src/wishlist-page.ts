@@ -40,7 +40,13 @@ if (root && pageSettings) {
   const settings = JSON.parse(pageSettings.textContent!) as PageSettings;
   const loaded = (window as { Wishlist?: { _page?: PageContext } }).Wishlist?._page;
   if (loaded) void renderPage(root, loaded, settings);
-  else
+  // The app embed is off (its settings are written at the end of the body, before this deferred script
+  // runs): no list can come, so the page says so rather than "Loading…" for ever.
+  else if (!document.getElementById("wishlist-settings")) {
+    const note = document.createElement("p");
+    note.textContent = settings.strings.notAvailable!;
+    root.querySelector("[data-wishlist-items]")!.replaceChildren(note);
+  } else
     document.addEventListener(
       PAGE_EVENT,
       (event) => void renderPage(root, (event as CustomEvent<PageContext>).detail, settings),

@@ -630,7 +630,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     await context.close();
   });
 
-  it("shows no label of the product page's button while the app embed is off, and one once it is on", async () => {
+  it("shows no label of the product page's button and no endless loading on the wishlist page while the app embed is off", async () => {
     await setEmbed(stack, false);
     try {
       const { context, page } = await openStorefront(stack, "/products/harbor-wool-coat");
@@ -641,6 +641,11 @@ describe("Storefront", { timeout: 240_000 }, () => {
       expect(await block.getByText("Remove from wishlist").isVisible()).toBe(false);
       expect(await page.getByRole("button", { name: /wishlist/ }).count()).toBe(0);
       await context.close();
+      // The wishlist page cannot load a list without the embed: it says so instead of loading for ever.
+      const wishlistPage = await openStorefront(stack, "/pages/wishlist");
+      await wishlistPage.page.getByText("The wishlist is not available in this shop right now.").waitFor();
+      expect(await wishlistPage.page.getByText("Loading the wishlist…").count()).toBe(0);
+      await wishlistPage.context.close();
     } finally {
       await setEmbed(stack, true);
     }
