@@ -89,7 +89,9 @@ export default function WebhookEndpoint() {
     (navigation.state === "loading" && navigation.location.pathname === location.pathname);
 
   return (
-    <Page backAction={{ content: "Webhooks", url: "/app/webhooks" }} title={endpoint.url}>
+    // No `title`: Polaris would draw it as a second h1 beside the layout's (app/admin/pages.ts), on one line
+    // that a long URL pushes past the page's edge. The URL heads the Endpoint card instead, wrapping.
+    <Page backAction={{ content: "Webhooks", url: "/app/webhooks" }}>
       <TitleBar title="Webhook endpoint">
         <button onClick={() => revalidator.revalidate()}>Refresh log</button>
       </TitleBar>
@@ -104,10 +106,15 @@ export default function WebhookEndpoint() {
         <Layout.Section>
           <Card>
             <BlockStack gap="400">
-              <InlineStack align="space-between" blockAlign="start" gap="400">
-                <Text as="h2" variant="headingMd">
-                  Endpoint
-                </Text>
+              <InlineStack align="space-between" blockAlign="start" gap="400" wrap={false}>
+                <BlockStack gap="100">
+                  <Text as="h2" variant="headingMd">
+                    Endpoint
+                  </Text>
+                  <Text as="p" fontWeight="semibold" breakWord>
+                    {endpoint.url}
+                  </Text>
+                </BlockStack>
                 <SendTestEventButton endpoint={endpoint} />
               </InlineStack>
               <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
@@ -295,10 +302,7 @@ export function ErrorBoundary() {
       ? error.message
       : "This endpoint could not be loaded.";
   return (
-    <Page
-      backAction={{ content: "Webhooks", url: "/app/webhooks" }}
-      title={notFound ? "Endpoint not found" : "Webhook endpoint"}
-    >
+    <Page backAction={{ content: "Webhooks", url: "/app/webhooks" }}>
       <TitleBar title="Webhook endpoint" />
       <Banner
         tone={notFound ? "warning" : "critical"}

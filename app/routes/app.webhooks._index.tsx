@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { useFetcher, useLoaderData, useRouteError } from "@remix-run/react";
+import { useFetcher, useLoaderData } from "@remix-run/react";
 import { Modal, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
 import {
   Banner,
@@ -23,6 +23,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
+import { PageError } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { formatAdminTime, WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
 import { getEnv } from "~/env.server";
@@ -384,13 +385,5 @@ function DeleteEndpointModal({ endpoint, onClose }: { endpoint: Endpoint; onClos
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = error instanceof Error ? error.message : "The webhooks could not be loaded.";
-  return (
-    <Page title="Webhooks">
-      <Banner tone="critical" title="Something went wrong">
-        <p>{message}</p>
-      </Banner>
-    </Page>
-  );
+  return <PageError pageTitle="Webhooks" title="The webhooks could not be shown" />;
 }
