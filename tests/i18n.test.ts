@@ -61,6 +61,9 @@ describe("the admin's catalogues", () => {
       ["webhook.reEnable", "webhook.reEnableLabel"],
       ["webhook.redeliver", "webhook.redeliverLabel"],
       ["webhooks.delete", "webhooks.deleteLabel"],
+      ["keys.revoke", "keys.revokeLabel"],
+      ["copy.button", "keys.public.copy"],
+      ["copy.button", "keys.copySecret"],
     ];
     const mismatched = pairs.filter(([visible, label]) => !t(label).toLowerCase().startsWith(t(visible).toLowerCase()));
     expect(mismatched).toEqual([]);
