@@ -188,7 +188,7 @@ function AttemptsTable({
   loading: boolean;
   endpointDisabled: boolean;
 }) {
-  const { t, dateTime, number } = useI18n();
+  const { t, dateTime } = useI18n();
   return (
     <IndexTable
       resourceName={{ singular: t("webhook.attempt.singular"), plural: t("webhook.attempt.plural") }}
