@@ -64,6 +64,7 @@ describe("the admin's catalogues", () => {
       ["keys.revoke", "keys.revokeLabel"],
       ["copy.button", "keys.public.copy"],
       ["copy.button", "keys.copySecret"],
+      ["origins.remove", "origins.removeLabel"],
     ];
     const mismatched = pairs.filter(([visible, label]) => !t(label).toLowerCase().startsWith(t(visible).toLowerCase()));
     expect(mismatched).toEqual([]);
