@@ -281,6 +281,27 @@ export const en = {
   "strings.another": "Another locale",
   "strings.anotherHelp": "A locale code such as pt-BR; its strings fall back to its language, then to English.",
   "strings.addLocale": "Add locale",
+
+  "jobs.status.queued": "Queued",
+  "jobs.status.running": "Running",
+  "jobs.status.succeeded": "Succeeded",
+  "jobs.status.failed": "Failed",
+  "jobs.somethingWrong": "Something went wrong.",
+  "imports.new": "New import",
+  "imports.emptyHeading": "Bring in wishlists from a file",
+  "imports.emptyBody":
+    "Import this app's own CSV exports, or CSV exports of other wishlist apps (their known column layouts are listed when you choose the file's source). A dry run shows what would be saved before anything is written.",
+  "imports.column.started": "Started",
+  "imports.column.file": "File",
+  "imports.column.source": "Source",
+  "imports.column.mode": "Mode",
+  "imports.column.status": "Status",
+  "imports.column.imported": "Items imported",
+  "imports.column.skipped": "Rows skipped",
+  "imports.mode.dryRun": "Dry run",
+  "imports.mode.import": "Import",
+  "imports.wouldBe": "{count} (would be)",
+  "imports.error": "The imports could not be shown",
 };
 
 export type Messages = {
