@@ -37,13 +37,14 @@ export default defineConfig({
         },
       },
       // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every
-      // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md).
+      // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md). The admin's
+      // catalogues (tests/i18n.test.ts) touch no database.
       {
         extends: true,
         test: {
           name: "postgres",
           env: { TEST_DATABASE: "postgres" },
-          exclude: [...configDefaults.exclude, "tests/e2e/**"],
+          exclude: [...configDefaults.exclude, "tests/e2e/**", "tests/i18n.test.ts"],
         },
       },
     ],

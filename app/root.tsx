@@ -1,6 +1,9 @@
 import type { MetaFunction } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts, useLocation, useMatches } from "@remix-run/react";
+import { Links, Meta, Outlet, Scripts, useLocation, useMatches, useRouteLoaderData } from "@remix-run/react";
 import { documentTitle } from "~/admin/pages";
+import { DEFAULT_ADMIN_LOCALE } from "~/i18n/locales";
+import { createTranslator } from "~/i18n/translate";
+import type { loader as adminLoader } from "~/routes/app";
 
 const isAdminPath = (pathname: string) => pathname === "/app" || pathname.startsWith("/app/");
 
@@ -14,14 +17,16 @@ export const meta: MetaFunction = ({ location }) => (isAdminPath(location.pathna
 export default function App() {
   const matches = useMatches();
   const { pathname } = useLocation();
+  // The admin's language (resolved by its layout, app.tsx); every other document is English.
+  const locale = useRouteLoaderData<typeof adminLoader>("routes/app")?.locale ?? DEFAULT_ADMIN_LOCALE;
   return (
-    <html lang="en">
+    <html lang={locale}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <link rel="preconnect" href="https://cdn.shopify.com/" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        {isAdminPath(pathname) ? <title>{documentTitle(matches)}</title> : null}
+        {isAdminPath(pathname) ? <title>{documentTitle(matches, createTranslator(locale))}</title> : null}
         <Meta />
         <Links />
       </head>

@@ -13,6 +13,9 @@
   const saveBarActions = document.getElementById("save-bar-actions");
   const toasts = document.getElementById("toasts");
   const loadingBar = document.getElementById("loading-bar");
+  // The admin language picker reloads the admin (and so the app) in the chosen language at once.
+  const localePicker = document.getElementById("admin-locale");
+  localePicker.querySelector("select").addEventListener("change", () => localePicker.requestSubmit());
 
   let cachedToken = null;
   async function sessionToken() {

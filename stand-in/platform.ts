@@ -18,7 +18,8 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
 import { answerAdminGraphql } from "./admin-graphql";
 import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
 import { adminHost, signSessionToken, verifySessionToken } from "./session-token";
@@ -151,21 +152,36 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     return c.json({ token: await signSessionToken({ shopDomain: shop.domain, apiKey, apiSecret }) });
   });
 
-  app.get(`/store/:store/apps/${appHandle}/*`, (c) => adminPage(c.req.param("store"), c.req.url));
-  app.get(`/store/:store/apps/${appHandle}`, (c) => adminPage(c.req.param("store"), c.req.url));
+  app.get(`/store/:store/apps/${appHandle}/*`, (c) => adminPage(c, c.req.param("store")));
+  app.get(`/store/:store/apps/${appHandle}`, (c) => adminPage(c, c.req.param("store")));
 
-  async function adminPage(store: string, requestUrl: string) {
+  /**
+   * The admin user's language, which the platform passes to the app as `locale` on every embedded load:
+   * here a person picks it with `?locale=` on the admin URL (or the header's picker), and the stand-in
+   * keeps it in a cookie as the platform keeps it in the user's settings.
+   */
+  function adminLocale(c: Context): string {
+    const chosen = c.req.query("locale");
+    if (chosen && /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/.test(chosen)) {
+      setCookie(c, ADMIN_LOCALE_COOKIE, chosen, { path: "/", sameSite: "Lax" });
+      return chosen;
+    }
+    return getCookie(c, ADMIN_LOCALE_COOKIE) ?? "en";
+  }
+
+  async function adminPage(c: Context, store: string) {
     const shop = byStore.get(store);
-    if (!shop) return new Response("No such shop in the platform stand-in", { status: 404 });
-    const url = new URL(requestUrl);
+    if (!shop) return c.text("No such shop in the platform stand-in", 404);
+    const locale = adminLocale(c);
+    const url = new URL(c.req.url);
     const basePath = `/store/${store}/apps/${appHandle}`;
     const appPath = `/app${url.pathname.slice(basePath.length).replace(/\/$/, "")}`;
     const frameUrl = new URL(`${appUrl}${appPath}`);
-    for (const [name, value] of url.searchParams) frameUrl.searchParams.append(name, value);
+    for (const [name, value] of url.searchParams) if (name !== "locale") frameUrl.searchParams.append(name, value);
     frameUrl.searchParams.set("embedded", "1");
     frameUrl.searchParams.set("host", adminHost(shop.domain));
     frameUrl.searchParams.set("id_token", await signSessionToken({ shopDomain: shop.domain, apiKey, apiSecret }));
-    frameUrl.searchParams.set("locale", "en");
+    frameUrl.searchParams.set("locale", locale);
     frameUrl.searchParams.set("shop", shop.domain);
     frameUrl.searchParams.set("timestamp", String(Math.floor(Date.now() / 1000)));
     const config = {
@@ -176,12 +192,25 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
       adminPath: `/store/${store}`,
       tokenPath: `/store/${store}/session-token`,
     };
-    return htmlResponse(
-      `${appName} · ${shop.name}`,
-      `<header class="admin-top">
+    return c.html(
+      html(
+        `${appName} · ${shop.name}`,
+        `<header class="admin-top">
         <span class="admin-logo" aria-hidden="true">◆</span>
         <span class="admin-shop">${escapeHtml(shop.name)}</span>
         <span class="admin-badge">Local admin (platform stand-in)</span>
+        <form id="admin-locale" class="admin-locale" method="get">
+          <label for="admin-locale-select">Admin language</label>
+          <select id="admin-locale-select" name="locale">${ADMIN_LANGUAGES.map(
+            ([code, name]) =>
+              `<option value="${code}"${code === locale ? " selected" : ""}>${escapeHtml(name)}</option>`,
+          ).join("")}${
+            ADMIN_LANGUAGES.some(([code]) => code === locale)
+              ? ""
+              : `<option value="${escapeHtml(locale)}" selected>${escapeHtml(locale)}</option>`
+          }</select>
+          <button type="submit" class="admin-button">Change</button>
+        </form>
       </header>
       <div id="save-bar" class="admin-save-bar" hidden>
         <span class="admin-save-bar__label">Unsaved changes</span>
@@ -204,6 +233,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
       <div id="toasts" class="admin-toasts" aria-live="polite"></div>
       <script id="admin-config" type="application/json">${scriptJson(config)}</script>
       <script src="/admin-host.js"></script>`,
+      ),
     );
   }
 
@@ -347,9 +377,15 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   }
 }
 
-function htmlResponse(title: string, body: string) {
-  return new Response(html(title, body), { headers: { "content-type": "text/html; charset=utf-8" } });
-}
+const ADMIN_LOCALE_COOKIE = "stand_in_admin_locale";
+/** The admin languages offered by the stand-in's picker: the platform's, as far as the app has them, and one it lacks. */
+const ADMIN_LANGUAGES: Array<[string, string]> = [
+  ["en", "English"],
+  ["de", "Deutsch"],
+  ["fr", "Français"],
+  ["es", "Español"],
+  ["ja", "日本語"],
+];
 
 function html(title: string, body: string) {
   return `<!doctype html>
@@ -372,6 +408,7 @@ const STYLES = `
   .admin-top { height: 56px; display: flex; align-items: center; gap: 12px; padding: 0 16px; background: #1a1a1a; color: #e3e3e3; }
   .admin-logo { color: #95bf47; font-size: 20px; }
   .admin-shop { font-weight: 650; }
+  .admin-locale { display: flex; align-items: center; gap: 6px; font-size: 12px; }
   .admin-badge { margin-left: auto; font-size: 12px; padding: 2px 8px; border-radius: 8px; background: #303030; }
   .admin-save-bar { position: fixed; top: 0; left: 0; right: 0; height: 56px; z-index: 10; display: flex; align-items: center; padding: 0 16px; background: #1a1a1a; color: #fff; }
   .admin-save-bar[hidden] { display: none; }

@@ -1,23 +1,25 @@
 import { useAppBridge } from "@shopify/app-bridge-react";
 import { Button } from "@shopify/polaris";
 import { useRef } from "react";
+import { useI18n } from "~/i18n/context";
 
 /** A "Copy" button that puts a value (a key, a secret) on the clipboard and says so in a toast. */
 export function CopyButton({ value, accessibilityLabel }: { value: string; accessibilityLabel: string }) {
   const shopify = useAppBridge();
+  const { t } = useI18n();
   const container = useRef<HTMLSpanElement>(null);
   async function copy() {
     try {
       await writeToClipboard(value, container.current ?? document.body);
-      shopify.toast.show("Copied to the clipboard");
+      shopify.toast.show(t("copy.done"));
     } catch {
-      shopify.toast.show("Could not copy: select the text and copy it", { isError: true });
+      shopify.toast.show(t("copy.failed"), { isError: true });
     }
   }
   return (
     <span ref={container}>
       <Button onClick={copy} accessibilityLabel={accessibilityLabel}>
-        Copy
+        {t("copy.button")}
       </Button>
     </span>
   );

@@ -2,6 +2,7 @@ import { useFetcher } from "@remix-run/react";
 import { useAppBridge } from "@shopify/app-bridge-react";
 import { Banner, BlockStack, Button, InlineStack, Text } from "@shopify/polaris";
 import { useEffect, useRef } from "react";
+import { useI18n } from "~/i18n/context";
 
 export interface DisabledEndpoint {
   id: string;
@@ -20,28 +21,26 @@ export function DisabledEndpointsBanner({ endpoints }: { endpoints: DisabledEndp
   // the banner may go) in the same render that brings the answer, so only this component sees it and says so.
   const fetcher = useFetcher<{ ok: boolean; formError?: string }>();
   const shopify = useAppBridge();
+  const { t } = useI18n();
   const confirmed = useRef<typeof fetcher.data>(undefined);
   useEffect(() => {
     if (!fetcher.data || fetcher.data === confirmed.current) return;
     confirmed.current = fetcher.data;
-    if (fetcher.data.ok) shopify.toast.show("Endpoint re-enabled: new events are delivered to it again");
-    else shopify.toast.show(fetcher.data.formError ?? "The endpoint was not re-enabled", { isError: true });
-  }, [fetcher.data, shopify]);
+    if (fetcher.data.ok) shopify.toast.show(t("webhook.reEnabled"));
+    else shopify.toast.show(fetcher.data.formError ?? t("webhook.notReEnabled"), { isError: true });
+  }, [fetcher.data, shopify, t]);
   if (endpoints.length === 0) return null;
   return (
     <Banner
       tone="critical"
       title={
         endpoints.length === 1
-          ? "A webhook endpoint is disabled and receives no events"
-          : `${endpoints.length} webhook endpoints are disabled and receive no events`
+          ? t("webhook.disabledBanner.one")
+          : t("webhook.disabledBanner.many", { count: endpoints.length })
       }
     >
       <BlockStack gap="200">
-        <Text as="p">
-          After 20 failed deliveries in a row an endpoint is switched off. Fix the receiver, then re-enable it: new
-          events are delivered again from then on.
-        </Text>
+        <Text as="p">{t("webhook.disabledBanner.body")}</Text>
         {endpoints.map((endpoint) => (
           <ReEnable key={endpoint.id} endpoint={endpoint} fetcher={fetcher} />
         ))}
@@ -57,6 +56,7 @@ function ReEnable({
   endpoint: DisabledEndpoint;
   fetcher: ReturnType<typeof useFetcher<{ ok: boolean; formError?: string }>>;
 }) {
+  const { t } = useI18n();
   const sending = fetcher.state !== "idle" && fetcher.formData?.get("endpointId") === endpoint.id;
   return (
     <fetcher.Form method="post" action="/app/webhooks?index">
@@ -66,8 +66,8 @@ function ReEnable({
         <Text as="span" fontWeight="semibold" breakWord>
           {endpoint.url}
         </Text>
-        <Button submit loading={sending} accessibilityLabel={`Re-enable ${endpoint.url}`}>
-          Re-enable
+        <Button submit loading={sending} accessibilityLabel={t("webhook.reEnableLabel", { url: endpoint.url })}>
+          {t("webhook.reEnable")}
         </Button>
       </InlineStack>
     </fetcher.Form>

@@ -1,5 +1,7 @@
 import { BlockStack, Button, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey } from "~/i18n/translate";
 
 /**
  * The browser origins of the shop's headless storefronts: one field per origin (so a refused one shows its
@@ -10,16 +12,16 @@ import { useState } from "react";
  */
 
 /** An origin as a browser's Origin header carries it, or why the text is not one. */
-function originOf(text: string): { origin: string } | { error: string } {
+function originOf(text: string): { origin: string } | { error: MessageKey } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { error: "must be an origin such as https://shop.example.com" };
+    return { error: "origins.notUrl" };
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { error: "must start with https:// or http://" };
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { error: "origins.scheme" };
   if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
-    return { error: "must be an origin only: scheme, host and optional port (no path, query or fragment)" };
+    return { error: "origins.onlyOrigin" };
   }
   return { origin: url.origin };
 }
@@ -34,13 +36,14 @@ export function HeadlessOriginsEditor({
 }) {
   const [draft, setDraft] = useState("");
   const [draftError, setDraftError] = useState<string | undefined>();
+  const { t } = useI18n();
 
   function add() {
     const text = draft.trim();
     if (!text) return;
     const checked = originOf(text);
     if ("error" in checked) {
-      setDraftError(checked.error);
+      setDraftError(t(checked.error));
       return;
     }
     if (!origins.includes(checked.origin)) onChange([...origins, checked.origin]);
@@ -52,13 +55,13 @@ export function HeadlessOriginsEditor({
     <BlockStack gap="300">
       {origins.length === 0 ? (
         <Text as="p" tone="subdued">
-          No headless origins: only the theme storefront calls the API from a browser.
+          {t("origins.none")}
         </Text>
       ) : (
         origins.map((origin, index) => (
           <TextField
             key={index}
-            label={`Origin ${index + 1}`}
+            label={t("origins.origin", { number: index + 1 })}
             autoComplete="off"
             value={origin}
             onChange={(value) => onChange(origins.map((current, at) => (at === index ? value : current)))}
@@ -66,10 +69,10 @@ export function HeadlessOriginsEditor({
             connectedRight={
               <Button
                 tone="critical"
-                accessibilityLabel={`Remove ${origin}`}
+                accessibilityLabel={t("origins.removeLabel", { origin })}
                 onClick={() => onChange(origins.filter((_, at) => at !== index))}
               >
-                Remove
+                {t("origins.remove")}
               </Button>
             }
           />
@@ -90,8 +93,8 @@ export function HeadlessOriginsEditor({
         }}
       >
         <TextField
-          label="New origin"
-          helpText="Scheme, host and optional port, such as https://shop.example.com (no path, no trailing slash)."
+          label={t("origins.new")}
+          helpText={t("origins.newHelp")}
           autoComplete="off"
           value={draft}
           onChange={(value) => {
@@ -101,7 +104,7 @@ export function HeadlessOriginsEditor({
           error={draftError}
           connectedRight={
             <Button onClick={add} disabled={!draft.trim()}>
-              Add origin
+              {t("origins.add")}
             </Button>
           }
         />

@@ -1,16 +1,17 @@
 import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import { Banner, Page, Text } from "@shopify/polaris";
+import { useI18n } from "~/i18n/context";
 
 /** What went wrong, for a merchant: a thrown response's own text or `message`, else its status. */
-export function routeErrorMessage(error: unknown): string {
+export function routeErrorMessage(error: unknown, unknown = "Unknown error"): string {
   if (isRouteErrorResponse(error)) {
     const data = error.data as unknown;
     if (typeof data === "string") return `${error.status} ${data}`;
     const message = (data as { message?: unknown } | null)?.message;
     return `${error.status} ${typeof message === "string" ? message : error.statusText}`;
   }
-  return error instanceof Error ? error.message : "Unknown error";
+  return error instanceof Error ? error.message : unknown;
 }
 
 /** An admin page's error boundary: its title bar and a banner saying what could not be shown, and why. */
@@ -23,11 +24,12 @@ export function PageError({
   title: string;
   backAction?: { content: string; url: string };
 }) {
+  const { t } = useI18n();
   return (
     <Page backAction={backAction}>
       <TitleBar title={pageTitle} />
       <Banner tone="critical" title={title}>
-        <Text as="p">{routeErrorMessage(useRouteError())}</Text>
+        <Text as="p">{routeErrorMessage(useRouteError(), t("error.unknown"))}</Text>
       </Banner>
     </Page>
   );

@@ -2,6 +2,7 @@ import { useFetcher } from "@remix-run/react";
 import { useAppBridge } from "@shopify/app-bridge-react";
 import { Button } from "@shopify/polaris";
 import { useEffect } from "react";
+import { useI18n } from "~/i18n/context";
 
 /**
  * Sends the endpoint a `ping` through the whole delivery pipeline (the Webhooks page's action,
@@ -15,11 +16,12 @@ export function SendTestEventButton({
 }) {
   const fetcher = useFetcher<{ ok: boolean; formError?: string }>();
   const shopify = useAppBridge();
+  const { t } = useI18n();
   useEffect(() => {
     if (!fetcher.data) return;
-    if (fetcher.data.ok) shopify.toast.show("Test event queued: its attempts show in the delivery log");
-    else shopify.toast.show(fetcher.data.formError ?? "The test event was not sent", { isError: true });
-  }, [fetcher.data, shopify]);
+    if (fetcher.data.ok) shopify.toast.show(t("webhook.testQueued"));
+    else shopify.toast.show(fetcher.data.formError ?? t("webhook.testNotSent"), { isError: true });
+  }, [fetcher.data, shopify, t]);
   return (
     <fetcher.Form method="post" action="/app/webhooks?index">
       <input type="hidden" name="intent" value="test" />
@@ -28,9 +30,9 @@ export function SendTestEventButton({
         submit
         loading={fetcher.state !== "idle"}
         disabled={endpoint.disabledAt !== null}
-        accessibilityLabel={`Send test to ${endpoint.url}`}
+        accessibilityLabel={t("webhook.sendTestLabel", { url: endpoint.url })}
       >
-        Send test
+        {t("webhook.sendTest")}
       </Button>
     </fetcher.Form>
   );

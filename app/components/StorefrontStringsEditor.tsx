@@ -1,20 +1,22 @@
 import { BlockStack, Button, InlineGrid, InlineStack, Select, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey } from "~/i18n/translate";
 
 /** Storefront strings by locale, as stored in the settings: `{ "fr": { "add": "Ajouter" } }`. */
 export type StringOverrides = Record<string, Record<string, string>>;
 
-const KEY_LABELS: Record<string, string> = {
-  add: "Add button",
-  remove: "Remove button",
-  saved: "Saved message",
-  removed: "Removed message",
-  empty: "Empty wishlist message",
-  title: "Wishlist page title",
-  share: "Share button",
-  linkCopied: "Link copied message",
-  sharedTitle: "Shared wishlist title",
-  loginToSave: "Log-in prompt",
+const KEY_LABELS: Record<string, MessageKey> = {
+  add: "strings.key.add",
+  remove: "strings.key.remove",
+  saved: "strings.key.saved",
+  removed: "strings.key.removed",
+  empty: "strings.key.empty",
+  title: "strings.key.title",
+  share: "strings.key.share",
+  linkCopied: "strings.key.linkCopied",
+  sharedTitle: "strings.key.sharedTitle",
+  loginToSave: "strings.key.loginToSave",
 };
 
 /**
@@ -37,6 +39,9 @@ export function StorefrontStringsEditor({
   const [locale, setLocale] = useState("en");
   const [addedLocales, setAddedLocales] = useState<string[]>([]);
   const [newLocale, setNewLocale] = useState("");
+  const { t, locale: adminLocale } = useI18n();
+  // Locale names in the admin's language: "French (fr)", "Französisch (fr)".
+  const localeName = (code: string) => localeNameIn(adminLocale, code);
 
   const locales = [...new Set([...Object.keys(defaults), ...Object.keys(strings), ...addedLocales])];
   const overrides = strings[locale] ?? {};
@@ -63,12 +68,14 @@ export function StorefrontStringsEditor({
       <InlineStack gap="300" blockAlign="end" wrap>
         <div style={{ minWidth: 240 }}>
           <Select
-            label="Locale"
+            label={t("strings.locale")}
             value={locale}
             onChange={setLocale}
             options={locales.map((code) => ({
               value: code,
-              label: `${localeName(code)}${overrideCount(code) ? ` · ${overrideCount(code)} overridden` : ""}`,
+              label: overrideCount(code)
+                ? t("strings.overridden", { name: localeName(code), count: overrideCount(code) })
+                : localeName(code),
             }))}
             error={errors[`strings.${locale}`]}
           />
@@ -78,17 +85,17 @@ export function StorefrontStringsEditor({
           disabled={overrideCount(locale) === 0}
           onClick={() => onChange(withLocale(strings, locale, {}), `strings.${locale}`)}
         >
-          {`Remove ${localeName(locale)} overrides`}
+          {t("strings.removeOverrides", { name: localeName(locale) })}
         </Button>
       </InlineStack>
       <Text as="p" tone="subdued">
-        An empty field shows the built-in text (in grey).
+        {t("strings.emptyHint")}
       </Text>
       <InlineGrid columns={{ xs: 1, md: 2 }} gap="300">
         {Object.keys(defaults.en ?? {}).map((key) => (
           <TextField
             key={`${locale}.${key}`}
-            label={KEY_LABELS[key] ?? key}
+            label={KEY_LABELS[key] ? t(KEY_LABELS[key]) : key}
             autoComplete="off"
             value={overrides[key] ?? ""}
             placeholder={builtIn[key]}
@@ -98,14 +105,14 @@ export function StorefrontStringsEditor({
         ))}
       </InlineGrid>
       <TextField
-        label="Another locale"
-        helpText="A locale code such as pt-BR; its strings fall back to its language, then to English."
+        label={t("strings.another")}
+        helpText={t("strings.anotherHelp")}
         autoComplete="off"
         value={newLocale}
         onChange={setNewLocale}
         connectedRight={
           <Button onClick={addLocale} disabled={!newLocale.trim()}>
-            Add locale
+            {t("strings.addLocale")}
           </Button>
         }
       />
@@ -120,9 +127,9 @@ function withLocale(strings: StringOverrides, locale: string, overrides: Record<
   return next;
 }
 
-function localeName(code: string) {
+function localeNameIn(adminLocale: string, code: string) {
   try {
-    const name = new Intl.DisplayNames(["en"], { type: "language" }).of(code);
+    const name = new Intl.DisplayNames([adminLocale], { type: "language" }).of(code);
     return name && name !== code ? `${name} (${code})` : code;
   } catch {
     return code; // not a locale code; saving says why

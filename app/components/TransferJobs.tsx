@@ -1,6 +1,8 @@
 import { isRouteErrorResponse, useRevalidator, useRouteError } from "@remix-run/react";
 import { Badge, Banner, Layout, Page, Text } from "@shopify/polaris";
 import { useEffect, type ReactNode } from "react";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey } from "~/i18n/translate";
 
 /** What the Imports and Exports pages share: job statuses, timestamps, download links, live refresh. */
 
@@ -8,21 +10,22 @@ type JobStatus = "queued" | "running" | "succeeded" | "failed";
 
 export const isUnderway = (status: JobStatus) => status === "queued" || status === "running";
 
-const STATUS_BADGES: Record<JobStatus, { label: string; tone?: "info" | "success" | "critical" }> = {
-  queued: { label: "Queued" },
-  running: { label: "Running", tone: "info" },
-  succeeded: { label: "Succeeded", tone: "success" },
-  failed: { label: "Failed", tone: "critical" },
+const STATUS_BADGES: Record<JobStatus, { label: MessageKey; tone?: "info" | "success" | "critical" }> = {
+  queued: { label: "jobs.status.queued" },
+  running: { label: "jobs.status.running", tone: "info" },
+  succeeded: { label: "jobs.status.succeeded", tone: "success" },
+  failed: { label: "jobs.status.failed", tone: "critical" },
 };
 
 export function JobStatusBadge({ status }: { status: JobStatus }) {
+  const { t } = useI18n();
   const { label, tone } = STATUS_BADGES[status];
   return (
     <Badge
       tone={tone}
       progress={status === "succeeded" ? "complete" : isUnderway(status) ? "partiallyComplete" : undefined}
     >
-      {label}
+      {t(label)}
     </Badge>
   );
 }
@@ -63,13 +66,14 @@ export function useRefreshWhile(active: boolean, intervalMs = 1_000) {
  */
 export function TransferPageError({ title }: { title: string }) {
   const error = useRouteError();
+  const { t } = useI18n();
   let message: string;
   if (isRouteErrorResponse(error)) {
     const data = error.data as { message?: unknown } | null;
     if (error.status !== 404 || typeof data?.message !== "string") throw error;
     message = data.message;
   } else {
-    message = error instanceof Error ? error.message : "Something went wrong.";
+    message = error instanceof Error ? error.message : t("jobs.somethingWrong");
   }
   return (
     <Page>

@@ -1,13 +1,5 @@
 import { Badge, BlockStack, Text } from "@shopify/polaris";
-
-/**
- * Admin timestamps: one fixed locale and zone, so every merchant (and every screenshot) reads the same text;
- * with seconds where events often fall within one minute (the delivery log).
- */
-export function formatAdminTime(iso: string, { seconds = false }: { seconds?: boolean } = {}): string {
-  const timeStyle = seconds ? "medium" : "short";
-  return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle, timeZone: "UTC" })} UTC`;
-}
+import { useI18n } from "~/i18n/context";
 
 export interface EndpointHealth {
   failCount: number;
@@ -20,12 +12,13 @@ export interface EndpointHealth {
  * with what the merchant needs to judge it: how many failures, since when it is off.
  */
 export function WebhookEndpointStatus({ endpoint }: { endpoint: EndpointHealth }) {
+  const { t, plural, dateTime } = useI18n();
   if (endpoint.disabledAt) {
     return (
       <BlockStack gap="100" inlineAlign="start">
-        <Badge tone="critical">Disabled</Badge>
+        <Badge tone="critical">{t("webhook.status.disabled")}</Badge>
         <Text as="span" variant="bodySm" tone="subdued">
-          since {formatAdminTime(endpoint.disabledAt)}
+          {t("webhook.status.since", { time: dateTime(endpoint.disabledAt) })}
         </Text>
       </BlockStack>
     );
@@ -33,12 +26,12 @@ export function WebhookEndpointStatus({ endpoint }: { endpoint: EndpointHealth }
   if (endpoint.failCount > 0) {
     return (
       <BlockStack gap="100" inlineAlign="start">
-        <Badge tone="warning">Failing</Badge>
+        <Badge tone="warning">{t("webhook.status.failingBadge")}</Badge>
         <Text as="span" variant="bodySm" tone="subdued">
-          {endpoint.failCount === 1 ? "1 failed delivery" : `${endpoint.failCount} failed deliveries in a row`}
+          {plural("webhook.status.failing", endpoint.failCount)}
         </Text>
       </BlockStack>
     );
   }
-  return <Badge tone="success">Active</Badge>;
+  return <Badge tone="success">{t("webhook.status.active")}</Badge>;
 }

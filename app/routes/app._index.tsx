@@ -25,6 +25,8 @@ import { formFailure, readForm, runForm } from "~/admin/forms.server";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { LabelledCard } from "~/components/LabelledCard";
 import { PageError } from "~/components/PageError";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey } from "~/i18n/translate";
 import { DomainError } from "~/lib/domain-error";
 import { toTimestamp } from "~/lib/time";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
@@ -70,20 +72,22 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   });
 };
 
-const EMBED_BADGES: Record<EmbedState, { label: string; tone: "success" | "warning" | "attention" | "critical" }> = {
-  enabled: { label: "Enabled", tone: "success" },
-  disabled: { label: "Disabled", tone: "warning" },
-  not_added: { label: "Not added", tone: "attention" },
-  no_main_theme: { label: "No main theme", tone: "critical" },
-};
+const EMBED_BADGES: Record<EmbedState, { label: MessageKey; tone: "success" | "warning" | "attention" | "critical" }> =
+  {
+    enabled: { label: "home.embed.enabled", tone: "success" },
+    disabled: { label: "home.embed.disabled", tone: "warning" },
+    not_added: { label: "home.embed.notAdded", tone: "attention" },
+    no_main_theme: { label: "home.embed.noMainTheme", tone: "critical" },
+  };
 
 export default function Home() {
   const data = useLoaderData<typeof loader>();
   const navigation = useNavigation();
+  const { t } = useI18n();
   if (navigation.state === "loading" && navigation.location.pathname === "/app") return <HomeSkeleton />;
   return (
     <Page>
-      <TitleBar title="Wishlist" />
+      <TitleBar title={t("page.home")} />
       <BlockStack gap="500">
         <DisabledEndpointsBanner endpoints={data.disabledEndpoints} />
         <Layout>
@@ -105,6 +109,7 @@ export default function Home() {
 function SetupGuide() {
   const { guide, embed, shopDomain } = useLoaderData<typeof loader>();
   const confirm = useFetcher<typeof action>();
+  const { t, rich } = useI18n();
   const embedDone = embed.state === "enabled";
   const done = [embedDone, guide.sharePage.done, guide.headlessKey.done].filter(Boolean).length;
   return (
@@ -112,69 +117,66 @@ function SetupGuide() {
       <BlockStack gap="400">
         <BlockStack gap="100">
           <Text as="h2" variant="headingMd">
-            Setup guide
+            {t("home.setup.heading")}
           </Text>
           <Text as="p" tone="subdued">
-            {done} of 3 steps done
+            {t("home.setup.progress", { done, total: 3 })}
           </Text>
         </BlockStack>
-        <ol aria-label="Setup steps" style={{ margin: 0, padding: 0, listStyle: "none" }}>
+        <ol aria-label={t("home.setup.steps")} style={{ margin: 0, padding: 0, listStyle: "none" }}>
           <Step
             number={1}
-            title="Turn on the app embed"
+            title={t("home.embed.title")}
             done={embedDone}
             status={
               embed.state ? (
-                <Badge tone={EMBED_BADGES[embed.state].tone}>{EMBED_BADGES[embed.state].label}</Badge>
+                <Badge tone={EMBED_BADGES[embed.state].tone}>{t(EMBED_BADGES[embed.state].label)}</Badge>
               ) : null
             }
           >
-            <Text as="p">
-              The wishlist buttons appear in your online store once the Wishlist app embed is on in your published
-              theme. The theme editor opens with the embed switched on: save there to publish it.
-            </Text>
+            <Text as="p">{t("home.embed.body")}</Text>
             {embed.unavailable ? (
-              <Banner tone="warning" title="The app embed could not be checked">
-                <p>{embed.unavailable} Reload this page to try again.</p>
+              <Banner tone="warning" title={t("home.embed.uncheckedTitle")}>
+                <p>{t("home.embed.uncheckedBody", { reason: embed.unavailable })}</p>
               </Banner>
             ) : null}
             <InlineStack>
               <Button url={embed.link} variant={embedDone ? "secondary" : "primary"}>
-                {embedDone ? "Open the theme editor" : "Turn on in the theme editor"}
+                {embedDone ? t("home.embed.openEditor") : t("home.embed.turnOn")}
               </Button>
             </InlineStack>
           </Step>
-          <Step number={2} title="Set the share page" done={guide.sharePage.done}>
+          <Step number={2} title={t("home.share.title")} done={guide.sharePage.done}>
             <Text as="p">
-              Shared wishlists open at{" "}
-              <Text as="span" fontWeight="semibold" breakWord>
-                {`https://${shopDomain}${guide.sharePage.sharePath}`}
-              </Text>
-              . Choose the page in Settings, or keep this one if your theme shows shared lists there.
+              {rich("home.share.body", {
+                url: (
+                  <Text as="span" fontWeight="semibold" breakWord>
+                    {`https://${shopDomain}${guide.sharePage.sharePath}`}
+                  </Text>
+                ),
+              })}
             </Text>
             {confirm.data?.ok === false ? (
-              <Banner tone="critical" title="The step could not be marked done">
+              <Banner tone="critical" title={t("home.share.failed")}>
                 <p>{confirm.data.formError}</p>
               </Banner>
             ) : null}
             <InlineStack gap="200">
-              <Button url="/app/settings">Open settings</Button>
+              <Button url="/app/settings">{t("home.share.openSettings")}</Button>
               {guide.sharePage.done ? null : (
                 <confirm.Form method="post">
                   <input type="hidden" name="intent" value="confirm-share-page" />
                   <Button submit loading={confirm.state !== "idle"}>
-                    Keep this page
+                    {t("home.share.keep")}
                   </Button>
                 </confirm.Form>
               )}
             </InlineStack>
           </Step>
-          <Step number={3} title="Create an API key for headless use (optional)" done={guide.headlessKey.done} last>
-            <Text as="p">
-              A private key lets your own servers call the Wishlist API, for a headless storefront or your back office.
-            </Text>
+          <Step number={3} title={t("home.key.title")} done={guide.headlessKey.done} last>
+            <Text as="p">{t("home.key.body")}</Text>
             <InlineStack>
-              <Button url="/app/keys">Open API keys</Button>
+              <Button url="/app/keys">{t("home.key.open")}</Button>
             </InlineStack>
           </Step>
         </ol>
@@ -198,6 +200,7 @@ function Step({
   last?: boolean;
   children: ReactNode;
 }) {
+  const { t } = useI18n();
   return (
     <li>
       <Box paddingBlockEnd={last ? "0" : "400"}>
@@ -207,7 +210,7 @@ function Step({
               {`${number}. ${title}`}
             </Text>
             <Badge tone={done ? "success" : undefined} progress={done ? "complete" : "incomplete"}>
-              {done ? "Done" : "To do"}
+              {done ? t("home.step.done") : t("home.step.todo")}
             </Badge>
             {status}
           </InlineStack>
@@ -220,13 +223,14 @@ function Step({
 
 function Usage() {
   const { usage } = useLoaderData<typeof loader>();
+  const { t, number } = useI18n();
   const figures = [
-    { label: "Lists", value: usage.lists },
-    { label: "Saved items", value: usage.items },
-    { label: "Saves in the last 30 days", value: usage.saves },
+    { label: t("home.usage.lists"), value: usage.lists },
+    { label: t("home.usage.items"), value: usage.items },
+    { label: t("home.usage.saves"), value: usage.saves },
   ];
   return (
-    <LabelledCard title="Usage">
+    <LabelledCard title={t("home.usage.heading")}>
       <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
         {figures.map((figure) => (
           <BlockStack key={figure.label} gap="100">
@@ -234,7 +238,7 @@ function Usage() {
               {figure.label}
             </Text>
             <Text as="p" variant="headingXl">
-              {figure.value.toLocaleString("en-US")}
+              {number(figure.value)}
             </Text>
           </BlockStack>
         ))}
@@ -245,23 +249,24 @@ function Usage() {
 
 function TopProducts() {
   const { topProducts } = useLoaderData<typeof loader>();
+  const { t } = useI18n();
   return (
     <LabelledCard
-      title="Most saved products, last 30 days"
+      title={t("home.top.heading")}
       action={
         <Button url="/app/analytics" variant="plain">
-          View analytics
+          {t("home.top.viewAnalytics")}
         </Button>
       }
     >
       {topProducts.length === 0 ? (
-        <EmptyState heading="No saves yet" image="/favicon.svg">
-          <p>When shoppers save products to their wishlists, the most saved ones show here.</p>
+        <EmptyState heading={t("home.top.emptyHeading")} image="/favicon.svg">
+          <p>{t("home.top.emptyBody")}</p>
         </EmptyState>
       ) : (
         <DataTable
           columnContentTypes={["text", "text", "numeric"]}
-          headings={["Product", "Handle", "Saves"]}
+          headings={[t("home.top.product"), t("home.top.handle"), t("home.top.saves")]}
           rows={topProducts.map((product) => [product.title, product.handle ?? "", product.saves])}
         />
       )}
@@ -292,5 +297,6 @@ function HomeSkeleton() {
 }
 
 export function ErrorBoundary() {
-  return <PageError pageTitle="Wishlist" title="The home page could not be shown" />;
+  const { t } = useI18n();
+  return <PageError pageTitle={t("page.home")} title={t("home.error")} />;
 }

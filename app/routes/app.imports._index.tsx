@@ -4,14 +4,8 @@ import { TitleBar } from "@shopify/app-bridge-react";
 import { Card, DataTable, EmptyState, Layout, Link, Page, SkeletonBodyText, Text } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { latestJobViews } from "~/admin/transfer-job-views.server";
-import {
-  formatCount,
-  formatTimestamp,
-  isUnderway,
-  JobStatusBadge,
-  TransferPageError,
-  useRefreshWhile,
-} from "~/components/TransferJobs";
+import { isUnderway, JobStatusBadge, TransferPageError, useRefreshWhile } from "~/components/TransferJobs";
+import { useI18n } from "~/i18n/context";
 import { FORMATS } from "~/services/transfers/columns";
 
 const SHOWN = 50;
@@ -25,14 +19,15 @@ export default function Imports() {
   const { imports } = useLoaderData<typeof loader>();
   const navigate = useNavigate();
   const navigation = useNavigation();
+  const { t, dateTime, number } = useI18n();
   useRefreshWhile(imports.some((job) => isUnderway(job.status)));
   const startNew = () => navigate("/app/imports/new");
 
   return (
     <Page>
-      <TitleBar title="Imports">
+      <TitleBar title={t("page.imports")}>
         <button variant="primary" onClick={startNew}>
-          New import
+          {t("imports.new")}
         </button>
       </TitleBar>
       <Layout>
@@ -44,37 +39,41 @@ export default function Imports() {
           ) : imports.length === 0 ? (
             <Card>
               <EmptyState
-                heading="Bring in wishlists from a file"
-                action={{ content: "New import", onAction: startNew }}
+                heading={t("imports.emptyHeading")}
+                action={{ content: t("imports.new"), onAction: startNew }}
                 image="/empty-transfers.svg"
               >
-                <Text as="p">
-                  Import this app's own CSV exports, or CSV exports of other wishlist apps (their known column layouts
-                  are listed when you choose the file's source). A dry run shows what would be saved before anything is
-                  written.
-                </Text>
+                <Text as="p">{t("imports.emptyBody")}</Text>
               </EmptyState>
             </Card>
           ) : (
             <Card padding="0">
               <DataTable
                 columnContentTypes={["text", "text", "text", "text", "text", "numeric", "numeric"]}
-                headings={["Started", "File", "Source", "Mode", "Status", "Items imported", "Rows skipped"]}
+                headings={[
+                  t("imports.column.started"),
+                  t("imports.column.file"),
+                  t("imports.column.source"),
+                  t("imports.column.mode"),
+                  t("imports.column.status"),
+                  t("imports.column.imported"),
+                  t("imports.column.skipped"),
+                ]}
                 rows={imports.map((job) => [
                   <Link key="link" url={`/app/imports/${job.jobId}`} removeUnderline>
-                    {formatTimestamp(job.createdAt)}
+                    {dateTime(job.createdAt)}
                   </Link>,
                   job.filename ?? "–",
                   job.source ? FORMATS[job.source].label : "",
-                  job.dryRun ? "Dry run" : "Import",
+                  job.dryRun ? t("imports.mode.dryRun") : t("imports.mode.import"),
                   <JobStatusBadge key="status" status={job.status} />,
                   // A dry run imports nothing: its count is what the import would bring.
                   job.imported === null
                     ? "–"
                     : job.dryRun
-                      ? `${formatCount(job.imported)} (would be)`
-                      : formatCount(job.imported),
-                  job.skipped === null ? "–" : formatCount(job.skipped),
+                      ? t("imports.wouldBe", { count: job.imported })
+                      : number(job.imported),
+                  job.skipped === null ? "–" : number(job.skipped),
                 ])}
               />
             </Card>
@@ -86,5 +85,6 @@ export default function Imports() {
 }
 
 export function ErrorBoundary() {
-  return <TransferPageError title="The imports could not be shown" />;
+  const { t } = useI18n();
+  return <TransferPageError title={t("imports.error")} />;
 }

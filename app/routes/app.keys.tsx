@@ -21,6 +21,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { CopyButton } from "~/components/CopyButton";
 import { PageError } from "~/components/PageError";
+import { useI18n } from "~/i18n/context";
 import type { ApiKeyRow } from "~/data/api-key-rows.server";
 import { DomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
@@ -65,9 +66,6 @@ function keyView(key: ApiKeyRow) {
 
 type KeyView = ReturnType<typeof keyView>;
 
-const formatTime = (timestamp: string) =>
-  `${new Date(timestamp).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
-
 const CREATE_MODAL = "create-key-modal";
 const REVOKE_MODAL = "revoke-key-modal";
 
@@ -77,12 +75,13 @@ export default function ApiKeysPage() {
   // A new fetcher for each opening of the create modal: closing it drops the last answer, and the secret with it.
   const [createRound, setCreateRound] = useState(0);
   const [keyToRevoke, setKeyToRevoke] = useState<KeyView | null>(null);
+  const { t } = useI18n();
 
   return (
     <Page>
-      <TitleBar title="API keys">
+      <TitleBar title={t("page.keys")}>
         <button variant="primary" onClick={() => setCreating(true)}>
-          Create key
+          {t("keys.create")}
         </button>
       </TitleBar>
       <Layout>
@@ -90,16 +89,16 @@ export default function ApiKeysPage() {
           <Card>
             <BlockStack gap="300">
               <Text as="h2" variant="headingMd">
-                Public key
+                {t("keys.public.heading")}
               </Text>
               <Text as="p" tone="subdued">
-                Identifies the shop to storefront calls from browsers (headless storefronts). It is not a secret.
+                {t("keys.public.body")}
               </Text>
               <InlineStack gap="300" blockAlign="center" wrap={false}>
                 <Text as="p" fontWeight="semibold" breakWord>
                   <code>{publicKey}</code>
                 </Text>
-                <CopyButton value={publicKey} accessibilityLabel="Copy the public key" />
+                <CopyButton value={publicKey} accessibilityLabel={t("keys.public.copy")} />
               </InlineStack>
             </BlockStack>
           </Card>
@@ -131,15 +130,16 @@ function PrivateKeys({
   onCreate: () => void;
   onRevoke: (key: KeyView) => void;
 }) {
+  const { t, dateTime } = useI18n();
   if (keys.length === 0) {
     return (
       <Card>
         <EmptyState
-          heading="No private keys yet"
-          action={{ content: "Create key", onAction: onCreate }}
+          heading={t("keys.emptyHeading")}
+          action={{ content: t("keys.create"), onAction: onCreate }}
           image={EMPTY_KEYS_IMAGE}
         >
-          <p>Servers that call the API for this shop (imports, your own back end) authenticate with a private key.</p>
+          <p>{t("keys.emptyBody")}</p>
         </EmptyState>
       </Card>
     );
@@ -150,36 +150,46 @@ function PrivateKeys({
         <div style={{ padding: "var(--p-space-400)" }}>
           <BlockStack gap="200">
             <Text as="h2" variant="headingMd">
-              Private keys
+              {t("keys.private.heading")}
             </Text>
             <Text as="p" tone="subdued">
-              For servers only: a private key can read and change everything of this shop through the API.
+              {t("keys.private.body")}
             </Text>
           </BlockStack>
         </div>
         <DataTable
           verticalAlign="middle"
           columnContentTypes={["text", "text", "text", "text", "text"]}
-          headings={["Label", "Created", "Last used", "Status", "Actions"]}
+          headings={[
+            t("keys.column.label"),
+            t("keys.column.created"),
+            t("keys.column.lastUsed"),
+            t("keys.column.status"),
+            t("keys.column.actions"),
+          ]}
           rows={keys.map((key) => [
             key.label,
-            formatTime(key.createdAt),
-            key.lastUsedAt ? formatTime(key.lastUsedAt) : "Never",
+            key.createdAt ? dateTime(key.createdAt) : "",
+            key.lastUsedAt ? dateTime(key.lastUsedAt) : t("keys.never"),
             key.revokedAt ? (
               <InlineStack gap="200" blockAlign="center">
-                <Badge>Revoked</Badge>
+                <Badge>{t("keys.revoked")}</Badge>
                 <Text as="span" tone="subdued">
-                  {formatTime(key.revokedAt)}
+                  {dateTime(key.revokedAt)}
                 </Text>
               </InlineStack>
             ) : (
-              <Badge tone="success">Active</Badge>
+              <Badge tone="success">{t("keys.active")}</Badge>
             ),
             key.revokedAt ? (
               ""
             ) : (
-              <Button tone="critical" accessibilityLabel={`Revoke ${key.label}`} onClick={() => onRevoke(key)}>
-                Revoke
+              <Button
+                tone="critical"
+                accessibilityLabel={t("keys.revokeLabel", { label: key.label })}
+                onClick={() => onRevoke(key)}
+              >
+                {t("keys.revoke")}
               </Button>
             ),
           ])}
@@ -192,6 +202,7 @@ function PrivateKeys({
 function CreateKeyModal({ round, open, onClose }: { round: number; open: boolean; onClose: () => void }) {
   const fetcher = useFetcher<typeof action>({ key: `create-key-${round}` });
   const [label, setLabel] = useState("");
+  const { t } = useI18n();
   const created = fetcher.data?.ok && fetcher.data.intent === "create" ? fetcher.data : null;
   const labelError =
     fetcher.data && !fetcher.data.ok ? (fetcher.data.fieldErrors.label ?? fetcher.data.formError) : undefined;
@@ -205,23 +216,23 @@ function CreateKeyModal({ round, open, onClose }: { round: number; open: boolean
     <Modal id={CREATE_MODAL} open={open} onHide={onClose}>
       {created ? (
         <BlockStack gap="400">
-          <Banner tone="warning" title="Copy the secret now">
-            <Text as="p">It will not be shown again: only a hash of it is kept. If it is lost, create a new key.</Text>
+          <Banner tone="warning" title={t("keys.secretNow")}>
+            <Text as="p">{t("keys.secretNowBody")}</Text>
           </Banner>
           <TextField
-            label={`Secret of ${created.key.label}`}
+            label={t("keys.secretOf", { label: created.key.label })}
             value={created.secret}
             readOnly
             autoComplete="off"
             monospaced
-            connectedRight={<CopyButton value={created.secret} accessibilityLabel="Copy the secret" />}
+            connectedRight={<CopyButton value={created.secret} accessibilityLabel={t("keys.copySecret")} />}
           />
         </BlockStack>
       ) : (
         <Form onSubmit={create}>
           <TextField
-            label="Label"
-            helpText="What uses the key, such as “Storefront server”. Shown in the list of keys."
+            label={t("keys.column.label")}
+            helpText={t("keys.labelHelp")}
             autoComplete="off"
             value={label}
             onChange={setLabel}
@@ -231,17 +242,17 @@ function CreateKeyModal({ round, open, onClose }: { round: number; open: boolean
         </Form>
       )}
       {created ? (
-        <TitleBar title="API key created">
+        <TitleBar title={t("keys.created")}>
           <button variant="primary" onClick={onClose}>
-            Done
+            {t("webhooks.done")}
           </button>
         </TitleBar>
       ) : (
-        <TitleBar title="Create API key">
+        <TitleBar title={t("keys.createTitle")}>
           <button variant="primary" onClick={create} loading={submitting ? "" : undefined}>
-            Create key
+            {t("keys.create")}
           </button>
-          <button onClick={onClose}>Cancel</button>
+          <button onClick={onClose}>{t("webhooks.cancel")}</button>
         </TitleBar>
       )}
     </Modal>
@@ -251,6 +262,7 @@ function CreateKeyModal({ round, open, onClose }: { round: number; open: boolean
 function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: () => void }) {
   const fetcher = useFetcher<typeof action>();
   const shopify = useAppBridge();
+  const { t } = useI18n();
   const submitting = fetcher.state !== "idle";
   const answered = useRef<unknown>(null);
 
@@ -258,10 +270,10 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: 
   useEffect(() => {
     if (fetcher.state !== "idle" || !fetcher.data || answered.current === fetcher.data) return;
     answered.current = fetcher.data;
-    if (fetcher.data.ok) shopify.toast.show("Key revoked");
-    else shopify.toast.show(fetcher.data.formError ?? "The key could not be revoked", { isError: true });
+    if (fetcher.data.ok) shopify.toast.show(t("keys.keyRevoked"));
+    else shopify.toast.show(fetcher.data.formError ?? t("keys.notRevoked"), { isError: true });
     onClose();
-  }, [fetcher.state, fetcher.data, onClose, shopify]);
+  }, [fetcher.state, fetcher.data, onClose, shopify, t]);
 
   function revoke() {
     if (apiKey) fetcher.submit({ intent: "revoke", keyId: apiKey.id }, { method: "post" });
@@ -269,21 +281,20 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: 
 
   return (
     <Modal id={REVOKE_MODAL} open={apiKey !== null} onHide={onClose}>
-      <Text as="p">
-        {`Anything using “${apiKey?.label ?? ""}” is refused from now on. A revoked key cannot be used again; it stays in the list as revoked.`}
-      </Text>
-      <TitleBar title="Revoke API key">
+      <Text as="p">{t("keys.revokeQuestion", { label: apiKey?.label ?? "" })}</Text>
+      <TitleBar title={t("keys.revokeTitle")}>
         <button variant="primary" tone="critical" onClick={revoke} loading={submitting ? "" : undefined}>
-          Revoke key
+          {t("keys.revokeConfirm")}
         </button>
-        <button onClick={onClose}>Cancel</button>
+        <button onClick={onClose}>{t("webhooks.cancel")}</button>
       </TitleBar>
     </Modal>
   );
 }
 
 export function ErrorBoundary() {
-  return <PageError pageTitle="API keys" title="The API keys could not be shown" />;
+  const { t } = useI18n();
+  return <PageError pageTitle={t("page.keys")} title={t("keys.error")} />;
 }
 
 /** A key drawn inline, so the empty state needs no image from elsewhere. */

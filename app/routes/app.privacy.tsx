@@ -4,7 +4,9 @@ import { TitleBar } from "@shopify/app-bridge-react";
 import { Badge, Card, DataTable, EmptyState, Layout, Page, Text } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { PageError } from "~/components/PageError";
-import { DownloadLink, formatTimestamp, useRefreshWhile } from "~/components/TransferJobs";
+import { DownloadLink, useRefreshWhile } from "~/components/TransferJobs";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey, Translator } from "~/i18n/translate";
 import { toTimestamp } from "~/lib/time";
 import { dataRequestLink, listComplianceRequests } from "~/services/compliance/compliance.server";
 
@@ -15,10 +17,10 @@ import { dataRequestLink, listComplianceRequests } from "~/services/compliance/c
 
 const SHOWN = 100;
 
-const TOPICS: Record<string, string> = {
-  "customers/data_request": "Customer data request",
-  "customers/redact": "Customer erasure",
-  "shop/redact": "Shop erasure",
+const TOPICS: Record<string, MessageKey> = {
+  "customers/data_request": "privacy.topic.dataRequest",
+  "customers/redact": "privacy.topic.customerErasure",
+  "shop/redact": "privacy.topic.shopErasure",
 };
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
@@ -46,74 +48,78 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 type RequestView = Awaited<ReturnType<typeof loader>>["requests"][number];
 
-const STATUS: Record<string, { label: string; tone?: "success" | "critical" | "info" | "attention" }> = {
-  queued: { label: "Queued", tone: "info" },
-  running: { label: "In progress", tone: "attention" },
-  succeeded: { label: "Done", tone: "success" },
-  failed: { label: "Failed", tone: "critical" },
-  skipped: { label: "Not needed" },
+const STATUS: Record<string, { label: MessageKey; tone?: "success" | "critical" | "info" | "attention" }> = {
+  queued: { label: "privacy.status.queued", tone: "info" },
+  running: { label: "privacy.status.running", tone: "attention" },
+  succeeded: { label: "privacy.status.succeeded", tone: "success" },
+  failed: { label: "privacy.status.failed", tone: "critical" },
+  skipped: { label: "privacy.status.skipped" },
 };
 
 function StatusBadge({ status }: { status: string }) {
-  const { label, tone } = STATUS[status] ?? { label: status };
-  return <Badge tone={tone}>{label}</Badge>;
+  const { t } = useI18n();
+  const known = STATUS[status];
+  return <Badge tone={known?.tone}>{known ? t(known.label) : status}</Badge>;
 }
 
-function customerCell(request: RequestView) {
-  if (request.topic === "shop/redact") return "The whole shop";
-  if (request.customerId) return `Customer ${request.customerId}`;
-  return request.status === "succeeded" ? "Erased" : "-";
+function customerCell(request: RequestView, { t }: Translator) {
+  if (request.topic === "shop/redact") return t("privacy.wholeShop");
+  if (request.customerId) return t("privacy.customer", { id: request.customerId });
+  return request.status === "succeeded" ? t("privacy.erased") : "-";
 }
 
-function resultCell(request: RequestView) {
+function resultCell(request: RequestView, { t, dateTime }: Translator) {
   if (request.downloadUrl) {
-    return <DownloadLink url={request.downloadUrl}>Download JSON</DownloadLink>;
+    return <DownloadLink url={request.downloadUrl}>{t("privacy.downloadJson")}</DownloadLink>;
   }
-  if (request.status === "succeeded" && request.topic === "customers/redact") return "Data erased";
-  if (request.status === "skipped") return "The app is installed: nothing erased";
-  if (request.status === "failed") return "Could not be completed after repeated attempts";
+  if (request.status === "succeeded" && request.topic === "customers/redact") return t("privacy.dataErased");
+  if (request.status === "skipped") return t("privacy.installedNothingErased");
+  if (request.status === "failed") return t("privacy.failedRepeatedly");
   // A finished data request whose file is gone: the customer's erasure deleted it with their data.
   if (request.status === "succeeded" && request.topic === "customers/data_request") {
-    return "File deleted when the customer's data was erased";
+    return t("privacy.fileDeleted");
   }
-  return request.finishedAt ? formatTimestamp(request.finishedAt) : "-";
+  return request.finishedAt ? dateTime(request.finishedAt) : "-";
 }
 
 export default function Privacy() {
   const { requests } = useLoaderData<typeof loader>();
+  const i18n = useI18n();
+  const { t } = i18n;
   useRefreshWhile(requests.some((request) => request.status === "queued" || request.status === "running"));
   return (
     <Page>
-      <TitleBar title="Privacy requests" />
+      <TitleBar title={t("page.privacy")} />
       <Layout>
         <Layout.Section>
           <Text as="p" tone="subdued">
-            A data request becomes a JSON file of the customer&apos;s lists, saved products and share links (download
-            links last 24 hours; a new one is made each time this page opens). An erasure deletes the customer&apos;s
-            lists and removes their id from the event log.
+            {t("privacy.intro")}
           </Text>
         </Layout.Section>
         <Layout.Section>
           {requests.length === 0 ? (
             <Card>
-              <EmptyState heading="No privacy requests yet" image="/empty-transfers.svg">
-                <Text as="p">
-                  When a customer asks the shop for their data, or to be forgotten, the platform tells the app. Their
-                  wishlist data is then exported here for you to send them, or erased.
-                </Text>
+              <EmptyState heading={t("privacy.emptyHeading")} image="/empty-transfers.svg">
+                <Text as="p">{t("privacy.emptyBody")}</Text>
               </EmptyState>
             </Card>
           ) : (
             <Card padding="0">
               <DataTable
                 columnContentTypes={["text", "text", "text", "text", "text"]}
-                headings={["Received", "Request", "Customer", "Status", "Result"]}
+                headings={[
+                  t("privacy.column.received"),
+                  t("privacy.column.request"),
+                  t("privacy.column.customer"),
+                  t("privacy.column.status"),
+                  t("privacy.column.result"),
+                ]}
                 rows={requests.map((request) => [
-                  formatTimestamp(request.receivedAt),
-                  TOPICS[request.topic] ?? request.topic,
-                  customerCell(request),
+                  i18n.dateTime(request.receivedAt),
+                  TOPICS[request.topic] ? t(TOPICS[request.topic]!) : request.topic,
+                  customerCell(request, i18n),
                   <StatusBadge key="status" status={request.status} />,
-                  resultCell(request),
+                  resultCell(request, i18n),
                 ])}
               />
             </Card>
@@ -125,5 +131,6 @@ export default function Privacy() {
 }
 
 export function ErrorBoundary() {
-  return <PageError pageTitle="Privacy requests" title="The privacy requests could not be shown" />;
+  const { t } = useI18n();
+  return <PageError pageTitle={t("page.privacy")} title={t("privacy.error")} />;
 }

@@ -7,6 +7,8 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readJson, runForm } from "~/admin/forms.server";
 import { HeadlessOriginsEditor } from "~/components/HeadlessOriginsEditor";
 import { PageError } from "~/components/PageError";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey, Translator } from "~/i18n/translate";
 import { StorefrontStringsEditor, type StringOverrides } from "~/components/StorefrontStringsEditor";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";
 import { getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
@@ -54,26 +56,29 @@ function sameSettings(a: EditableSettings, b: EditableSettings) {
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
-const FIELD_NAMES: Record<string, string> = {
-  guestEnabled: "Guest wishlists",
-  shareEnabled: "Sharing",
-  sharePath: "Share page path",
-  metafieldSyncEnabled: "Customer metafield sync",
-  headlessOrigins: "Headless origins",
+const FIELD_NAMES: Record<string, MessageKey> = {
+  guestEnabled: "settings.guest.label",
+  shareEnabled: "settings.sharing.title",
+  sharePath: "settings.sharePath.label",
+  metafieldSyncEnabled: "settings.metafield.label",
+  headlessOrigins: "settings.headless.field",
 };
 
 /** "headlessOrigins.1" -> "Headless origins, origin 2"; "strings.fr.add" -> "Storefront text fr, add". */
-function fieldName(field: string) {
+function fieldName(field: string, { t }: Pick<Translator, "t">) {
   const [member, ...rest] = field.split(".");
-  if (member === "headlessOrigins" && rest.length) return `Headless origins, origin ${Number(rest[0]) + 1}`;
-  if (member === "strings") return `Storefront text ${rest.join(", ")}`.trim();
-  return FIELD_NAMES[member!] ?? field;
+  if (member === "headlessOrigins" && rest.length)
+    return t("settings.headless.fieldOrigin", { number: Number(rest[0]) + 1 });
+  if (member === "strings") return t("settings.strings.field", { path: rest.join(", ") }).trim();
+  const name = FIELD_NAMES[member!];
+  return name ? t(name) : field;
 }
 
 export default function SettingsPage() {
   const { settings, defaultStrings } = useLoaderData<typeof loader>();
   const fetcher = useFetcher<typeof action>();
   const shopify = useAppBridge();
+  const { t } = useI18n();
   const saved = useMemo(() => editable(settings), [settings]);
   const [form, setForm] = useState(saved);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -90,13 +95,13 @@ export default function SettingsPage() {
       setForm(editable(fetcher.data.settings));
       setErrors({});
       setFormError(undefined);
-      shopify.toast.show("Settings saved");
+      shopify.toast.show(t("settings.saved"));
     } else {
       setErrors(fetcher.data.fieldErrors);
       setFormError(fetcher.data.formError);
       setFailures((count) => count + 1);
     }
-  }, [fetcher.state, fetcher.data, shopify]);
+  }, [fetcher.state, fetcher.data, shopify, t]);
 
   // The refused field may be far down the page: the banner at the top lists every message.
   useEffect(() => {
@@ -124,23 +129,25 @@ export default function SettingsPage() {
   const errorList = Object.entries(errors).filter(([field]) => field !== "form");
   return (
     <Page>
-      <TitleBar title="Settings" />
+      <TitleBar title={t("page.settings")} />
       <SaveBar id="settings-save-bar" open={dirty}>
         <button variant="primary" onClick={save} loading={saving ? "" : undefined} disabled={saving}>
-          Save
+          {t("settings.save")}
         </button>
         <button onClick={discard} disabled={saving}>
-          Discard
+          {t("settings.discard")}
         </button>
       </SaveBar>
       <BlockStack gap="500">
         {errorList.length > 0 || formError ? (
           <div ref={failureBanner}>
-            <Banner tone="critical" title="The settings were not saved">
+            <Banner tone="critical" title={t("settings.notSaved")}>
               {formError ? <Text as="p">{formError}</Text> : null}
               <List>
                 {errorList.map(([field, message]) => (
-                  <List.Item key={field}>{`${fieldName(field)}: ${message}`}</List.Item>
+                  <List.Item key={field}>
+                    {t("settings.fieldError", { field: fieldName(field, { t }), message })}
+                  </List.Item>
                 ))}
               </List>
             </Banner>
@@ -149,21 +156,21 @@ export default function SettingsPage() {
         <Layout>
           <Layout.AnnotatedSection
             id="wishlists"
-            title="Wishlists"
-            description="Who can keep a wishlist, and where it is kept."
+            title={t("settings.wishlists.title")}
+            description={t("settings.wishlists.description")}
           >
             <Card>
               <BlockStack gap="300">
                 <Checkbox
-                  label="Guest wishlists"
-                  helpText="Shoppers who are not logged in keep a wishlist in their browser; it joins their account when they log in."
+                  label={t("settings.guest.label")}
+                  helpText={t("settings.guest.help")}
                   checked={form.guestEnabled}
                   onChange={(guestEnabled) => change({ guestEnabled }, touchedMember("guestEnabled"))}
                   error={errors.guestEnabled}
                 />
                 <Checkbox
-                  label="Customer metafield sync"
-                  helpText="Copies each customer's wishlist to a customer metafield, for themes and flows that read it."
+                  label={t("settings.metafield.label")}
+                  helpText={t("settings.metafield.help")}
                   checked={form.metafieldSyncEnabled}
                   onChange={(metafieldSyncEnabled) =>
                     change({ metafieldSyncEnabled }, touchedMember("metafieldSyncEnabled"))
@@ -173,19 +180,23 @@ export default function SettingsPage() {
               </BlockStack>
             </Card>
           </Layout.AnnotatedSection>
-          <Layout.AnnotatedSection id="sharing" title="Sharing" description="Shoppers can share a wishlist by link.">
+          <Layout.AnnotatedSection
+            id="sharing"
+            title={t("settings.sharing.title")}
+            description={t("settings.sharing.description")}
+          >
             <Card>
               <BlockStack gap="300">
                 <Checkbox
-                  label="Sharing"
-                  helpText="Shows a share button on the wishlist page."
+                  label={t("settings.sharing.title")}
+                  helpText={t("settings.sharing.help")}
                   checked={form.shareEnabled}
                   onChange={(shareEnabled) => change({ shareEnabled }, touchedMember("shareEnabled"))}
                   error={errors.shareEnabled}
                 />
                 <TextField
-                  label="Share page path"
-                  helpText="The storefront page that shows a shared wishlist, such as /pages/wishlist."
+                  label={t("settings.sharePath.label")}
+                  helpText={t("settings.sharePath.help")}
                   autoComplete="off"
                   value={form.sharePath}
                   onChange={(sharePath) => change({ sharePath }, touchedMember("sharePath"))}
@@ -196,8 +207,8 @@ export default function SettingsPage() {
           </Layout.AnnotatedSection>
           <Layout.AnnotatedSection
             id="headless"
-            title="Headless storefronts"
-            description="Browser origins of storefronts outside the theme that call the API with the public key."
+            title={t("settings.headless.title")}
+            description={t("settings.headless.description")}
           >
             <Card>
               <HeadlessOriginsEditor
@@ -210,8 +221,8 @@ export default function SettingsPage() {
           </Layout.AnnotatedSection>
           <Layout.AnnotatedSection
             id="strings"
-            title="Storefront text"
-            description="What shoppers read on the wishlist button and page, per locale. Shoppers get their browser's best matching locale."
+            title={t("settings.strings.title")}
+            description={t("settings.strings.description")}
           >
             <Card>
               <StorefrontStringsEditor
@@ -231,5 +242,6 @@ export default function SettingsPage() {
 }
 
 export function ErrorBoundary() {
-  return <PageError pageTitle="Settings" title="The settings could not be shown" />;
+  const { t } = useI18n();
+  return <PageError pageTitle={t("page.settings")} title={t("settings.error")} />;
 }

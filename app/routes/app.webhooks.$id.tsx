@@ -29,8 +29,10 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookDelivery, serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
+import { routeErrorMessage } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
-import { formatAdminTime, WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { useI18n } from "~/i18n/context";
 import { isId } from "~/lib/ids";
 import { isDomainError } from "~/lib/domain-error";
 import { pageParamsSchema } from "~/lib/validation";
@@ -81,6 +83,7 @@ type Attempt = ReturnType<typeof useLoaderData<typeof loader>>["attempts"][numbe
 
 export default function WebhookEndpoint() {
   const { endpoint, attempts, nextCursor, firstPage } = useLoaderData<typeof loader>();
+  const { t, dateTime } = useI18n();
   const revalidator = useRevalidator();
   const navigation = useNavigation();
   const location = useLocation();
@@ -89,9 +92,11 @@ export default function WebhookEndpoint() {
     (navigation.state === "loading" && navigation.location.pathname === location.pathname);
 
   return (
-    <Page backAction={{ content: "Webhooks", url: "/app/webhooks" }} title={endpoint.url}>
-      <TitleBar title="Webhook endpoint">
-        <button onClick={() => revalidator.revalidate()}>Refresh log</button>
+    // No `title`: Polaris would draw it as a second h1 beside the layout's (app/admin/pages.ts), on one line
+    // that a long URL pushes past the page's edge. The URL heads the Endpoint card instead, wrapping.
+    <Page backAction={{ content: t("page.webhooks"), url: "/app/webhooks" }}>
+      <TitleBar title={t("page.webhook")}>
+        <button onClick={() => revalidator.revalidate()}>{t("webhook.detail.refresh")}</button>
       </TitleBar>
       <Layout>
         {endpoint.disabledAt && (
@@ -104,18 +109,23 @@ export default function WebhookEndpoint() {
         <Layout.Section>
           <Card>
             <BlockStack gap="400">
-              <InlineStack align="space-between" blockAlign="start" gap="400">
-                <Text as="h2" variant="headingMd">
-                  Endpoint
-                </Text>
+              <InlineStack align="space-between" blockAlign="start" gap="400" wrap={false}>
+                <BlockStack gap="100">
+                  <Text as="h2" variant="headingMd">
+                    {t("webhook.detail.endpoint")}
+                  </Text>
+                  <Text as="p" fontWeight="semibold" breakWord>
+                    {endpoint.url}
+                  </Text>
+                </BlockStack>
                 <SendTestEventButton endpoint={endpoint} />
               </InlineStack>
               <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
-                <Fact label="Status">
+                <Fact label={t("webhook.detail.status")}>
                   <WebhookEndpointStatus endpoint={endpoint} />
                 </Fact>
-                <Fact label="Events">{endpoint.events.join(", ")}</Fact>
-                <Fact label="Created">{formatAdminTime(endpoint.createdAt)}</Fact>
+                <Fact label={t("webhook.detail.events")}>{endpoint.events.join(", ")}</Fact>
+                <Fact label={t("webhook.detail.created")}>{dateTime(endpoint.createdAt)}</Fact>
               </InlineGrid>
             </BlockStack>
           </Card>
@@ -125,16 +135,16 @@ export default function WebhookEndpoint() {
             <Box padding="400">
               <BlockStack gap="100">
                 <Text as="h2" variant="headingMd">
-                  Delivery log
+                  {t("webhook.detail.log")}
                 </Text>
                 <Text as="p" tone="subdued">
-                  Every attempt, newest first. A failed attempt is retried 5 times, from 1 minute up to 6 hours later.
+                  {t("webhook.detail.logHint")}
                 </Text>
               </BlockStack>
             </Box>
             {attempts.length === 0 && firstPage ? (
-              <EmptyState heading="No deliveries yet" image="/webhooks-empty.svg">
-                <p>Attempts appear here as events are sent. Send a test event to see one now.</p>
+              <EmptyState heading={t("webhook.detail.emptyHeading")} image="/webhooks-empty.svg">
+                <p>{t("webhook.detail.emptyBody")}</p>
               </EmptyState>
             ) : (
               <AttemptsTable attempts={attempts} loading={loading} endpointDisabled={endpoint.disabledAt !== null} />
@@ -142,10 +152,10 @@ export default function WebhookEndpoint() {
             {(!firstPage || nextCursor) && (
               <Box padding="400">
                 <InlineStack gap="200" align="end">
-                  {!firstPage && <Button url={`/app/webhooks/${endpoint.id}`}>Newest attempts</Button>}
+                  {!firstPage && <Button url={`/app/webhooks/${endpoint.id}`}>{t("webhook.detail.newest")}</Button>}
                   {nextCursor && (
                     <Button url={`/app/webhooks/${endpoint.id}?cursor=${encodeURIComponent(nextCursor)}`}>
-                      Older attempts
+                      {t("webhook.detail.older")}
                     </Button>
                   )}
                 </InlineStack>
@@ -178,27 +188,28 @@ function AttemptsTable({
   loading: boolean;
   endpointDisabled: boolean;
 }) {
+  const { t, dateTime } = useI18n();
   return (
     <IndexTable
-      resourceName={{ singular: "attempt", plural: "attempts" }}
+      resourceName={{ singular: t("webhook.attempt.singular"), plural: t("webhook.attempt.plural") }}
       itemCount={attempts.length}
       selectable={false}
       loading={loading}
       headings={[
-        { title: "Time" },
-        { title: "Event" },
-        { title: "Attempt", alignment: "end" },
-        { title: "Status" },
-        { title: "HTTP code", alignment: "end" },
-        { title: "Duration", alignment: "end" },
-        { title: "Next retry" },
-        { title: "Actions", alignment: "end" },
+        { title: t("webhook.attempt.time") },
+        { title: t("webhook.attempt.event") },
+        { title: t("webhook.attempt.attempt"), alignment: "end" },
+        { title: t("webhook.attempt.status") },
+        { title: t("webhook.attempt.code"), alignment: "end" },
+        { title: t("webhook.attempt.duration"), alignment: "end" },
+        { title: t("webhook.attempt.nextRetry") },
+        { title: t("webhook.attempt.actions"), alignment: "end" },
       ]}
     >
       {attempts.map((attempt, index) => (
         <IndexTable.Row id={attempt.id} key={attempt.id} position={index}>
           <IndexTable.Cell>
-            <Wrapping width="7rem">{formatAdminTime(attempt.createdAt, { seconds: true })}</Wrapping>
+            <Wrapping width="7rem">{dateTime(attempt.createdAt, { seconds: true })}</Wrapping>
           </IndexTable.Cell>
           <IndexTable.Cell>
             <Text as="span" fontWeight="semibold">
@@ -213,9 +224,9 @@ function AttemptsTable({
           <IndexTable.Cell>
             <BlockStack gap="050" inlineAlign="start">
               {attempt.status === "succeeded" ? (
-                <Badge tone="success">Succeeded</Badge>
+                <Badge tone="success">{t("webhook.attempt.succeeded")}</Badge>
               ) : (
-                <Badge tone="critical">Failed</Badge>
+                <Badge tone="critical">{t("webhook.attempt.failed")}</Badge>
               )}
               {attempt.error && (
                 <Wrapping width="14rem">
@@ -228,21 +239,23 @@ function AttemptsTable({
           </IndexTable.Cell>
           <IndexTable.Cell>
             <Text as="span" alignment="end" numeric>
-              {attempt.statusCode ?? "None"}
+              {attempt.statusCode ?? t("webhook.attempt.none")}
             </Text>
           </IndexTable.Cell>
           <IndexTable.Cell>
             <Text as="span" alignment="end" numeric>
-              {attempt.durationMs} ms
+              {attempt.durationMs === null
+                ? t("webhook.attempt.none")
+                : t("webhook.attempt.ms", { ms: attempt.durationMs })}
             </Text>
           </IndexTable.Cell>
           <IndexTable.Cell>
             <Wrapping width="7rem">
               {!attempt.nextRetryAt
-                ? "None"
+                ? t("webhook.attempt.none")
                 : endpointDisabled
-                  ? "Not sent: endpoint disabled"
-                  : formatAdminTime(attempt.nextRetryAt)}
+                  ? t("webhook.attempt.notSent")
+                  : dateTime(attempt.nextRetryAt)}
             </Wrapping>
           </IndexTable.Cell>
           <IndexTable.Cell>
@@ -264,11 +277,12 @@ function Wrapping({ width, children }: { width: string; children: React.ReactNod
 function RedeliverButton({ attempt, endpointDisabled }: { attempt: Attempt; endpointDisabled: boolean }) {
   const fetcher = useFetcher<typeof action>();
   const shopify = useAppBridge();
+  const { t } = useI18n();
   useEffect(() => {
     if (!fetcher.data) return;
-    if (fetcher.data.ok) shopify.toast.show("Redelivery queued");
-    else shopify.toast.show(fetcher.data.formError ?? "The event was not redelivered", { isError: true });
-  }, [fetcher.data, shopify]);
+    if (fetcher.data.ok) shopify.toast.show(t("webhook.redeliveryQueued"));
+    else shopify.toast.show(fetcher.data.formError ?? t("webhook.notRedelivered"), { isError: true });
+  }, [fetcher.data, shopify, t]);
   return (
     <fetcher.Form method="post">
       <input type="hidden" name="intent" value="redeliver" />
@@ -278,36 +292,27 @@ function RedeliverButton({ attempt, endpointDisabled }: { attempt: Attempt; endp
         size="slim"
         loading={fetcher.state !== "idle"}
         disabled={endpointDisabled}
-        accessibilityLabel={`Redeliver ${attempt.eventType} (attempt ${attempt.attempt})`}
+        accessibilityLabel={t("webhook.redeliverLabel", { event: attempt.eventType, attempt: attempt.attempt })}
       >
-        Redeliver
+        {t("webhook.redeliver")}
       </Button>
     </fetcher.Form>
   );
 }
 
 export function ErrorBoundary() {
+  const { t } = useI18n();
   const error = useRouteError();
   const notFound = isRouteErrorResponse(error) && error.status === 404;
-  const message = isRouteErrorResponse(error)
-    ? String(error.data)
-    : error instanceof Error
-      ? error.message
-      : "This endpoint could not be loaded.";
   return (
-    <Page
-      backAction={{ content: "Webhooks", url: "/app/webhooks" }}
-      title={notFound ? "Endpoint not found" : "Webhook endpoint"}
-    >
-      <TitleBar title="Webhook endpoint" />
+    <Page backAction={{ content: t("page.webhooks"), url: "/app/webhooks" }}>
+      <TitleBar title={t("page.webhook")} />
       <Banner
         tone={notFound ? "warning" : "critical"}
-        title={notFound ? "This webhook endpoint does not exist" : "Something went wrong"}
-        action={{ content: "Back to webhooks", url: "/app/webhooks" }}
+        title={notFound ? t("webhook.notFound.title") : t("error.somethingWrong")}
+        action={{ content: t("webhook.notFound.back"), url: "/app/webhooks" }}
       >
-        <p>
-          {notFound ? "It may have been deleted. Endpoints of this shop are listed on the Webhooks page." : message}
-        </p>
+        <p>{notFound ? t("webhook.notFound.body") : routeErrorMessage(error, t("webhook.loadFailed"))}</p>
       </Banner>
     </Page>
   );

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { useFetcher, useLoaderData, useRouteError } from "@remix-run/react";
+import { useFetcher, useLoaderData } from "@remix-run/react";
 import { Modal, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
 import {
   Banner,
@@ -23,8 +23,11 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
+import { PageError } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
-import { formatAdminTime, WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey } from "~/i18n/translate";
 import { getEnv } from "~/env.server";
 import {
   createEndpoint,
@@ -88,15 +91,16 @@ const ADD_MODAL = "add-endpoint";
 const DELETE_MODAL = "delete-endpoint";
 
 /** What each subscribable event means to a merchant (docs/webhooks.md, Events). */
-const EVENT_DESCRIPTIONS: Record<string, string> = {
-  "item.added": "A shopper saves a product to a wishlist",
-  "item.removed": "A shopper removes a product from a wishlist",
-  "list.merged": "A guest wishlist is merged into the customer's at login",
-  "list.shared": "A shopper creates a share link for a wishlist",
+const EVENT_DESCRIPTIONS: Record<string, MessageKey> = {
+  "item.added": "webhooks.event.item.added",
+  "item.removed": "webhooks.event.item.removed",
+  "list.merged": "webhooks.event.list.merged",
+  "list.shared": "webhooks.event.list.shared",
 };
 
 export default function Webhooks() {
   const { endpoints, allowHttp } = useLoaderData<typeof loader>();
+  const { t } = useI18n();
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<Endpoint | null>(null);
   const disabled = endpoints.flatMap((endpoint) =>
@@ -106,9 +110,9 @@ export default function Webhooks() {
 
   return (
     <Page>
-      <TitleBar title="Webhooks">
+      <TitleBar title={t("page.webhooks")}>
         <button variant="primary" onClick={openAdd}>
-          Add endpoint
+          {t("webhooks.add")}
         </button>
       </TitleBar>
       <BlockStack gap="500">
@@ -118,14 +122,11 @@ export default function Webhooks() {
             {endpoints.length === 0 ? (
               <Card>
                 <EmptyState
-                  heading="Send wishlist events to your systems"
-                  action={{ content: "Add endpoint", onAction: openAdd }}
+                  heading={t("webhooks.emptyHeading")}
+                  action={{ content: t("webhooks.add"), onAction: openAdd }}
                   image="/webhooks-empty.svg"
                 >
-                  <p>
-                    Add an {allowHttp ? "http or https" : "https"} endpoint and choose events: each change to a wishlist
-                    is sent to it as a signed JSON request.
-                  </p>
+                  <p>{t(allowHttp ? "webhooks.emptyBodyHttp" : "webhooks.emptyBodyHttps")}</p>
                 </EmptyState>
               </Card>
             ) : (
@@ -150,23 +151,24 @@ export default function Webhooks() {
 const WRAPPING_CELL = { whiteSpace: "normal", overflowWrap: "anywhere", minWidth: "10rem" } as const;
 
 function EndpointsTable({ endpoints, onDelete }: { endpoints: Endpoint[]; onDelete: (endpoint: Endpoint) => void }) {
+  const { t, dateTime } = useI18n();
   return (
     <Card padding="0">
       <Box padding="400">
         <Text as="h2" variant="headingMd">
-          Endpoints
+          {t("webhooks.endpoints")}
         </Text>
       </Box>
       <IndexTable
-        resourceName={{ singular: "endpoint", plural: "endpoints" }}
+        resourceName={{ singular: t("webhooks.endpoint.singular"), plural: t("webhooks.endpoint.plural") }}
         itemCount={endpoints.length}
         selectable={false}
         headings={[
-          { title: "URL" },
-          { title: "Events" },
-          { title: "Status" },
-          { title: "Created" },
-          { title: "Actions", alignment: "end" },
+          { title: t("webhooks.column.url") },
+          { title: t("webhook.detail.events") },
+          { title: t("webhook.detail.status") },
+          { title: t("webhook.detail.created") },
+          { title: t("webhook.attempt.actions"), alignment: "end" },
         ]}
       >
         {endpoints.map((endpoint, index) => (
@@ -192,7 +194,7 @@ function EndpointsTable({ endpoints, onDelete }: { endpoints: Endpoint[]; onDele
             <IndexTable.Cell>
               <WebhookEndpointStatus endpoint={endpoint} />
             </IndexTable.Cell>
-            <IndexTable.Cell>{formatAdminTime(endpoint.createdAt)}</IndexTable.Cell>
+            <IndexTable.Cell>{dateTime(endpoint.createdAt)}</IndexTable.Cell>
             <IndexTable.Cell>
               <InlineStack gap="200" align="end" wrap={false}>
                 <SendTestEventButton endpoint={endpoint} />
@@ -200,9 +202,9 @@ function EndpointsTable({ endpoints, onDelete }: { endpoints: Endpoint[]; onDele
                   tone="critical"
                   variant="tertiary"
                   onClick={() => onDelete(endpoint)}
-                  accessibilityLabel={`Delete ${endpoint.url}`}
+                  accessibilityLabel={t("webhooks.deleteLabel", { url: endpoint.url })}
                 >
-                  Delete
+                  {t("webhooks.delete")}
                 </Button>
               </InlineStack>
             </IndexTable.Cell>
@@ -215,6 +217,7 @@ function EndpointsTable({ endpoints, onDelete }: { endpoints: Endpoint[]; onDele
 
 function AddEndpointModal({ onClose }: { onClose: () => void }) {
   const { eventTypes } = useLoaderData<typeof loader>();
+  const { t } = useI18n();
   const fetcher = useFetcher<typeof action>();
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState<string[]>([]);
@@ -241,27 +244,27 @@ function AddEndpointModal({ onClose }: { onClose: () => void }) {
           <Form onSubmit={submit} noValidate>
             <BlockStack gap="400">
               {failure?.formError && (
-                <Banner tone="critical" title="The endpoint was not added">
+                <Banner tone="critical" title={t("webhooks.notAdded")}>
                   <p>{failure.formError}</p>
                 </Banner>
               )}
               <TextField
-                label="Endpoint URL"
+                label={t("webhooks.urlLabel")}
                 type="url"
                 value={url}
                 onChange={setUrl}
                 autoComplete="off"
                 placeholder="https://example.com/webhooks"
-                helpText="Requests are signed with a secret you will see once, after adding."
+                helpText={t("webhooks.urlHelp")}
                 error={failure?.fieldErrors.url}
               />
               <ChoiceList
-                title="Events"
+                title={t("webhook.detail.events")}
                 allowMultiple
                 choices={eventTypes.map((type) => ({
                   label: type,
                   value: type,
-                  helpText: EVENT_DESCRIPTIONS[type],
+                  helpText: EVENT_DESCRIPTIONS[type] ? t(EVENT_DESCRIPTIONS[type]) : undefined,
                 }))}
                 selected={events}
                 onChange={setEvents}
@@ -272,17 +275,17 @@ function AddEndpointModal({ onClose }: { onClose: () => void }) {
         </Box>
       )}
       {created ? (
-        <TitleBar title="Endpoint added">
+        <TitleBar title={t("webhooks.added")}>
           <button variant="primary" onClick={onClose}>
-            Done
+            {t("webhooks.done")}
           </button>
         </TitleBar>
       ) : (
-        <TitleBar title="Add endpoint">
+        <TitleBar title={t("webhooks.add")}>
           <button variant="primary" onClick={submit} disabled={submitting}>
-            Add endpoint
+            {t("webhooks.add")}
           </button>
-          <button onClick={onClose}>Cancel</button>
+          <button onClick={onClose}>{t("webhooks.cancel")}</button>
         </TitleBar>
       )}
     </Modal>
@@ -292,6 +295,7 @@ function AddEndpointModal({ onClose }: { onClose: () => void }) {
 /** The signing secret, this once: the service keeps it sealed and no page or API call shows it again. */
 function SecretOnce({ url, secret }: { url: string; secret: string }) {
   const shopify = useAppBridge();
+  const { t, rich } = useI18n();
   const field = useRef<HTMLDivElement>(null);
   const copy = async () => {
     const copied = clipboardAllowed()
@@ -300,31 +304,31 @@ function SecretOnce({ url, secret }: { url: string; secret: string }) {
           () => false,
         )
       : copySelection(field.current?.querySelector("input"));
-    if (copied) shopify.toast.show("Signing secret copied");
-    else shopify.toast.show("Select the secret and copy it", { isError: true });
+    if (copied) shopify.toast.show(t("webhooks.secretCopied"));
+    else shopify.toast.show(t("webhooks.secretCopyManually"), { isError: true });
   };
   return (
     <BlockStack gap="400">
       <Text as="p">
-        <Text as="span" fontWeight="semibold" breakWord>
-          {url}
-        </Text>{" "}
-        receives the events you chose from now on.
+        {rich("webhooks.receivesFromNow", {
+          url: (
+            <Text as="span" fontWeight="semibold" breakWord>
+              {url}
+            </Text>
+          ),
+        })}
       </Text>
-      <Banner tone="warning" title="Copy the signing secret now: it is shown only this once">
-        <p>
-          Verify each request&apos;s X-Service-Signature header with it. If you lose it, delete the endpoint and add it
-          again to get a new secret.
-        </p>
+      <Banner tone="warning" title={t("webhooks.secretOnceTitle")}>
+        <p>{t("webhooks.secretOnceBody")}</p>
       </Banner>
       <div ref={field}>
         <TextField
-          label="Signing secret"
+          label={t("webhooks.secretLabel")}
           value={secret}
           readOnly
           autoComplete="off"
           monospaced
-          connectedRight={<Button onClick={() => void copy()}>Copy</Button>}
+          connectedRight={<Button onClick={() => void copy()}>{t("webhooks.copy")}</Button>}
         />
       </div>
     </BlockStack>
@@ -350,47 +354,43 @@ function copySelection(input: HTMLInputElement | null | undefined): boolean {
 function DeleteEndpointModal({ endpoint, onClose }: { endpoint: Endpoint; onClose: () => void }) {
   const shopify = useAppBridge();
   const fetcher = useFetcher<typeof action>();
+  const { t, rich } = useI18n();
   const handled = useRef<typeof fetcher.data>(undefined);
   useEffect(() => {
     if (!fetcher.data || fetcher.data === handled.current) return;
     handled.current = fetcher.data;
     if (fetcher.data.ok) {
-      shopify.toast.show("Endpoint deleted");
+      shopify.toast.show(t("webhooks.deleted"));
       onClose();
     } else {
-      shopify.toast.show(fetcher.data.formError ?? "The endpoint was not deleted", { isError: true });
+      shopify.toast.show(fetcher.data.formError ?? t("webhooks.notDeleted"), { isError: true });
     }
-  }, [fetcher.data, onClose, shopify]);
+  }, [fetcher.data, onClose, shopify, t]);
   const remove = () => fetcher.submit({ intent: "delete", endpointId: endpoint.id }, { method: "post" });
   return (
     <Modal id={DELETE_MODAL} variant="small" open onHide={onClose}>
       <Box padding="400">
         <Text as="p">
-          Delete{" "}
-          <Text as="span" fontWeight="semibold" breakWord>
-            {endpoint.url}
-          </Text>
-          ? It receives no more events, pending deliveries to it are not sent, and its delivery log is deleted.
+          {rich("webhooks.deleteQuestion", {
+            url: (
+              <Text as="span" fontWeight="semibold" breakWord>
+                {endpoint.url}
+              </Text>
+            ),
+          })}
         </Text>
       </Box>
-      <TitleBar title="Delete endpoint?">
+      <TitleBar title={t("webhooks.deleteTitle")}>
         <button variant="primary" tone="critical" onClick={remove} disabled={fetcher.state !== "idle"}>
-          Delete endpoint
+          {t("webhooks.deleteConfirm")}
         </button>
-        <button onClick={onClose}>Cancel</button>
+        <button onClick={onClose}>{t("webhooks.cancel")}</button>
       </TitleBar>
     </Modal>
   );
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const message = error instanceof Error ? error.message : "The webhooks could not be loaded.";
-  return (
-    <Page title="Webhooks">
-      <Banner tone="critical" title="Something went wrong">
-        <p>{message}</p>
-      </Banner>
-    </Page>
-  );
+  const { t } = useI18n();
+  return <PageError pageTitle={t("page.webhooks")} title={t("webhooks.error")} />;
 }

@@ -273,6 +273,26 @@ describe("the Webhooks page", BROWSER_TEST, () => {
     await context.close();
   });
 
+  it("shows a failed action on its error page with one h1", async () => {
+    const { context, page, app } = await stack.openAdmin("/webhooks");
+    const frame = await appFrame(page);
+    await whenHydrated(app.getByRole("heading", { name: "Webhooks", level: 1 }));
+    // A form the action does not know (400): the route's error boundary takes the page.
+    await frame.evaluate(() => {
+      const body = new FormData();
+      body.set("intent", "no-such-form");
+      const router = (window as unknown as { __remixRouter: { navigate(to: string, options: object): void } })
+        .__remixRouter;
+      router.navigate("/app/webhooks?index", { formMethod: "post", formData: body });
+    });
+    await app.getByRole("alert").first().waitFor({ timeout: 90_000 });
+    expect(await app.locator("h1").count()).toBe(1);
+    expect(await app.getByRole("alert").first().textContent()).toContain("400 Unknown form");
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page, [/^HTTP 400 POST .*\/app\/webhooks/]);
+    await context.close();
+  });
+
   it("asks before deleting an endpoint; deleting removes it", async () => {
     const { endpoint } = await createWebhookEndpoint(stack.shop.id, "https://delete-me.example/hooks");
     const { context, page, app } = await stack.openAdmin("/webhooks");
@@ -363,6 +383,29 @@ describe("an endpoint's page", BROWSER_TEST, () => {
     await context.close();
   });
 
+  it("has one h1 and fits a 1440 px admin with a 300-character URL, disabled and with a long error logged", async () => {
+    const url = `https://receiver.example/${"x".repeat(300 - "https://receiver.example/".length)}`;
+    expect(url).toHaveLength(300);
+    const { endpoint } = await createWebhookEndpoint(stack.shop.id, url);
+    await createDelivery(stack.shop.id, endpoint.id);
+    // Disabled: the banner names the endpoint by its URL as well.
+    await setEndpointHealth(database(), stack.shop.id, endpoint.id, { disabledAt: new Date() }, new Date());
+    const { context, page, app } = await stack.openAdmin(`/webhooks/${endpoint.id}`);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await app.getByRole("button", { name: `Re-enable ${url}` }).waitFor({ timeout: 90_000 });
+    await app.locator("tbody tr").first().waitFor({ timeout: 90_000 });
+    const frame = await appFrame(page);
+    expect(await frame.locator("h1").count()).toBe(1);
+    const { scrollWidth, clientWidth } = await frame.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+    }));
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
   it("shows another shop's endpoint, or an id of another kind, as not found and nothing of it", async () => {
     const other = await createShopWithKey();
     const { endpoint } = await createWebhookEndpoint(other.shop.id, "https://other-shop.example/private-hooks");
@@ -370,6 +413,7 @@ describe("an endpoint's page", BROWSER_TEST, () => {
       const { context, page, app } = await stack.openAdmin(`/webhooks/${id}`);
       await app.getByText("This webhook endpoint does not exist").waitFor({ timeout: 90_000 });
       expect(await app.locator("body").textContent()).not.toContain("other-shop.example");
+      expect(await app.locator("h1").count()).toBe(1);
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
       expectNoPageErrors(page, [/^HTTP 404 GET .*\/app\/webhooks\//]);
       await context.close();
