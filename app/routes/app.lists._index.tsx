@@ -22,8 +22,8 @@ import { useEffect, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { DEFAULT_LIST_SORT, type ListSort } from "~/admin/list-sorts";
 import { loadListsPage, type ListRowView } from "~/admin/lists-page.server";
-import { formatAdminTime } from "~/components/WebhookEndpointStatus";
 import { PageError } from "~/components/PageError";
+import { useI18n } from "~/i18n/context";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
@@ -214,6 +214,7 @@ function ListsTable({
   onPage: (cursor: string) => void;
   onClear: () => void;
 }) {
+  const { dateTime } = useI18n();
   const [sortColumn, direction] = sort.split("-") as ["items" | "updated", "asc" | "desc"];
   const sortColumnIndex = sortColumn === "items" ? 2 : 4;
   const headings: IndexTableProps["headings"] = [
@@ -293,7 +294,7 @@ function ListsTable({
             </Text>
           </IndexTable.Cell>
           <IndexTable.Cell>{list.shared ? <Badge tone="info">Shared</Badge> : "Not shared"}</IndexTable.Cell>
-          <IndexTable.Cell>{list.updatedAt ? formatAdminTime(list.updatedAt) : ""}</IndexTable.Cell>
+          <IndexTable.Cell>{list.updatedAt ? dateTime(list.updatedAt) : ""}</IndexTable.Cell>
         </IndexTable.Row>
       ))}
     </IndexTable>
