@@ -8,9 +8,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * the reset throws away the answer they had not read yet. So the rest of the body is read and discarded,
  * as nginx's `lingering_close` does, within bounds: the client may keep the connection for at most
  * {@link LINGER_MS} in all, with at most {@link LINGER_IDLE_MS} between two pieces, and send at most
- * {@link LINGER_BYTES}. Past a bound the connection is half-closed (FIN, so what was sent arrives) and
- * destroyed a moment later. A body that ends within the bounds leaves the connection open for the next
- * request, as keep-alive expects.
+ * {@link LINGER_BYTES} (checked every {@link WATCH_EVERY_MS}, so a fast client may pass it by what it sends
+ * in that time). Past a bound the connection is destroyed. A body that ends within the bounds leaves the
+ * connection open for the next request, as keep-alive expects.
  *
  * The server adapter's own clean-up (`autoCleanupIncoming` of @hono/node-server) reads for only 500 ms and
  * then destroys the socket, which is what reset the clients: it is turned off where this is installed.
@@ -18,44 +18,41 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export const LINGER_MS = 30_000;
 export const LINGER_IDLE_MS = 5_000;
 export const LINGER_BYTES = 64 * 1024 * 1024;
-/** After the half-close, how long the client has to close its side before the socket is destroyed. */
-const CLOSE_GRACE_MS = 2_000;
+/** How often the bounds are checked. */
+const WATCH_EVERY_MS = 100;
 
 export function lingerAfterEarlyAnswer(req: IncomingMessage, res: ServerResponse): void {
-  if (req.method === "GET" || req.method === "HEAD") return;
+  // Every method: a GET or HEAD may carry a body too, and nothing else bounds what follows its answer.
   res.once("finish", () => {
     if (req.complete || req.destroyed) return;
     const socket = req.socket;
-    let bytes = 0;
+    // Counted from the socket's own tally: Node's parser reads the connection directly, and a body nobody
+    // read is dumped (`req._dump()`) before it reaches the request's stream, so no event sees those bytes.
+    const firstByte = socket.bytesRead;
+    const started = Date.now();
+    let seen = firstByte;
+    let seenAt = started;
+    const watch = setInterval(() => {
+      const now = Date.now();
+      if (socket.bytesRead !== seen) [seen, seenAt] = [socket.bytesRead, now];
+      const over = seen - firstByte > LINGER_BYTES || now - seenAt > LINGER_IDLE_MS || now - started > LINGER_MS;
+      // Past a bound the client is not one reading an answer: the connection ends at once.
+      if (over) {
+        cleanup();
+        socket.destroy();
+      }
+    }, WATCH_EVERY_MS).unref();
     const cleanup = () => {
-      clearTimeout(total);
-      clearTimeout(idle);
-      req.off("data", onData);
+      clearInterval(watch);
       req.off("end", cleanup);
       req.off("error", cleanup);
     };
-    const close = () => {
-      cleanup();
-      if (socket.destroyed) return;
-      req.pause(); // read no more: the client's next segments wait in its own buffers
-      socket.end();
-      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
-    };
-    const total = setTimeout(close, LINGER_MS).unref();
-    let idle = setTimeout(close, LINGER_IDLE_MS).unref();
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > LINGER_BYTES) return close();
-      clearTimeout(idle);
-      idle = setTimeout(close, LINGER_IDLE_MS).unref();
-    };
-    // Whoever was reading the body (the Fetch adapter's stream, which pauses the request when its own
-    // queue is full and nobody reads it any more) is done with it: as Node's own `req._dump()` does, the
-    // request's other readers are dropped so that nothing pauses it again.
-    req.removeAllListeners("data");
-    req.on("data", onData);
     req.once("end", cleanup);
     req.once("error", cleanup);
+    // Whoever was reading the body (the Fetch adapter's stream, which pauses the request when its own
+    // queue is full and nobody reads it any more) is done with it: as Node's own `req._dump()` does, the
+    // request's other readers are dropped and the rest flows to nowhere.
+    req.removeAllListeners("data");
     req.resume();
   });
 }

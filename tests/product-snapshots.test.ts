@@ -413,6 +413,18 @@ describe("catalogue titles (decision 029)", () => {
         savedTitle,
       }));
     };
+    /** The admin's list page as its loader hands it to the page: each item's handles, the catalogue's or not. */
+    const adminHandles = async (listId: string) => {
+      const answer = await listPage.loader({
+        request: await adminRequest(`/app/lists/${listId}`),
+        params: { id: listId },
+        context: {},
+      });
+      const { list } = answer as Exclude<typeof answer, { data: unknown }>;
+      return list!.items
+        .map(({ productId, catalogueHandle, savedHandle }) => ({ productId, catalogueHandle, savedHandle }))
+        .sort((a, b) => a.productId.localeCompare(b.productId));
+    };
     /** The analytics page's "most saved products" download, as rows of cells. */
     const topProductsCsv = async () => {
       const response = await analyticsCsv.loader({
@@ -424,7 +436,7 @@ describe("catalogue titles (decision 029)", () => {
       const { data } = Papa.parse<string[]>((await response.text()).trim());
       return data.slice(1);
     };
-    return { shop, secret, token, adminList, topProductsCsv };
+    return { shop, secret, token, adminList, adminHandles, topProductsCsv };
   }
 
   it("a title a shopper sends (public key, app proxy) gives way to the catalogue's, which a later forged save does not overwrite", async () => {
@@ -546,6 +558,64 @@ describe("catalogue titles (decision 029)", () => {
       ["401", "Summit Rain Jacket", "summit-rain-jacket"],
       ["501", "Orchard Knit Sweater", "orchard-knit-sweater"],
     ]);
+  });
+
+  it("a handle a shopper sends is never shown as the product's either: analytics and the admin take the catalogue's", async () => {
+    // GIVEN a connected shop, the lookups held back
+    const admin = await shopWithAdmin();
+    const guest = shopperOf(admin.shop);
+    await products.pause();
+    try {
+      // WHEN a guest saves a real product and a made-up one, each with a forged handle
+      await guest.save({ productId: "401", handle: "FREE-iPhone-claim-at-evil.example", title: "FREE iPhone" });
+      await guest.save({ productId: "987654321", handle: "FREE-iPhone-claim-at-evil.example", title: "FREE iPhone" });
+      // THEN while the lookups wait, the download names the real product and its handle from the catalogue,
+      // and the made-up one by its id, with no handle
+      const pending = await until(
+        () => admin.topProductsCsv(),
+        (rows) => rows.length === 2,
+        "both saves in the analytics",
+      );
+      expect(pending.map((row) => row.slice(0, 3)).sort()).toEqual([
+        ["401", "Summit Rain Jacket", "summit-rain-jacket"],
+        ["987654321", "Product 987654321", ""],
+      ]);
+      // AND the merchant's list page gives no handle as the product's
+      expect(await admin.adminHandles((await guest.wishlist()).id)).toEqual([
+        { productId: "401", catalogueHandle: null, savedHandle: "FREE-iPhone-claim-at-evil.example" },
+        { productId: "987654321", catalogueHandle: null, savedHandle: "FREE-iPhone-claim-at-evil.example" },
+      ]);
+    } finally {
+      await products.resume();
+    }
+    // WHEN the lookups have run (the made-up product is not the shop's: it is marked unavailable)
+    await until(
+      () => itemsOf(admin.shop.id),
+      (rows) => rows.every((row) => row.productLookupAt === null),
+      "the lookups",
+    );
+    expect(await admin.adminHandles((await guest.wishlist()).id)).toEqual([
+      { productId: "401", catalogueHandle: "summit-rain-jacket", savedHandle: null },
+      { productId: "987654321", catalogueHandle: null, savedHandle: "FREE-iPhone-claim-at-evil.example" },
+    ]);
+    // THEN the made-up product is still named by its id, with no handle, in the download and the API
+    const after = await admin.topProductsCsv();
+    expect(after.map((row) => row.slice(0, 3)).sort()).toEqual([
+      ["401", "Summit Rain Jacket", "summit-rain-jacket"],
+      ["987654321", "Product 987654321", ""],
+    ]);
+    const top = await rawCall(app, validator, "/v1/analytics/top-products?range=7d", {
+      headers: { Authorization: `Bearer ${admin.secret}` },
+    });
+    expect(top.status).toBe(200);
+    const body = (await top.json()) as {
+      products: Array<{ productId: string; handle: string | null; title: string | null }>;
+    };
+    expect(body.products.find((row) => row.productId === "987654321")).toMatchObject({ handle: null, title: null });
+    expect(body.products.find((row) => row.productId === "401")).toMatchObject({
+      handle: "summit-rain-jacket",
+      title: "Summit Rain Jacket",
+    });
   });
 
   it("the migration makes titled items the catalogue has not named due for a lookup, which replaces their titles", async () => {

@@ -88,7 +88,7 @@ export async function loadListsPage({
   const product = typedText(search, "product");
   const sortName = search.get("sort") ?? "";
   // An order the page does not offer (an edited address) shows the default one.
-  const sort: ListSort = sortName in LIST_SORTS ? (sortName as ListSort) : DEFAULT_LIST_SORT;
+  const sort: ListSort = Object.hasOwn(LIST_SORTS, sortName) ? (sortName as ListSort) : DEFAULT_LIST_SORT;
   const data: ListsPageData = {
     filters: { customer, product, sort },
     fieldErrors: {},

@@ -128,7 +128,7 @@ export async function countSaversOfProducts(q: Queryable, shopId: string, produc
  * save carried is a shopper's, never shown as the product's: docs/decisions/029-catalogue-titles.md).
  */
 export async function latestItemsOfProducts(q: Queryable, shopId: string, productIds: readonly string[]) {
-  if (productIds.length === 0) return new Map<string, { handle: string; catalogueTitle: string | null }>();
+  if (productIds.length === 0) return new Map<string, { handle: string | null; catalogueTitle: string | null }>();
   const rows = await q
     .selectFrom((eb) =>
       eb
@@ -159,7 +159,10 @@ export async function latestItemsOfProducts(q: Queryable, shopId: string, produc
   return new Map(
     rows.map((row) => [
       row.productId,
-      { handle: row.handle, catalogueTitle: row.catalogueTitleAt === null ? null : row.titleSnapshot || null },
+      // Only what the catalogue gave: a handle a save carried is the caller's, like its title (decision 029).
+      row.catalogueTitleAt === null
+        ? { handle: null, catalogueTitle: null }
+        : { handle: row.handle || null, catalogueTitle: row.titleSnapshot || null },
     ]),
   );
 }

@@ -1202,7 +1202,7 @@ export interface components {
              */
             from: string;
             products: {
-                /** @description Latest handle seen; null when no list holds it now. */
+                /** @description The product's handle as the shop's catalogue last gave it to a saved item; null when no list holds it now or until the catalogue has answered for the product (a handle a shopper sent with a save is never shown here). */
                 handle: string | null;
                 /**
                  * @description A 64-bit platform id as a string of decimal digits.

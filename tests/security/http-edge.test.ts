@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_BODY_LIMIT_BYTES, OTHER_BODY_LIMIT_BYTES } from "~/api/body-limit.server";
 import { createUpload } from "~/services/transfers/jobs.server";
 import { createShopWithKey } from "../factories";
-import { LINGER_BYTES } from "../../server/lingering-close";
+import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "../../server/lingering-close";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
 import { freePort, startProcess, type RunningProcess } from "../support/processes";
@@ -350,7 +350,11 @@ describe("the web process under oversized and aborted bodies", () => {
    * A client that sends its whole declared body at a steady pace and reads the answer only once it has sent
    * it all, as many HTTP libraries do. Resolves with what it read, or the socket error it got instead.
    */
-  function sendAllThenRead(path: string, total: number, options: { seconds: number; chunked?: boolean }) {
+  function sendAllThenRead(
+    path: string,
+    total: number,
+    options: { seconds: number; chunked?: boolean; method?: string },
+  ) {
     return new Promise<{ answer: string; error?: string; sent: number }>((resolve) => {
       const socket = connect({ host: "127.0.0.1", port });
       const received: Buffer[] = [];
@@ -360,7 +364,7 @@ describe("the web process under oversized and aborted bodies", () => {
       socket.on("error", (cause: NodeJS.ErrnoException) => (error ??= cause.code ?? cause.message));
       socket.on("close", () => resolve({ answer: Buffer.concat(received).toString("utf8"), error, sent }));
       const head = [
-        `POST ${path} HTTP/1.1`,
+        `${options.method ?? "POST"} ${path} HTTP/1.1`,
         "Host: 127.0.0.1",
         "Content-Type: application/json",
         options.chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${total}`,
@@ -408,7 +412,29 @@ describe("the web process under oversized and aborted bodies", () => {
     expect(error).toBeDefined();
     expect(sent).toBeGreaterThan(LINGER_BYTES);
     expect(sent).toBeLessThan(100 * 1024 * 1024);
+    // A GET or HEAD may carry a body too: the same bounds, on any path.
+    for (const method of ["GET", "HEAD"]) {
+      const cut = await sendAllThenRead("/healthz", 100 * 1024 * 1024, { seconds: 3, method });
+      expect(cut.error, method).toBeDefined();
+      expect(cut.sent, method).toBeLessThan(100 * 1024 * 1024);
+    }
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+
+  it("ends a connection whose client stops sending the rest of an answered body", async () => {
+    // A GET that declares 1 GB and sends 1 KB, then nothing: answered at once, then closed once idle.
+    const socket = connect({ host: "127.0.0.1", port });
+    let answer = "";
+    socket.on("data", (data: Buffer) => (answer += data.toString("utf8")));
+    const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const sentAt = Date.now();
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000\r\n\r\n${" ".repeat(1024)}`);
+    const closedAt = await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    // Not before the idle bound, and long before Node's own five-minute request timeout.
+    expect(closedAt - sentAt).toBeGreaterThanOrEqual(LINGER_IDLE_MS);
+    expect(closedAt - sentAt).toBeLessThan(LINGER_MS);
   });
 
   /** A request whose client sends part of the body, then hangs up; resolves once the server logged it. */

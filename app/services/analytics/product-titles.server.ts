@@ -1,8 +1,8 @@
 /**
- * Product names for the analytics pages. The rollups know products by id; the items carry the handle and
- * the title the storefront sent when saving (`titleSnapshot`, often empty for API and import saves). What
- * is missing is asked of the platform's Admin API (`nodes(ids:)`); when the platform cannot answer, the
- * handle stands in, so the pages never fail on a name.
+ * Product names for the analytics pages. The rollups know products by id; the report gives the title and
+ * handle the catalogue last gave a saved item, never what a shopper sent (decision 029). What is missing is
+ * asked of the platform's Admin API (`nodes(ids:)`); when the platform cannot answer, "Product <id>" stands
+ * in, so the pages never fail on a name.
  */
 import { isDomainError } from "~/lib/domain-error";
 import { adminGraphql, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
@@ -25,9 +25,9 @@ interface Named {
 }
 
 /**
- * The rows with a `title` for each: the snapshot when there is one, else the platform's current title,
- * else the handle, else "Product <id>". `handle` is filled from the platform too when no list holds the
- * product any more.
+ * The rows with a `title` for each: the catalogue's title the report found, else the platform's current
+ * title, else the catalogue's handle, else "Product <id>". `handle` is filled from the platform when the
+ * report had none.
  */
 export async function withProductTitles<Row extends Named>({
   shopDomain,

@@ -34,6 +34,10 @@ export function merchantItemView(item: ItemRow) {
     catalogueTitle: fromCatalogue ? item.titleSnapshot || null : null,
     /** The title the save carried, while the catalogue's is not known. */
     savedTitle: fromCatalogue ? null : item.titleSnapshot || null,
+    /** The catalogue's handle; null until the platform has answered for the product. */
+    catalogueHandle: fromCatalogue ? item.handle || null : null,
+    /** The handle the save carried, while the catalogue's is not known: the caller's, like its title. */
+    savedHandle: fromCatalogue ? null : item.handle || null,
   };
 }
 

@@ -21,7 +21,15 @@ const TopProductsSchema = z
     products: z.array(
       z.object({
         productId: PlatformId,
-        handle: z.string().nullable().openapi({ description: "Latest handle seen; null when no list holds it now." }),
+        handle: z
+          .string()
+          .nullable()
+          .openapi({
+            description:
+              "The product's handle as the shop's catalogue last gave it to a saved item; null when no list holds " +
+              "it now or until the catalogue has answered for the product (a handle a shopper sent with a save is " +
+              "never shown here).",
+          }),
         title: z
           .string()
           .nullable()
