@@ -34,7 +34,10 @@ function segmentsOf(decoded: string): string[] | undefined {
   return segments.some((segment) => segment === "." || segment === "..") ? undefined : segments;
 }
 
-/** A project file the browser may load in development: client modules under app/ and packages' files. */
+/**
+ * A project file the browser may load in development: client modules under app/, packages' files and the
+ * guides' screenshots.
+ */
 function isBrowserModule(segments: string[]): boolean {
   const [top, ...rest] = segments;
   const file = segments.at(-1) ?? "";
@@ -43,6 +46,10 @@ function isBrowserModule(segments: string[]): boolean {
   if (top === "app") {
     // Server-only modules and the generated database client stay on the server.
     return !rest.some((segment) => segment.startsWith(".") || segment.endsWith(".server")) && rest[0] !== "generated";
+  }
+  if (top === "docs") {
+    // The guides' screenshots, which /help shows (in a build they are assets); nothing else of docs/.
+    return rest.length === 2 && rest[0] === "screenshots" && /^[\w-]+\.png$/.test(file);
   }
   if (top === "node_modules") {
     // Vite's pre-bundled dependencies sit in node_modules/.vite; no other hidden path, and no database client.

@@ -152,6 +152,9 @@ describe("the development server", () => {
     "/prisma/schema.prisma?raw",
     "/app/env.server.ts?raw",
     "/favicon.svg/../package.json",
+    "/docs/admin.md",
+    "/docs/screenshots/../admin.md",
+    "/docs/decisions/001-two-database-engines.md",
   ];
 
   it.each(denied)("does not serve %s", async (rawPath) => {
@@ -196,6 +199,8 @@ describe("the development server", () => {
     expect([...seen]).toEqual(expect.arrayContaining(["/@vite/client", "/app/root.tsx"]));
 
     expect((await get("/favicon.svg")).status).toBe(200);
+    // The guides' screenshots, which /help shows.
+    expect((await get("/docs/screenshots/home.png")).status).toBe(200);
     expect((await get(`/@fs${path.join(root, "node_modules/vite/dist/client/env.mjs")}`)).status).toBe(200);
     // The app's own routes still answer through the same server.
     expect((await get("/healthz")).status).toBe(200);
