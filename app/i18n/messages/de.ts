@@ -429,4 +429,42 @@ export const de: Messages = {
   "imports.mode.import": "Import",
   "imports.wouldBe": "{count} (würden)",
   "imports.error": "Die Importe konnten nicht angezeigt werden",
+
+  "exports.kind.csv":
+    "Alle gemerkten Artikel in den allgemeinen Spalten; die Datei lässt sich problemlos wieder importieren.",
+  "exports.kind.marketing":
+    "Die gemerkten Artikel der Kunden mit ihren E-Mail-Adressen und Namen, Produkt- und Variantentiteln und Preisen, für Kampagnen. Gäste sind nicht enthalten.",
+  "exports.started": "Export gestartet",
+  "exports.exportCsv": "CSV exportieren",
+  "exports.exportMarketing": "Für Marketing exportieren",
+  "exports.notStarted": "Der Export konnte nicht gestartet werden",
+  "exports.emptyHeading": "Alle gemerkten Artikel als CSV-Datei exportieren",
+  "exports.emptyBody":
+    "Eine Zeile pro gemerktem Artikel mit den Spalten customer_id, anonymous_id, product_id, variant_id, handle und added_at. Die Datei lässt sich problemlos wieder importieren, in diesen oder einen anderen Shop.",
+  "exports.emptyMarketing":
+    "Für Kampagnen ergänzt der Marketing-Export die E-Mail-Adresse und den Namen jedes Kunden, die Produkt- und Variantentitel und den Preis. Er enthält personenbezogene Daten: Geben Sie ihn nur an die Personen weiter, die Ihre Kampagnen betreuen.",
+  "exports.latest": "Letzter Export",
+  "exports.startedCsv": "Export, gestartet am {time}.",
+  "exports.startedMarketing": "Marketing-Export, gestartet am {time}.",
+  "exports.exporting": "Wird exportiert",
+  "exports.waiting": "Wartet auf einen Worker…",
+  "exports.writing": "Datei wird geschrieben: bisher {count} Zeilen",
+  "exports.itemsExported": { one: "{count} Artikel exportiert.", other: "{count} Artikel exportiert." },
+  "exports.download": "{file} herunterladen",
+  "exports.linkUntil":
+    "Dieser Link gilt bis {time}; öffnen Sie diese Seite erneut für einen neuen. Die Datei wird nach {days} Tagen gelöscht.",
+  "exports.linkUntilMarketing":
+    "Dieser Link gilt bis {time}; öffnen Sie diese Seite erneut für einen neuen. Die Datei wird nach {days} Tagen gelöscht, und sofort, wenn einer ihrer Kunden die Löschung seiner Daten verlangt.",
+  "exports.fileDeleted":
+    "Die Datei wurde am {time} gelöscht: Exportdateien werden {days} Tage aufbewahrt. Starten Sie einen neuen Export, um die Artikel erneut herunterzuladen.",
+  "exports.failed": "Der Export ist fehlgeschlagen",
+  "exports.failedBody":
+    "{error} Sonst wurde nichts geändert: Starten Sie einen neuen Export; schlägt er erneut fehl, versuchen Sie es später noch einmal.",
+  "exports.past": "Frühere Exporte",
+  "exports.column.started": "Gestartet",
+  "exports.column.status": "Status",
+  "exports.column.items": "Artikel",
+  "exports.column.file": "Datei",
+  "exports.deletedOn": "Gelöscht am {time}",
+  "exports.error": "Die Exporte konnten nicht angezeigt werden",
 };

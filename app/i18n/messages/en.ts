@@ -418,6 +418,42 @@ export const en = {
   "imports.mode.import": "Import",
   "imports.wouldBe": "{count} (would be)",
   "imports.error": "The imports could not be shown",
+
+  "exports.kind.csv": "Every saved item in the generic columns; the file imports back cleanly.",
+  "exports.kind.marketing":
+    "Customers' saved items with their emails and names, product and variant titles and prices, for campaigns. Guests are left out.",
+  "exports.started": "Export started",
+  "exports.exportCsv": "Export CSV",
+  "exports.exportMarketing": "Export for marketing",
+  "exports.notStarted": "The export could not start",
+  "exports.emptyHeading": "Export every saved item as a CSV file",
+  "exports.emptyBody":
+    "One row per saved item with the columns customer_id, anonymous_id, product_id, variant_id, handle and added_at. The file imports back cleanly, into this shop or another.",
+  "exports.emptyMarketing":
+    "For campaigns, the marketing export adds each customer's email and name, the product and variant titles and the price. It holds personal data: share it only with who runs your campaigns.",
+  "exports.latest": "Latest export",
+  "exports.startedCsv": "Export, started {time}.",
+  "exports.startedMarketing": "Marketing export, started {time}.",
+  "exports.exporting": "Exporting",
+  "exports.waiting": "Waiting for a worker…",
+  "exports.writing": "Writing the file: {count} rows so far",
+  "exports.itemsExported": { one: "{count} item exported.", other: "{count} items exported." },
+  "exports.download": "Download {file}",
+  "exports.linkUntil":
+    "This link works until {time}; reopen this page for a new one. The file is deleted after {days} days.",
+  "exports.linkUntilMarketing":
+    "This link works until {time}; reopen this page for a new one. The file is deleted after {days} days, and at once when one of its customers asks to be erased.",
+  "exports.fileDeleted":
+    "The file was deleted on {time}: export files are kept {days} days. Start a new export to download the items again.",
+  "exports.failed": "The export failed",
+  "exports.failedBody": "{error} Nothing else was changed: start a new export; if it fails again, try again later.",
+  "exports.past": "Past exports",
+  "exports.column.started": "Started",
+  "exports.column.status": "Status",
+  "exports.column.items": "Items",
+  "exports.column.file": "File",
+  "exports.deletedOn": "Deleted {time}",
+  "exports.error": "The exports could not be shown",
 };
 
 export type Messages = {

@@ -423,4 +423,42 @@ export const es: Messages = {
   "imports.mode.import": "Importación",
   "imports.wouldBe": "{count} (previstos)",
   "imports.error": "No se pudieron mostrar las importaciones",
+
+  "exports.kind.csv":
+    "Todos los artículos guardados en las columnas genéricas; el archivo se vuelve a importar sin problemas.",
+  "exports.kind.marketing":
+    "Los artículos guardados de los clientes con sus correos electrónicos y nombres, los títulos de productos y variantes y los precios, para campañas. Los invitados quedan fuera.",
+  "exports.started": "Exportación iniciada",
+  "exports.exportCsv": "Exportar CSV",
+  "exports.exportMarketing": "Exportar para marketing",
+  "exports.notStarted": "No se pudo iniciar la exportación",
+  "exports.emptyHeading": "Exporta todos los artículos guardados como archivo CSV",
+  "exports.emptyBody":
+    "Una fila por artículo guardado con las columnas customer_id, anonymous_id, product_id, variant_id, handle y added_at. El archivo se vuelve a importar sin problemas, en esta tienda o en otra.",
+  "exports.emptyMarketing":
+    "Para campañas, la exportación de marketing añade el correo electrónico y el nombre de cada cliente, los títulos del producto y de la variante y el precio. Contiene datos personales: compártela solo con quien gestiona tus campañas.",
+  "exports.latest": "Última exportación",
+  "exports.startedCsv": "Exportación, iniciada el {time}.",
+  "exports.startedMarketing": "Exportación de marketing, iniciada el {time}.",
+  "exports.exporting": "Exportando",
+  "exports.waiting": "Esperando a un worker…",
+  "exports.writing": "Escribiendo el archivo: {count} filas hasta ahora",
+  "exports.itemsExported": { one: "{count} artículo exportado.", other: "{count} artículos exportados." },
+  "exports.download": "Descargar {file}",
+  "exports.linkUntil":
+    "Este enlace funciona hasta el {time}; vuelve a abrir esta página para obtener uno nuevo. El archivo se elimina pasados {days} días.",
+  "exports.linkUntilMarketing":
+    "Este enlace funciona hasta el {time}; vuelve a abrir esta página para obtener uno nuevo. El archivo se elimina pasados {days} días, y de inmediato si uno de sus clientes pide que se borren sus datos.",
+  "exports.fileDeleted":
+    "El archivo se eliminó el {time}: los archivos de exportación se conservan {days} días. Inicia una nueva exportación para volver a descargar los artículos.",
+  "exports.failed": "La exportación falló",
+  "exports.failedBody":
+    "{error} No se cambió nada más: inicia una nueva exportación; si vuelve a fallar, inténtalo más tarde.",
+  "exports.past": "Exportaciones anteriores",
+  "exports.column.started": "Iniciada",
+  "exports.column.status": "Estado",
+  "exports.column.items": "Artículos",
+  "exports.column.file": "Archivo",
+  "exports.deletedOn": "Eliminado el {time}",
+  "exports.error": "No se pudieron mostrar las exportaciones",
 };

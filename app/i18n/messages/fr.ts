@@ -431,4 +431,42 @@ export const fr: Messages = {
   "imports.mode.import": "Importation",
   "imports.wouldBe": "{count} (prévus)",
   "imports.error": "Les importations n’ont pas pu être affichées",
+
+  "exports.kind.csv":
+    "Tous les articles enregistrés dans les colonnes génériques ; le fichier se réimporte sans problème.",
+  "exports.kind.marketing":
+    "Les articles enregistrés des clients avec leurs e-mails et noms, les titres des produits et variantes et les prix, pour les campagnes. Les invités sont exclus.",
+  "exports.started": "Exportation lancée",
+  "exports.exportCsv": "Exporter en CSV",
+  "exports.exportMarketing": "Exporter pour le marketing",
+  "exports.notStarted": "L’exportation n’a pas pu démarrer",
+  "exports.emptyHeading": "Exportez tous les articles enregistrés dans un fichier CSV",
+  "exports.emptyBody":
+    "Une ligne par article enregistré avec les colonnes customer_id, anonymous_id, product_id, variant_id, handle et added_at. Le fichier se réimporte sans problème, dans cette boutique ou une autre.",
+  "exports.emptyMarketing":
+    "Pour les campagnes, l’exportation marketing ajoute l’e-mail et le nom de chaque client, les titres des produits et variantes et le prix. Elle contient des données personnelles : ne la partagez qu’avec les personnes qui gèrent vos campagnes.",
+  "exports.latest": "Dernière exportation",
+  "exports.startedCsv": "Exportation, lancée le {time}.",
+  "exports.startedMarketing": "Exportation marketing, lancée le {time}.",
+  "exports.exporting": "Exportation en cours",
+  "exports.waiting": "En attente d’un worker…",
+  "exports.writing": "Écriture du fichier : {count} lignes jusqu’ici",
+  "exports.itemsExported": { one: "{count} article exporté.", other: "{count} articles exportés." },
+  "exports.download": "Télécharger {file}",
+  "exports.linkUntil":
+    "Ce lien est valable jusqu’au {time} ; rouvrez cette page pour en obtenir un nouveau. Le fichier est supprimé au bout de {days} jours.",
+  "exports.linkUntilMarketing":
+    "Ce lien est valable jusqu’au {time} ; rouvrez cette page pour en obtenir un nouveau. Le fichier est supprimé au bout de {days} jours, et immédiatement si l’un de ses clients demande l’effacement de ses données.",
+  "exports.fileDeleted":
+    "Le fichier a été supprimé le {time} : les fichiers d’exportation sont conservés {days} jours. Lancez une nouvelle exportation pour télécharger de nouveau les articles.",
+  "exports.failed": "L’exportation a échoué",
+  "exports.failedBody":
+    "{error} Rien d’autre n’a été modifié : lancez une nouvelle exportation ; si elle échoue encore, réessayez plus tard.",
+  "exports.past": "Exportations précédentes",
+  "exports.column.started": "Démarrée",
+  "exports.column.status": "Statut",
+  "exports.column.items": "Articles",
+  "exports.column.file": "Fichier",
+  "exports.deletedOn": "Supprimé le {time}",
+  "exports.error": "Les exportations n’ont pas pu être affichées",
 };
