@@ -467,4 +467,42 @@ export const de: Messages = {
   "exports.column.file": "Datei",
   "exports.deletedOn": "Gelöscht am {time}",
   "exports.error": "Die Exporte konnten nicht angezeigt werden",
+
+  "importNew.allImports": "Alle Importe",
+  "importNew.requiredColumns": "Die Spalten {required} sind erforderlich; {optional} ist optional.",
+  "importNew.anyHeaders":
+    "Eine dieser Kopfzeilen: Eine Spalte mit der Produkt-ID und eine mit der Kunden-ID oder der E-Mail-Adresse des Kunden sind erforderlich, andere Spalten dürfen fehlen. Daten mit Schrägstrich werden {order} gelesen.",
+  "importNew.dayFirst": "mit dem Tag zuerst (31/12/2024)",
+  "importNew.monthFirst": "mit dem Monat zuerst (12/31/2024)",
+  "importNew.step1": "Schritt 1 von 3: Woher stammt die Datei?",
+  "importNew.headersMatched":
+    "Kopfzeilen werden ohne Rücksicht auf Groß- und Kleinschreibung, Leerzeichen, Unter- und Bindestriche zugeordnet, in beliebiger Reihenfolge.",
+  "importNew.sourceField": "Quelle der Datei",
+  "importNew.sourceMissing": "Wählen Sie aus, woher die Datei stammt.",
+  "importNew.continue": "Weiter",
+  "importNew.notUploaded": "Die Datei konnte nicht hochgeladen werden.",
+  "importNew.bytes": "{size} Bytes",
+  "importNew.kilobytes": "{size} KB",
+  "importNew.megabytes": "{size} MB",
+  "importNew.notCsv": "„{name}“ ist keine CSV-Datei. Wählen Sie eine .csv-Datei (kommagetrennte Werte).",
+  "importNew.tooLarge":
+    "„{name}“ ist {size} groß; Importe nehmen Dateien von höchstens {max} an. Teilen Sie sie in kleinere Dateien auf und importieren Sie jede einzeln.",
+  "importNew.emptyFile": "„{name}“ ist leer. Wählen Sie eine Datei mit einer Kopfzeile und gemerkten Artikeln.",
+  "importNew.oneFile": "Legen Sie jeweils nur eine Datei ab.",
+  "importNew.nothingImported": "{reason} Es wurde nichts importiert.",
+  "importNew.refused": "Die Datei wurde abgelehnt (HTTP {status}).",
+  "importNew.unreachable":
+    "Die Datei hat den Server nicht erreicht. Prüfen Sie Ihre Verbindung und laden Sie sie dann erneut hoch.",
+  "importNew.step2": "Schritt 2 von 3: Datei hochladen",
+  "importNew.source": "Quelle: {source}",
+  "importNew.changeSource": "Quelle ändern",
+  "importNew.fileField": "CSV-Datei, höchstens 50 MB",
+  "importNew.chooseFile": "Datei auswählen",
+  "importNew.dropHint": "oder eine .csv-Datei hier ablegen",
+  "importNew.uploading": "Wird hochgeladen: {sent} von {total} gesendet",
+  "importNew.startingDryRun": "Hochgeladen. Der Probelauf wird gestartet…",
+  "importNew.nextDryRun":
+    "Als Nächstes liest und prüft ein Probelauf jede Zeile genau wie der Import, schreibt aber nichts. Sie bestätigen den Import, nachdem Sie seinen Bericht gelesen haben.",
+  "importNew.upload": "Hochladen und prüfen",
+  "importNew.error": "Der Import konnte nicht gestartet werden",
 };

@@ -454,6 +454,42 @@ export const en = {
   "exports.column.file": "File",
   "exports.deletedOn": "Deleted {time}",
   "exports.error": "The exports could not be shown",
+
+  "importNew.allImports": "All imports",
+  "importNew.requiredColumns": "Columns {required} are required; {optional} is optional.",
+  "importNew.anyHeaders":
+    "Any of these header rows: a product id column and a customer id or customer email column are required, other columns may be absent. Slash dates are read {order}.",
+  "importNew.dayFirst": "day first (31/12/2024)",
+  "importNew.monthFirst": "month first (12/31/2024)",
+  "importNew.step1": "Step 1 of 3: where does the file come from?",
+  "importNew.headersMatched": "Headers are matched with case, spaces, underscores and hyphens ignored, in any order.",
+  "importNew.sourceField": "Source of the file",
+  "importNew.sourceMissing": "Choose where the file comes from.",
+  "importNew.continue": "Continue",
+  "importNew.notUploaded": "The file could not be uploaded.",
+  "importNew.bytes": "{size} bytes",
+  "importNew.kilobytes": "{size} KB",
+  "importNew.megabytes": "{size} MB",
+  "importNew.notCsv": '"{name}" is not a CSV file. Choose a .csv file (comma-separated values).',
+  "importNew.tooLarge":
+    '"{name}" is {size}; imports take files of at most {max}. Split it into smaller files and import each one.',
+  "importNew.emptyFile": '"{name}" is empty. Choose a file with a header row and saved items.',
+  "importNew.oneFile": "Drop one file at a time.",
+  "importNew.nothingImported": "{reason} Nothing was imported.",
+  "importNew.refused": "The file was refused (HTTP {status}).",
+  "importNew.unreachable": "The file did not reach the server. Check your connection, then upload it again.",
+  "importNew.step2": "Step 2 of 3: upload the file",
+  "importNew.source": "Source: {source}",
+  "importNew.changeSource": "Change source",
+  "importNew.fileField": "CSV file, at most 50 MB",
+  "importNew.chooseFile": "Choose a file",
+  "importNew.dropHint": "or drop a .csv file here",
+  "importNew.uploading": "Uploading: {sent} of {total} sent",
+  "importNew.startingDryRun": "Uploaded. Starting the dry run…",
+  "importNew.nextDryRun":
+    "Next, a dry run reads and checks every row exactly as the import will, and writes nothing. You confirm the import after reading its report.",
+  "importNew.upload": "Upload and check",
+  "importNew.error": "The import could not be started",
 };
 
 export type Messages = {

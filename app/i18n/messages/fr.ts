@@ -469,4 +469,44 @@ export const fr: Messages = {
   "exports.column.file": "Fichier",
   "exports.deletedOn": "Supprimé le {time}",
   "exports.error": "Les exportations n’ont pas pu être affichées",
+
+  "importNew.allImports": "Toutes les importations",
+  "importNew.requiredColumns": "Les colonnes {required} sont obligatoires ; {optional} est facultative.",
+  "importNew.anyHeaders":
+    "L’une de ces lignes d’en-tête : une colonne d’ID de produit et une colonne d’ID client ou d’e-mail client sont obligatoires, les autres colonnes peuvent manquer. Les dates avec barres obliques sont lues {order}.",
+  "importNew.dayFirst": "jour en premier (31/12/2024)",
+  "importNew.monthFirst": "mois en premier (12/31/2024)",
+  "importNew.step1": "Étape 1 sur 3 : d’où vient le fichier ?",
+  "importNew.headersMatched":
+    "Les en-têtes sont reconnus sans tenir compte de la casse, des espaces, des tirets bas et des traits d’union, dans n’importe quel ordre.",
+  "importNew.sourceField": "Source du fichier",
+  "importNew.sourceMissing": "Choisissez d’où vient le fichier.",
+  "importNew.continue": "Continuer",
+  "importNew.notUploaded": "Le fichier n’a pas pu être téléversé.",
+  "importNew.bytes": "{size} octets",
+  "importNew.kilobytes": "{size} Ko",
+  "importNew.megabytes": "{size} Mo",
+  "importNew.notCsv":
+    "« {name} » n’est pas un fichier CSV. Choisissez un fichier .csv (valeurs séparées par des virgules).",
+  "importNew.tooLarge":
+    "« {name} » fait {size} ; les importations acceptent des fichiers de {max} au plus. Divisez-le en fichiers plus petits et importez-les un par un.",
+  "importNew.emptyFile":
+    "« {name} » est vide. Choisissez un fichier avec une ligne d’en-tête et des articles enregistrés.",
+  "importNew.oneFile": "Déposez un seul fichier à la fois.",
+  "importNew.nothingImported": "{reason} Rien n’a été importé.",
+  "importNew.refused": "Le fichier a été refusé (HTTP {status}).",
+  "importNew.unreachable":
+    "Le fichier n’a pas atteint le serveur. Vérifiez votre connexion, puis téléversez-le de nouveau.",
+  "importNew.step2": "Étape 2 sur 3 : téléversez le fichier",
+  "importNew.source": "Source : {source}",
+  "importNew.changeSource": "Changer de source",
+  "importNew.fileField": "Fichier CSV, 50 Mo au maximum",
+  "importNew.chooseFile": "Choisir un fichier",
+  "importNew.dropHint": "ou déposez un fichier .csv ici",
+  "importNew.uploading": "Téléversement : {sent} envoyés sur {total}",
+  "importNew.startingDryRun": "Téléversé. Démarrage de l’essai à blanc…",
+  "importNew.nextDryRun":
+    "Ensuite, un essai à blanc lit et vérifie chaque ligne exactement comme l’importation, sans rien écrire. Vous confirmez l’importation après avoir lu son rapport.",
+  "importNew.upload": "Téléverser et vérifier",
+  "importNew.error": "L’importation n’a pas pu démarrer",
 };
