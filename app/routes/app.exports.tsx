@@ -132,7 +132,7 @@ export default function Exports() {
 
 function LatestExport({ job }: { job: TransferJobView }) {
   const { retentionDays } = useLoaderData<typeof loader>();
-  const { t, plural, dateTime, number } = useI18n();
+  const { t, plural, dateTime } = useI18n();
   const marketing = job.format === "marketing_csv";
   return (
     <Card>

@@ -323,7 +323,7 @@ function Columns({ report }: { report: ImportReport }) {
 
 function Issues({ report }: { report: ImportReport }) {
   const skippedBy = Object.entries(report.totals.skippedBy) as Array<[ImportIssue["reason"], number]>;
-  const { t, number } = useI18n();
+  const { t } = useI18n();
   return (
     <Card padding="0">
       <BlockStack gap="200">
