@@ -70,6 +70,11 @@ describe("the admin's catalogues", () => {
     expect(mismatched).toEqual([]);
   });
 
+  // The same for links named by data: a list's link shows the list's name, so its accessible name starts with it.
+  it.each(ADMIN_LOCALES)("%s names a list's link by the list's name first", (locale) => {
+    expect(createTranslator(locale).t("lists.linkLabel", { list: "Summer", owner: "Ada" })).toMatch(/^Summer /);
+  });
+
   it("fills placeholders with numbers formatted for the language, and picks the plural form", () => {
     expect(createTranslator("de").t("home.setup.progress", { done: 1, total: 3 })).toBe("1 von 3 Schritten erledigt");
     expect(createTranslator("de").number(12345)).toBe("12.345");

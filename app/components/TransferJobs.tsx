@@ -4,7 +4,7 @@ import { useEffect, type ReactNode } from "react";
 import { useI18n } from "~/i18n/context";
 import type { MessageKey } from "~/i18n/translate";
 
-/** What the Imports and Exports pages share: job statuses, timestamps, download links, live refresh. */
+/** What the Imports and Exports pages share: job statuses, download links, live refresh (times and counts: useI18n). */
 
 type JobStatus = "queued" | "running" | "succeeded" | "failed";
 
@@ -29,13 +29,6 @@ export function JobStatusBadge({ status }: { status: JobStatus }) {
     </Badge>
   );
 }
-
-/** Timestamps as the whole admin shows them: fixed locale and UTC, so pages and tests read the same. */
-export function formatTimestamp(iso: string) {
-  return `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
-}
-
-export const formatCount = (count: number) => count.toLocaleString("en-US");
 
 /**
  * A link to a signed file URL. A plain anchor: the admin's link component routes same-origin addresses

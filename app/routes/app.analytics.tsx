@@ -24,6 +24,8 @@ import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts"
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { LabelledCard } from "~/components/LabelledCard";
 import { PageError } from "~/components/PageError";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey } from "~/i18n/translate";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
 import { activity, rangeSchema, topProducts } from "~/services/analytics/reports.server";
 
@@ -41,19 +43,27 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   };
 };
 
-const RANGE_OPTIONS = [
-  { label: "Last 7 days", value: "7d" },
-  { label: "Last 30 days", value: "30d" },
-  { label: "Last 90 days", value: "90d" },
-];
+const RANGES = ["7d", "30d", "90d"] as const;
+/** The number of days a range ("30d") covers, for the page's sentences about it. */
+const daysOf = (range: string) => Number.parseInt(range, 10);
 
 type Day = ReturnType<typeof useLoaderData<typeof loader>>["days"][number];
 
-const SERIES = [
-  { key: "adds", title: "Saves per day", column: "Saves", colour: "#2c6ecb" },
-  { key: "removes", title: "Removals per day", column: "Removals", colour: "#c05717" },
-  { key: "activeShoppers", title: "Active shoppers per day", column: "Active shoppers", colour: "#1f8a65" },
-] as const;
+const SERIES: ReadonlyArray<{
+  key: "adds" | "removes" | "activeShoppers";
+  title: MessageKey;
+  column: MessageKey;
+  colour: string;
+}> = [
+  { key: "adds", title: "analytics.series.saves", column: "analytics.saves", colour: "#2c6ecb" },
+  { key: "removes", title: "analytics.series.removals", column: "analytics.removals", colour: "#c05717" },
+  {
+    key: "activeShoppers",
+    title: "analytics.series.activeShoppers",
+    column: "analytics.activeShoppers",
+    colour: "#1f8a65",
+  },
+];
 
 export default function Analytics() {
   const data = useLoaderData<typeof loader>();
@@ -61,30 +71,31 @@ export default function Analytics() {
   const [, setSearchParams] = useSearchParams();
   const loading = navigation.state === "loading" && navigation.location.pathname === "/app/analytics";
   const empty = data.totals.adds === 0 && data.totals.removes === 0 && data.products.length === 0;
-  const rangeLabel = RANGE_OPTIONS.find((option) => option.value === data.range)!.label.toLowerCase();
+  const { t } = useI18n();
+  const days = daysOf(data.range);
 
   return (
     <Page>
-      <TitleBar title="Analytics" />
+      <TitleBar title={t("page.analytics")} />
       <BlockStack gap="500">
         {data.unknownRange !== null ? (
-          <Banner tone="warning" title="Unknown date range">
-            <p>{`"${data.unknownRange}" is not a range this page offers; it shows the last 30 days.`}</p>
+          <Banner tone="warning" title={t("analytics.unknownRange.title")}>
+            <p>{t("analytics.unknownRange.body", { range: data.unknownRange, days: daysOf("30d") })}</p>
           </Banner>
         ) : null}
         <Card>
           <InlineStack align="space-between" blockAlign="end" gap="400">
             <BlockStack gap="100">
               <Text as="h2" variant="headingMd">
-                Wishlist activity
+                {t("analytics.activity")}
               </Text>
               <Text as="p" tone="subdued">
-                {`${data.from} to ${data.to} (UTC days)`}
+                {t("analytics.period", { from: data.from, to: data.to })}
               </Text>
             </BlockStack>
             <Select
-              label="Date range"
-              options={RANGE_OPTIONS}
+              label={t("analytics.dateRange")}
+              options={RANGES.map((range) => ({ label: t("analytics.range", { days: daysOf(range) }), value: range }))}
               value={data.range}
               onChange={(value) =>
                 setSearchParams((params) => {
@@ -99,15 +110,15 @@ export default function Analytics() {
           <Card>
             <BlockStack gap="200">
               <Text as="p" tone="subdued">
-                Loading…
+                {t("analytics.loading")}
               </Text>
               <SkeletonBodyText lines={8} />
             </BlockStack>
           </Card>
         ) : empty ? (
           <Card>
-            <EmptyState heading={`No wishlist activity in the ${rangeLabel}`} image="/favicon.svg">
-              <p>Saves and removals show here by day once shoppers use their wishlists.</p>
+            <EmptyState heading={t("analytics.empty.heading", { days })} image="/favicon.svg">
+              <p>{t("analytics.empty.body")}</p>
             </EmptyState>
           </Card>
         ) : (
@@ -135,13 +146,14 @@ export default function Analytics() {
 
 function Totals() {
   const { totals } = useLoaderData<typeof loader>();
+  const { t, number } = useI18n();
   const figures = [
-    { label: "Saves", value: totals.adds },
-    { label: "Removals", value: totals.removes },
-    { label: "Active shoppers", value: totals.activeShoppers },
+    { label: t("analytics.saves"), value: totals.adds },
+    { label: t("analytics.removals"), value: totals.removes },
+    { label: t("analytics.activeShoppers"), value: totals.activeShoppers },
   ];
   return (
-    <LabelledCard title="Totals">
+    <LabelledCard title={t("analytics.totals")}>
       <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
         {figures.map((figure) => (
           <BlockStack key={figure.label} gap="100">
@@ -149,7 +161,7 @@ function Totals() {
               {figure.label}
             </Text>
             <Text as="p" variant="headingXl">
-              {figure.value.toLocaleString("en-US")}
+              {number(figure.value)}
             </Text>
           </BlockStack>
         ))}
@@ -166,13 +178,14 @@ function useMounted() {
 }
 
 function DailyChart({ series, days }: { series: (typeof SERIES)[number]; days: Day[] }) {
+  const { t, number } = useI18n();
   const mounted = useMounted();
   const [tableOpen, setTableOpen] = useState(false);
   const tableId = useId();
   const total = days.reduce((sum, day) => sum + day[series.key], 0);
   const peak = Math.max(...days.map((day) => day[series.key]));
   return (
-    <LabelledCard title={series.title}>
+    <LabelledCard title={t(series.title)}>
       <div style={{ height: 240 }} data-chart={series.key}>
         {mounted ? (
           <LineChart
@@ -182,8 +195,8 @@ function DailyChart({ series, days }: { series: (typeof SERIES)[number]; days: D
             margin={{ top: 8, right: 16, bottom: 8, left: 0 }}
             accessibilityLayer={false}
             role="img"
-            title={`${series.title}, ${days.length} days`}
-            desc={`${series.column}: ${total} in all, at most ${peak} on one day. The data table below lists every day.`}
+            title={t("analytics.chart.title", { series: t(series.title), count: days.length })}
+            desc={t("analytics.chart.description", { column: t(series.column), total, peak })}
           >
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="date" tickFormatter={(date: string) => date.slice(5)} minTickGap={24} />
@@ -198,7 +211,7 @@ function DailyChart({ series, days }: { series: (typeof SERIES)[number]; days: D
             <Line
               type="linear"
               dataKey={series.key}
-              name={series.column}
+              name={t(series.column)}
               stroke={series.colour}
               strokeWidth={2}
               dot={{ r: 2 }}
@@ -215,14 +228,14 @@ function DailyChart({ series, days }: { series: (typeof SERIES)[number]; days: D
           ariaControls={tableId}
           onClick={() => setTableOpen((open) => !open)}
         >
-          {tableOpen ? "Hide data table" : "Show data table"}
+          {tableOpen ? t("analytics.table.hide") : t("analytics.table.show")}
         </Button>
       </InlineStack>
       <Collapsible id={tableId} open={tableOpen}>
         <DataTable
           columnContentTypes={["text", "numeric"]}
-          headings={["Date", series.column]}
-          rows={days.map((day) => [day.date, day[series.key]])}
+          headings={[t("analytics.table.date"), t(series.column)]}
+          rows={days.map((day) => [day.date, number(day[series.key])])}
         />
       </Collapsible>
     </LabelledCard>
@@ -231,22 +244,29 @@ function DailyChart({ series, days }: { series: (typeof SERIES)[number]; days: D
 
 function TopProducts() {
   const { products } = useLoaderData<typeof loader>();
+  const { t, number } = useI18n();
   return (
-    <LabelledCard title="Most saved products">
+    <LabelledCard title={t("analytics.top.heading")}>
       {products.length === 0 ? (
         <Text as="p" tone="subdued">
-          No product was saved in this range.
+          {t("analytics.top.none")}
         </Text>
       ) : (
         <DataTable
           columnContentTypes={["text", "text", "numeric", "numeric", "numeric"]}
-          headings={["Product", "Handle", "Saves", "Removals", "Current savers"]}
+          headings={[
+            t("analytics.top.product"),
+            t("analytics.top.handle"),
+            t("analytics.saves"),
+            t("analytics.removals"),
+            t("analytics.top.savers"),
+          ]}
           rows={products.map((product) => [
             product.title,
             product.handle ?? "",
-            product.saves,
-            product.removes,
-            product.savers,
+            number(product.saves),
+            number(product.removes),
+            number(product.savers),
           ])}
         />
       )}
@@ -257,6 +277,7 @@ function TopProducts() {
 function Downloads() {
   const { range, from, to } = useLoaderData<typeof loader>();
   const shopify = useAppBridge();
+  const { t } = useI18n();
   const [busy, setBusy] = useState<string | null>(null);
   const download = async (report: "activity" | "products") => {
     setBusy(report);
@@ -271,23 +292,20 @@ function Downloads() {
       link.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
     } catch {
-      shopify.toast.show("The download failed. Try again.", { isError: true });
+      shopify.toast.show(t("analytics.download.failed"), { isError: true });
     } finally {
       setBusy(null);
     }
   };
   return (
-    <LabelledCard title="Download">
-      <Text as="p">
-        The figures of this page for the {range === "7d" ? "7" : range === "30d" ? "30" : "90"} days shown, as CSV
-        files.
-      </Text>
+    <LabelledCard title={t("analytics.download.heading")}>
+      <Text as="p">{t("analytics.download.body", { days: daysOf(range) })}</Text>
       <InlineStack gap="200">
         <Button onClick={() => download("activity")} loading={busy === "activity"}>
-          Daily activity (CSV)
+          {t("analytics.download.activity")}
         </Button>
         <Button onClick={() => download("products")} loading={busy === "products"}>
-          Most saved products (CSV)
+          {t("analytics.download.products")}
         </Button>
       </InlineStack>
     </LabelledCard>
@@ -295,5 +313,6 @@ function Downloads() {
 }
 
 export function ErrorBoundary() {
-  return <PageError pageTitle="Analytics" title="The analytics could not be shown" />;
+  const { t } = useI18n();
+  return <PageError pageTitle={t("page.analytics")} title={t("analytics.error")} />;
 }

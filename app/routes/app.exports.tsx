@@ -21,14 +21,14 @@ import { readForm, runForm } from "~/admin/forms.server";
 import { latestJobViews, type TransferJobView } from "~/admin/transfer-job-views.server";
 import {
   DownloadLink,
-  formatCount,
-  formatTimestamp,
   isUnderway,
   JobStatusBadge,
   TransferPageError,
   useRefreshWhile,
 } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey } from "~/i18n/translate";
 import { startExport } from "~/services/transfers/jobs.server";
 import { exportRequestSchema } from "~/services/transfers/transfer-requests";
 
@@ -60,11 +60,9 @@ export const action = async ({ request }: ActionFunctionArgs) => {
 
 const fileName = (job: TransferJobView) => job.filename ?? `wishlist-export-${job.jobId}.csv`;
 
-const KIND_TEXT = {
-  csv: "Every saved item in the generic columns; the file imports back cleanly.",
-  marketing_csv:
-    "Customers' saved items with their emails and names, product and variant titles and prices, for campaigns. " +
-    "Guests are left out.",
+const KIND_TEXT: Record<NonNullable<TransferJobView["format"]>, MessageKey> = {
+  csv: "exports.kind.csv",
+  marketing_csv: "exports.kind.marketing",
 };
 
 export default function Exports() {
@@ -72,12 +70,13 @@ export default function Exports() {
   const fetcher = useFetcher<typeof action>();
   const shopify = useAppBridge();
   const starting = fetcher.state !== "idle";
+  const { t } = useI18n();
   useRefreshWhile(exports.some((job) => isUnderway(job.status)));
 
   const startedId = fetcher.data?.ok ? fetcher.data.jobId : null;
   useEffect(() => {
-    if (startedId) shopify.toast.show("Export started");
-  }, [startedId, shopify]);
+    if (startedId) shopify.toast.show(t("exports.started"));
+  }, [startedId, shopify, t]);
 
   const exportCsv = () => fetcher.submit({ format: "csv" }, { method: "post" });
   const exportForMarketing = () => fetcher.submit({ format: "marketing_csv" }, { method: "post" });
@@ -86,18 +85,18 @@ export default function Exports() {
 
   return (
     <Page>
-      <TitleBar title="Exports">
+      <TitleBar title={t("page.exports")}>
         <button variant="primary" onClick={exportCsv} disabled={starting}>
-          Export CSV
+          {t("exports.exportCsv")}
         </button>
         <button onClick={exportForMarketing} disabled={starting}>
-          Export for marketing
+          {t("exports.exportMarketing")}
         </button>
       </TitleBar>
       <Layout>
         {failure ? (
           <Layout.Section>
-            <Banner tone="critical" title="The export could not start">
+            <Banner tone="critical" title={t("exports.notStarted")}>
               <Text as="p">{failure.formError ?? Object.values(failure.fieldErrors)[0]}</Text>
             </Banner>
           </Layout.Section>
@@ -115,19 +114,13 @@ export default function Exports() {
           ) : (
             <Card>
               <EmptyState
-                heading="Export every saved item as a CSV file"
-                action={{ content: "Export CSV", onAction: exportCsv, loading: starting }}
-                secondaryAction={{ content: "Export for marketing", onAction: exportForMarketing }}
+                heading={t("exports.emptyHeading")}
+                action={{ content: t("exports.exportCsv"), onAction: exportCsv, loading: starting }}
+                secondaryAction={{ content: t("exports.exportMarketing"), onAction: exportForMarketing }}
                 image="/empty-transfers.svg"
               >
-                <Text as="p">
-                  One row per saved item with the columns customer_id, anonymous_id, product_id, variant_id, handle and
-                  added_at. The file imports back cleanly, into this shop or another.
-                </Text>
-                <Text as="p">
-                  For campaigns, the marketing export adds each customer&apos;s email and name, the product and variant
-                  titles and the price. It holds personal data: share it only with who runs your campaigns.
-                </Text>
+                <Text as="p">{t("exports.emptyBody")}</Text>
+                <Text as="p">{t("exports.emptyMarketing")}</Text>
               </EmptyState>
             </Card>
           )}
@@ -139,54 +132,52 @@ export default function Exports() {
 
 function LatestExport({ job }: { job: TransferJobView }) {
   const { retentionDays } = useLoaderData<typeof loader>();
+  const { t, plural, dateTime } = useI18n();
+  const marketing = job.format === "marketing_csv";
   return (
     <Card>
       <BlockStack gap="200">
         <InlineStack gap="200" blockAlign="center">
           <Text as="h2" variant="headingMd">
-            Latest export
+            {t("exports.latest")}
           </Text>
           <JobStatusBadge status={job.status} />
         </InlineStack>
         <Text as="p" tone="subdued">
-          {job.format === "marketing_csv" ? "Marketing export" : "Export"}, started {formatTimestamp(job.createdAt)}.{" "}
-          {KIND_TEXT[job.format ?? "csv"]}
+          {t(marketing ? "exports.startedMarketing" : "exports.startedCsv", { time: dateTime(job.createdAt) })}{" "}
+          {t(KIND_TEXT[job.format ?? "csv"])}
         </Text>
         {isUnderway(job.status) ? (
           <InlineStack gap="200" blockAlign="center">
-            <Spinner size="small" accessibilityLabel="Exporting" />
+            <Spinner size="small" accessibilityLabel={t("exports.exporting")} />
             <Text as="p">
-              {job.status === "queued"
-                ? "Waiting for a worker…"
-                : `Writing the file: ${formatCount(job.rowsProcessed)} rows so far`}
+              {job.status === "queued" ? t("exports.waiting") : t("exports.writing", { count: job.rowsProcessed })}
             </Text>
           </InlineStack>
         ) : null}
         {job.status === "succeeded" && job.resultUrl && job.resultExpiresAt ? (
           <BlockStack gap="100">
             <Text as="p">
-              {formatCount(job.rowsProcessed)} {job.rowsProcessed === 1 ? "item" : "items"} exported.{" "}
-              <DownloadLink url={job.resultUrl}>Download {fileName(job)}</DownloadLink>
+              {plural("exports.itemsExported", job.rowsProcessed)}{" "}
+              <DownloadLink url={job.resultUrl}>{t("exports.download", { file: fileName(job) })}</DownloadLink>
             </Text>
             <Text as="p" tone="subdued">
-              This link works until {formatTimestamp(job.resultExpiresAt)}; reopen this page for a new one. The file is
-              deleted after {retentionDays} days
-              {job.format === "marketing_csv" ? ", and at once when one of its customers asks to be erased" : ""}.
+              {t(marketing ? "exports.linkUntilMarketing" : "exports.linkUntil", {
+                time: dateTime(job.resultExpiresAt),
+                days: retentionDays,
+              })}
             </Text>
           </BlockStack>
         ) : null}
         {job.status === "succeeded" && job.resultDeletedAt ? (
           <Text as="p" tone="subdued">
-            {formatCount(job.rowsProcessed)} {job.rowsProcessed === 1 ? "item" : "items"} exported. The file was deleted
-            on {formatTimestamp(job.resultDeletedAt)}: export files are kept {retentionDays} days. Start a new export to
-            download the items again.
+            {plural("exports.itemsExported", job.rowsProcessed)}{" "}
+            {t("exports.fileDeleted", { time: dateTime(job.resultDeletedAt), days: retentionDays })}
           </Text>
         ) : null}
         {job.status === "failed" ? (
-          <Banner tone="critical" title="The export failed">
-            <Text as="p">
-              {job.error} Nothing else was changed: start a new export; if it fails again, try again later.
-            </Text>
+          <Banner tone="critical" title={t("exports.failed")}>
+            <Text as="p">{t("exports.failedBody", { error: job.error ?? "" })}</Text>
           </Banner>
         ) : null}
       </BlockStack>
@@ -195,26 +186,32 @@ function LatestExport({ job }: { job: TransferJobView }) {
 }
 
 function PastExports({ exports }: { exports: TransferJobView[] }) {
+  const { t, dateTime, number } = useI18n();
   return (
     <Card padding="0">
       <Box paddingInline="400" paddingBlockStart="400">
         <Text as="h2" variant="headingMd">
-          Past exports
+          {t("exports.past")}
         </Text>
       </Box>
       <DataTable
         columnContentTypes={["text", "text", "numeric", "text"]}
-        headings={["Started", "Status", "Items", "File"]}
+        headings={[
+          t("exports.column.started"),
+          t("exports.column.status"),
+          t("exports.column.items"),
+          t("exports.column.file"),
+        ]}
         rows={exports.map((job) => [
-          formatTimestamp(job.createdAt),
+          dateTime(job.createdAt),
           <JobStatusBadge key="status" status={job.status} />,
-          isUnderway(job.status) || job.status === "failed" ? "–" : formatCount(job.rowsProcessed),
+          isUnderway(job.status) || job.status === "failed" ? "–" : number(job.rowsProcessed),
           job.resultUrl ? (
             <DownloadLink key="file" url={job.resultUrl}>
               {fileName(job)}
             </DownloadLink>
           ) : job.resultDeletedAt ? (
-            `Deleted ${formatTimestamp(job.resultDeletedAt)}`
+            t("exports.deletedOn", { time: dateTime(job.resultDeletedAt) })
           ) : (
             (job.error ?? "–")
           ),
@@ -225,5 +222,6 @@ function PastExports({ exports }: { exports: TransferJobView[] }) {
 }
 
 export function ErrorBoundary() {
-  return <TransferPageError title="The exports could not be shown" />;
+  const { t } = useI18n();
+  return <TransferPageError title={t("exports.error")} />;
 }

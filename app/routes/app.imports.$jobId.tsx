@@ -22,14 +22,14 @@ import { runForm } from "~/admin/forms.server";
 import { findJobForPage, transferJobView } from "~/admin/transfer-job-views.server";
 import {
   DownloadLink,
-  formatCount,
-  formatTimestamp,
   isUnderway,
   JobStatusBadge,
   TransferPageError,
   useRefreshWhile,
 } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
+import { useI18n } from "~/i18n/context";
+import type { MessageKey, Translator } from "~/i18n/translate";
 import { FORMATS, type Field } from "~/services/transfers/columns";
 import {
   confirmDryRun,
@@ -68,28 +68,26 @@ export const action = async ({ request, params }: ActionFunctionArgs) => {
   return "id" in started ? redirect(`/app/imports/${started.id}`) : started;
 };
 
-const FIELD_LABELS: Record<Field, string> = {
-  customerId: "Customer id",
-  email: "Customer email",
-  anonymousId: "Guest id",
-  productId: "Product id",
-  variantId: "Variant id",
-  handle: "Handle",
-  title: "Title",
-  addedAt: "Date added",
+const FIELD_LABELS: Record<Field, MessageKey> = {
+  customerId: "import.field.customerId",
+  email: "import.field.email",
+  anonymousId: "import.field.anonymousId",
+  productId: "import.field.productId",
+  variantId: "import.field.variantId",
+  handle: "import.field.handle",
+  title: "import.field.title",
+  addedAt: "import.field.addedAt",
 };
 
-const REASON_LABELS: Record<ImportIssue["reason"], string> = {
-  "malformed-row": "Malformed row",
-  "unparseable-product-id": "Unreadable product id",
-  "unparseable-variant-id": "Unreadable variant id",
-  "no-customer": "No customer",
-  "customer-not-found": "Customer not found",
-  "customer-id-not-found": "Customer id not found",
-  "list-full": "Wishlist full",
+const REASON_LABELS: Record<ImportIssue["reason"], MessageKey> = {
+  "malformed-row": "import.reason.malformedRow",
+  "unparseable-product-id": "import.reason.unparseableProductId",
+  "unparseable-variant-id": "import.reason.unparseableVariantId",
+  "no-customer": "import.reason.noCustomer",
+  "customer-not-found": "import.reason.customerNotFound",
+  "customer-id-not-found": "import.reason.customerIdNotFound",
+  "list-full": "import.reason.listFull",
 };
-
-const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
 
 export default function ImportJob() {
   const { job, report, uploadKept, confirmedBy, retentionDays } = useLoaderData<typeof loader>();
@@ -98,7 +96,8 @@ export default function ImportJob() {
   const navigate = useNavigate();
   const underway = isUnderway(job.status);
   useRefreshWhile(underway);
-  const kind = job.dryRun ? "Dry run" : "Import";
+  const i18n = useI18n();
+  const { t, rich, plural, dateTime } = i18n;
   const source = job.source ? FORMATS[job.source].label : "";
   const submit = useSubmit();
   // The real import reads the dry run's upload: the action takes it from this job, so the form is empty.
@@ -117,8 +116,8 @@ export default function ImportJob() {
 
   return (
     <Page>
-      <TitleBar title={`${kind}: ${source}`}>
-        <button onClick={() => navigate("/app/imports")}>All imports</button>
+      <TitleBar title={t(job.dryRun ? "import.title.dryRun" : "import.title.import", { source })}>
+        <button onClick={() => navigate("/app/imports")}>{t("importNew.allImports")}</button>
       </TitleBar>
       <Layout>
         <Layout.Section>
@@ -127,40 +126,40 @@ export default function ImportJob() {
               <BlockStack gap="200">
                 <InlineStack gap="200" blockAlign="center">
                   <Text as="h2" variant="headingMd">
-                    {job.dryRun ? "Dry run (nothing is written)" : "Import"}: {source}
+                    {t(job.dryRun ? "import.heading.dryRun" : "import.title.import", { source })}
                   </Text>
                   <JobStatusBadge status={job.status} />
                 </InlineStack>
                 {job.filename ? (
-                  <Text as="p">
-                    File: <strong>{job.filename}</strong>
-                  </Text>
+                  <Text as="p">{rich("import.file", { name: <strong>{job.filename}</strong> })}</Text>
                 ) : null}
                 <Text as="p" tone="subdued">
-                  Started {formatTimestamp(job.createdAt)}
-                  {job.finishedAt ? `, finished ${formatTimestamp(job.finishedAt)}` : ""}
+                  {job.finishedAt
+                    ? t("import.startedFinished", { start: dateTime(job.createdAt), end: dateTime(job.finishedAt) })
+                    : t("import.started", { start: dateTime(job.createdAt) })}
                 </Text>
                 {underway ? (
                   <InlineStack gap="200" blockAlign="center">
-                    <Spinner size="small" accessibilityLabel="Reading the file" />
+                    <Spinner size="small" accessibilityLabel={t("import.reading")} />
                     <Text as="p">
                       {job.status === "queued"
-                        ? "Waiting for a worker…"
-                        : `${job.dryRun ? "Checking" : "Importing"}: ${plural(job.rowsProcessed, "row", "rows")} read so far`}
+                        ? t("import.waiting")
+                        : t(job.dryRun ? "import.progress.dryRun" : "import.progress.import", {
+                            rows: plural("import.rows", job.rowsProcessed),
+                          })}
                     </Text>
                   </InlineStack>
                 ) : null}
                 {job.resultDeletedAt ? (
                   <Text as="p" tone="subdued">
-                    The report was deleted on {formatTimestamp(job.resultDeletedAt)}: import reports and files are kept{" "}
-                    {retentionDays} days.
+                    {t("import.reportDeleted", { time: dateTime(job.resultDeletedAt), days: retentionDays })}
                   </Text>
                 ) : null}
                 {job.resultUrl && job.resultExpiresAt ? (
                   <Text as="p">
-                    <DownloadLink url={job.resultUrl}>Download the full report (JSON)</DownloadLink>{" "}
+                    <DownloadLink url={job.resultUrl}>{t("import.downloadReport")}</DownloadLink>{" "}
                     <Text as="span" tone="subdued">
-                      (this link works until {formatTimestamp(job.resultExpiresAt)}; reopen this page for a new one)
+                      {t("import.linkUntil", { time: dateTime(job.resultExpiresAt) })}
                     </Text>
                   </Text>
                 ) : null}
@@ -168,24 +167,21 @@ export default function ImportJob() {
             </Card>
 
             {failure && !failure.ok ? (
-              <Banner tone="critical" title="The import could not start">
+              <Banner tone="critical" title={t("import.notStarted")}>
                 <Text as="p">{failure.formError ?? Object.values(failure.fieldErrors)[0]}</Text>
               </Banner>
             ) : null}
 
             {job.status === "failed" ? (
-              <Banner tone="critical" title={job.dryRun ? "The dry run failed" : "The import failed"}>
+              <Banner tone="critical" title={t(job.dryRun ? "import.failed.dryRun" : "import.failed.import")}>
                 <BlockStack gap="200">
                   <Text as="p">{job.error}</Text>
                   <Text as="p">
-                    What to do: fix what the message names (the file, or the source you chose for it), then start a new
-                    import.{" "}
-                    {job.dryRun
-                      ? "Nothing was written."
-                      : "Imports never add an item twice, so running one again adds only what is missing."}
+                    {t("import.failed.whatToDo")}{" "}
+                    {t(job.dryRun ? "import.failed.nothingWritten" : "import.failed.runAgain")}
                   </Text>
                   <InlineStack>
-                    <Button onClick={chooseAnotherFile}>Start a new import</Button>
+                    <Button onClick={chooseAnotherFile}>{t("import.startNew")}</Button>
                   </InlineStack>
                 </BlockStack>
               </Banner>
@@ -194,38 +190,36 @@ export default function ImportJob() {
             {job.status === "succeeded" && report && job.dryRun && confirmedBy ? (
               <Banner
                 tone="success"
-                title="This dry run was confirmed: its file is imported"
-                action={{ content: "View the import", url: `/app/imports/${confirmedBy}` }}
-                secondaryAction={{ content: "Choose another file", onAction: chooseAnotherFile }}
+                title={t("import.confirmed.title")}
+                action={{ content: t("import.confirmed.view"), url: `/app/imports/${confirmedBy}` }}
+                secondaryAction={{ content: t("import.anotherFile"), onAction: chooseAnotherFile }}
               >
-                <Text as="p">{summary(report)}</Text>
+                <Text as="p">{summary(report, i18n)}</Text>
               </Banner>
             ) : null}
             {job.status === "succeeded" && report && job.dryRun && !confirmedBy ? (
               <Banner
                 tone="info"
-                title="Dry run finished: nothing has been written yet"
+                title={t("import.dryRunDone.title")}
                 action={{
-                  content: `Import ${plural(report.totals.imported, "item", "items")}`,
+                  content: t("import.dryRunDone.confirm", { items: plural("import.items", report.totals.imported) }),
                   onAction: confirm,
                   disabled: !uploadKept,
                   loading: navigation.state === "submitting",
                 }}
-                secondaryAction={{ content: "Choose another file", onAction: chooseAnotherFile }}
+                secondaryAction={{ content: t("import.anotherFile"), onAction: chooseAnotherFile }}
               >
                 <BlockStack gap="100">
-                  <Text as="p">{summary(report)}</Text>
+                  <Text as="p">{summary(report, i18n)}</Text>
                   <Text as="p">
-                    {report.totals.imported > 0
-                      ? "Step 3 of 3: read the report below, then confirm the import of the same file."
-                      : "Every readable row of this file is already saved: importing it adds nothing."}
+                    {report.totals.imported > 0 ? t("import.dryRunDone.step3") : t("import.dryRunDone.nothingNew")}
                   </Text>
                 </BlockStack>
               </Banner>
             ) : null}
             {job.status === "succeeded" && report && !job.dryRun ? (
-              <Banner tone="success" title="Import finished">
-                <Text as="p">{summary(report)}</Text>
+              <Banner tone="success" title={t("import.finished")}>
+                <Text as="p">{summary(report, i18n)}</Text>
               </Banner>
             ) : null}
 
@@ -240,28 +234,30 @@ export default function ImportJob() {
 }
 
 /** The run's totals in a sentence: what was (or would be) imported, already saved and skipped. */
-function summary(report: ImportReport) {
+function summary(report: ImportReport, { t, plural }: Pick<Translator, "t" | "plural">) {
   const { imported, skipped, unchanged } = report.totals;
-  return (
-    `${plural(imported, "item", "items")} ${report.dryRun ? "would be imported" : "imported"}, ` +
-    `${formatCount(unchanged)} already saved and ${plural(skipped, "row", "rows")} skipped.`
-  );
+  return t(report.dryRun ? "import.summary.dryRun" : "import.summary.import", {
+    items: plural("import.items", imported),
+    unchanged,
+    rows: plural("import.rows", skipped),
+  });
 }
 
 function Totals({ report }: { report: ImportReport }) {
   const { rows, imported, unchanged, skipped, datesDefaulted } = report.totals;
+  const { t, number } = useI18n();
   const figures: Array<[string, number]> = [
-    ["Rows read", rows],
-    [report.dryRun ? "Would be imported" : "Imported", imported],
-    ["Already saved", unchanged],
-    ["Skipped", skipped],
-    ["Dates set to the import time", datesDefaulted],
+    [t("import.totals.rows"), rows],
+    [t(report.dryRun ? "import.totals.wouldBeImported" : "import.totals.imported"), imported],
+    [t("import.totals.unchanged"), unchanged],
+    [t("import.totals.skipped"), skipped],
+    [t("import.totals.datesDefaulted"), datesDefaulted],
   ];
   return (
     <Card>
       <BlockStack gap="300">
         <Text as="h2" variant="headingMd">
-          Totals
+          {t("import.totals.heading")}
         </Text>
         <InlineGrid columns={{ xs: 2, md: 5 }} gap="300">
           {figures.map(([label, value]) => (
@@ -270,7 +266,7 @@ function Totals({ report }: { report: ImportReport }) {
                 {label}
               </Text>
               <Text as="p" variant="headingLg" numeric>
-                {formatCount(value)}
+                {number(value)}
               </Text>
             </BlockStack>
           ))}
@@ -282,31 +278,34 @@ function Totals({ report }: { report: ImportReport }) {
 
 function Columns({ report }: { report: ImportReport }) {
   const { mapped, unmapped, unmappedTruncated, missing } = report.columns;
+  const { t } = useI18n();
   return (
     <Card>
       <BlockStack gap="300">
         <Text as="h2" variant="headingMd">
-          Columns
+          {t("import.columns.heading")}
         </Text>
         <Text as="p">
-          Read as {report.format.label}
-          {report.format.variant ? ` (${report.format.variant})` : ""}:{" "}
-          {mapped.map(({ header, field }) => `${header} → ${FIELD_LABELS[field]}`).join(", ") || "no column recognised"}
-          .
+          {t("import.columns.readAs", {
+            format: report.format.variant ? `${report.format.label} (${report.format.variant})` : report.format.label,
+            columns:
+              mapped.map(({ header, field }) => `${header} → ${t(FIELD_LABELS[field])}`).join(", ") ||
+              t("import.columns.noneRecognised"),
+          })}
         </Text>
         {unmapped.length > 0 ? (
           <BlockStack gap="100">
             <Text as="h3" variant="headingSm">
-              Columns that could not be placed
+              {t("import.columns.unplaced")}
             </Text>
             <Text as="p" tone="subdued">
-              Nothing in the import takes these columns; their values are ignored.
-              {unmappedTruncated ? ` The file has more; the first ${unmapped.length} are listed.` : ""}
+              {t("import.columns.ignored")}
+              {unmappedTruncated ? ` ${t("import.columns.truncated", { count: unmapped.length })}` : ""}
             </Text>
             <List type="bullet">
               {unmapped.map((header, index) => (
                 <List.Item key={`${index}-${header}`}>
-                  {header === "" ? "(a column without a header)" : header}
+                  {header === "" ? t("import.columns.noHeader") : header}
                 </List.Item>
               ))}
             </List>
@@ -314,7 +313,7 @@ function Columns({ report }: { report: ImportReport }) {
         ) : null}
         {missing.length > 0 ? (
           <Text as="p" tone="critical">
-            Missing: {missing.join(", ")}.
+            {t("import.columns.missing", { columns: missing.join(", ") })}
           </Text>
         ) : null}
       </BlockStack>
@@ -324,26 +323,34 @@ function Columns({ report }: { report: ImportReport }) {
 
 function Issues({ report }: { report: ImportReport }) {
   const skippedBy = Object.entries(report.totals.skippedBy) as Array<[ImportIssue["reason"], number]>;
+  const { t } = useI18n();
   return (
     <Card padding="0">
       <BlockStack gap="200">
         <Box paddingInline="400" paddingBlockStart="400">
           <BlockStack gap="100">
             <Text as="h2" variant="headingMd">
-              Skipped rows
+              {t("import.issues.heading")}
             </Text>
             <Text as="p" tone="subdued">
-              {skippedBy.map(([reason, count]) => `${REASON_LABELS[reason]}: ${formatCount(count)}`).join(" · ")}
-              {report.issuesTruncated ? ` (the first ${report.issues.length} are listed below)` : ""}
+              {skippedBy
+                .map(([reason, count]) => t("import.issues.count", { reason: t(REASON_LABELS[reason]), count }))
+                .join(" · ")}
+              {report.issuesTruncated ? ` ${t("import.issues.truncated", { count: report.issues.length })}` : ""}
             </Text>
           </BlockStack>
         </Box>
         <DataTable
           columnContentTypes={["numeric", "text", "text", "text"]}
-          headings={["Line", "Reason", "Value", "Detail"]}
+          headings={[
+            t("import.issues.line"),
+            t("import.issues.reason"),
+            t("import.issues.value"),
+            t("import.issues.detail"),
+          ]}
           rows={[...report.issues]
             .sort((a, b) => a.line - b.line)
-            .map((issue) => [issue.line, REASON_LABELS[issue.reason], issue.value ?? "", issue.detail])}
+            .map((issue) => [issue.line, t(REASON_LABELS[issue.reason]), issue.value ?? "", issue.detail])}
         />
       </BlockStack>
     </Card>
@@ -351,5 +358,6 @@ function Issues({ report }: { report: ImportReport }) {
 }
 
 export function ErrorBoundary() {
-  return <TransferPageError title="This import could not be shown" />;
+  const { t } = useI18n();
+  return <TransferPageError title={t("import.error")} />;
 }

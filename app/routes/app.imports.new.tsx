@@ -22,6 +22,8 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm, type FormFailure } from "~/admin/forms.server";
 import { TransferPageError } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
+import { useI18n } from "~/i18n/context";
+import type { Translator } from "~/i18n/translate";
 import { FORMATS, SOURCES, type Field, type Source } from "~/services/transfers/columns";
 import { createUpload, startImport } from "~/services/transfers/jobs.server";
 import { IMPORT_MAX_BYTES, UPLOAD_CONTENT_TYPES } from "~/services/transfers/limits";
@@ -73,10 +75,11 @@ export default function NewImport() {
   const { source, sourceMissing } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const navigate = useNavigate();
+  const { t } = useI18n();
   return (
     <Page>
-      <TitleBar title="New import">
-        <button onClick={() => navigate("/app/imports")}>All imports</button>
+      <TitleBar title={t("page.newImport")}>
+        <button onClick={() => navigate("/app/imports")}>{t("importNew.allImports")}</button>
       </TitleBar>
       <Layout>
         <Layout.Section>
@@ -95,20 +98,10 @@ export default function NewImport() {
   );
 }
 
-const FIELD_NAMES: Record<Field, string> = {
-  customerId: "customer id",
-  email: "customer email",
-  anonymousId: "guest id",
-  productId: "product id",
-  variantId: "variant id",
-  handle: "handle",
-  title: "title",
-  addedAt: "date added",
-};
-
 /** What each source's files look like, straight from the column table the import reads them with. */
 function SourceDescription({ source }: { source: Source }) {
   const format = FORMATS[source];
+  const { t } = useI18n();
   return (
     <BlockStack gap="100">
       {format.variants.map((variant) => (
@@ -127,14 +120,16 @@ function SourceDescription({ source }: { source: Source }) {
       ))}
       <Text as="span" variant="bodySm" tone="subdued">
         {format.required.length > 0
-          ? `Columns ${format.required.map((field) => format.variants[0]!.headers[field]).join(", ")} are required; ` +
-            `${Object.entries(format.variants[0]!.headers)
-              .filter(([field]) => !format.required.includes(field as Field))
-              .map(([, header]) => header)
-              .join(", ")} is optional.`
-          : `Any of these header rows: a ${FIELD_NAMES.productId} column and a ${FIELD_NAMES.customerId} or ` +
-            `${FIELD_NAMES.email} column are required, other columns may be absent. Slash dates are read ` +
-            `${format.dateOrder === "day-first" ? "day first (31/12/2024)" : "month first (12/31/2024)"}.`}
+          ? t("importNew.requiredColumns", {
+              required: format.required.map((field) => format.variants[0]!.headers[field]).join(", "),
+              optional: Object.entries(format.variants[0]!.headers)
+                .filter(([field]) => !format.required.includes(field as Field))
+                .map(([, header]) => header)
+                .join(", "),
+            })
+          : t("importNew.anyHeaders", {
+              order: t(format.dateOrder === "day-first" ? "importNew.dayFirst" : "importNew.monthFirst"),
+            })}
       </Text>
     </BlockStack>
   );
@@ -142,6 +137,7 @@ function SourceDescription({ source }: { source: Source }) {
 
 function SourceStep({ missing }: { missing: boolean }) {
   const [selected, setSelected] = useState<Source[]>([]);
+  const { t } = useI18n();
   return (
     <Form method="get">
       <input type="hidden" name="step" value="upload" />
@@ -149,18 +145,18 @@ function SourceStep({ missing }: { missing: boolean }) {
         <BlockStack gap="400">
           <BlockStack gap="100">
             <Text as="h2" variant="headingMd">
-              Step 1 of 3: where does the file come from?
+              {t("importNew.step1")}
             </Text>
             <Text as="p" tone="subdued">
-              Headers are matched with case, spaces, underscores and hyphens ignored, in any order.
+              {t("importNew.headersMatched")}
             </Text>
           </BlockStack>
           <ChoiceList
-            title="Source of the file"
+            title={t("importNew.sourceField")}
             name="source"
             selected={selected}
             onChange={(values) => setSelected(values as Source[])}
-            error={missing && selected.length === 0 ? "Choose where the file comes from." : undefined}
+            error={missing && selected.length === 0 ? t("importNew.sourceMissing") : undefined}
             choices={SOURCES.map((source) => ({
               value: source,
               label: FORMATS[source].label,
@@ -169,7 +165,7 @@ function SourceStep({ missing }: { missing: boolean }) {
           />
           <InlineStack align="end">
             <Button submit variant="primary">
-              Continue
+              {t("importNew.continue")}
             </Button>
           </InlineStack>
         </BlockStack>
@@ -183,26 +179,36 @@ type UploadTarget = { ok: true; uploadUrl: string; headers: Record<string, strin
 const isFailure = (answer: unknown): answer is FormFailure =>
   typeof answer === "object" && answer !== null && (answer as FormFailure).ok === false;
 
-const failureMessage = (failure: FormFailure) =>
-  Object.values(failure.fieldErrors)[0] ?? failure.formError ?? "The file could not be uploaded.";
+type Words = Pick<Translator, "t" | "locale">;
 
-function formatBytes(bytes: number) {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const failureMessage = (failure: FormFailure, { t }: Words) =>
+  Object.values(failure.fieldErrors)[0] ?? failure.formError ?? t("importNew.notUploaded");
+
+/** A file size in the admin's language: one decimal, no digit grouping ("1023.9 KB", "1023,9 KB"). */
+function formatBytes(bytes: number, { t, locale }: Words) {
+  if (bytes < 1024) return t("importNew.bytes", { size: String(bytes) });
+  const oneDecimal = new Intl.NumberFormat(locale, {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+    useGrouping: false,
+  });
+  if (bytes < 1024 * 1024) return t("importNew.kilobytes", { size: oneDecimal.format(bytes / 1024) });
+  return t("importNew.megabytes", { size: oneDecimal.format(bytes / 1024 / 1024) });
 }
 
 /** Why a file cannot be imported, checked before anything is sent (docs/imports.md: CSV, at most 50 MB). */
-function fileProblem(file: File): string | null {
+function fileProblem(file: File, words: Words): string | null {
+  const { t } = words;
   const isCsv = /\.csv$/i.test(file.name) || file.type === "text/csv";
-  if (!isCsv) return `"${file.name}" is not a CSV file. Choose a .csv file (comma-separated values).`;
+  if (!isCsv) return t("importNew.notCsv", { name: file.name });
   if (file.size > IMPORT_MAX_BYTES) {
-    return (
-      `"${file.name}" is ${formatBytes(file.size)}; imports take files of at most ${formatBytes(IMPORT_MAX_BYTES)}. ` +
-      "Split it into smaller files and import each one."
-    );
+    return t("importNew.tooLarge", {
+      name: file.name,
+      size: formatBytes(file.size, words),
+      max: formatBytes(IMPORT_MAX_BYTES, words),
+    });
   }
-  if (file.size === 0) return `"${file.name}" is empty. Choose a file with a header row and saved items.`;
+  if (file.size === 0) return t("importNew.emptyFile", { name: file.name });
   return null;
 }
 
@@ -233,14 +239,19 @@ function UploadStep({ source }: { source: Source }) {
   const [sent, setSent] = useState({ loaded: 0, total: 0 });
   const request = useRef<XMLHttpRequest | null>(null);
   const handled = useRef<unknown>(null);
+  const words = useI18n();
+  const { t } = words;
 
-  const onDrop = useCallback((files: File[]) => {
-    setUploadError(null);
-    const [dropped] = files;
-    const problem = files.length > 1 ? "Drop one file at a time." : dropped ? fileProblem(dropped) : null;
-    setFileError(problem);
-    setFile(problem ? null : (dropped ?? null));
-  }, []);
+  const onDrop = useCallback(
+    (files: File[]) => {
+      setUploadError(null);
+      const [dropped] = files;
+      const problem = files.length > 1 ? t("importNew.oneFile") : dropped ? fileProblem(dropped, words) : null;
+      setFileError(problem);
+      setFile(problem ? null : (dropped ?? null));
+    },
+    [t, words],
+  );
 
   const beginUpload = () => {
     if (!file) return;
@@ -256,7 +267,7 @@ function UploadStep({ source }: { source: Source }) {
     handled.current = answer;
     if (isFailure(answer) || !file) {
       setPhase("choosing");
-      if (isFailure(answer)) setUploadError(failureMessage(answer));
+      if (isFailure(answer)) setUploadError(failureMessage(answer, words));
       return;
     }
     const target = answer as UploadTarget;
@@ -276,17 +287,19 @@ function UploadStep({ source }: { source: Source }) {
       } else {
         setPhase("choosing");
         setUploadError(
-          `${problemDetail(xhr.responseText) ?? `The file was refused (HTTP ${xhr.status}).`} Nothing was imported.`,
+          t("importNew.nothingImported", {
+            reason: problemDetail(xhr.responseText) ?? t("importNew.refused", { status: String(xhr.status) }),
+          }),
         );
       }
     };
     xhr.onerror = () => {
       request.current = null;
       setPhase("choosing");
-      setUploadError("The file did not reach the server. Check your connection, then upload it again.");
+      setUploadError(t("importNew.unreachable"));
     };
     xhr.send(file);
-  }, [prepare.data, prepare.state, phase, file, source, start]);
+  }, [prepare.data, prepare.state, phase, file, source, start, t, words]);
 
   useEffect(() => () => request.current?.abort(), []);
 
@@ -294,9 +307,9 @@ function UploadStep({ source }: { source: Source }) {
   useEffect(() => {
     if (phase === "starting" && start.state === "idle" && isFailure(start.data)) {
       setPhase("choosing");
-      setUploadError(failureMessage(start.data));
+      setUploadError(failureMessage(start.data, words));
     }
-  }, [phase, start.state, start.data]);
+  }, [phase, start.state, start.data, words]);
 
   const inlineError = fileError ?? uploadError;
   const busy = phase !== "choosing";
@@ -309,14 +322,12 @@ function UploadStep({ source }: { source: Source }) {
           <InlineStack align="space-between" blockAlign="start" gap="200">
             <BlockStack gap="100">
               <Text as="h2" variant="headingMd">
-                Step 2 of 3: upload the file
+                {t("importNew.step2")}
               </Text>
-              <Text as="p">
-                Source: <strong>{FORMATS[source].label}</strong>
-              </Text>
+              <Text as="p">{words.rich("importNew.source", { source: <strong>{FORMATS[source].label}</strong> })}</Text>
             </BlockStack>
             <Button onClick={() => navigate("/app/imports/new")} disabled={busy}>
-              Change source
+              {t("importNew.changeSource")}
             </Button>
           </InlineStack>
           <SourceDescription source={source} />
@@ -326,7 +337,7 @@ function UploadStep({ source }: { source: Source }) {
         <BlockStack gap="300">
           <DropZone
             id="import-file"
-            label="CSV file, at most 50 MB"
+            label={t("importNew.fileField")}
             accept=".csv,text/csv"
             type="file"
             allowMultiple={false}
@@ -341,12 +352,12 @@ function UploadStep({ source }: { source: Source }) {
                     {file.name}
                   </Text>
                   <Text as="p" tone="subdued">
-                    {formatBytes(file.size)}
+                    {formatBytes(file.size, words)}
                   </Text>
                 </BlockStack>
               </Box>
             ) : (
-              <DropZone.FileUpload actionTitle="Choose a file" actionHint="or drop a .csv file here" />
+              <DropZone.FileUpload actionTitle={t("importNew.chooseFile")} actionHint={t("importNew.dropHint")} />
             )}
           </DropZone>
           {inlineError ? <InlineError fieldID="import-file" message={inlineError} /> : null}
@@ -354,8 +365,11 @@ function UploadStep({ source }: { source: Source }) {
             <BlockStack gap="100">
               <Text as="p" id="upload-progress-label">
                 {phase === "uploading"
-                  ? `Uploading: ${formatBytes(sent.loaded)} of ${formatBytes(sent.total)} sent`
-                  : "Uploaded. Starting the dry run…"}
+                  ? t("importNew.uploading", {
+                      sent: formatBytes(sent.loaded, words),
+                      total: formatBytes(sent.total, words),
+                    })
+                  : t("importNew.startingDryRun")}
               </Text>
               <ProgressBar
                 progress={phase === "starting" ? 100 : percent}
@@ -366,12 +380,11 @@ function UploadStep({ source }: { source: Source }) {
             </BlockStack>
           ) : null}
           <Text as="p" tone="subdued">
-            Next, a dry run reads and checks every row exactly as the import will, and writes nothing. You confirm the
-            import after reading its report.
+            {t("importNew.nextDryRun")}
           </Text>
           <InlineStack align="end">
             <Button variant="primary" onClick={beginUpload} disabled={!file || busy} loading={busy}>
-              Upload and check
+              {t("importNew.upload")}
             </Button>
           </InlineStack>
         </BlockStack>
@@ -381,5 +394,6 @@ function UploadStep({ source }: { source: Source }) {
 }
 
 export function ErrorBoundary() {
-  return <TransferPageError title="The import could not be started" />;
+  const { t } = useI18n();
+  return <TransferPageError title={t("importNew.error")} />;
 }

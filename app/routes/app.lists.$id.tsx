@@ -18,6 +18,7 @@ import {
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { loadListOwner } from "~/admin/lists-page.server";
 import { PageError } from "~/components/PageError";
+import { useI18n } from "~/i18n/context";
 import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
 import { getShopSettings } from "~/services/shops/shops.server";
@@ -50,12 +51,10 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   }
 };
 
-const formatTime = (iso: string) =>
-  `${new Date(iso).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" })} UTC`;
-
 export default function ListDetail() {
   const { listId, list, shareUrl, contact, contactsUnavailable } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
+  const { t, rich, dateTime, number } = useI18n();
   if (navigation.state === "loading" && navigation.location.pathname.startsWith("/app/lists/")) {
     return (
       <SkeletonPage backAction>
@@ -67,15 +66,15 @@ export default function ListDetail() {
   }
   if (!list) {
     return (
-      <Page backAction={{ content: "Lists", url: "/app/lists" }}>
-        <TitleBar title="List not found" />
+      <Page backAction={{ content: t("page.lists"), url: "/app/lists" }}>
+        <TitleBar title={t("list.notFound.title")} />
         <Card>
           <EmptyState
-            heading="List not found"
+            heading={t("list.notFound.title")}
             image="/favicon.svg"
-            action={{ content: "Back to lists", url: "/app/lists" }}
+            action={{ content: t("list.notFound.back"), url: "/app/lists" }}
           >
-            <p>{`This shop has no list with the ID "${listId}". It may have been merged into a customer's list.`}</p>
+            <p>{t("list.notFound.body", { id: listId })}</p>
           </EmptyState>
         </Card>
       </Page>
@@ -84,19 +83,21 @@ export default function ListDetail() {
   // A customer is named as the shop knows them when the platform answers, else by their id.
   const owner =
     list.owner.type === "customer"
-      ? (contact?.name ?? contact?.email ?? `Customer ${list.owner.customerId}`)
-      : "Guest (not logged in)";
+      ? (contact?.name ?? contact?.email ?? t("list.customer", { id: String(list.owner.customerId) }))
+      : t("list.guest");
   const ownerDetails =
     list.owner.type === "customer" && contact
-      ? [contact.name ? contact.email : null, `Customer ID ${list.owner.customerId}`].filter((line) => line !== null)
+      ? [contact.name ? contact.email : null, t("list.customerId", { id: String(list.owner.customerId) })].filter(
+          (line) => line !== null,
+        )
       : [];
   return (
-    <Page backAction={{ content: "Lists", url: "/app/lists" }}>
-      <TitleBar title={`${list.name}: ${owner}`} />
+    <Page backAction={{ content: t("page.lists"), url: "/app/lists" }}>
+      <TitleBar title={t("list.title", { list: list.name, owner })} />
       <BlockStack gap="400">
         {contactsUnavailable ? (
-          <Banner tone="warning" title="The customer's name could not be loaded">
-            <p>Shopify did not answer, so the owner is shown by customer ID. Reload the page to try again.</p>
+          <Banner tone="warning" title={t("list.contactUnavailable.title")}>
+            <p>{t("list.contactUnavailable.body")}</p>
           </Banner>
         ) : null}
         <Card>
@@ -105,58 +106,66 @@ export default function ListDetail() {
               {list.name}
             </Text>
             <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
-              <Fact label="Owner" details={ownerDetails}>
+              <Fact label={t("list.owner")} details={ownerDetails}>
                 {owner}
               </Fact>
-              <Fact label="Items">{String(list.count)}</Fact>
-              <Fact label="Updated">{list.updatedAt ? formatTime(list.updatedAt) : ""}</Fact>
+              <Fact label={t("list.items")}>{number(list.count)}</Fact>
+              <Fact label={t("list.updated")}>{list.updatedAt ? dateTime(list.updatedAt) : ""}</Fact>
             </InlineGrid>
             <BlockStack gap="100">
               <Text as="h3" variant="headingSm">
-                Sharing
+                {t("list.sharing")}
               </Text>
               {shareUrl ? (
                 <BlockStack gap="100">
                   <div>
-                    <Badge tone="info">Shared</Badge>
+                    <Badge tone="info">{t("list.shared")}</Badge>
                   </div>
                   <Text as="p" breakWord>
-                    Anyone with the link can see this list:{" "}
-                    <Link url={shareUrl} target="_blank">
-                      {shareUrl}
-                    </Link>
+                    {rich("list.sharedBody", {
+                      url: (
+                        <Link url={shareUrl} target="_blank">
+                          {shareUrl}
+                        </Link>
+                      ),
+                    })}
                   </Text>
                 </BlockStack>
               ) : (
-                <Text as="p">Not shared: only its owner sees this list.</Text>
+                <Text as="p">{t("list.notShared")}</Text>
               )}
             </BlockStack>
             <Text as="p" variant="bodySm" tone="subdued">
-              {`List ID ${list.id}`}
+              {t("list.id", { id: list.id })}
             </Text>
           </BlockStack>
         </Card>
         <Card padding={list.items.length ? "0" : undefined}>
           {list.items.length === 0 ? (
-            <EmptyState heading="This list is empty" image="/favicon.svg">
-              <p>Its owner removed every product they had saved.</p>
+            <EmptyState heading={t("list.empty.heading")} image="/favicon.svg">
+              <p>{t("list.empty.body")}</p>
             </EmptyState>
           ) : (
             <DataTable
               columnContentTypes={["text", "text", "text", "text"]}
-              headings={["Product", "Handle", "Added", "In the admin"]}
+              headings={[
+                t("list.column.product"),
+                t("list.column.handle"),
+                t("list.column.added"),
+                t("list.column.admin"),
+              ]}
               rows={list.items.map((item) => [
                 <ProductName key={item.id} {...item} />,
                 item.handle,
-                formatTime(item.addedAt!),
+                dateTime(item.addedAt!),
                 // A product deleted in the shop has no admin page to open.
                 item.available ? (
                   <Link key={item.id} url={`shopify://admin/products/${item.productId}`}>
-                    {`Open product ${item.productId}`}
+                    {t("list.openProduct", { id: item.productId })}
                   </Link>
                 ) : (
                   <Text key={item.id} as="span" tone="subdued">
-                    {`Product ${item.productId} was deleted`}
+                    {t("list.productDeleted", { id: item.productId })}
                   </Text>
                 ),
               ])}
@@ -181,13 +190,14 @@ function ProductName({
   catalogueTitle: string | null;
   savedTitle: string | null;
 }) {
+  const { t } = useI18n();
   if (catalogueTitle) return <>{catalogueTitle}</>;
   return (
     <BlockStack gap="050">
-      <Text as="span">{`Product ${productId}`}</Text>
+      <Text as="span">{t("list.product", { id: productId })}</Text>
       {savedTitle ? (
         <Text as="span" variant="bodySm" tone="subdued" breakWord>
-          {`Title sent by the shopper, not from the catalogue: ${savedTitle}`}
+          {t("list.savedTitle", { title: savedTitle })}
         </Text>
       ) : null}
     </BlockStack>
@@ -211,11 +221,12 @@ function Fact({ label, children, details = [] }: { label: string; children: stri
 }
 
 export function ErrorBoundary() {
+  const { t } = useI18n();
   return (
     <PageError
-      pageTitle="List"
-      title="The list could not be shown"
-      backAction={{ content: "Lists", url: "/app/lists" }}
+      pageTitle={t("page.list")}
+      title={t("list.error")}
+      backAction={{ content: t("page.lists"), url: "/app/lists" }}
     />
   );
 }

@@ -24,6 +24,7 @@ import { DEFAULT_LIST_SORT, type ListSort } from "~/admin/list-sorts";
 import { loadListsPage, type ListRowView } from "~/admin/lists-page.server";
 import { PageError } from "~/components/PageError";
 import { useI18n } from "~/i18n/context";
+import type { Translator } from "~/i18n/translate";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
@@ -31,11 +32,11 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 };
 
 /** The sort orders as Polaris names them ("key direction") and as the address does ("key-direction"). */
-const SORT_OPTIONS: IndexFiltersProps["sortOptions"] = [
-  { label: "Updated", value: "updated desc", directionLabel: "Newest first" },
-  { label: "Updated", value: "updated asc", directionLabel: "Oldest first" },
-  { label: "Items", value: "items desc", directionLabel: "Most first" },
-  { label: "Items", value: "items asc", directionLabel: "Fewest first" },
+const sortOptions = ({ t }: Pick<Translator, "t">): IndexFiltersProps["sortOptions"] => [
+  { label: t("lists.sort.updated"), value: "updated desc", directionLabel: t("lists.sort.newestFirst") },
+  { label: t("lists.sort.updated"), value: "updated asc", directionLabel: t("lists.sort.oldestFirst") },
+  { label: t("lists.sort.items"), value: "items desc", directionLabel: t("lists.sort.mostFirst") },
+  { label: t("lists.sort.items"), value: "items asc", directionLabel: t("lists.sort.fewestFirst") },
 ];
 const toPolarisSort = (sort: ListSort) => sort.replace("-", " ");
 const fromPolarisSort = (value: string) => value.replace(" ", "-") as ListSort;
@@ -47,9 +48,9 @@ const SORT_COLUMNS: Record<number, "items" | "updated"> = { 2: "items", 4: "upda
 const TYPING_PAUSE_MS = 400;
 
 /** Who owns a list, as the page names them: the shop's name for the customer, else their id. */
-function ownerLabel(owner: ListRowView["owner"]): string {
-  if (owner.type === "anonymous") return "Guest";
-  return owner.contact?.name ?? owner.contact?.email ?? `Customer ${owner.customerId}`;
+function ownerLabel(owner: ListRowView["owner"], { t }: Pick<Translator, "t">): string {
+  if (owner.type === "anonymous") return t("lists.guest");
+  return owner.contact?.name ?? owner.contact?.email ?? t("lists.customer", { id: String(owner.customerId) });
 }
 
 export default function Lists() {
@@ -63,6 +64,8 @@ export default function Lists() {
   const filtered = data.filters.customer !== "" || data.filters.product !== "";
   const { mode, setMode } = useSetIndexFiltersMode(filtered ? IndexFiltersMode.Filtering : IndexFiltersMode.Default);
   const loading = navigation.state === "loading" && navigation.location.pathname === "/app/lists";
+  const i18n = useI18n();
+  const { t, rich } = i18n;
 
   /** Changes the address (the platform's own parameters, shop, host..., stay); a new filter starts at page 1. */
   const navigate = (changes: Record<string, string | null>) =>
@@ -93,10 +96,10 @@ export default function Lists() {
 
   return (
     <Page>
-      <TitleBar title="Lists" />
+      <TitleBar title={t("page.lists")} />
       <BlockStack gap="400">
         {data.fieldErrors.customer || data.fieldErrors.product ? (
-          <Banner tone="critical" title="Check the filters">
+          <Banner tone="critical" title={t("lists.checkFilters")}>
             <BlockStack gap="100">
               {data.fieldErrors.customer ? <p>{data.fieldErrors.customer}</p> : null}
               {data.fieldErrors.product ? <p>{data.fieldErrors.product}</p> : null}
@@ -104,37 +107,37 @@ export default function Lists() {
           </Banner>
         ) : null}
         {data.searchUnavailable ? (
-          <Banner tone="warning" title="Customers could not be searched">
-            <p>Shopify did not answer the search. Try again in a moment, or search by customer ID.</p>
+          <Banner tone="warning" title={t("lists.searchUnavailable.title")}>
+            <p>{t("lists.searchUnavailable.body")}</p>
           </Banner>
         ) : null}
         {data.searchTruncated ? (
-          <Banner tone="info" title="Many customers match">
-            <p>
-              Showing the lists of the first 250 customers found. Type more of the name or email to narrow the search.
-            </p>
+          <Banner tone="info" title={t("lists.searchTruncated.title")}>
+            <p>{t("lists.searchTruncated.body", { count: 250 })}</p>
           </Banner>
         ) : null}
         {data.contactsUnavailable ? (
-          <Banner tone="warning" title="Customer names could not be loaded">
-            <p>Shopify did not answer, so owners are shown by customer ID. Reload the page to try again.</p>
+          <Banner tone="warning" title={t("lists.contactsUnavailable.title")}>
+            <p>{t("lists.contactsUnavailable.body")}</p>
           </Banner>
         ) : null}
         {data.cursorError ? (
-          <Banner tone="warning" title="This page of lists is out of date">
+          <Banner tone="warning" title={t("lists.cursorError.title")}>
             <p>
-              The link points to a page this list no longer has. <Link url="/app/lists">Go to the first page</Link>.
+              {rich("lists.cursorError.body", {
+                link: <Link url="/app/lists">{t("lists.cursorError.firstPage")}</Link>,
+              })}
             </p>
           </Banner>
         ) : null}
         <Card padding="0">
           <IndexFilters
-            tabs={[{ id: "all", content: "All lists" }]}
+            tabs={[{ id: "all", content: t("lists.tab.all") }]}
             selected={0}
             onSelect={() => undefined}
             canCreateNewView={false}
             queryValue={customer}
-            queryPlaceholder="Search by customer name, email or ID"
+            queryPlaceholder={t("lists.search")}
             onQueryChange={setCustomer}
             onQueryClear={() => {
               setCustomer("");
@@ -143,16 +146,16 @@ export default function Lists() {
             filters={[
               {
                 key: "product",
-                label: "Product",
+                label: t("lists.filter.product"),
                 shortcut: true,
                 pinned: true,
                 filter: (
                   <TextField
-                    label="Product ID or title"
+                    label={t("lists.filter.productField")}
                     value={product}
                     onChange={setProduct}
                     autoComplete="off"
-                    helpText="A product ID, or part of the product's title."
+                    helpText={t("lists.filter.productHelp")}
                   />
                 ),
               },
@@ -162,7 +165,7 @@ export default function Lists() {
                 ? [
                     {
                       key: "product",
-                      label: `Product: ${data.filters.product}`,
+                      label: t("lists.filter.productApplied", { product: data.filters.product }),
                       onRemove: () => {
                         setProduct("");
                         navigate({ product: null });
@@ -172,14 +175,14 @@ export default function Lists() {
                 : []
             }
             onClearAll={clearAll}
-            sortOptions={SORT_OPTIONS}
+            sortOptions={sortOptions(i18n)}
             sortSelected={[toPolarisSort(data.filters.sort)]}
             onSort={([value]) => navigate({ sort: fromPolarisSort(value ?? toPolarisSort(DEFAULT_LIST_SORT)) })}
             cancelAction={{ onAction: clearAll }}
             mode={mode}
             setMode={setMode}
             loading={loading}
-            filteringAccessibilityLabel="Search and filter lists"
+            filteringAccessibilityLabel={t("lists.filtering")}
           />
           {data.page ? (
             <ListsTable
@@ -214,19 +217,20 @@ function ListsTable({
   onPage: (cursor: string) => void;
   onClear: () => void;
 }) {
-  const { dateTime } = useI18n();
+  const i18n = useI18n();
+  const { t, dateTime, number } = i18n;
   const [sortColumn, direction] = sort.split("-") as ["items" | "updated", "asc" | "desc"];
   const sortColumnIndex = sortColumn === "items" ? 2 : 4;
   const headings: IndexTableProps["headings"] = [
-    { title: "List" },
-    { title: "Owner" },
-    { title: "Items", alignment: "end" },
-    { title: "Sharing" },
-    { title: "Updated" },
+    { title: t("lists.column.list") },
+    { title: t("lists.column.owner") },
+    { title: t("lists.column.items"), alignment: "end" },
+    { title: t("lists.column.sharing") },
+    { title: t("lists.column.updated") },
   ];
   return (
     <IndexTable
-      resourceName={{ singular: "list", plural: "lists" }}
+      resourceName={{ singular: t("lists.resource.singular"), plural: t("lists.resource.plural") }}
       itemCount={page.lists.length}
       selectable={false}
       headings={headings}
@@ -235,8 +239,8 @@ function ListsTable({
       sortDirection={direction === "asc" ? "ascending" : "descending"}
       defaultSortDirection="descending"
       sortToggleLabels={{
-        2: { ascending: "Sort by fewest items", descending: "Sort by most items" },
-        4: { ascending: "Sort by oldest update", descending: "Sort by newest update" },
+        2: { ascending: t("lists.sortToggle.fewestItems"), descending: t("lists.sortToggle.mostItems") },
+        4: { ascending: t("lists.sortToggle.oldestUpdate"), descending: t("lists.sortToggle.newestUpdate") },
       }}
       onSort={(index, sortDirection) => {
         const column = SORT_COLUMNS[index];
@@ -244,15 +248,17 @@ function ListsTable({
       }}
       emptyState={
         <EmptyState
-          heading={filtered ? "No lists match these filters" : page.first ? "No lists yet" : "No more lists"}
+          heading={
+            filtered
+              ? t("lists.empty.filteredHeading")
+              : page.first
+                ? t("lists.empty.heading")
+                : t("lists.empty.noMore")
+          }
           image="/favicon.svg"
-          action={filtered ? { content: "Clear filters", onAction: onClear } : undefined}
+          action={filtered ? { content: t("lists.empty.clear"), onAction: onClear } : undefined}
         >
-          <p>
-            {filtered
-              ? "Check the name, email, ID or product, or the customer has not saved a product yet."
-              : "A list is made when a shopper saves their first product."}
-          </p>
+          <p>{filtered ? t("lists.empty.filteredBody") : t("lists.empty.body")}</p>
         </EmptyState>
       }
       pagination={
@@ -262,7 +268,7 @@ function ListsTable({
               onPrevious: () => page.previousCursor && onPage(page.previousCursor),
               hasNext: page.nextCursor !== null,
               onNext: () => page.nextCursor && onPage(page.nextCursor),
-              accessibilityLabels: { previous: "Previous page of lists", next: "Next page of lists" },
+              accessibilityLabels: { previous: t("lists.previousPage"), next: t("lists.nextPage") },
             }
           : undefined
       }
@@ -274,7 +280,7 @@ function ListsTable({
               <Link
                 url={`/app/lists/${list.id}`}
                 removeUnderline
-                accessibilityLabel={`${list.name} of ${ownerLabel(list.owner)}`}
+                accessibilityLabel={t("lists.linkLabel", { list: list.name, owner: ownerLabel(list.owner, i18n) })}
               >
                 <Text as="span" fontWeight="semibold">
                   {list.name}
@@ -290,10 +296,12 @@ function ListsTable({
           </IndexTable.Cell>
           <IndexTable.Cell>
             <Text as="span" alignment="end" numeric>
-              {String(list.count)}
+              {number(list.count)}
             </Text>
           </IndexTable.Cell>
-          <IndexTable.Cell>{list.shared ? <Badge tone="info">Shared</Badge> : "Not shared"}</IndexTable.Cell>
+          <IndexTable.Cell>
+            {list.shared ? <Badge tone="info">{t("lists.shared")}</Badge> : t("lists.notShared")}
+          </IndexTable.Cell>
           <IndexTable.Cell>{list.updatedAt ? dateTime(list.updatedAt) : ""}</IndexTable.Cell>
         </IndexTable.Row>
       ))}
@@ -303,8 +311,12 @@ function ListsTable({
 
 /** The owner's name, with their email and id below it; a customer the platform did not name, by id. */
 function OwnerCell({ owner }: { owner: ListRowView["owner"] }) {
-  const label = ownerLabel(owner);
-  const details = [owner.contact?.name ? owner.contact.email : null, owner.contact ? `ID ${owner.customerId}` : null];
+  const i18n = useI18n();
+  const label = ownerLabel(owner, i18n);
+  const details = [
+    owner.contact?.name ? owner.contact.email : null,
+    owner.contact ? i18n.t("lists.ownerId", { id: String(owner.customerId) }) : null,
+  ];
   return (
     <BlockStack gap="050">
       <Text as="span">{label}</Text>
@@ -320,5 +332,6 @@ function OwnerCell({ owner }: { owner: ListRowView["owner"] }) {
 }
 
 export function ErrorBoundary() {
-  return <PageError pageTitle="Lists" title="The lists could not be shown" />;
+  const { t } = useI18n();
+  return <PageError pageTitle={t("page.lists")} title={t("lists.error")} />;
 }
