@@ -156,7 +156,7 @@ export default function ListDetail() {
               ]}
               rows={list.items.map((item) => [
                 <ProductName key={item.id} {...item} />,
-                item.handle,
+                <ProductHandle key={item.id} {...item} />,
                 dateTime(item.addedAt!),
                 // A product deleted in the shop has no admin page to open.
                 item.available ? (
@@ -201,6 +201,24 @@ function ProductName({
         </Text>
       ) : null}
     </BlockStack>
+  );
+}
+
+/** The catalogue's handle; until the platform has answered, the handle the save carried, marked as such. */
+function ProductHandle({
+  catalogueHandle,
+  savedHandle,
+}: {
+  catalogueHandle: string | null;
+  savedHandle: string | null;
+}) {
+  const { t } = useI18n();
+  if (catalogueHandle) return <>{catalogueHandle}</>;
+  if (!savedHandle) return null;
+  return (
+    <Text as="span" variant="bodySm" tone="subdued" breakWord>
+      {t("list.savedHandle", { handle: savedHandle })}
+    </Text>
   );
 }
 

@@ -151,6 +151,7 @@ export const de: Messages = {
   "list.productDeleted": "Produkt {id} wurde gelöscht",
   "list.product": "Produkt {id}",
   "list.savedTitle": "Vom Kunden gesendeter Titel, nicht aus dem Katalog: {title}",
+  "list.savedHandle": "Vom Kunden gesendet, nicht aus dem Katalog: {handle}",
   "list.error": "Die Liste konnte nicht angezeigt werden",
 
   "analytics.range": "Letzte {days} Tage",

@@ -149,6 +149,7 @@ export const en = {
   "list.productDeleted": "Product {id} was deleted",
   "list.product": "Product {id}",
   "list.savedTitle": "Title sent by the shopper, not from the catalogue: {title}",
+  "list.savedHandle": "Sent by the shopper, not from the catalogue: {handle}",
   "list.error": "The list could not be shown",
 
   "analytics.range": "Last {days} days",

@@ -151,6 +151,7 @@ export const es: Messages = {
   "list.productDeleted": "El producto {id} se eliminó",
   "list.product": "Producto {id}",
   "list.savedTitle": "Título enviado por el comprador, no del catálogo: {title}",
+  "list.savedHandle": "Enviado por el comprador, no del catálogo: {handle}",
   "list.error": "No se pudo mostrar la lista",
 
   "analytics.range": "Últimos {days} días",

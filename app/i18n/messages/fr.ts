@@ -151,6 +151,7 @@ export const fr: Messages = {
   "list.productDeleted": "Le produit {id} a été supprimé",
   "list.product": "Produit {id}",
   "list.savedTitle": "Titre envoyé par le client, et non issu du catalogue : {title}",
+  "list.savedHandle": "Envoyé par le client, et non issu du catalogue : {handle}",
   "list.error": "La liste n’a pas pu être affichée",
 
   "analytics.range": "{days} derniers jours",
