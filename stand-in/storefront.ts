@@ -246,13 +246,16 @@ ${embedHtml}
     if (!product) return c.text("Not found", 404);
     if (json) return c.json(productJson(product, new URL(c.req.url).host));
     const variants = variantsOf(product);
+    // The variant a link names (`?variant=`, as the wishlist page's links carry), else the first one; its
+    // price is the one shown, and follows the picker, as themes do.
+    const chosen = variants.find((variant) => variant.id === c.req.query("variant")) ?? variants[0]!;
     // A product with options has a variant picker (the `id` field themes' product forms carry).
     const picker =
       variants.length > 1
-        ? `<label>Size <select name="id">${variants
+        ? `<label>Size <select name="id" onchange="this.form.closest('.product__info').querySelector('.product__price').textContent='$'+this.selectedOptions[0].dataset.price">${variants
             .map(
               (variant) =>
-                `<option value="${escapeHtml(variant.id)}"${variant.available === false ? " disabled" : ""}>${escapeHtml(variant.title)}</option>`,
+                `<option value="${escapeHtml(variant.id)}" data-price="${escapeHtml(variant.price)}"${variant === chosen ? " selected" : ""}${variant.available === false ? " disabled" : ""}>${escapeHtml(variant.title)}</option>`,
             )
             .join("")}</select></label> `
         : `<input type="hidden" name="id" value="${escapeHtml(variantIdOf(product))}">`;
@@ -260,7 +263,7 @@ ${embedHtml}
       c,
       product.title,
       `<div class="product"><div class="product__media" style="background:${escapeHtml(product.colour)}" role="img" aria-label="${escapeHtml(product.title)}"></div>
-      <div class="product__info"><h1>${escapeHtml(product.title)}</h1><p class="product__price">$${escapeHtml(product.price)}</p>
+      <div class="product__info"><h1>${escapeHtml(product.title)}</h1><p class="product__price">$${escapeHtml(chosen.price)}</p>
       <form method="post" action="/cart/add">${picker}<button type="button" class="site-button">Add to cart</button></form>
       <!--block:wishlist-button--></div></div>`,
       product,

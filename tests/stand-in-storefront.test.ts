@@ -61,6 +61,14 @@ describe("the storefront stand-in's product JSON", () => {
     expect(image.headers.get("content-type")).toBe("image/svg+xml");
     expect((await app.request("/products/no-such-product.js")).status).toBe(404);
 
+    // The product page shows the price of the variant its link names (the wishlist page links to it), and
+    // each option carries its own for the picker: the same price as the wishlist page shows.
+    const medium = await (await app.request("/products/orchard-knit-sweater?variant=9200000007")).text();
+    expect(/class="product__price">([^<]*)</.exec(medium)?.[1]).toBe("$1234.50");
+    expect(medium).toMatch(/<option value="9200000007" data-price="1234\.50" selected>/);
+    const first = await (await app.request("/products/orchard-knit-sweater")).text();
+    expect(/class="product__price">([^<]*)</.exec(first)?.[1]).toBe("$71.00");
+
     // The page block gets the shop's money format from Liquid's shop.money_format.
     shop.moneyFormat = "{{amount_with_comma_separator}} €";
     const html = await (await app.request("/pages/wishlist")).text();
