@@ -113,7 +113,7 @@ describe(`daily stat rows (${engine()})`, () => {
     expect((await findShopStats(database(), shop.id, "2026-06-05", "2026-06-05"))[0]?.adds).toBe(10);
   });
 
-  it("reads current savers, the latest handle and the latest catalogue title of products from the shop's items", async () => {
+  it("reads current savers and the latest catalogue handle and title of products from the shop's items", async () => {
     const [shop, other] = [await newShop(), await newShop()];
     const lists = [newId("list"), newId("list"), newId("list")];
     for (const id of lists) {
@@ -146,9 +146,10 @@ describe(`daily stat rows (${engine()})`, () => {
     const savers = await countSaversOfProducts(database(), shop.id, ["p1", "p2", "p3"]);
     expect(Object.fromEntries(savers)).toEqual({ p1: 3, p2: 1 });
     const latest = await latestItemsOfProducts(database(), shop.id, ["p1", "p2"]);
-    // p1: its latest item the catalogue named; p2: none was, so no title (a shopper's is never one, decision 029).
+    // p1: its latest item the catalogue named; p2: none was, so no title and no handle (a shopper's is never
+    // the product's, decision 029).
     expect(latest.get("p1")).toEqual({ handle: "old", catalogueTitle: "OLD" });
-    expect(latest.get("p2")).toEqual({ handle: "two", catalogueTitle: null });
+    expect(latest.get("p2")).toEqual({ handle: null, catalogueTitle: null });
     expect((await countSaversOfProducts(database(), other.id, ["p1"])).size).toBe(0);
     expect((await latestItemsOfProducts(database(), other.id, ["p1"])).size).toBe(0);
     expect((await latestItemsOfProducts(database(), shop.id, [])).size).toBe(0);
