@@ -1,6 +1,6 @@
 import type { MessageKey, Translator } from "~/i18n/translate";
 
-/** The guides the app serves at /help/<guide> (docs/<guide>.md, app/services/help). */
+/** The guides the app serves at /help/<guide> (docs/<guide>.md, app/admin/help-guides.server.ts). */
 export const HELP_GUIDES = ["admin", "storefront", "webhooks", "imports", "privacy", "deploy"] as const;
 export type HelpGuide = (typeof HELP_GUIDES)[number];
 

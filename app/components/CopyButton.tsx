@@ -1,7 +1,7 @@
 import { useAppBridge } from "@shopify/app-bridge-react";
 import { Button } from "@shopify/polaris";
 import { useRef } from "react";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 
 /** A "Copy" button that puts a value (a key, a secret) on the clipboard and says so in a toast. */
 export function CopyButton({ value, accessibilityLabel }: { value: string; accessibilityLabel: string }) {

@@ -2,7 +2,7 @@ import { useFetcher } from "@remix-run/react";
 import { useAppBridge } from "@shopify/app-bridge-react";
 import { Banner, BlockStack, Button, InlineStack, Text } from "@shopify/polaris";
 import { useEffect, useRef } from "react";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 
 export interface DisabledEndpoint {
   id: string;

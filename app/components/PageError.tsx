@@ -1,7 +1,7 @@
 import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import { Banner, Page, Text } from "@shopify/polaris";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 
 /** What went wrong, for a merchant: a thrown response's own text or `message`, else its status. */
 export function routeErrorMessage(error: unknown, unknown = "Unknown error"): string {

@@ -2,7 +2,7 @@ import { useFetcher } from "@remix-run/react";
 import { useAppBridge } from "@shopify/app-bridge-react";
 import { Button } from "@shopify/polaris";
 import { useEffect } from "react";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 
 /**
  * Sends the endpoint a `ping` through the whole delivery pipeline (the Webhooks page's action,

@@ -1,6 +1,6 @@
 import { BlockStack, Button, InlineGrid, InlineStack, Select, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 
 /** Storefront strings by locale, as stored in the settings: `{ "fr": { "add": "Ajouter" } }`. */

@@ -1,7 +1,7 @@
 import { isRouteErrorResponse, useRevalidator, useRouteError } from "@remix-run/react";
 import { Badge, Banner, Layout, Page, Text } from "@shopify/polaris";
 import { useEffect, type ReactNode } from "react";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 
 /** What the Imports and Exports pages share: job statuses, download links, live refresh (times and counts: useI18n). */

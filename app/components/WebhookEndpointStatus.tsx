@@ -1,5 +1,5 @@
 import { Badge, BlockStack, Text } from "@shopify/polaris";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 
 export interface EndpointHealth {
   failCount: number;

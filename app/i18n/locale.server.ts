@@ -3,7 +3,7 @@ import enTranslations from "@shopify/polaris/locales/en.json";
 import esTranslations from "@shopify/polaris/locales/es.json";
 import frTranslations from "@shopify/polaris/locales/fr.json";
 import type { AppProviderProps } from "@shopify/polaris";
-import { negotiateLocale } from "~/services/storefront/config.server";
+import { negotiateLocale } from "~/lib/negotiate-locale";
 import { ADMIN_LOCALES, DEFAULT_ADMIN_LOCALE, isAdminLocale, type AdminLocale } from "./locales";
 
 /**

@@ -25,7 +25,7 @@ import { formFailure, readForm, runForm } from "~/admin/forms.server";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { LabelledCard } from "~/components/LabelledCard";
 import { PageError } from "~/components/PageError";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { DomainError } from "~/lib/domain-error";
 import { toTimestamp } from "~/lib/time";

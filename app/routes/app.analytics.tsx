@@ -24,7 +24,7 @@ import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts"
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { LabelledCard } from "~/components/LabelledCard";
 import { PageError } from "~/components/PageError";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
 import { activity, rangeSchema, topProducts } from "~/services/analytics/reports.server";

@@ -27,7 +27,7 @@ import {
   useRefreshWhile,
 } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { startExport } from "~/services/transfers/jobs.server";
 import { exportRequestSchema } from "~/services/transfers/transfer-requests";

@@ -28,7 +28,7 @@ import {
   useRefreshWhile,
 } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey, Translator } from "~/i18n/translate";
 import { FORMATS, type Field } from "~/services/transfers/columns";
 import {

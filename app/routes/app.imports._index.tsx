@@ -5,7 +5,7 @@ import { Card, DataTable, EmptyState, Layout, Link, Page, SkeletonBodyText, Text
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { latestJobViews } from "~/admin/transfer-job-views.server";
 import { isUnderway, JobStatusBadge, TransferPageError, useRefreshWhile } from "~/components/TransferJobs";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import { FORMATS } from "~/services/transfers/columns";
 
 const SHOWN = 50;

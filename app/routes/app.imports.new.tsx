@@ -22,7 +22,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm, type FormFailure } from "~/admin/forms.server";
 import { TransferPageError } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { Translator } from "~/i18n/translate";
 import { FORMATS, SOURCES, type Field, type Source } from "~/services/transfers/columns";
 import { createUpload, startImport } from "~/services/transfers/jobs.server";

@@ -21,7 +21,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { CopyButton } from "~/components/CopyButton";
 import { PageError } from "~/components/PageError";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { ApiKeyRow } from "~/data/api-key-rows.server";
 import { DomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";

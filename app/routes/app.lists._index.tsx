@@ -23,7 +23,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { DEFAULT_LIST_SORT, type ListSort } from "~/admin/list-sorts";
 import { loadListsPage, type ListRowView } from "~/admin/lists-page.server";
 import { PageError } from "~/components/PageError";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { Translator } from "~/i18n/translate";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {

@@ -5,7 +5,7 @@ import { Badge, Card, DataTable, EmptyState, Layout, Page, Text } from "@shopify
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { PageError } from "~/components/PageError";
 import { DownloadLink, useRefreshWhile } from "~/components/TransferJobs";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey, Translator } from "~/i18n/translate";
 import { toTimestamp } from "~/lib/time";
 import { dataRequestLink, listComplianceRequests } from "~/services/compliance/compliance.server";

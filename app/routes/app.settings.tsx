@@ -7,7 +7,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readJson, runForm } from "~/admin/forms.server";
 import { HeadlessOriginsEditor } from "~/components/HeadlessOriginsEditor";
 import { PageError } from "~/components/PageError";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey, Translator } from "~/i18n/translate";
 import { StorefrontStringsEditor, type StringOverrides } from "~/components/StorefrontStringsEditor";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";

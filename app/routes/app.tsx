@@ -13,7 +13,7 @@ import { boundary } from "@shopify/shopify-app-remix/server";
 import { FooterHelp, Link as PolarisLink, Text } from "@shopify/polaris";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
 import { currentAdminPage, helpHref } from "~/admin/pages";
-import { I18nProvider, useI18n } from "~/i18n/context";
+import { I18nProvider, useI18n } from "~/i18n/i18n-context";
 import { polarisTranslations, resolveAdminLocale } from "~/i18n/locale.server";
 import { getEnv } from "~/env.server";
 import { authenticate } from "~/shopify.server";

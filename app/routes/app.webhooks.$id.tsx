@@ -32,7 +32,7 @@ import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { routeErrorMessage } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import { isId } from "~/lib/ids";
 import { isDomainError } from "~/lib/domain-error";
 import { pageParamsSchema } from "~/lib/validation";

@@ -26,7 +26,7 @@ import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { PageError } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
-import { useI18n } from "~/i18n/context";
+import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { getEnv } from "~/env.server";
 import {

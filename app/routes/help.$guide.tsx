@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { isHelpGuide, renderGuide } from "~/services/help/guides.server";
+import { isHelpGuide, renderGuide } from "~/admin/help-guides.server";
 
 /** A guide of docs/, served by the app for the admin's help links (app/admin/pages.ts); public, like /docs. */
 export const loader = ({ params }: LoaderFunctionArgs) => {

@@ -36,8 +36,8 @@ await addItem({ shopId, owner: B, item: item("101"), at: day(0) });
 // The rollups are folded in from the outbox by the relay (the worker runs it): three relays at once, in
 // small batches, so the figures below also prove that no event is counted twice.
 await Promise.all([drainOutbox({ batchSize: 3 }), drainOutbox({ batchSize: 3 }), drainOutbox({ batchSize: 3 })]);
-// The shop's catalogue has named 101 and 102 (as the worker's lookups do); 103 only carries the titles its
-// saves sent, which are a shopper's and never shown as the product's (decision 029).
+// The shop's catalogue has named 101 and 102 (as the worker's lookups do); 103 only carries the titles and
+// handles its saves sent, which are a shopper's and never shown as the product's (decision 029).
 await transaction(async (tx) => {
   for (const productId of ["101", "102"]) {
     await fillProductSnapshot(
@@ -76,7 +76,8 @@ describe("GET /v1/analytics/top-products (hand-computed fixture)", () => {
     expect(data!.products).toEqual([
       { productId: "101", handle: "p-101", title: "Catalogue 101", saves: 3, removes: 1, savers: 2 },
       { productId: "102", handle: "p-102", title: "Catalogue 102", saves: 1, removes: 1, savers: 1 },
-      { productId: "103", handle: "p-103", title: null, saves: 1, removes: 0, savers: 2 },
+      // 103's handle and title are only what its saves sent: neither is the product's until the catalogue answers.
+      { productId: "103", handle: null, title: null, saves: 1, removes: 0, savers: 2 },
     ]);
   });
 

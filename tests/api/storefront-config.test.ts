@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
-import { DEFAULT_STRINGS, negotiateLocale } from "~/services/storefront/config.server";
+import { negotiateLocale } from "~/lib/negotiate-locale";
+import { DEFAULT_STRINGS } from "~/services/storefront/config.server";
 import { createShopWithKey } from "../factories";
 import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { createTestApp } from "../support/http";

@@ -3,8 +3,7 @@
  * wishlist page: texts in the shopper's best locale, and the shop's rules
  * (docs/decisions/010-storefront-writes.md, "Storefront configuration").
  */
-import { match } from "@formatjs/intl-localematcher";
-import Negotiator from "negotiator";
+import { negotiateLocale } from "~/lib/negotiate-locale";
 import { getShopSettings } from "~/services/shops/shops.server";
 
 export const DEFAULT_STRINGS: Record<string, Record<string, string>> = {
@@ -60,21 +59,6 @@ export const DEFAULT_STRINGS: Record<string, Record<string, string>> = {
 
 const FALLBACK_LOCALE = "en";
 
-/** The best available locale for an Accept-Language header (q-values honoured, best-fit matching). */
-export function negotiateLocale(acceptLanguage: string, available: string[]): string {
-  const requested = new Negotiator({ headers: { "accept-language": acceptLanguage } })
-    .languages()
-    .filter((tag) => tag !== "*")
-    .flatMap((tag) => {
-      try {
-        return [Intl.getCanonicalLocales(tag)[0]!];
-      } catch {
-        return []; // not a BCP 47 tag: ignored
-      }
-    });
-  return match(requested, available, FALLBACK_LOCALE, { algorithm: "best fit" });
-}
-
 export async function getStorefrontConfig({
   shopId,
   acceptLanguage,
@@ -86,7 +70,7 @@ export async function getStorefrontConfig({
 }) {
   const settings = await getShopSettings({ shopId });
   const available = [...new Set([...Object.keys(DEFAULT_STRINGS), ...Object.keys(settings.strings)])];
-  const locale = negotiateLocale(acceptLanguage, available);
+  const locale = negotiateLocale(acceptLanguage, available, FALLBACK_LOCALE);
   const language = locale.split("-")[0]!;
   const strings = {
     ...DEFAULT_STRINGS[FALLBACK_LOCALE],

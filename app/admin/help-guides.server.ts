@@ -7,8 +7,8 @@
 import { Marked, type Tokens } from "marked";
 import { HELP_GUIDES, type HelpGuide } from "~/admin/pages";
 
-const SOURCES = import.meta.glob<string>("../../../docs/*.md", { query: "?raw", import: "default", eager: true });
-const IMAGES = import.meta.glob<string>("../../../docs/screenshots/*.png", {
+const SOURCES = import.meta.glob<string>("../../docs/*.md", { query: "?raw", import: "default", eager: true });
+const IMAGES = import.meta.glob<string>("../../docs/screenshots/*.png", {
   query: "?url",
   import: "default",
   eager: true,
@@ -41,7 +41,7 @@ function servedHref(href: string): string | null {
 }
 
 export function renderGuide(guide: HelpGuide): { title: string; html: string } {
-  const source = SOURCES[`../../../docs/${guide}.md`];
+  const source = SOURCES[`../../docs/${guide}.md`];
   if (source === undefined) throw new Error(`docs/${guide}.md is not in the build`);
   const used = new Map<string, number>();
   const marked = new Marked({
@@ -63,7 +63,7 @@ export function renderGuide(guide: HelpGuide): { title: string; html: string } {
         return target === null ? inner : `<a href="${escapeHtml(target)}">${inner}</a>`;
       },
       image({ href, text }: Tokens.Image) {
-        const url = IMAGES[`../../../docs/${href.replace(/^\.\//, "")}`];
+        const url = IMAGES[`../../docs/${href.replace(/^\.\//, "")}`];
         return url ? `<img src="${escapeHtml(url)}" alt="${escapeHtml(text)}">` : escapeHtml(text);
       },
       html({ text }: Tokens.HTML | Tokens.Tag) {
