@@ -17,6 +17,7 @@ import { platformIdSchema } from "~/lib/validation";
 import {
   findCustomerContacts,
   platformDidNotAnswer,
+  SEARCH_LIMIT,
   searchCustomerIds,
   type CustomerContact,
 } from "~/services/owners/customer-directory.server";
@@ -52,6 +53,8 @@ export interface ListsPageData {
   searchUnavailable: boolean;
   /** More customers matched the search than the page filters by (SEARCH_LIMIT). */
   searchTruncated: boolean;
+  /** How many customers a search filters by at most (SEARCH_LIMIT), for the page to say. */
+  searchLimit: number;
   /** Names and emails could not be read: owners are shown by id. */
   contactsUnavailable: boolean;
   cursorError: boolean;
@@ -94,6 +97,7 @@ export async function loadListsPage({
     fieldErrors: {},
     searchUnavailable: false,
     searchTruncated: false,
+    searchLimit: SEARCH_LIMIT,
     contactsUnavailable: false,
     cursorError: false,
     page: null,

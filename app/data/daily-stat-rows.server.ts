@@ -4,7 +4,6 @@
  * them in the transaction that marks the events relayed; the analytics reads sum them over a range. Each
  * write takes one statement for all its rows.
  */
-import { sql } from "kysely";
 import type { Queryable } from "./database.server";
 
 export interface DayKey {
@@ -120,49 +119,4 @@ export async function countSaversOfProducts(q: Queryable, shopId: string, produc
     .groupBy("productId")
     .execute();
   return new Map(rows.map((row) => [row.productId, Number(row.savers)]));
-}
-
-/**
- * For the top products: the handle and title of each product's most recently added item whose title the
- * shop's catalogue gave, else of its most recently added item with `catalogueTitle` null (the title its
- * save carried is a shopper's, never shown as the product's: docs/decisions/029-catalogue-titles.md).
- */
-export async function latestItemsOfProducts(q: Queryable, shopId: string, productIds: readonly string[]) {
-  if (productIds.length === 0) return new Map<string, { handle: string | null; catalogueTitle: string | null }>();
-  const rows = await q
-    .selectFrom((eb) =>
-      eb
-        .selectFrom("Item")
-        .select((eb) => [
-          "productId",
-          "handle",
-          "titleSnapshot",
-          "catalogueTitleAt",
-          eb.fn
-            .agg<number>("row_number")
-            .over((over) =>
-              over
-                .partitionBy("productId")
-                .orderBy(sql`CASE WHEN "catalogueTitleAt" IS NULL THEN 1 ELSE 0 END`)
-                .orderBy("addedAt", "desc")
-                .orderBy("id", "desc"),
-            )
-            .as("rank"),
-        ])
-        .where("shopId", "=", shopId)
-        .where("productId", "in", productIds)
-        .as("ranked"),
-    )
-    .select(["productId", "handle", "titleSnapshot", "catalogueTitleAt"])
-    .where("rank", "=", 1)
-    .execute();
-  return new Map(
-    rows.map((row) => [
-      row.productId,
-      // Only what the catalogue gave: a handle a save carried is the caller's, like its title (decision 029).
-      row.catalogueTitleAt === null
-        ? { handle: null, catalogueTitle: null }
-        : { handle: row.handle || null, catalogueTitle: row.titleSnapshot || null },
-    ]),
-  );
 }

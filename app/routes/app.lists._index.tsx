@@ -113,7 +113,7 @@ export default function Lists() {
         ) : null}
         {data.searchTruncated ? (
           <Banner tone="info" title={t("lists.searchTruncated.title")}>
-            <p>{t("lists.searchTruncated.body", { count: 250 })}</p>
+            <p>{t("lists.searchTruncated.body", { count: data.searchLimit })}</p>
           </Banner>
         ) : null}
         {data.contactsUnavailable ? (

@@ -7,10 +7,10 @@ import {
   countSaversOfProducts,
   findShopStats,
   insertActiveOwners,
-  latestItemsOfProducts,
   topProductStats,
 } from "~/data/daily-stat-rows.server";
 import { database, engine, transaction } from "~/data/database.server";
+import { findCatalogueTitles } from "~/data/item-rows.server";
 import { upsertShop } from "~/data/shop-rows.server";
 import { newId } from "~/lib/ids";
 
@@ -145,13 +145,14 @@ describe(`daily stat rows (${engine()})`, () => {
       .execute();
     const savers = await countSaversOfProducts(database(), shop.id, ["p1", "p2", "p3"]);
     expect(Object.fromEntries(savers)).toEqual({ p1: 3, p2: 1 });
-    const latest = await latestItemsOfProducts(database(), shop.id, ["p1", "p2"]);
+    // The report's names come from the catalogue's latest title and handle (findCatalogueTitles).
+    const latest = await findCatalogueTitles(database(), shop.id, ["p1", "p2"]);
     // p1: its latest item the catalogue named; p2: none was, so no title and no handle (a shopper's is never
     // the product's, decision 029).
-    expect(latest.get("p1")).toEqual({ handle: "old", catalogueTitle: "OLD" });
-    expect(latest.get("p2")).toEqual({ handle: null, catalogueTitle: null });
+    expect(latest.get("p1")).toMatchObject({ handle: "old", titleSnapshot: "OLD" });
+    expect(latest.get("p2")).toBeUndefined();
     expect((await countSaversOfProducts(database(), other.id, ["p1"])).size).toBe(0);
-    expect((await latestItemsOfProducts(database(), other.id, ["p1"])).size).toBe(0);
-    expect((await latestItemsOfProducts(database(), shop.id, [])).size).toBe(0);
+    expect((await findCatalogueTitles(database(), other.id, ["p1"])).size).toBe(0);
+    expect((await findCatalogueTitles(database(), shop.id, [])).size).toBe(0);
   });
 });

@@ -6,10 +6,10 @@ import {
   countActiveOwners,
   countSaversOfProducts,
   findShopStats,
-  latestItemsOfProducts,
   topProductStats,
 } from "~/data/daily-stat-rows.server";
 import { database } from "~/data/database.server";
+import { findCatalogueTitles } from "~/data/item-rows.server";
 import { z } from "zod";
 import { gatedReport } from "./report-gate.server";
 import { utcDay } from "./rollups.server";
@@ -47,18 +47,18 @@ export async function topProducts({
   return gatedReport(shopId, `top-products:${from}:${to}:${limit}`, async () => {
     const rows = await topProductStats(database(), shopId, from, to, limit);
     const productIds = rows.map((row) => row.productId);
-    const [savers, latest] = await Promise.all([
+    const [savers, named] = await Promise.all([
       countSaversOfProducts(database(), shopId, productIds),
-      latestItemsOfProducts(database(), shopId, productIds),
+      findCatalogueTitles(database(), shopId, productIds),
     ]);
     return {
       from,
       to,
       products: rows.map((row) => ({
         productId: row.productId,
-        handle: latest.get(row.productId)?.handle ?? null,
-        // Only the catalogue's title: one a shopper sent is not the product's (decision 029).
-        title: latest.get(row.productId)?.catalogueTitle ?? null,
+        // Only the catalogue's title and handle: what a shopper sent is not the product's (decision 029).
+        handle: named.get(row.productId)?.handle || null,
+        title: named.get(row.productId)?.titleSnapshot || null,
         saves: row.adds,
         removes: row.removes,
         savers: savers.get(row.productId) ?? 0,
