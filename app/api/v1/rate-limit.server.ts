@@ -97,7 +97,7 @@ export function rateLimit(
       else if (bucket === "address") {
         if (address !== undefined) keys.push({ bucket, key: `${caller.shopId}:${address}` });
       } else {
-        const shopper = shopperOf(c);
+        const shopper = shopperOf(c).key;
         keys.push({ bucket, key: `${caller.shopId}:${shopper ?? `ip:${address ?? "unknown"}`}` });
       }
     }

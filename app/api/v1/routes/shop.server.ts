@@ -1,12 +1,12 @@
 import { type OpenAPIHono } from "@hono/zod-openapi";
 import { toTimestamp } from "~/lib/time";
-import { requireBodySent } from "~/lib/validation";
 import { getEmbedStatus } from "~/services/shops/embed-status.server";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";
 import { getShopOverview, updateShopSettings } from "~/services/shops/shops.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
 import { EmbedStatusSchema, ProblemSchema, SettingsSchema, ShopOverviewSchema } from "../schemas";
+import { requireBodySent } from "../validation-problems.server";
 
 const PRIVATE = ["private"] as const;
 
