@@ -57,7 +57,7 @@ const patchSettings = apiRoute({
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: shopSettingsPatchSchema.openapi("SettingsPatch") } },
+      content: { "application/json": { schema: shopSettingsPatchSchema.meta({ id: "SettingsPatch" }) } },
     },
   },
   responses: {
