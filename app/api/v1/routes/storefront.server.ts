@@ -11,7 +11,8 @@ import type { Caller, Shopper, V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { platformIdInputForms, platformIdInputSchema } from "../platform-id-input";
 import { apiRoute } from "../route.server";
-import { ItemSchema, OwnerSchema, ProblemSchema, ShareSchema, Timestamp } from "../schemas";
+import { jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
+import { ItemSchema, OwnerSchema, ShareSchema, Timestamp } from "../schemas";
 import { anonymousIdSchema, OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
 import { requireBodySent } from "../validation-problems.server";
 
@@ -57,19 +58,13 @@ const ItemInput = {
 /** A save (toggle, add): the item and, in the body or the query, the shopper. */
 const SAVE_REQUEST = {
   query: OwnerQuery,
-  body: {
-    required: true,
-    content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
-  },
+  body: jsonBody(z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY)),
 };
 
 /** Share and unshare: the shopper in the query, or in an optional body. */
 const OWNER_REQUEST = {
   query: OwnerQuery,
-  body: {
-    required: false,
-    content: { "application/json": { schema: z.object(OwnerInput).openapi(OPEN_BODY) } },
-  },
+  body: jsonBody(z.object(OwnerInput).openapi(OPEN_BODY), { required: false }),
 };
 
 const StorefrontListSchema = z
@@ -87,12 +82,10 @@ const StorefrontListSchema = z
 
 /** A save's 409: besides a retry while the first request runs (every POST), the list being full. */
 const SAVE_CONFLICT = {
-  409: {
-    description:
-      "Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; " +
+  409: problemAnswer(
+    "Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; " +
       "remove an item first), or Idempotency key in use (`idempotency-key-in-use`)",
-    content: { "application/problem+json": { schema: ProblemSchema } },
-  },
+  ),
 };
 
 const ToggleResultSchema = z
@@ -114,7 +107,7 @@ const readRoute = apiRoute({
   modes: ALL_MODES,
   request: { query: OwnerQuery },
   responses: {
-    200: { description: "The wishlist", content: { "application/json": { schema: StorefrontListSchema } } },
+    200: jsonResponse("The wishlist", StorefrontListSchema),
   },
 });
 
@@ -129,7 +122,7 @@ const toggleRoute = apiRoute({
   modes: ALL_MODES,
   request: SAVE_REQUEST,
   responses: {
-    200: { description: "What changed", content: { "application/json": { schema: ToggleResultSchema } } },
+    200: jsonResponse("What changed", ToggleResultSchema),
     ...SAVE_CONFLICT,
   },
 });
@@ -145,8 +138,8 @@ const addRoute = apiRoute({
   modes: ALL_MODES,
   request: SAVE_REQUEST,
   responses: {
-    201: { description: "Saved", content: { "application/json": { schema: ItemSchema } } },
-    200: { description: "Already saved", content: { "application/json": { schema: ItemSchema } } },
+    201: jsonResponse("Saved", ItemSchema),
+    200: jsonResponse("Already saved", ItemSchema),
     ...SAVE_CONFLICT,
   },
 });
@@ -168,16 +161,11 @@ const removeRoute = apiRoute({
         .regex(/^itm_[A-Za-z0-9]+$/, "must be an item id (itm_...)")
         .optional(),
     }),
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z
-            .object({ productId: ItemInput.productId.optional(), variantId: ItemInput.variantId, ...OwnerInput })
-            .openapi(OPEN_BODY),
-        },
-      },
-    },
+    body: jsonBody(
+      z
+        .object({ productId: ItemInput.productId.optional(), variantId: ItemInput.variantId, ...OwnerInput })
+        .openapi(OPEN_BODY),
+    ),
   },
   responses: { 204: { description: "Removed (or was not there)" } },
 });
@@ -217,7 +205,7 @@ const shareRoute = apiRoute({
     "when the guest logs in (identify): it never opens the customer's list.",
   modes: ALL_MODES,
   request: OWNER_REQUEST,
-  responses: { 200: { description: "The share link", content: { "application/json": { schema: ShareResultSchema } } } },
+  responses: { 200: jsonResponse("The share link", ShareResultSchema) },
 });
 
 const unshareRoute = apiRoute({
@@ -253,7 +241,7 @@ const sharedRoute = apiRoute({
         .openapi({ param: { name: "shareToken", in: "path" } }),
     }),
   },
-  responses: { 200: { description: "The shared list", content: { "application/json": { schema: SharedListSchema } } } },
+  responses: { 200: jsonResponse("The shared list", SharedListSchema) },
 });
 
 const identifyRoute = apiRoute({
@@ -275,28 +263,17 @@ const identifyRoute = apiRoute({
     "Repeating it merges nothing and still answers 200.",
   modes: ALL_MODES,
   request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).openapi(OPEN_BODY),
-        },
-      },
-    },
+    body: jsonBody(z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).openapi(OPEN_BODY)),
   },
   responses: {
-    200: {
-      description: "The customer's list after the merge",
-      content: {
-        "application/json": {
-          schema: StorefrontListSchema.extend({
-            guestShareLinkEnded: z.boolean().openapi({
-              description: "Additive. true when the guest list had a share link, which this merge turned off.",
-            }),
-          }),
-        },
-      },
-    },
+    200: jsonResponse(
+      "The customer's list after the merge",
+      StorefrontListSchema.extend({
+        guestShareLinkEnded: z.boolean().openapi({
+          description: "Additive. true when the guest list had a share link, which this merge turned off.",
+        }),
+      }),
+    ),
   },
 });
 
@@ -330,7 +307,7 @@ const configRoute = apiRoute({
     }),
   },
   responses: {
-    200: { description: "The configuration", content: { "application/json": { schema: StorefrontConfigSchema } } },
+    200: jsonResponse("The configuration", StorefrontConfigSchema),
   },
 });
 
