@@ -60,6 +60,35 @@ describe("services know no HTTP", () => {
   });
 });
 
+describe("HTTP stays in the API layer (issue 26)", () => {
+  const below = appFiles.filter((file) => /^app\/(services|jobs|lib|data)\//.test(file));
+
+  it("services, jobs, lib and data build schemas with zod, not @hono/zod-openapi", () => {
+    expect(offenders(below, [/from "@hono\/zod-openapi"/])).toEqual([]);
+  });
+
+  it("app/lib builds no problems from validation issues, no problem documents and no responses", () => {
+    const lib = appFiles.filter((file) => file.startsWith("app/lib/"));
+    const patterns = [
+      /\$?ZodIssue\b/,
+      /AppError\("(validation-error|invalid-parameter|body-required)"/,
+      /\bproblem\+json\b/,
+      /\bnew Response\(/,
+    ];
+    expect(offenders(lib, patterns)).toEqual([]);
+  });
+
+  it("one JSON Pointer encoder: only app/api/json-pointer.ts escapes ~ and /", () => {
+    const encoders = runtimeFiles.filter((file) => /["'`]~[01]["'`]/.test(code(file)));
+    expect(encoders).toEqual(["app/api/json-pointer.ts"]);
+  });
+
+  it("the rate limiter's Redis keys are spelled in their module only", () => {
+    const spelling = runtimeFiles.filter((file) => /:rl:/.test(code(file)));
+    expect(spelling).toEqual(["app/lib/rate-limit-keys.server.ts"]);
+  });
+});
+
 /** Layers inside app/, lowest first: a module may import its own layer or lower ones, never a higher one. */
 function layerOf(file: string): number {
   if (file.startsWith("app/data/")) return 1;

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { isId, newId, parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import { toTimestamp } from "~/lib/time";
-import { bodyProblem, parameterProblem, platformIdSchema } from "~/lib/validation";
+import { bodyProblem, parameterProblem } from "~/api/v1/validation-problems.server";
+import { platformIdSchema } from "~/lib/validation";
 
 /** A body or parameters validated the way the API's validators report their issues. */
 function parseBody(schema: z.ZodType, body: unknown): unknown {

@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { API_BODY_LIMIT_BYTES } from "~/api/body-limit.server";
 import { createHttpApp } from "~/api/http-app.server";
-import { problemResponse } from "~/lib/problem-response.server";
+import { problemResponse } from "~/api/problem-response.server";
 import { AppError, PROBLEM_TYPES, type ProblemSlug } from "~/lib/problems";
 import { BASE_URL, createTestApp } from "./support/http";
 

@@ -6,6 +6,7 @@
 import { isDatabaseBusy, isDatabaseUnavailable } from "~/data/database.server";
 import { DomainError, type DomainErrorCode } from "~/lib/domain-error";
 import { AppError, type ProblemSlug } from "~/lib/problems";
+import { jsonPointer } from "./json-pointer";
 
 const PROBLEM_OF: Record<DomainErrorCode, ProblemSlug> = {
   not_found: "not-found",
@@ -25,11 +26,9 @@ const PROBLEM_OF: Record<DomainErrorCode, ProblemSlug> = {
   unavailable: "service-unavailable",
 };
 
-/** RFC 6901 in URI fragment form: "items.2.productId" -> "#/items/2/productId". */
-export function bodyPointer(field: string): string {
-  if (field === "") return "#";
-  const tokens = field.split(".").map((token) => encodeURIComponent(token.replaceAll("~", "~0").replaceAll("/", "~1")));
-  return `#/${tokens.join("/")}`;
+/** An issue's dotted field path as a pointer into the body: "items.2.productId" -> "#/items/2/productId". */
+function bodyPointer(field: string): string {
+  return jsonPointer(field === "" ? [] : field.split("."));
 }
 
 export function problemOfDomainError(error: DomainError): AppError {

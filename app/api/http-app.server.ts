@@ -5,7 +5,7 @@ import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { isDatabaseUnavailable } from "~/data/database.server";
 import { getEnv } from "~/env.server";
-import { problemResponse } from "~/lib/problem-response.server";
+import { problemResponse } from "./problem-response.server";
 import { asAppError } from "./domain-problems.server";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";

@@ -263,29 +263,6 @@ export class AppError extends Error {
   }
 }
 
-export interface ProblemDocument {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  instance?: string;
-  errors?: ProblemFieldError[];
-  [extension: string]: unknown;
-}
-
 export function problemTypeUrl(baseUrl: string, slug: ProblemSlug): string {
   return `${baseUrl}/problems/${slug}`;
-}
-
-export function toProblemDocument(error: AppError, baseUrl: string, instance?: string): ProblemDocument {
-  const { title, status } = PROBLEM_TYPES[error.slug];
-  return {
-    ...error.extensions,
-    type: problemTypeUrl(baseUrl, error.slug),
-    title,
-    status,
-    ...(error.detail ? { detail: error.detail } : {}),
-    ...(instance ? { instance } : {}),
-    ...(error.errors ? { errors: error.errors } : {}),
-  };
 }

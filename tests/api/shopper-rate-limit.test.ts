@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { resolveClientAddress } from "~/api/v1/client-address.server";
 import type { V1Env } from "~/api/v1/context";
 import { apiRoute } from "~/api/v1/route.server";
-import { problemResponse } from "~/lib/problem-response.server";
+import { problemResponse } from "~/api/problem-response.server";
 import { createShopWithKey } from "../factories";
 import { getEnv } from "~/env.server";
 import { signedProxyPath } from "../support/api";

@@ -1,7 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AppError } from "~/lib/problems";
-import { bodyProblem, parameterProblem } from "~/lib/validation";
 import { isDeclaredHeadlessOrigin } from "~/services/shops/shops.server";
 import type { V1Env } from "./context";
 import { allowedMethods, concretePathsFirst, methodNotAllowed } from "./route.server";
@@ -14,6 +13,7 @@ import { registerTransferRoutes } from "./routes/transfers.server";
 import { registerComplianceRoutes } from "./routes/privacy.server";
 import { registerWebhookRoutes } from "./routes/webhooks.server";
 import { WEBHOOK_EVENTS } from "./schemas";
+import { bodyProblem, parameterProblem } from "./validation-problems.server";
 
 const CORS_ALLOW_HEADERS = "Content-Type, X-Service-Shop, X-Service-Public-Key, Idempotency-Key, X-Request-Id";
 /** Every response header the storefront operations document (tests/api/cors.test.ts checks them all). */

@@ -1,5 +1,6 @@
 import type { ShopSettings } from "~/services/shops/settings";
 import type { Tx } from "~/data/database.server";
+import type { Owner } from "~/services/owners/owner";
 
 /** How the caller presented itself (the OpenAPI description's security schemes). */
 export type CallerMode = "private" | "public" | "proxy";
@@ -12,7 +13,7 @@ export interface Caller {
   /**
    * The API key id, or "public" / "proxy" for the credentials every shopper of the shop shares. A private
    * key's id is the scope of its Idempotency-Key records; "public" and "proxy" are scoped further per shopper
-   * (`idempotencyScope` in idempotency-key.server.ts, with `shopperOf` in shopper.server.ts).
+   * (`idempotencyScope` in idempotency-key.server.ts, with the shopper's key of shopper.server.ts).
    */
   credentialId: string;
   /**
@@ -33,9 +34,20 @@ export interface V1Env {
     idempotencyKey: ReservedKey | undefined;
     /** The JSON body, parsed once (body.server.ts); undefined when the request has none. */
     jsonBody: unknown;
-    /** The storefront shopper's key, once resolved (`shopperOf`, shopper.server.ts); null: nobody named. */
-    shopper: string | null | undefined;
+    /** The storefront shopper, once resolved (`shopperOf`, shopper.server.ts). */
+    shopper: Shopper | undefined;
   };
+}
+
+/** Who a storefront request acts for, resolved once (shopper.server.ts). */
+export interface Shopper {
+  /** The shopper's key (`c:<customer id>` or `a:<anonymous id>`); null: the request names nobody well formed. */
+  key: string | null;
+  /**
+   * The owner of the list the call is about; throws the problem the route answers with. `missingIn` says
+   * where a missing guest is reported: the query's `aid` (400), or the body's `anonymousId` (422).
+   */
+  owner(missingIn: "query" | "body"): Owner;
 }
 
 /** The key a request reserved, in the request's context for `idempotentReply`. */

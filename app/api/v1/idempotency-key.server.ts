@@ -37,7 +37,7 @@ const PROXY_SIGNING_PARAMETERS = new Set(["signature", "timestamp"]);
  */
 function idempotencyScope(c: Context<V1Env>, caller: Caller): string {
   if (caller.mode === "private") return caller.credentialId;
-  return `${caller.credentialId}:${shopperOf(c) ?? "-"}`;
+  return `${caller.credentialId}:${shopperOf(c).key ?? "-"}`;
 }
 
 /** Method, path, the query string in canonical order (without the proxy's signing parameters) and body. */

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError, type ProblemFieldError } from "~/lib/problems";
-import { toJsonPointer } from "~/lib/validation";
+import { jsonPointer } from "../json-pointer";
 import type { V1Env } from "./context";
 
 /**
@@ -49,7 +49,7 @@ interface Visit {
 function pointerOf(visit: Visit): string {
   const path: string[] = [];
   for (let at: Visit | null = visit; at?.name != null; at = at.parent) path.unshift(at.name);
-  return path.length ? toJsonPointer(path) : "#";
+  return jsonPointer(path);
 }
 
 /**

@@ -3,6 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limite
 import { getEnv } from "~/env.server";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
+import { rateLimitKey, rateLimitPrefix, type RateLimitBucket } from "~/lib/rate-limit-keys.server";
 import { getRequestRedis, whenRedisReady } from "~/redis.server";
 import type { V1Env } from "./context";
 import { shopperOf } from "./shopper.server";
@@ -18,7 +19,7 @@ import { shopperOf } from "./shopper.server";
  * Headers name the bucket: X-RateLimit-{Limit,Remaining,Reset}-{Shop|Shopper|Address}, plus the IETF
  * RateLimit-Policy / RateLimit fields listing every bucket the request was counted in.
  */
-export type Bucket = "shop" | "shopper" | "address";
+type Bucket = RateLimitBucket;
 
 const HEADER_SUFFIX: Record<Bucket, string> = { shop: "Shop", shopper: "Shopper", address: "Address" };
 
@@ -42,7 +43,7 @@ function limiterFor(bucket: Bucket): RateLimiterRedis {
   if (!limiter) {
     limiter = new RateLimiterRedis({
       storeClient: getRequestRedis(),
-      keyPrefix: `${getEnv().REDIS_PREFIX}:rl:${bucket}`,
+      keyPrefix: rateLimitPrefix(bucket),
       points,
       duration,
       // If Redis is unreachable, count in process memory rather than refuse or stop limiting.
@@ -93,12 +94,12 @@ export function rateLimit(
     const address = clientAddress(c);
     const keys: Array<{ bucket: Bucket; key: string }> = [];
     for (const bucket of buckets) {
-      if (bucket === "shop") keys.push({ bucket, key: caller.shopId });
+      if (bucket === "shop") keys.push({ bucket, key: rateLimitKey(caller.shopId) });
       else if (bucket === "address") {
-        if (address !== undefined) keys.push({ bucket, key: `${caller.shopId}:${address}` });
+        if (address !== undefined) keys.push({ bucket, key: rateLimitKey(caller.shopId, address) });
       } else {
-        const shopper = shopperOf(c);
-        keys.push({ bucket, key: `${caller.shopId}:${shopper ?? `ip:${address ?? "unknown"}`}` });
+        const shopper = shopperOf(c).key ?? `ip:${address ?? "unknown"}`;
+        keys.push({ bucket, key: rateLimitKey(caller.shopId, shopper) });
       }
     }
     // A connection still being established refuses commands (fail-fast mode), which would silently move

@@ -10,7 +10,7 @@ import { idempotency } from "./idempotency-key.server";
 import { refuseNulCharacters } from "./nul-characters.server";
 import { IDEMPOTENCY_KEY_PARAMETER, withResponseHeaders } from "./openapi.server";
 import { rateLimit } from "./rate-limit.server";
-import { ProblemSchema } from "./schemas";
+import { problemAnswer } from "./route-shapes";
 
 /**
  * One place that turns a route definition into a handler chain and an OpenAPI operation:
@@ -67,10 +67,7 @@ function deprecationHeaders(deprecation: Deprecation): MiddlewareHandler<V1Env> 
   };
 }
 
-const problem = (slug: ProblemSlug, extra = "") => ({
-  description: `${PROBLEM_TYPES[slug].title}${extra}`,
-  content: { "application/problem+json": { schema: ProblemSchema } },
-});
+const problem = (slug: ProblemSlug, extra = "") => problemAnswer(`${PROBLEM_TYPES[slug].title}${extra}`);
 
 /** The error responses every operation can give, derived from what it declares. */
 function errorResponses(route: ApiRoute) {

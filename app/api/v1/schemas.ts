@@ -131,28 +131,32 @@ export function pageOf<T extends z.ZodType>(item: T, name: string) {
     .openapi(name);
 }
 
-/** Every member is always present in responses, so each is required here (defaults are in the descriptions). */
+/**
+ * Every member is always present in responses, so each is required here (defaults are in the descriptions).
+ * The members are the settings service's schemas, plain zod: described with zod's `.meta`, which the OpenAPI
+ * generator reads as it reads `.openapi`.
+ */
 export const SettingsSchema = z
   .object({
-    guestEnabled: shopSettingsFields.guestEnabled.openapi({
+    guestEnabled: shopSettingsFields.guestEnabled.meta({
       description: "false: only logged-in customers keep wishlists (guests' writes get 403). Default true.",
     }),
-    shareEnabled: shopSettingsFields.shareEnabled.openapi({
+    shareEnabled: shopSettingsFields.shareEnabled.meta({
       description: "false: no share links are created and shared lists are not shown. Default true.",
     }),
-    sharePath: shopSettingsFields.sharePath.openapi({
+    sharePath: shopSettingsFields.sharePath.meta({
       description: "The shop's page that shows a shared list (`?share=<token>`). Default `/pages/wishlist`.",
     }),
-    metafieldSyncEnabled: shopSettingsFields.metafieldSyncEnabled.openapi({ description: "Default false." }),
-    integrationConfigured: shopSettingsFields.integrationConfigured.openapi({
+    metafieldSyncEnabled: shopSettingsFields.metafieldSyncEnabled.meta({ description: "Default false." }),
+    integrationConfigured: shopSettingsFields.integrationConfigured.meta({
       description: "An email-marketing integration flag. Default false.",
     }),
-    strings: shopSettingsFields.strings.openapi({
+    strings: shopSettingsFields.strings.meta({
       description:
         "Storefront strings by locale code, each a map of string key to text, e.g. " +
         '`{"en": {"add": "Add to wishlist"}}`. The storefront configuration picks the best locale.',
     }),
-    headlessOrigins: shopSettingsFields.headlessOrigins.openapi({
+    headlessOrigins: shopSettingsFields.headlessOrigins.meta({
       description:
         "Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted " +
         "to an origin that some shop declares; the request itself only to its own shop's origins.",

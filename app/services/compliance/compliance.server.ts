@@ -50,16 +50,16 @@ import {
   rewriteDeliveryBodies,
   withinMs,
 } from "~/jobs/queues.server";
-import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
 import { open, seal } from "~/lib/encryption.server";
 import { newId } from "~/lib/ids";
+import { forgetShopperRateLimits, forgetShopRateLimits } from "~/lib/rate-limit-keys.server";
 import { deleteCustomerMetafieldSync } from "~/data/metafield-sync-rows.server";
 import { findImportCheckpointsMentioning, saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
 import { deleteDeliveryDuesOfEvents } from "~/data/webhook-delivery-due-rows.server";
 import { isRedactedEventData, REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
+import { ownerKey } from "~/services/owners/owner";
 import { logger } from "~/logger.server";
-import { getRequestRedis } from "~/redis.server";
 import type { StoredEvent } from "~/services/events/relay.server";
 import { envelope } from "~/services/webhooks/fanout.server";
 import { getStorage } from "~/services/storage/index.server";
@@ -326,7 +326,7 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
     connection,
   );
   // The storefront's per-shopper rate-limit counter is keyed by the customer id (it expires within a minute).
-  const limits = await forgetRateLimits(`shopper:${shopId}:c:${customerId}`, connection);
+  const limits = await forgetShopperRateLimits(shopId, ownerKey({ kind: "customer", customerId }), connection);
   const files = await findCustomerDataRequestFiles(database(), shopId, customerId);
   for (const file of files) if (file.resultKey) await getStorage().remove(file.resultKey);
   // Export files, import uploads and reports that name the customer (by id, or by email alone) are deleted
@@ -398,20 +398,6 @@ async function redactImportCheckpoints(shopId: string, customer: RedactedCustome
 }
 
 /**
- * Deletes the rate limiter's counters (`<REDIS_PREFIX>:rl:<bucket>:<key>`, app/api/v1/rate-limit.server.ts)
- * matching `pattern` (a Redis glob after `rl:`). Returns how many went.
- */
-async function forgetRateLimits(pattern: string, connection: Redis | undefined): Promise<number> {
-  const redis = connection ?? getRequestRedis();
-  let removed = 0;
-  const stream = redis.scanStream({ match: `${getEnv().REDIS_PREFIX}:rl:${pattern}`, count: 500 });
-  for await (const keys of stream as AsyncIterable<string[]>) {
-    if (keys.length > 0) removed += await redis.unlink(...keys);
-  }
-  return removed;
-}
-
-/**
  * Whether a stored file holds the customer's id as a whole number (not inside a longer run of digits) or
  * their email as a whole address in any case (not inside a longer one), read as a stream with the chunk
  * boundaries overlapped. A file already gone mentions nothing.
@@ -472,7 +458,7 @@ async function redactShop(request: ComplianceRequestRow, connection?: Redis): Pr
     rows.PlatformWebhook = await deleteProcessedWebhooksOfShop(tx, shop.domain);
     await deleteShopRow(tx, shop.id);
   });
-  const limits = await forgetRateLimits(`*:${shop.id}*`, connection);
+  const limits = await forgetShopRateLimits(shop.id, connection);
   // Queued deliveries and transfers carry the shop's id (and deliveries its domain) in Redis.
   const jobs = await removeJobsOfShop(shop.id, connection);
   const summary = { files, rateLimitKeys: limits, queueJobs: jobs, ...rows };

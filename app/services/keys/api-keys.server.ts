@@ -1,6 +1,5 @@
 /** A shop's private API keys: created with a one-time secret, listed, revoked, and found by their secret. */
-// Imported through @hono/zod-openapi so the schema carries .openapi() for POST /v1/keys (zod 4 adds methods per instance).
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import {
   findActiveApiKeyByHash,
   findApiKeyById,

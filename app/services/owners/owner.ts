@@ -23,11 +23,6 @@ export interface OwnerColumns {
 export const ANONYMOUS_ID_PATTERN =
   /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|0{8}-0{4}-0{4}-0{4}-0{12}|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$/;
 
-/** A well-formed anonymous id in its stored (lower-case) form, or null. */
-export function parseAnonymousId(value: unknown): string | null {
-  return typeof value === "string" && ANONYMOUS_ID_PATTERN.test(value) ? value.toLowerCase() : null;
-}
-
 /** The owner as one key: `c:<customer id>` or `a:<anonymous id>`. */
 export function ownerKey(owner: Owner): string {
   return owner.kind === "customer" ? `c:${owner.customerId}` : `a:${owner.anonymousId}`;

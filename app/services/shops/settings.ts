@@ -1,5 +1,4 @@
-// Imported through @hono/zod-openapi so these schemas carry .openapi() (zod 4 adds methods per instance).
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 
 /**
  * The shop settings document (OpenAPI schemas `Settings` and `SettingsPatch`). Stored as JSON on the shop row; every read goes
@@ -22,16 +21,16 @@ export const originSchema = z
 /** Storefront strings by locale: `{ "en": { "add": "Add to wishlist" }, "fr": { ... } }`. */
 const LOCALE_KEY = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const STRING_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
-// The key rules are declared as `propertyNames` too: zod's generator leaves record keys out of the document, and
-// its metadata type predates that JSON Schema 2020-12 keyword (OpenAPI 3.1 has it), hence the casts.
+// The key rules are declared as `propertyNames` too (zod's `.meta`, which the OpenAPI generator reads): the
+// generator leaves record keys out of the document otherwise.
 export const stringsSchema = z
   .record(
     z.string().regex(LOCALE_KEY, "keys must be locale codes such as en or pt-BR"),
     z
       .record(z.string().regex(STRING_KEY, "keys must be 1-64 letters, digits, `_`, `.` or `-`"), z.string().max(500))
-      .openapi({ propertyNames: { pattern: STRING_KEY.source } } as never),
+      .meta({ propertyNames: { pattern: STRING_KEY.source } }),
   )
-  .openapi({ propertyNames: { pattern: LOCALE_KEY.source } } as never);
+  .meta({ propertyNames: { pattern: LOCALE_KEY.source } });
 
 /**
  * What a shop may store as texts (a PATCH replaces them whole, so this bounds the stored document): 50
@@ -58,7 +57,7 @@ const boundedStringsSchema = stringsSchema
       ctx.addIssue({ code: "custom", message: "at most 128 KiB of texts in all (as JSON)" });
     }
   })
-  .openapi({
+  .meta({
     maxProperties: STRINGS_LIMITS.locales,
     description: `Texts by locale. At most ${STRINGS_LIMITS.locales} locales, ${STRINGS_LIMITS.perLocale} texts per locale, 128 KiB as JSON in all; replaces the stored texts whole.`,
   });

@@ -1,5 +1,4 @@
-// Imported through @hono/zod-openapi so these schemas carry .openapi() (zod 4 adds methods per instance).
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { SOURCES } from "./columns";
 import { UPLOAD_CONTENT_TYPES } from "./limits";
 
@@ -39,7 +38,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const exportRequestSchema = z
   .object({
-    format: z.enum(EXPORT_FORMATS).openapi({
+    format: z.enum(EXPORT_FORMATS).meta({
       description:
         "`csv`: the generic columns, which re-import cleanly. `marketing_csv` (additive): one row per item a " +
         "customer saved with `customer_id, email, first_name, last_name, product_id, product_title, variant_id, " +

@@ -3,9 +3,8 @@
  * registration with a signing secret shown once, the test event, re-enabling, the delivery log and
  * redelivery. Errors are DomainErrors; the API maps them to problems.
  */
-// Imported through @hono/zod-openapi so the input schema carries .openapi() (zod 4 adds methods per instance).
 import { randomUUID } from "node:crypto";
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import { transaction, database, type UnitOfWork } from "~/data/database.server";
 import { findDeliveryWithEvent, listDeliveries as listDeliveryRows } from "~/data/webhook-delivery-rows.server";
 import {

@@ -2,6 +2,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { activity, topProducts } from "~/services/analytics/reports.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
+import { jsonResponse } from "../route-shapes";
 import { PlatformId } from "../schemas";
 
 const PRIVATE = ["private"] as const;
@@ -75,7 +76,7 @@ const topRoute = apiRoute({
   description: "From daily rollups kept in step with every change, so it answers in milliseconds at any volume.",
   modes: PRIVATE,
   request: { query: RangeQuery },
-  responses: { 200: { description: "Top products", content: { "application/json": { schema: TopProductsSchema } } } },
+  responses: { 200: jsonResponse("Top products", TopProductsSchema) },
 });
 
 const activityRoute = apiRoute({
@@ -86,7 +87,7 @@ const activityRoute = apiRoute({
   description: "Saves, removals and active shoppers per UTC day, from the daily rollups.",
   modes: PRIVATE,
   request: { query: RangeQuery },
-  responses: { 200: { description: "Activity series", content: { "application/json": { schema: ActivitySchema } } } },
+  responses: { 200: jsonResponse("Activity series", ActivitySchema) },
 });
 
 export function registerAnalyticsRoutes(app: OpenAPIHono<V1Env>) {

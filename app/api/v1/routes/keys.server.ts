@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId, idPattern } from "~/lib/ids";
+import { parseId } from "~/lib/ids";
 import {
   apiKeyCreateSchema,
   createApiKey,
@@ -10,17 +10,12 @@ import {
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
+import { idParameter, jsonBody, jsonResponse } from "../route-shapes";
 import { ApiKeyCreatedSchema, ApiKeySchema } from "../schemas";
 import { serializeApiKey } from "../serializers";
 
 const PRIVATE = ["private"] as const;
-const KeyIdParams = z.object({
-  id: z.string().openapi({
-    param: { name: "id", in: "path" },
-    pattern: idPattern("apiKey"),
-    example: "key_01jd2x6c5ef0q8w3d0s8b2n7k4",
-  }),
-});
+const KeyIdParams = z.object({ id: idParameter("id", "apiKey") });
 
 const listKeys = apiRoute({
   method: "get",
@@ -29,7 +24,7 @@ const listKeys = apiRoute({
   summary: "List API keys",
   description: "Every key of the shop, newest first, revoked ones included. Secrets are never shown again.",
   modes: PRIVATE,
-  responses: { 200: { description: "Keys", content: { "application/json": { schema: z.array(ApiKeySchema) } } } },
+  responses: { 200: jsonResponse("Keys", z.array(ApiKeySchema)) },
 });
 
 const createKey = apiRoute({
@@ -40,16 +35,10 @@ const createKey = apiRoute({
   description: "The response carries `secret` once. Store it; only a hash is kept.",
   modes: PRIVATE,
   request: {
-    body: {
-      required: true,
-      content: { "application/json": { schema: apiKeyCreateSchema } },
-    },
+    body: jsonBody(apiKeyCreateSchema),
   },
   responses: {
-    201: {
-      description: "The new key, with its secret",
-      content: { "application/json": { schema: ApiKeyCreatedSchema } },
-    },
+    201: jsonResponse("The new key, with its secret", ApiKeyCreatedSchema),
   },
 });
 

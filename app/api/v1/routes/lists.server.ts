@@ -1,11 +1,12 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId, idPattern } from "~/lib/ids";
+import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import { platformIdSchema } from "~/lib/validation";
 import { browseLists, getListWithItems } from "~/services/wishlists/browse.server";
 import { listSummaryView, listView } from "~/services/wishlists/views";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
+import { idParameter, jsonResponse } from "../route-shapes";
 import { ListSchema, ListSummarySchema, PageQuery, pageOf } from "../schemas";
 
 const PRIVATE = ["private"] as const;
@@ -29,10 +30,7 @@ const browse = apiRoute({
   modes: PRIVATE,
   request: { query: BrowseQuery },
   responses: {
-    200: {
-      description: "A page of lists",
-      content: { "application/json": { schema: pageOf(ListSummarySchema, "ListSummaryPage") } },
-    },
+    200: jsonResponse("A page of lists", pageOf(ListSummarySchema, "ListSummaryPage")),
   },
 });
 
@@ -43,15 +41,9 @@ const getOne = apiRoute({
   summary: "Get a list with its items",
   modes: PRIVATE,
   request: {
-    params: z.object({
-      id: z.string().openapi({
-        param: { name: "id", in: "path" },
-        pattern: idPattern("list"),
-        example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4",
-      }),
-    }),
+    params: z.object({ id: idParameter("id", "list") }),
   },
-  responses: { 200: { description: "The list", content: { "application/json": { schema: ListSchema } } } },
+  responses: { 200: jsonResponse("The list", ListSchema) },
 });
 
 export function registerListRoutes(app: OpenAPIHono<V1Env>) {

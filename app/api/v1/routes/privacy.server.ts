@@ -1,11 +1,12 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId, idPattern } from "~/lib/ids";
+import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import { toTimestamp } from "~/lib/time";
 import type { ComplianceRequestRow } from "~/data/compliance-rows.server";
 import { dataRequestLink, getDataRequest, listComplianceRequests } from "~/services/compliance/compliance.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
+import { idParameter, jsonResponse } from "../route-shapes";
 import { PageQuery, pageOf, Timestamp } from "../schemas";
 
 const PRIVATE = ["private"] as const;
@@ -33,13 +34,7 @@ const DataRequestSchema = z
   })
   .openapi("DataRequest");
 
-const RequestParams = z.object({
-  requestId: z.string().openapi({
-    param: { name: "requestId", in: "path" },
-    pattern: idPattern("complianceRequest"),
-    example: "cpl_01jd2x6c5ef0q8w3d0s8b2n7k4",
-  }),
-});
+const RequestParams = z.object({ requestId: idParameter("requestId", "complianceRequest") });
 
 const list = apiRoute({
   method: "get",
@@ -53,10 +48,7 @@ const list = apiRoute({
   modes: PRIVATE,
   request: { query: PageQuery },
   responses: {
-    200: {
-      description: "A page of data requests",
-      content: { "application/json": { schema: pageOf(DataRequestSchema, "DataRequestPage") } },
-    },
+    200: jsonResponse("A page of data requests", pageOf(DataRequestSchema, "DataRequestPage")),
   },
 });
 
@@ -69,7 +61,7 @@ const get = apiRoute({
   modes: PRIVATE,
   request: { params: RequestParams },
   responses: {
-    200: { description: "The data request", content: { "application/json": { schema: DataRequestSchema } } },
+    200: jsonResponse("The data request", DataRequestSchema),
   },
 });
 

@@ -1,12 +1,13 @@
 import { type OpenAPIHono } from "@hono/zod-openapi";
 import { toTimestamp } from "~/lib/time";
-import { requireBodySent } from "~/lib/validation";
 import { getEmbedStatus } from "~/services/shops/embed-status.server";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";
 import { getShopOverview, updateShopSettings } from "~/services/shops/shops.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
-import { EmbedStatusSchema, ProblemSchema, SettingsSchema, ShopOverviewSchema } from "../schemas";
+import { jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
+import { EmbedStatusSchema, SettingsSchema, ShopOverviewSchema } from "../schemas";
+import { requireBodySent } from "../validation-problems.server";
 
 const PRIVATE = ["private"] as const;
 
@@ -17,7 +18,7 @@ const getShop = apiRoute({
   summary: "Shop overview",
   description: "The shop, its settings, its public key, and usage counted from the shop's lists and items.",
   modes: PRIVATE,
-  responses: { 200: { description: "The shop", content: { "application/json": { schema: ShopOverviewSchema } } } },
+  responses: { 200: jsonResponse("The shop", ShopOverviewSchema) },
 });
 
 const getEmbed = apiRoute({
@@ -33,15 +34,9 @@ const getEmbed = apiRoute({
     "the platform does not answer within 5 seconds.",
   modes: PRIVATE,
   responses: {
-    200: { description: "Embed status", content: { "application/json": { schema: EmbedStatusSchema } } },
-    409: {
-      description: "No platform token for the shop",
-      content: { "application/problem+json": { schema: ProblemSchema } },
-    },
-    502: {
-      description: "The platform did not answer",
-      content: { "application/problem+json": { schema: ProblemSchema } },
-    },
+    200: jsonResponse("Embed status", EmbedStatusSchema),
+    409: problemAnswer("No platform token for the shop"),
+    502: problemAnswer("The platform did not answer"),
   },
 });
 
@@ -55,13 +50,10 @@ const patchSettings = apiRoute({
     "required (`{}` changes nothing); no body at all is a 400 `body-required`.",
   modes: PRIVATE,
   request: {
-    body: {
-      required: true,
-      content: { "application/json": { schema: shopSettingsPatchSchema.openapi("SettingsPatch") } },
-    },
+    body: jsonBody(shopSettingsPatchSchema.meta({ id: "SettingsPatch" })),
   },
   responses: {
-    200: { description: "The settings after the update", content: { "application/json": { schema: SettingsSchema } } },
+    200: jsonResponse("The settings after the update", SettingsSchema),
   },
 });
 

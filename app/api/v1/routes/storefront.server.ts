@@ -1,17 +1,20 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
-import { platformIdInputForms, platformIdInputSchema, requireBodySent } from "~/lib/validation";
-import { ANONYMOUS_ID_PATTERN, type Owner } from "~/services/owners/owner";
+import type { Owner } from "~/services/owners/owner";
 import { getStorefrontConfig } from "~/services/storefront/config.server";
 import { mergeGuestList, type MergeResult } from "~/services/wishlists/merge.server";
 import { readSharedList, shareWishlist, stopSharingWishlist } from "~/services/wishlists/sharing.server";
 import { itemView, sharedListView, wishlistView } from "~/services/wishlists/views";
 import { addItem, readWishlist, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
-import type { Caller, V1Env } from "../context";
+import type { Caller, Shopper, V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
+import { platformIdInputForms, platformIdInputSchema } from "../platform-id-input";
 import { apiRoute } from "../route.server";
-import { ItemSchema, OwnerSchema, ProblemSchema, ShareSchema, Timestamp } from "../schemas";
+import { jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
+import { ItemSchema, OwnerSchema, ShareSchema, Timestamp } from "../schemas";
+import { anonymousIdSchema, OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
+import { requireBodySent } from "../validation-problems.server";
 
 const ALL_MODES = ["private", "public", "proxy"] as const;
 
@@ -26,12 +29,6 @@ const OPEN_BODY = {
     "Members not listed here are accepted and ignored, so clients that send more keep working; the listed " +
     "members are checked strictly (422).",
 };
-
-const anonymousIdSchema = z
-  .string()
-  .regex(ANONYMOUS_ID_PATTERN, "must be a UUID (versions 1-8, or the nil or max UUID)")
-  .transform((value) => value.toLowerCase())
-  .openapi({ format: "uuid", example: "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11" });
 
 const ItemInput = {
   productId: platformIdInputSchema("Product").openapi({ example: "7234567890123" }),
@@ -58,23 +55,17 @@ const ItemInput = {
     }),
 };
 
-const OwnerInput = {
-  anonymousId: anonymousIdSchema.optional().openapi({
-    description: "The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).",
-  }),
-  customerId: platformIdInputSchema("Customer")
-    .optional()
-    .openapi({
-      description:
-        "Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 " +
-        "`ambiguous-shopper`).",
-    }),
+/** A save (toggle, add): the item and, in the body or the query, the shopper. */
+const SAVE_REQUEST = {
+  query: OwnerQuery,
+  body: jsonBody(z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY)),
 };
 
-const OwnerQuery = z.object({
-  aid: anonymousIdSchema.optional().openapi({ description: "Anonymous id (ignored for a logged-in customer)." }),
-  customerId: platformIdInputSchema("Customer").optional().openapi({ description: "Private-key calls only." }),
-});
+/** Share and unshare: the shopper in the query, or in an optional body. */
+const OWNER_REQUEST = {
+  query: OwnerQuery,
+  body: jsonBody(z.object(OwnerInput).openapi(OPEN_BODY), { required: false }),
+};
 
 const StorefrontListSchema = z
   .object({
@@ -91,12 +82,10 @@ const StorefrontListSchema = z
 
 /** A save's 409: besides a retry while the first request runs (every POST), the list being full. */
 const SAVE_CONFLICT = {
-  409: {
-    description:
-      "Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; " +
+  409: problemAnswer(
+    "Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; " +
       "remove an item first), or Idempotency key in use (`idempotency-key-in-use`)",
-    content: { "application/problem+json": { schema: ProblemSchema } },
-  },
+  ),
 };
 
 const ToggleResultSchema = z
@@ -106,87 +95,6 @@ const ToggleResultSchema = z
     itemId: z.string().openapi({ description: "The item saved, or the item removed." }),
   })
   .openapi("ToggleResult");
-
-interface QueryOwner {
-  aid?: string;
-  customerId?: string;
-}
-interface BodyOwner {
-  anonymousId?: string;
-  customerId?: string;
-}
-
-/**
- * The owner named in the query (`aid`, `customerId`) or in the body (`anonymousId`, `customerId`): either
- * place will do, and both may be used when they agree; two different guests or customers are a 400.
- */
-function ownerInput(query: QueryOwner, body: BodyOwner): BodyOwner {
-  const pick = (parameter: string, fromQuery: string | undefined, fromBody: string | undefined) => {
-    if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
-      const detail = `The query's ${parameter} and the body name different shoppers; send one of them.`;
-      throw new AppError("invalid-parameter", { detail, errors: [{ parameter, detail }] });
-    }
-    return fromQuery ?? fromBody;
-  };
-  return {
-    anonymousId: pick("aid", query.aid, body.anonymousId),
-    customerId: pick("customerId", query.customerId, body.customerId),
-  };
-}
-
-/**
- * A customer and a guest named in one request: the same 400 on every storefront operation, whether they came
- * in the query or the body, each pointed at where it was sent.
- */
-function ambiguousShopper(query: QueryOwner, body: BodyOwner): AppError {
-  const detail = "Name one shopper: customerId for a customer, or the guest's anonymous id, not both.";
-  const errors = [
-    ...(query.customerId !== undefined ? [{ parameter: "customerId", detail }] : []),
-    ...(body.customerId !== undefined ? [{ pointer: "#/customerId", detail }] : []),
-    ...(query.aid !== undefined ? [{ parameter: "aid", detail }] : []),
-    ...(body.anonymousId !== undefined ? [{ pointer: "#/anonymousId", detail }] : []),
-  ];
-  return new AppError("ambiguous-shopper", { detail, errors });
-}
-
-/**
- * Who owns the list this call is about (decision 010): a logged-in customer (app proxy, signed), else the
- * anonymous id; public keys are anonymous only; private keys name the owner (customerId or anonymousId).
- * `missingIn` says where a missing owner is reported: the query's `aid`, or the body's `anonymousId`.
- */
-function resolveOwner(
-  caller: Caller,
-  { query, body = {} }: { query: QueryOwner; body?: BodyOwner },
-  missingIn: "query" | "body",
-): Owner {
-  const given = ownerInput(query, body);
-  const anonymousField = missingIn === "query" ? "aid" : "anonymousId";
-  const missing = (detail: string) =>
-    missingIn === "query"
-      ? new AppError("invalid-parameter", { detail, errors: [{ parameter: anonymousField, detail }] })
-      : new AppError("validation-error", { detail, errors: [{ pointer: `#/${anonymousField}`, detail }] });
-
-  if (caller.mode === "proxy") {
-    if (caller.customerId) return { kind: "customer", customerId: caller.customerId };
-  } else if (caller.mode === "public") {
-    if (given.customerId) {
-      throw new AppError("forbidden", {
-        detail: "Public keys act for anonymous shoppers only; customerId is refused.",
-      });
-    }
-  } else {
-    if (given.customerId && given.anonymousId) throw ambiguousShopper(query, body);
-    if (given.customerId) return { kind: "customer", customerId: given.customerId };
-  }
-  if (!given.anonymousId) {
-    throw missing(
-      caller.mode === "private"
-        ? `Name the shopper: customerId for a customer, or ${anonymousField} (the browser's anonymous id) for a guest.`
-        : `${anonymousField} is required for a shopper who is not logged in.`,
-    );
-  }
-  return { kind: "anonymous", anonymousId: given.anonymousId };
-}
 
 const readRoute = apiRoute({
   method: "get",
@@ -199,7 +107,7 @@ const readRoute = apiRoute({
   modes: ALL_MODES,
   request: { query: OwnerQuery },
   responses: {
-    200: { description: "The wishlist", content: { "application/json": { schema: StorefrontListSchema } } },
+    200: jsonResponse("The wishlist", StorefrontListSchema),
   },
 });
 
@@ -212,15 +120,9 @@ const toggleRoute = apiRoute({
     "Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed. " +
     "Saving into a full list is a 409 `list-full` (removing always works).",
   modes: ALL_MODES,
-  request: {
-    query: OwnerQuery,
-    body: {
-      required: true,
-      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
-    },
-  },
+  request: SAVE_REQUEST,
   responses: {
-    200: { description: "What changed", content: { "application/json": { schema: ToggleResultSchema } } },
+    200: jsonResponse("What changed", ToggleResultSchema),
     ...SAVE_CONFLICT,
   },
 });
@@ -234,16 +136,10 @@ const addRoute = apiRoute({
     "201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; " +
     "nothing changes and no event is emitted. Saving a new item into a full list is a 409 `list-full`.",
   modes: ALL_MODES,
-  request: {
-    query: OwnerQuery,
-    body: {
-      required: true,
-      content: { "application/json": { schema: z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY) } },
-    },
-  },
+  request: SAVE_REQUEST,
   responses: {
-    201: { description: "Saved", content: { "application/json": { schema: ItemSchema } } },
-    200: { description: "Already saved", content: { "application/json": { schema: ItemSchema } } },
+    201: jsonResponse("Saved", ItemSchema),
+    200: jsonResponse("Already saved", ItemSchema),
     ...SAVE_CONFLICT,
   },
 });
@@ -265,16 +161,11 @@ const removeRoute = apiRoute({
         .regex(/^itm_[A-Za-z0-9]+$/, "must be an item id (itm_...)")
         .optional(),
     }),
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z
-            .object({ productId: ItemInput.productId.optional(), variantId: ItemInput.variantId, ...OwnerInput })
-            .openapi(OPEN_BODY),
-        },
-      },
-    },
+    body: jsonBody(
+      z
+        .object({ productId: ItemInput.productId.optional(), variantId: ItemInput.variantId, ...OwnerInput })
+        .openapi(OPEN_BODY),
+    ),
   },
   responses: { 204: { description: "Removed (or was not there)" } },
 });
@@ -313,14 +204,8 @@ const shareRoute = apiRoute({
     "for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. A guest's link ends " +
     "when the guest logs in (identify): it never opens the customer's list.",
   modes: ALL_MODES,
-  request: {
-    query: OwnerQuery,
-    body: {
-      required: false,
-      content: { "application/json": { schema: z.object(OwnerInput).openapi(OPEN_BODY) } },
-    },
-  },
-  responses: { 200: { description: "The share link", content: { "application/json": { schema: ShareResultSchema } } } },
+  request: OWNER_REQUEST,
+  responses: { 200: jsonResponse("The share link", ShareResultSchema) },
 });
 
 const unshareRoute = apiRoute({
@@ -336,13 +221,7 @@ const unshareRoute = apiRoute({
     "safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn " +
     "link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.",
   modes: ALL_MODES,
-  request: {
-    query: OwnerQuery,
-    body: {
-      required: false,
-      content: { "application/json": { schema: z.object(OwnerInput).openapi(OPEN_BODY) } },
-    },
-  },
+  request: OWNER_REQUEST,
   responses: { 204: { description: "The share link is off (or there was none)" } },
 });
 
@@ -362,7 +241,7 @@ const sharedRoute = apiRoute({
         .openapi({ param: { name: "shareToken", in: "path" } }),
     }),
   },
-  responses: { 200: { description: "The shared list", content: { "application/json": { schema: SharedListSchema } } } },
+  responses: { 200: jsonResponse("The shared list", SharedListSchema) },
 });
 
 const identifyRoute = apiRoute({
@@ -384,28 +263,17 @@ const identifyRoute = apiRoute({
     "Repeating it merges nothing and still answers 200.",
   modes: ALL_MODES,
   request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).openapi(OPEN_BODY),
-        },
-      },
-    },
+    body: jsonBody(z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).openapi(OPEN_BODY)),
   },
   responses: {
-    200: {
-      description: "The customer's list after the merge",
-      content: {
-        "application/json": {
-          schema: StorefrontListSchema.extend({
-            guestShareLinkEnded: z.boolean().openapi({
-              description: "Additive. true when the guest list had a share link, which this merge turned off.",
-            }),
-          }),
-        },
-      },
-    },
+    200: jsonResponse(
+      "The customer's list after the merge",
+      StorefrontListSchema.extend({
+        guestShareLinkEnded: z.boolean().openapi({
+          description: "Additive. true when the guest list had a share link, which this merge turned off.",
+        }),
+      }),
+    ),
   },
 });
 
@@ -439,9 +307,22 @@ const configRoute = apiRoute({
     }),
   },
   responses: {
-    200: { description: "The configuration", content: { "application/json": { schema: StorefrontConfigSchema } } },
+    200: jsonResponse("The configuration", StorefrontConfigSchema),
   },
 });
+
+/**
+ * What a save hands its service: the item members of the body (those naming the shopper dropped), and the
+ * shopper the body or the query names (422 `anonymousId` when a guest names none).
+ */
+function saveInput(
+  caller: Caller,
+  shopper: Shopper,
+  body: z.output<(typeof SAVE_REQUEST.body.content)["application/json"]["schema"]>,
+) {
+  const { anonymousId: _anonymousId, customerId: _customerId, ...item } = body;
+  return { shopId: caller.shopId, owner: shopper.owner("body"), item, settings: caller.settings };
+}
 
 export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(configRoute, async (c) => {
@@ -479,7 +360,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(shareRoute, async (c) => {
     const caller = c.get("caller");
-    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: c.req.valid("json") }, "query");
+    const owner = shopperOf(c).owner("query");
     const reply = idempotentReply(c, ({ listId, token, url }: { listId: string; token: string; url: string }) =>
       c.json({ listId, token, url, enabled: true as const }, 200),
     );
@@ -488,7 +369,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(unshareRoute, async (c) => {
     const caller = c.get("caller");
-    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: c.req.valid("json") }, "query");
+    const owner = shopperOf(c).owner("query");
     await stopSharingWishlist({ shopId: caller.shopId, owner });
     return c.body(null, 204);
   });
@@ -500,31 +381,22 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(readRoute, async (c) => {
     const caller = c.get("caller");
-    const query = c.req.valid("query");
-    const owner = resolveOwner(caller, { query }, "query");
+    const owner = shopperOf(c).owner("query");
     return c.json(wishlistView(owner, await readWishlist({ shopId: caller.shopId, owner })), 200);
   });
 
   app.openapi(toggleRoute, async (c) => {
-    const caller = c.get("caller");
-    const { anonymousId, customerId, ...item } = c.req.valid("json");
-    // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
-    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: { anonymousId, customerId } }, "body");
     const reply = idempotentReply(c, (result: { added: boolean; count: number; itemId: string }) =>
       c.json({ added: result.added, count: result.count, itemId: result.itemId }, 200),
     );
-    return reply.send(await toggleItem({ shopId: caller.shopId, owner, item, settings: caller.settings }, reply.unit));
+    return reply.send(await toggleItem(saveInput(c.get("caller"), shopperOf(c), c.req.valid("json")), reply.unit));
   });
 
   app.openapi(addRoute, async (c) => {
-    const caller = c.get("caller");
-    const { anonymousId, customerId, ...item } = c.req.valid("json");
-    // The shopper may be named in the query too (as the rate limit and idempotency read it): one shopper only.
-    const owner = resolveOwner(caller, { query: c.req.valid("query"), body: { anonymousId, customerId } }, "body");
     const reply = idempotentReply(c, (result: Awaited<ReturnType<typeof addItem>>) =>
       c.json(itemView(result.item), result.created ? 201 : 200),
     );
-    return reply.send(await addItem({ shopId: caller.shopId, owner, item, settings: caller.settings }, reply.unit));
+    return reply.send(await addItem(saveInput(c.get("caller"), shopperOf(c), c.req.valid("json")), reply.unit));
   });
 
   app.openapi(removeRoute, async (c) => {
@@ -532,7 +404,7 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const caller = c.get("caller");
     const query = c.req.valid("query");
     const body = c.req.valid("json");
-    const owner = resolveOwner(caller, { query, body }, "query");
+    const owner = shopperOf(c).owner("query");
     const target = query.itemId
       ? { itemId: parseId("item", query.itemId, "itemId") }
       : body.productId

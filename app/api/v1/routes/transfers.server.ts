@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getEnv } from "~/env.server";
-import { parseId, idPattern } from "~/lib/ids";
+import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import {
   createUpload,
@@ -17,55 +17,33 @@ import { exportRequestSchema, importRequestSchema, uploadRequestSchema } from "~
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
-import {
-  JobAcceptedSchema,
-  PageQuery,
-  pageOf,
-  ProblemSchema,
-  TransferJobSchema,
-  UploadSchema,
-  UploadTargetSchema,
-} from "../schemas";
+import { idParameter, jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
+import { JobAcceptedSchema, PageQuery, pageOf, TransferJobSchema, UploadSchema, UploadTargetSchema } from "../schemas";
 import { serializeTransferJob, serializeUpload } from "../serializers";
 
 const PRIVATE = ["private"] as const;
 const TAGS = ["Export and import"];
-const JobParams = z.object({
-  jobId: z.string().openapi({
-    param: { name: "jobId", in: "path" },
-    pattern: idPattern("job"),
-    example: "job_01jd2x6c5ef0q8w3d0s8b2n7k4",
-  }),
-});
+const JobParams = z.object({ jobId: idParameter("jobId", "job") });
 const jobResponse = (description: string) => ({
-  200: { description, content: { "application/json": { schema: TransferJobSchema } } },
+  200: jsonResponse(description, TransferJobSchema),
 });
 const accepted = {
-  202: {
-    description:
-      "Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` " +
+  202: jsonResponse(
+    "Accepted: the job is queued and will run. While the job queue (Redis) is unreachable it stays `queued` " +
       "and starts once the queue is back.",
-    content: { "application/json": { schema: JobAcceptedSchema } },
-  },
-  409: {
-    description:
-      "Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at " +
+    JobAcceptedSchema,
+  ),
+  409: problemAnswer(
+    "Too many open jobs (`conflict`: the shop already has the most imports and exports queued or running at " +
       "once, given in `maxOpenJobs`, 5 unless the service is configured otherwise; start this one when one has " +
       "finished, with a new Idempotency-Key, since the same key replays this answer for 24 hours; nothing was created), " +
       "or Idempotency key in use (`idempotency-key-in-use`)",
-    content: { "application/problem+json": { schema: ProblemSchema } },
-  },
-  503: {
-    description: "The database could not take the job (busy or unreachable); nothing was created. Retry later.",
-    content: { "application/problem+json": { schema: ProblemSchema } },
-  },
+  ),
+  503: problemAnswer("The database could not take the job (busy or unreachable); nothing was created. Retry later."),
 };
 
 const gone = (what: string) => ({
-  410: {
-    description: `${what} was deleted after its retention period (\`file-expired\`): upload the file again`,
-    content: { "application/problem+json": { schema: ProblemSchema } },
-  },
+  410: problemAnswer(`${what} was deleted after its retention period (\`file-expired\`): upload the file again`),
 });
 
 const startExport = apiRoute({
@@ -83,10 +61,7 @@ const startExport = apiRoute({
     "non-storefront call.",
   modes: PRIVATE,
   request: {
-    body: {
-      required: true,
-      content: { "application/json": { schema: exportRequestSchema } },
-    },
+    body: jsonBody(exportRequestSchema),
   },
   responses: accepted,
 });
@@ -101,10 +76,7 @@ const jobsList = (kind: "export" | "import", summary: string, schemaName: string
     modes: PRIVATE,
     request: { query: PageQuery },
     responses: {
-      200: {
-        description: `A page of ${kind} jobs`,
-        content: { "application/json": { schema: pageOf(TransferJobSchema, schemaName) } },
-      },
+      200: jsonResponse(`A page of ${kind} jobs`, pageOf(TransferJobSchema, schemaName)),
     },
   });
 
@@ -134,15 +106,10 @@ const upload = apiRoute({
     "(the file never passes through /v1), then start the import with `fileUrl`. Files up to 50 MB.",
   modes: PRIVATE,
   request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": { schema: uploadRequestSchema },
-      },
-    },
+    body: jsonBody(uploadRequestSchema),
   },
   responses: {
-    201: { description: "Where to upload", content: { "application/json": { schema: UploadTargetSchema } } },
+    201: jsonResponse("Where to upload", UploadTargetSchema),
   },
 });
 
@@ -156,16 +123,10 @@ const uploadGet = apiRoute({
     "deleted, a number of days (7 unless the service is configured otherwise) after an import last started from it.",
   modes: PRIVATE,
   request: {
-    params: z.object({
-      uploadId: z.string().openapi({
-        param: { name: "uploadId", in: "path" },
-        pattern: idPattern("upload"),
-        example: "upl_01jd2x6c5ef0q8w3d0s8b2n7k4",
-      }),
-    }),
+    params: z.object({ uploadId: idParameter("uploadId", "upload") }),
   },
   responses: {
-    200: { description: "The upload", content: { "application/json": { schema: UploadSchema } } },
+    200: jsonResponse("The upload", UploadSchema),
     ...gone("The uploaded file"),
   },
 });
@@ -183,19 +144,11 @@ const startImport = apiRoute({
     "Imports are idempotent, never overwrite an existing item's addedAt, and emit no webhook events.",
   modes: PRIVATE,
   request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": { schema: importRequestSchema },
-      },
-    },
+    body: jsonBody(importRequestSchema),
   },
   responses: {
     ...accepted,
-    413: {
-      description: "The uploaded file is larger than 50 MB",
-      content: { "application/problem+json": { schema: ProblemSchema } },
-    },
+    413: problemAnswer("The uploaded file is larger than 50 MB"),
     ...gone("The file `fileUrl` names"),
   },
 });

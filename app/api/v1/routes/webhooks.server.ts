@@ -4,7 +4,7 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
-import { parseId, idPattern, type IdKind } from "~/lib/ids";
+import { parseId } from "~/lib/ids";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -18,10 +18,10 @@ import {
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
+import { idParameter, jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
 import {
   PageQuery,
   pageOf,
-  ProblemSchema,
   WebhookDeliverySchema,
   WebhookEndpointCreatedSchema,
   WebhookEndpointSchema,
@@ -30,9 +30,7 @@ import { serializeWebhookDelivery, serializeWebhookEndpoint } from "../serialize
 
 const PRIVATE = ["private"] as const;
 const TAGS = ["Webhooks"];
-const idParam = (name: string, kind: IdKind, example: string) =>
-  z.string().openapi({ param: { name, in: "path" }, pattern: idPattern(kind), example });
-const EndpointParams = z.object({ id: idParam("id", "webhookEndpoint", "whe_01jd2x6c5ef0q8w3d0s8b2n7k4") });
+const EndpointParams = z.object({ id: idParameter("id", "webhookEndpoint") });
 
 const list = apiRoute({
   method: "get",
@@ -42,7 +40,7 @@ const list = apiRoute({
   description: "Every endpoint of the shop, oldest first. Secrets are never shown again.",
   modes: PRIVATE,
   responses: {
-    200: { description: "Endpoints", content: { "application/json": { schema: z.array(WebhookEndpointSchema) } } },
+    200: jsonResponse("Endpoints", z.array(WebhookEndpointSchema)),
   },
 });
 
@@ -58,20 +56,10 @@ const create = apiRoute({
     "At most 20 endpoints per shop (409 beyond).",
   modes: PRIVATE,
   request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: endpointInputSchema,
-        },
-      },
-    },
+    body: jsonBody(endpointInputSchema),
   },
   responses: {
-    201: {
-      description: "The endpoint, with its signing secret",
-      content: { "application/json": { schema: WebhookEndpointCreatedSchema } },
-    },
+    201: jsonResponse("The endpoint, with its signing secret", WebhookEndpointCreatedSchema),
   },
 });
 
@@ -108,7 +96,7 @@ const enable = apiRoute({
   modes: PRIVATE,
   request: { params: EndpointParams },
   responses: {
-    200: { description: "The endpoint", content: { "application/json": { schema: WebhookEndpointSchema } } },
+    200: jsonResponse("The endpoint", WebhookEndpointSchema),
   },
 });
 
@@ -125,10 +113,7 @@ const deliveries = apiRoute({
     query: PageQuery,
   },
   responses: {
-    200: {
-      description: "A page of delivery attempts",
-      content: { "application/json": { schema: pageOf(WebhookDeliverySchema, "WebhookDeliveryPage") } },
-    },
+    200: jsonResponse("A page of delivery attempts", pageOf(WebhookDeliverySchema, "WebhookDeliveryPage")),
   },
 });
 
@@ -143,14 +128,11 @@ const redeliver = apiRoute({
     "data the shop erased (customers/redact): such an event is never sent again.",
   modes: PRIVATE,
   request: {
-    params: EndpointParams.extend({ deliveryId: idParam("deliveryId", "delivery", "dlv_01jd2x6c5ef0q8w3d0s8b2n7k4") }),
+    params: EndpointParams.extend({ deliveryId: idParameter("deliveryId", "delivery") }),
   },
   responses: {
     202: { description: "Queued" },
-    410: {
-      description: "The event was erased for a customer's redaction (`event-redacted`); nothing was queued",
-      content: { "application/problem+json": { schema: ProblemSchema } },
-    },
+    410: problemAnswer("The event was erased for a customer's redaction (`event-redacted`); nothing was queued"),
   },
 });
 
