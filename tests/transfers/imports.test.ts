@@ -13,7 +13,7 @@ const isShopCustomer = (id: string) =>
 const shopCustomers = () => customerSearch(DIRECTORY, undefined, { ids: isShopCustomer });
 /**
  * The worker also asks the same API for the titles of the items imported without one (product snapshots,
- * tests/product-snapshots.test.ts), whenever it gets to them: those calls are answered apart and are not
+ * tests/services/products/product-snapshots.test.ts), whenever it gets to them: those calls are answered apart and are not
  * the import's.
  */
 const answer = (reply: Parameters<typeof platform.answer>[0]) => platform.answer(withProductLookups(reply));
