@@ -30,7 +30,7 @@ export default defineConfig({
             ...configDefaults.exclude,
             "tests/scripts/soak.test.ts",
             "tests/faults/postgres-restart.test.ts",
-            "tests/webhooks/relay-race.test.ts",
+            "tests/services/webhooks/relay-race.test.ts",
             "tests/api/pool-busy.test.ts",
             "tests/api/settings-lock.test.ts",
           ],

@@ -14,7 +14,7 @@ import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
 import { BASE_URL, createTestApp } from "../support/http";
 
 // Every mode of every row starts an import or an export for the one shop, and no worker runs: the
-// open-jobs limit (tests/transfers/fairness.test.ts) would refuse them after the fifth.
+// open-jobs limit (tests/services/transfers/fairness.test.ts) would refuse them after the fifth.
 process.env.TRANSFER_OPEN_JOBS_PER_SHOP = "100";
 resetEnvCache();
 

@@ -21,7 +21,7 @@ const { OpenApiValidator, apiClient } = await import("../support/api");
 const { createTestApp } = await import("../support/http");
 const { startProcess } = await import("../support/processes");
 const { until } = await import("../support/poll");
-const { connectToPlatform, download, finished, upload, viaApp } = await import("../transfers/helpers");
+const { connectToPlatform, download, finished, upload, viaApp } = await import("../services/transfers/helpers");
 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);

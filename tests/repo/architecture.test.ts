@@ -138,3 +138,10 @@ describe("names", () => {
     expect(citing).toEqual([]);
   });
 });
+
+describe("the tests' layout", () => {
+  it("no test file sits at tests/ root: each lives in the folder that mirrors its subject's", () => {
+    const loose = readdirSync(path.join(root, "tests")).filter((file) => /\.test\.tsx?$/.test(file));
+    expect(loose).toEqual([]);
+  });
+});

@@ -20,11 +20,11 @@ import { envelope } from "~/services/webhooks/fanout.server";
 import { customerSearch, startFakeAdminApi, withProductLookups } from "../../support/fake-admin-api";
 import { createShopWithKey, sessionRow } from "../../factories";
 import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
-import { connectToPlatform, finished as jobFinished, runImport, upload, viaApp } from "../../transfers/helpers";
+import { connectToPlatform, finished as jobFinished, runImport, upload, viaApp } from "../transfers/helpers";
 import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import { useWorker } from "../../support/worker";
-import { startReceiver } from "../../webhooks/receiver";
+import { startReceiver } from "../webhooks/receiver";
 import { until } from "../../support/poll";
 
 // Deliveries to a receiver on this machine that always fails and echoes what it got, so the customer's id

@@ -10,7 +10,7 @@ import { createShopWithKey, sessionRow } from "../../factories";
 import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
 import { standInGraphql, startFakeAdminApi, throttledAnswer, type RecordedCall } from "../../support/fake-admin-api";
 import { createTestApp } from "../../support/http";
-import { runImport, upload, viaApp } from "../../transfers/helpers";
+import { runImport, upload, viaApp } from "../transfers/helpers";
 import type { RunningProcess } from "../../support/processes";
 import { manualWorkers } from "../../support/worker";
 import { until } from "../../support/poll";

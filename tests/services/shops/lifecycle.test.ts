@@ -17,7 +17,7 @@ import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import type { RunningProcess } from "../../support/processes";
 import { manualWorkers } from "../../support/worker";
-import { startReceiver } from "../../webhooks/receiver";
+import { startReceiver } from "../webhooks/receiver";
 import { until } from "../../support/poll";
 
 // Deliveries to a receiver on this machine; retries a second apart, so a delivery that failed before the

@@ -8,13 +8,13 @@ import { resetEnvCache } from "~/env.server";
 import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { createShopWithKey } from "../factories";
-import { apiClient, OpenApiValidator } from "../support/api";
-import { createTestApp } from "../support/http";
+import { createShopWithKey } from "../../factories";
+import { apiClient, OpenApiValidator } from "../../support/api";
+import { createTestApp } from "../../support/http";
 import { startReceiver, type Received } from "./receiver";
-import { useWorker } from "../support/worker";
-import { findAttempts, pendingEvents, setEndpointHealth } from "../support/webhook-rows";
-import { until } from "../support/poll";
+import { useWorker } from "../../support/worker";
+import { findAttempts, pendingEvents, setEndpointHealth } from "../../support/webhook-rows";
+import { until } from "../../support/poll";
 
 // Deliveries to a receiver on this machine: plain http and loopback allowed, as in the local demo; the
 // retry unit is 20 ms instead of a minute, so the whole schedule (467 units) runs in under 10 s. The
@@ -438,7 +438,7 @@ describe("webhook deliveries through the real worker", () => {
 });
 
 describe("a receiver that does not answer in time", () => {
-  // A worker of its own with a 1 s timeout (production: 10 s, asserted in tests/webhooks/schedule.test.ts);
+  // A worker of its own with a 1 s timeout (production: 10 s, asserted in tests/services/webhooks/schedule.test.ts);
   // the receiver never answers, so no load can make this delivery succeed.
   useWorker({ WEBHOOK_TIMEOUT_MS: "1000" });
 

@@ -20,8 +20,8 @@ const { insertEvent, markEventsRelayed, waitForEventsRelayed } = await import("~
 const { insertDeliveryDues } = await import("~/data/webhook-delivery-due-rows.server");
 const { newId } = await import("~/lib/ids");
 const { deliverOnce } = await import("~/services/webhooks/delivery.server");
-const { createShop, createWebhookEndpoint } = await import("../factories");
-const { until } = await import("../support/poll");
+const { createShop, createWebhookEndpoint } = await import("../../factories");
+const { until } = await import("../../support/poll");
 const { startReceiver } = await import("./receiver");
 
 /** Backends of this database waiting for a lock another transaction holds. */

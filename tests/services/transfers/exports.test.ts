@@ -5,13 +5,13 @@ import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { addItem } from "~/services/wishlists/wishlists.server";
-import { createShopWithKey } from "../factories";
-import { apiClient, OpenApiValidator } from "../support/api";
-import { createTestApp } from "../support/http";
+import { createShopWithKey } from "../../factories";
+import { apiClient, OpenApiValidator } from "../../support/api";
+import { createTestApp } from "../../support/http";
 import { connectToPlatform, download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
-import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
-import { until } from "../support/poll";
-import { useWorker } from "../support/worker";
+import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { until } from "../../support/poll";
+import { useWorker } from "../../support/worker";
 
 // Re-imports check each row's customer with the platform: a stand-in for its Admin API knows customer 3001.
 const platform = await startFakeAdminApi();

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
-import { startS3 } from "../support/s3";
+import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { startS3 } from "../../support/s3";
 
 // The S3 driver against a local S3-compatible server; set before app modules read the environment. Imports
 // check each row's customer with the platform: a stand-in for its Admin API knows customers 1001-1003.
@@ -14,10 +14,10 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { getStorage } = await import("~/services/storage/index.server");
-const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, apiClient } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
-const { useWorker } = await import("../support/worker");
+const { createShopWithKey } = await import("../../factories");
+const { OpenApiValidator, apiClient } = await import("../../support/api");
+const { createTestApp } = await import("../../support/http");
+const { useWorker } = await import("../../support/worker");
 const { connectToPlatform, countItems, download, finished, RISKY_HANDLES, runImport, upload } =
   await import("./helpers");
 
@@ -36,7 +36,7 @@ describe("imports and exports on the S3 storage driver", () => {
     const { shop, secret } = await createShopWithKey();
     await connectToPlatform(shop.domain);
     const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
-    const file = readFileSync(path.join(import.meta.dirname, "../fixtures/imports/generic.csv"));
+    const file = readFileSync(path.join(import.meta.dirname, "../../fixtures/imports/generic.csv"));
 
     const target = await upload(api, network, file);
     const uploadUrl = new URL(target.uploadUrl);

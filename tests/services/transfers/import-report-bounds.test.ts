@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
 
 // The platform's Admin GraphQL API (import rule 3), on loopback; no row of these files gets that far.
 const platform = await startFakeAdminApi();
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 platform.answer(customerSearch({}));
 
-const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, apiClient } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
-const { useWorker } = await import("../support/worker");
+const { createShopWithKey } = await import("../../factories");
+const { OpenApiValidator, apiClient } = await import("../../support/api");
+const { createTestApp } = await import("../../support/http");
+const { useWorker } = await import("../../support/worker");
 const { getImportReport } = await import("~/services/transfers/jobs.server");
 const { connectToPlatform, download, runImport, upload, viaApp } = await import("./helpers");
 

@@ -12,13 +12,13 @@ import { queuePrefix } from "~/jobs/queues.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { retryDelayMs, WEBHOOK_ATTEMPTS, WEBHOOK_RETRIES } from "~/services/webhooks/schedule";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { webhookBackoff } from "../../worker/handlers/webhook-jobs";
-import { JobFailed } from "../../worker/outcomes";
-import { ROOT } from "../../scripts/lib/databases";
-import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
-import { useWorker } from "../support/worker";
+import { webhookBackoff } from "../../../worker/handlers/webhook-jobs";
+import { JobFailed } from "../../../worker/outcomes";
+import { ROOT } from "../../../scripts/lib/databases";
+import { createShop, createWebhookEndpoint, storedEvent } from "../../factories";
+import { useWorker } from "../../support/worker";
 import { startReceiver } from "./receiver";
-import { findAttempts } from "../support/webhook-rows";
+import { findAttempts } from "../../support/webhook-rows";
 
 /**
  * The delivery rules as they run in production (docs/webhooks.md): a 10 s timeout per delivery, then 5

@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "~/env.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { redeliver } from "~/services/webhooks/endpoints.server";
-import { createDelivery, createShop, createWebhookEndpoint } from "../factories";
-import { startProcess } from "../support/processes";
+import { createDelivery, createShop, createWebhookEndpoint } from "../../factories";
+import { startProcess } from "../../support/processes";
 import { startReceiver } from "./receiver";
 
 Object.assign(process.env, {

@@ -10,7 +10,7 @@ import { queuePrefix } from "~/jobs/queues.server";
 import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { deliverOnce } from "~/services/webhooks/delivery.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
-import { createShopWithKey, createWebhookEndpoint } from "../factories";
+import { createShopWithKey, createWebhookEndpoint } from "../../factories";
 import { startReceiver } from "./receiver";
 
 // Deliveries to a receiver on this machine.

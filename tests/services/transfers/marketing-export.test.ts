@@ -5,14 +5,14 @@ import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
 import { getStorage } from "~/services/storage/index.server";
 import { addItem } from "~/services/wishlists/wishlists.server";
-import type { StandInShop } from "../../stand-in/demo-data";
-import { createShopWithKey } from "../factories";
-import { apiClient, OpenApiValidator } from "../support/api";
-import { standInGraphql, startFakeAdminApi } from "../support/fake-admin-api";
-import { BASE_URL, createTestApp } from "../support/http";
-import { platformWebhook } from "../support/platform-webhooks";
-import { until } from "../support/poll";
-import { useWorker } from "../support/worker";
+import type { StandInShop } from "../../../stand-in/demo-data";
+import { createShopWithKey } from "../../factories";
+import { apiClient, OpenApiValidator } from "../../support/api";
+import { standInGraphql, startFakeAdminApi } from "../../support/fake-admin-api";
+import { BASE_URL, createTestApp } from "../../support/http";
+import { platformWebhook } from "../../support/platform-webhooks";
+import { until } from "../../support/poll";
+import { useWorker } from "../../support/worker";
 import { connectToPlatform, download, finished, viaApp } from "./helpers";
 
 // The platform's Admin API, answered by the stand-in's GraphQL engine (a query it would refuse is refused):

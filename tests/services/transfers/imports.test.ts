@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi, withProductLookups } from "../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi, withProductLookups } from "../../support/fake-admin-api";
 
 // The platform's Admin GraphQL API, for import rule 3's email lookup: a stand-in on loopback.
 const platform = await startFakeAdminApi();
@@ -24,10 +24,10 @@ const customerCalls = () => platform.calls.filter((call) => /query Customers/.te
 const { database } = await import("~/data/database.server");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { getStorage } = await import("~/services/storage/index.server");
-const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, apiClient } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
-const { useWorker } = await import("../support/worker");
+const { createShopWithKey } = await import("../../factories");
+const { OpenApiValidator, apiClient } = await import("../../support/api");
+const { createTestApp } = await import("../../support/http");
+const { useWorker } = await import("../../support/worker");
 const { createQueue } = await import("~/jobs/queues.server");
 const { TRANSFER_QUEUE } = await import("~/jobs/definitions");
 const { connectToPlatform, countItems, countLists, download, runImport, upload, viaApp } = await import("./helpers");
@@ -35,7 +35,7 @@ const { connectToPlatform, countItems, countLists, download, runImport, upload, 
 const app = await createTestApp();
 const validator = await OpenApiValidator.load(app);
 const fetcher = viaApp(app);
-const FIXTURES = path.join(import.meta.dirname, "../fixtures/imports");
+const FIXTURES = path.join(import.meta.dirname, "../../fixtures/imports");
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
 
 async function connectedShop() {

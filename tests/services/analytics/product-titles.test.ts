@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakeAdminApi } from "../support/fake-admin-api";
+import { startFakeAdminApi } from "../../support/fake-admin-api";
 
 // The platform's Admin API at the network boundary; set before app modules read the environment.
 const platform = await startFakeAdminApi();
@@ -9,7 +9,7 @@ afterAll(() => platform.close());
 const { database } = await import("~/data/database.server");
 const { upsertSession } = await import("~/data/session-rows.server");
 const { withProductTitles } = await import("~/services/analytics/product-titles.server");
-const { createShop, sessionRow } = await import("../factories");
+const { createShop, sessionRow } = await import("../../factories");
 
 const shop = await createShop();
 await upsertSession(database(), sessionRow(shop.domain, `offline_${shop.domain}`, { accessToken: "shpat_offline" }));

@@ -16,7 +16,7 @@ import {
   queueStrandedTransferJobs,
   startExport,
 } from "~/services/transfers/jobs.server";
-import { createShop } from "../factories";
+import { createShop } from "../../factories";
 
 describe("transfer jobs BullMQ gave up on", () => {
   it("are marked failed when still queued or running, and a finished job keeps its outcome", async () => {

@@ -7,12 +7,12 @@ import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
 import { addItem } from "~/services/wishlists/wishlists.server";
-import { createShopWithKey } from "../factories";
-import { apiClient, OpenApiValidator } from "../support/api";
-import { createTestApp } from "../support/http";
-import { until } from "../support/poll";
+import { createShopWithKey } from "../../factories";
+import { apiClient, OpenApiValidator } from "../../support/api";
+import { createTestApp } from "../../support/http";
+import { until } from "../../support/poll";
 import { upload, viaApp } from "./helpers";
-import { startProcess } from "../support/processes";
+import { startProcess } from "../../support/processes";
 
 Object.assign(process.env, { TRANSFER_OPEN_JOBS_PER_SHOP: "4", TRANSFER_SHOP_CONCURRENCY: "1" });
 resetEnvCache();

@@ -3,10 +3,10 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "~/env.server";
-import { createShopWithKey } from "../factories";
-import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
-import { useWorker } from "../support/worker";
+import { createShopWithKey } from "../../factories";
+import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
+import { BASE_URL, createTestApp } from "../../support/http";
+import { useWorker } from "../../support/worker";
 import { startReceiver } from "./receiver";
 
 // Plain http to a receiver on loopback, as in the local demo; the timing is the production one.

@@ -13,11 +13,11 @@ import { deliverWebhookJob, WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { requeueOverdueDeliveries } from "~/services/webhooks/reconcile.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { createShop, createWebhookEndpoint } from "../factories";
-import { until } from "../support/poll";
-import { startProcess } from "../support/processes";
-import { drainOutbox, owedDeliveries } from "../support/webhook-rows";
-import { startOutboxRelay } from "../../worker/outbox-loop";
+import { createShop, createWebhookEndpoint } from "../../factories";
+import { until } from "../../support/poll";
+import { startProcess } from "../../support/processes";
+import { drainOutbox, owedDeliveries } from "../../support/webhook-rows";
+import { startOutboxRelay } from "../../../worker/outbox-loop";
 import { startReceiver } from "./receiver";
 
 Object.assign(process.env, { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8" });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
 
 // The platform's Admin GraphQL API (import rule 3: customer ids are checked with the shop), on loopback.
 const platform = await startFakeAdminApi();
@@ -7,10 +7,10 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 platform.answer(customerSearch({}, undefined, { ids: (id) => Number(id) >= 4000 && Number(id) < 4100 }));
 
 const { addItem } = await import("~/services/wishlists/wishlists.server");
-const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, apiClient } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
-const { useWorker } = await import("../support/worker");
+const { createShopWithKey } = await import("../../factories");
+const { OpenApiValidator, apiClient } = await import("../../support/api");
+const { createTestApp } = await import("../../support/http");
+const { useWorker } = await import("../../support/worker");
 const { connectToPlatform, countItems, download, runImport, upload, viaApp } = await import("./helpers");
 
 const app = await createTestApp();

@@ -1,6 +1,6 @@
 import { afterAll, expect } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
-import { startS3 } from "../support/s3";
+import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { startS3 } from "../../support/s3";
 
 // The S3 driver against a local S3-compatible server, files kept 3 days; set before app modules read the
 // environment (the worker inherits it). Imports check customers with a stand-in of the platform's Admin API.
@@ -16,8 +16,8 @@ afterAll(async () => {
   await s3.close();
 });
 
-const { OpenApiValidator } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
+const { OpenApiValidator } = await import("../../support/api");
+const { createTestApp } = await import("../../support/http");
 const { describeFileRetention } = await import("./retention-suite");
 
 const app = await createTestApp();

@@ -11,10 +11,10 @@ import {
 } from "~/services/webhooks/endpoint-secrets.server";
 import type { Job } from "bullmq";
 import { purgeIdempotencyJob } from "~/jobs/definitions";
-import { handleMaintenanceJob } from "../../worker/handlers/maintenance";
-import { createShopWithKey, createWebhookEndpoint } from "../factories";
-import { apiClient, OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { handleMaintenanceJob } from "../../../worker/handlers/maintenance";
+import { createShopWithKey, createWebhookEndpoint } from "../../factories";
+import { apiClient, OpenApiValidator, rawCall } from "../../support/api";
+import { createTestApp } from "../../support/http";
 
 // Production rules: https only (WEBHOOK_ALLOW_HTTP unset).
 const app = await createTestApp();
@@ -131,7 +131,7 @@ describe("webhook endpoint management", () => {
 
   it("pages the delivery log newest first", async () => {
     const { endpoint } = await createWebhookEndpoint(shop.id);
-    const { createDelivery } = await import("../factories");
+    const { createDelivery } = await import("../../factories");
     const made = [];
     for (let index = 0; index < 3; index++) made.push(await createDelivery(shop.id, endpoint.id));
     const first = await api.GET("/webhooks/{id}/deliveries", {

@@ -5,12 +5,12 @@ import { resetEnvCache } from "~/env.server";
 import { redactAddresses, refusalReason, resetAllowedNetworks } from "~/services/webhooks/ssrf.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createServer } from "node:net";
-import { createShopWithKey, createWebhookEndpoint } from "../factories";
-import { apiClient, OpenApiValidator } from "../support/api";
-import { createTestApp } from "../support/http";
+import { createShopWithKey, createWebhookEndpoint } from "../../factories";
+import { apiClient, OpenApiValidator } from "../../support/api";
+import { createTestApp } from "../../support/http";
 import { startReceiver } from "./receiver";
-import { useWorker } from "../support/worker";
-import { findAttempts } from "../support/webhook-rows";
+import { useWorker } from "../../support/worker";
+import { findAttempts } from "../../support/webhook-rows";
 
 // Plain http is allowed (to reach a local receiver), but no network is allowlisted: production's SSRF rules.
 Object.assign(process.env, {

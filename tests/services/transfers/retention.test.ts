@@ -1,5 +1,5 @@
 import { afterAll, expect } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
 
 // Files are kept 3 days here (not the default 7), so the worker is seen reading the setting. Imports check
 // each row's customer with the platform: a stand-in for its Admin API knows customer 1001.
@@ -10,8 +10,8 @@ platform.answer(customerSearch({}, undefined, { ids: ["1001"] }));
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 afterAll(() => platform.close());
 
-const { OpenApiValidator } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
+const { OpenApiValidator } = await import("../../support/api");
+const { createTestApp } = await import("../../support/http");
 const { viaApp } = await import("./helpers");
 const { describeFileRetention } = await import("./retention-suite");
 

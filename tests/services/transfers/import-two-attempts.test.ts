@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, isProductLookup, startFakeAdminApi, withProductLookups } from "../support/fake-admin-api";
-import { until } from "../support/poll";
+import { customerSearch, isProductLookup, startFakeAdminApi, withProductLookups } from "../../support/fake-admin-api";
+import { until } from "../../support/poll";
 
 // The platform's Admin GraphQL API, for import rule 3's email lookup: a stand-in on loopback.
 const platform = await startFakeAdminApi();
@@ -10,9 +10,9 @@ afterAll(() => platform.close());
 const { database } = await import("~/data/database.server");
 const { runTransferJob } = await import("~/services/transfers/jobs.server");
 const { getStorage } = await import("~/services/storage/index.server");
-const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, apiClient } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
+const { createShopWithKey } = await import("../../factories");
+const { OpenApiValidator, apiClient } = await import("../../support/api");
+const { createTestApp } = await import("../../support/http");
 const { connectToPlatform, countItems, download, upload, viaApp } = await import("./helpers");
 
 const app = await createTestApp();

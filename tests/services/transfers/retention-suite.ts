@@ -9,9 +9,9 @@ import { newId } from "~/lib/ids";
 import { createRedis } from "~/redis.server";
 import { getStorage } from "~/services/storage/index.server";
 import { addItem } from "~/services/wishlists/wishlists.server";
-import { createShopWithKey } from "../factories";
-import { apiClient, type OpenApiValidator } from "../support/api";
-import { useWorker } from "../support/worker";
+import { createShopWithKey } from "../../factories";
+import { apiClient, type OpenApiValidator } from "../../support/api";
+import { useWorker } from "../../support/worker";
 import { connectToPlatform, finished, runImport, upload, type Fetcher } from "./helpers";
 
 type App = Parameters<typeof apiClient>[0];

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ensureShop } from "~/services/shops/shops.server";
 import { getStorage } from "~/services/storage/index.server";
-import { createShopWithKey } from "../factories";
-import { apiClient, OpenApiValidator } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
-import { platformWebhook } from "../support/platform-webhooks";
-import { useWorker } from "../support/worker";
+import { createShopWithKey } from "../../factories";
+import { apiClient, OpenApiValidator } from "../../support/api";
+import { BASE_URL, createTestApp } from "../../support/http";
+import { platformWebhook } from "../../support/platform-webhooks";
+import { useWorker } from "../../support/worker";
 import { finished, viaApp } from "./helpers";
 
 const app = await createTestApp();

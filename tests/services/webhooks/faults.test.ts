@@ -8,12 +8,12 @@ import { MAINTENANCE_QUEUE, WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
-import { createShop, createWebhookEndpoint, storedEvent } from "../factories";
-import { freePort, startProcess } from "../support/processes";
-import { startRedis } from "../support/services";
+import { createShop, createWebhookEndpoint, storedEvent } from "../../factories";
+import { freePort, startProcess } from "../../support/processes";
+import { startRedis } from "../../support/services";
 import { startReceiver } from "./receiver";
-import { findAttempts, owedDeliveries, pendingEvents } from "../support/webhook-rows";
-import { until } from "../support/poll";
+import { findAttempts, owedDeliveries, pendingEvents } from "../../support/webhook-rows";
+import { until } from "../../support/poll";
 
 Object.assign(process.env, {
   WEBHOOK_ALLOW_HTTP: "true",
