@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { demoShopData } from "../../stand-in/demo-data";
-import { startFakeAdminApi, standInGraphql, throttledAnswer } from "../support/fake-admin-api";
+import { startFakeAdminApi, standInGraphql, throttledAnswer } from "../../scripts/lib/fake-admin-api";
 
 // The platform stand-in, at the network boundary; set before app modules read the environment.
 const platform = await startFakeAdminApi();

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeAdminApi, themeWithBlocks } from "../support/fake-admin-api";
+import { startFakeAdminApi, themeWithBlocks } from "../../scripts/lib/fake-admin-api";
 
 // The platform stand-in, at the network boundary; set before app modules read the environment.
 const platform = await startFakeAdminApi();

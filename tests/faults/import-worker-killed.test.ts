@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi, withProductLookups } from "../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi, withProductLookups } from "../../scripts/lib/fake-admin-api";
 
 /**
  * Issue 16, item 2: `kill -9` of the real worker process in the middle of an import. Each batch commits its

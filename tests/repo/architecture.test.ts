@@ -81,12 +81,16 @@ function resolveImport(from: string, specifier: string): string | null {
   return null;
 }
 
-function importsOf(file: string): string[] {
-  const specifiers = [
+/** Every module a file imports, as its import or export statement spells it. */
+function specifiersOf(file: string): string[] {
+  return [
     ...code(file).matchAll(/(?:import|export)[^"']*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
-  ];
-  return specifiers
-    .map((match) => resolveImport(file, match[1] ?? match[2]!))
+  ].map((match) => match[1] ?? match[2]!);
+}
+
+function importsOf(file: string): string[] {
+  return specifiersOf(file)
+    .map((specifier) => resolveImport(file, specifier))
     .filter((target): target is string => target !== null);
 }
 
@@ -143,5 +147,17 @@ describe("the tests' layout", () => {
   it("no test file sits at tests/ root: each lives in the folder that mirrors its subject's", () => {
     const loose = readdirSync(path.join(root, "tests")).filter((file) => /\.test\.tsx?$/.test(file));
     expect(loose).toEqual([]);
+  });
+});
+
+describe("benchmarks and tests", () => {
+  it("nothing under scripts/ imports from tests/: what both need lives in scripts/lib", () => {
+    const intoTests = sourceFiles("scripts").flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) => path.join(path.dirname(file), specifier).startsWith("tests/"))
+        .map((specifier) => `${file} -> ${specifier}`),
+    );
+    // The soak's runner is being split into its parts (issue 26, item 3); they import scripts/lib/fake-admin-api.
+    expect(intoTests).toEqual(["scripts/bench/soak-run.ts -> ../../tests/support/fake-admin-api"]);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "../e2e/support/chromium";
+import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "../../scripts/lib/chromium";
 import { ROOT } from "../../scripts/lib/databases";
 import { demoShopData } from "../../stand-in/demo-data";
 import { freePort, startProcess } from "../support/processes";

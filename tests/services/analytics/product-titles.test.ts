@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakeAdminApi } from "../../support/fake-admin-api";
+import { startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 
 // The platform's Admin API at the network boundary; set before app modules read the environment.
 const platform = await startFakeAdminApi();

@@ -17,7 +17,7 @@ import { queuePrefix } from "~/jobs/queues.server";
 import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { deliverOnce } from "~/services/webhooks/delivery.server";
 import { envelope } from "~/services/webhooks/fanout.server";
-import { customerSearch, startFakeAdminApi, withProductLookups } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
 import { createShopWithKey, sessionRow } from "../../factories";
 import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
 import { connectToPlatform, finished as jobFinished, runImport, upload, viaApp } from "../transfers/helpers";

@@ -8,7 +8,7 @@ import { resetEnvCache } from "~/env.server";
 import { demoShopData } from "../../../stand-in/demo-data";
 import { createShopWithKey, sessionRow } from "../../factories";
 import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
-import { standInGraphql, startFakeAdminApi, throttledAnswer, type RecordedCall } from "../../support/fake-admin-api";
+import { standInGraphql, startFakeAdminApi, throttledAnswer, type RecordedCall } from "../../../scripts/lib/fake-admin-api";
 import { createTestApp } from "../../support/http";
 import { runImport, upload, viaApp } from "../transfers/helpers";
 import type { RunningProcess } from "../../support/processes";

@@ -18,7 +18,7 @@ import {
   withProductLookups,
   customerSearch,
   type RecordedCall,
-} from "../../support/fake-admin-api";
+} from "../../../scripts/lib/fake-admin-api";
 import { until } from "../../support/poll";
 
 // The platform's Admin GraphQL API at the network boundary, for this process and the worker it starts;

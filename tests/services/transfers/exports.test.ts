@@ -9,7 +9,7 @@ import { createShopWithKey } from "../../factories";
 import { apiClient, OpenApiValidator } from "../../support/api";
 import { createTestApp } from "../../support/http";
 import { connectToPlatform, download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
-import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 import { until } from "../../support/poll";
 import { useWorker } from "../../support/worker";
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 
 // The platform's Admin GraphQL API (import rule 3), on loopback; no row of these files gets that far.
 const platform = await startFakeAdminApi();

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, isProductLookup, startFakeAdminApi, withProductLookups } from "../../support/fake-admin-api";
+import { customerSearch, isProductLookup, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
 import { until } from "../../support/poll";
 
 // The platform's Admin GraphQL API, for import rule 3's email lookup: a stand-in on loopback.

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi, withProductLookups } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
 
 // The platform's Admin GraphQL API, for import rule 3's email lookup: a stand-in on loopback.
 const platform = await startFakeAdminApi();

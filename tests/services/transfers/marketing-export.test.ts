@@ -8,7 +8,7 @@ import { addItem } from "~/services/wishlists/wishlists.server";
 import type { StandInShop } from "../../../stand-in/demo-data";
 import { createShopWithKey } from "../../factories";
 import { apiClient, OpenApiValidator } from "../../support/api";
-import { standInGraphql, startFakeAdminApi } from "../../support/fake-admin-api";
+import { standInGraphql, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import { until } from "../../support/poll";

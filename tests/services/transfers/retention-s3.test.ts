@@ -1,5 +1,5 @@
 import { afterAll, expect } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 import { startS3 } from "../../support/s3";
 
 // The S3 driver against a local S3-compatible server, files kept 3 days; set before app modules read the

@@ -1,5 +1,5 @@
 import { afterAll, expect } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 
 // Files are kept 3 days here (not the default 7), so the worker is seen reading the setting. Imports check
 // each row's customer with the platform: a stand-in for its Admin API knows customer 1001.

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 import { startS3 } from "../../support/s3";
 
 // The S3 driver against a local S3-compatible server; set before app modules read the environment. Imports

@@ -11,7 +11,7 @@ import { exportCsv } from "~/services/transfers/export.server";
 import { BATCH_ROWS, runImport } from "~/services/transfers/import.server";
 import { batchTimings, type BatchTiming } from "~/services/transfers/timings";
 import { createShop } from "../../factories";
-import { customerSearch, startFakeAdminApi } from "../../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 import { connectToPlatform } from "./helpers";
 
 // The import checks each row's customer with the platform: a stand-in for its Admin API knows 7000-7049.
