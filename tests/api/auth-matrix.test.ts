@@ -10,16 +10,16 @@ import { createApiKey, revokeApiKey } from "~/services/keys/api-keys.server";
 import { getStorage } from "~/services/storage/index.server";
 import { createUpload, startExport } from "~/services/transfers/jobs.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
+import { BASE_URL } from "../support/http";
+import { apiHarness } from "../support/harness";
 
 // Every mode of every row starts an import or an export for the one shop, and no worker runs: the
 // open-jobs limit (tests/services/transfers/fairness.test.ts) would refuse them after the fifth.
 process.env.TRANSFER_OPEN_JOBS_PER_SHOP = "100";
 resetEnvCache();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
 const revoked = await createApiKey({ shopId: shop.id, label: "revoked" });
 await revokeApiKey({ shopId: shop.id, keyId: revoked.key.id });

@@ -10,11 +10,10 @@ import {
 } from "~/services/idempotency/idempotency.server";
 import { createApiKey } from "~/services/keys/api-keys.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 
 async function setup() {
   const { shop, secret } = await createShopWithKey();

@@ -4,11 +4,11 @@ import { getEnv } from "~/env.server";
 import { importItems, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { countEvents, countItems } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { BASE_URL } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const max = getEnv().MAX_ITEMS_PER_LIST;
 
 const row = (customerId: string, product: number, addedAt = new Date(Date.UTC(2026, 0, 1))): ImportRow => ({

@@ -3,11 +3,10 @@ import { updateShopSettings } from "~/services/shops/shops.server";
 import { negotiateLocale } from "~/lib/negotiate-locale";
 import { DEFAULT_STRINGS } from "~/services/storefront/config.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const { shop } = await createShopWithKey();
 await updateShopSettings({
   shopId: shop.id,

@@ -8,11 +8,10 @@ process.env.MAX_ITEMS_PER_LIST = String(MAX);
 const { countItems, eventsOf } = await import("../support/wishlist-rows");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, rawCall, signedProxyPath } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
+const { rawCall, signedProxyPath } = await import("../support/api");
+const { apiHarness } = await import("../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 
 const day = (n: number) => new Date(Date.UTC(2026, 0, n));
 

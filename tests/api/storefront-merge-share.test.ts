@@ -4,11 +4,10 @@ import { database } from "~/data/database.server";
 import { insertDefaultLists, retireList } from "~/data/list-rows.server";
 import { createShopWithKey } from "../factories";
 import { countEvents } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 
 /** A shopper on the shop's own domain (app proxy): a guest with `aid` until they log in as `customer`. */
 async function shopper() {

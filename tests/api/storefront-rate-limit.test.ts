@@ -3,15 +3,14 @@ import { describe, expect, it } from "vitest";
 import { getEnv, parseEnv } from "~/env.server";
 import { createShopWithKey } from "../factories";
 import { countItems } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { apiHarness } from "../support/harness";
 
 // The storefront limit as shipped: nothing in this file (nor in tests/setup) sets RATE_LIMIT_*, so the app
 // runs with the default of 60 requests a minute per shopper (docs/openapi.json, .env.example).
 delete process.env.RATE_LIMIT_STOREFRONT_PER_MINUTE;
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 
 async function shopper() {
   const { shop } = await createShopWithKey();

@@ -2,12 +2,11 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
 import { countEvents, countLists, eventsOf, listsOf } from "../support/wishlist-rows";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const PROBLEMS = "http://localhost:3000/problems";
 
 /** A shop, and a shopper calling it through the app proxy (`customer` null: a guest with `aid`). */

@@ -3,11 +3,10 @@ import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
 import { countEvents, countLists, eventsOf } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 
 async function shopper() {
   const { shop } = await createShopWithKey();

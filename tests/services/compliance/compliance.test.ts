@@ -19,13 +19,14 @@ import { deliverOnce } from "~/services/webhooks/delivery.server";
 import { envelope } from "~/services/webhooks/fanout.server";
 import { customerSearch, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
 import { createShopWithKey, sessionRow } from "../../factories";
-import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
+import { rawCall, signedProxyPath } from "../../support/api";
 import { connectToPlatform, finished as jobFinished, runImport, upload, viaApp } from "../transfers/helpers";
-import { BASE_URL, createTestApp } from "../../support/http";
+import { BASE_URL } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import { useWorker } from "../../support/worker";
 import { startReceiver } from "../webhooks/receiver";
 import { until } from "../../support/poll";
+import { apiHarness } from "../../support/harness";
 
 // Deliveries to a receiver on this machine that always fails and echoes what it got, so the customer's id
 // sits in the delivery log, in the queue's retrying jobs and in the outbox when the redaction runs.
@@ -40,8 +41,7 @@ Object.assign(process.env, {
 });
 resetEnvCache();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, clientFor } = await apiHarness();
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const receiver = await startReceiver((request, _index, res) => {
   res.writeHead(500, { "content-type": "application/json" }).end(request.body);
@@ -161,7 +161,7 @@ async function redisMentioning(needles: string[]): Promise<string[]> {
 
 /** Exports the shop's items through the API and waits for the worker to write the file. */
 async function exportShop(secret: string) {
-  const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+  const api = clientFor(secret);
   const { data, response } = await api.POST("/exports", { body: { format: "csv" } });
   expect(response.status).toBe(202);
   expect((await jobFinished(api, "exports", data!.jobId, 90_000)).status).toBe("succeeded");
@@ -257,7 +257,7 @@ describe("customers/redact", () => {
     // An import whose rows name the customer, who is no customer of the shop for the platform: the upload,
     // the report and the job's checkpoint (its first issues, kept for a retry) hold their id.
     await connectToPlatform(shop.domain);
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const { fileUrl } = await upload(
       api,
       viaApp(app),

@@ -7,13 +7,18 @@ import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { demoShopData } from "../../../stand-in/demo-data";
 import { createShopWithKey, sessionRow } from "../../factories";
-import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
-import { standInGraphql, startFakeAdminApi, throttledAnswer, type RecordedCall } from "../../../scripts/lib/fake-admin-api";
-import { createTestApp } from "../../support/http";
+import { rawCall, signedProxyPath } from "../../support/api";
+import {
+  standInGraphql,
+  startFakeAdminApi,
+  throttledAnswer,
+  type RecordedCall,
+} from "../../../scripts/lib/fake-admin-api";
 import { runImport, upload, viaApp } from "../transfers/helpers";
 import type { RunningProcess } from "../../support/processes";
 import { manualWorkers } from "../../support/worker";
 import { until } from "../../support/poll";
+import { apiHarness } from "../../support/harness";
 
 // The platform at the network boundary: a recording server on loopback that answers with the stand-in's
 // GraphQL engine (so a mutation the platform would refuse is refused), unless a test answers otherwise.
@@ -25,8 +30,7 @@ Object.assign(process.env, {
 });
 resetEnvCache();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, clientFor } = await apiHarness();
 
 const { shop, secret } = await createShopWithKey();
 const ACCESS_TOKEN = `shpat_metafields_${shop.id}`;
@@ -34,7 +38,7 @@ await upsertSession(database(), sessionRow(shop.domain, `offline_${shop.domain}`
 const platformShop = demoShopData({ domain: shop.domain, accessToken: ACCESS_TOKEN });
 const answerAsPlatform = standInGraphql(platformShop);
 platform.answer(answerAsPlatform);
-const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+const api = clientFor(secret);
 const PRODUCT = (n: number) => String(8_100_000_000 + n);
 const SLOT = "$app:wishlist.saved_products";
 

@@ -35,17 +35,17 @@ const { createQueue } = await import("~/jobs/queues.server");
 const { POSTPONE_MS, requestProductSnapshots } = await import("~/services/products/snapshots.server");
 const { newId } = await import("~/lib/ids");
 const { createList, createShopWithKey } = await import("../../factories");
-const { OpenApiValidator, apiClient, rawCall, signedProxyPath } = await import("../../support/api");
-const { BASE_URL, createTestApp } = await import("../../support/http");
+const { rawCall, signedProxyPath } = await import("../../support/api");
+const { BASE_URL } = await import("../../support/http");
 const { platformWebhook } = await import("../../support/platform-webhooks");
 const { useWorker } = await import("../../support/worker");
 const { connectToPlatform, runImport, upload, viaApp } = await import("../transfers/helpers");
 const { platformSessionStorage } = await import("~/services/shops/platform-sessions.server");
+const { apiHarness } = await import("../../support/harness");
 const listPage = await import("~/routes/app.lists.$id");
 const analyticsCsv = await import("~/routes/app.analytics.csv");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, clientFor } = await apiHarness();
 const products = createQueue(PRODUCT_QUEUE);
 const maintenance = createQueue(MAINTENANCE_QUEUE);
 afterAll(async () => {
@@ -198,7 +198,7 @@ describe("product snapshots", () => {
       { productId: "103", handle: "given", titleSnapshot: "Title from the theme", available: false },
     ]);
     expect((await other.wishlist()).items[0]).toMatchObject({ titleSnapshot: "Aurora Linen Shirt" });
-    const api = apiClient(app, validator, { Authorization: `Bearer ${a.secret}` });
+    const api = clientFor(a.secret);
     const { data: lists } = await api.GET("/lists", { params: { query: { limit: 10 } } });
     const customerList = lists!.data.find(
       (summary) => summary.owner.type === "customer" && summary.owner.customerId === "55",
@@ -342,7 +342,7 @@ describe("product snapshots", () => {
     );
     const rows = ["customer_id,anonymous_id,product_id,variant_id,handle,added_at"];
     for (let index = 0; index < 600; index++) rows.push(`${8001 + (index % 2)},,${9000 + index},,h,2024-01-01`);
-    const api = apiClient(app, validator, { Authorization: `Bearer ${f.secret}` });
+    const api = clientFor(f.secret);
     await products.pause();
     try {
       const { fileUrl } = await upload(api, viaApp(app), rows.join("\n"));
@@ -722,7 +722,7 @@ describe("products/delete", () => {
     expect(availability((await second.wishlist()).items)).toEqual({ "301": false });
     const shared = await p.publicCall(`/storefront/lists/${token}`);
     expect(availability(((await shared.json()) as { items: [] }).items)).toEqual({ "301": false, "302": true });
-    const api = apiClient(app, validator, { Authorization: `Bearer ${p.secret}` });
+    const api = clientFor(p.secret);
     const { data: detail } = await api.GET("/lists/{id}", { params: { path: { id: (await p.wishlist()).id } } });
     expect(availability(detail!.items)).toEqual({ "301": false, "302": true });
     expect(availability((await q.wishlist()).items)).toEqual({ "301": true });

@@ -12,13 +12,14 @@ import { demoShopData } from "../../../stand-in/demo-data";
 import { startPlatformStandIn } from "../../../stand-in/platform";
 import { adminHost, signSessionToken } from "../../../stand-in/session-token";
 import { createShopWithKey, sessionRow } from "../../factories";
-import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
-import { BASE_URL, createTestApp } from "../../support/http";
+import { rawCall, signedProxyPath } from "../../support/api";
+import { BASE_URL } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import type { RunningProcess } from "../../support/processes";
 import { manualWorkers } from "../../support/worker";
 import { startReceiver } from "../webhooks/receiver";
 import { until } from "../../support/poll";
+import { apiHarness } from "../../support/harness";
 
 // Deliveries to a receiver on this machine; retries a second apart, so a delivery that failed before the
 // uninstall is retried (and dropped) after it within the test.
@@ -43,8 +44,7 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 resetEnvCache();
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, clientFor } = await apiHarness();
 const queueRedis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
 const queue = new Queue(WEBHOOK_QUEUE, { connection: queueRedis, prefix: queuePrefix() });
 
@@ -82,7 +82,7 @@ async function uninstall(domain: string) {
 async function installedShop() {
   const { shop, secret } = await createShopWithKey();
   await upsertSession(database(), sessionRow(shop.domain, `offline_${shop.domain}`, { accessToken: "shpat_before" }));
-  const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+  const api = clientFor(secret);
   const endpoint = await api.POST("/webhooks", { body: { url: receiver.url, events: ["item.added"] } });
   expect(endpoint.response.status).toBe(201);
   return { shop, secret, api, endpointId: endpoint.data!.id };

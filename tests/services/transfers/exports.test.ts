@@ -6,12 +6,11 @@ import { resetEnvCache } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../../factories";
-import { apiClient, OpenApiValidator } from "../../support/api";
-import { createTestApp } from "../../support/http";
 import { connectToPlatform, download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
 import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
 import { until } from "../../support/poll";
 import { useWorker } from "../../support/worker";
+import { apiHarness } from "../../support/harness";
 
 // Re-imports check each row's customer with the platform: a stand-in for its Admin API knows customer 3001.
 const platform = await startFakeAdminApi();
@@ -20,8 +19,7 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 resetEnvCache();
 afterAll(() => platform.close());
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 
 useWorker();
@@ -49,7 +47,7 @@ async function shopWithItems() {
     owner: { kind: "anonymous", anonymousId: guestId },
     item: { productId: "300", handle: "guest" },
   });
-  return { shop, guestId, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, guestId, api: clientFor(secret) };
 }
 
 describe("exports through the real worker", () => {
@@ -107,7 +105,7 @@ describe("exports through the real worker", () => {
     const { api: emptyApi, shop: empty } = await (async () => {
       const created = await createShopWithKey();
       await connectToPlatform(created.shop.domain);
-      return { shop: created.shop, api: apiClient(app, validator, { Authorization: `Bearer ${created.secret}` }) };
+      return { shop: created.shop, api: clientFor(created.secret) };
     })();
     const copy = await runImport(emptyApi, { source: "csv", fileUrl: (await upload(emptyApi, fetcher, text)).fileUrl });
     expect(copy).toMatchObject({ imported: rowCount - 1, skipped: 1 });
@@ -123,7 +121,7 @@ describe("exports through the real worker", () => {
 
   it("leaves out retired guest lists, even a whole batch of them before the live items", async () => {
     const { shop, secret } = await createShopWithKey();
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const retired = { id: newId("list") };
     const at = new Date();
     await database()
@@ -169,7 +167,7 @@ describe("exports through the real worker", () => {
 
   it("exports an empty shop as a header row, pages the job list newest first, and refuses unknown formats", async () => {
     const { shop, secret } = await createShopWithKey();
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const ids: string[] = [];
     for (let index = 0; index < 3; index++)
       ids.push((await api.POST("/exports", { body: { format: "csv" } })).data!.jobId);

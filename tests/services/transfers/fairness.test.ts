@@ -8,21 +8,19 @@ import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../../factories";
-import { apiClient, OpenApiValidator } from "../../support/api";
-import { createTestApp } from "../../support/http";
 import { until } from "../../support/poll";
 import { upload, viaApp } from "./helpers";
 import { startProcess } from "../../support/processes";
+import { apiHarness } from "../../support/harness";
 
 Object.assign(process.env, { TRANSFER_OPEN_JOBS_PER_SHOP: "4", TRANSFER_SHOP_CONCURRENCY: "1" });
 resetEnvCache();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 
 async function shopApi() {
   const { shop, secret } = await createShopWithKey();
-  return { shop, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, api: clientFor(secret) };
 }
 
 const jobsOf = (shopId: string) =>

@@ -8,13 +8,11 @@ platform.answer(customerSearch({}, undefined, { ids: (id) => Number(id) >= 4000 
 
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { createShopWithKey } = await import("../../factories");
-const { OpenApiValidator, apiClient } = await import("../../support/api");
-const { createTestApp } = await import("../../support/http");
 const { useWorker } = await import("../../support/worker");
 const { connectToPlatform, countItems, download, runImport, upload, viaApp } = await import("./helpers");
+const { apiHarness } = await import("../../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 
 // The real worker with small lists, so that a file fills them.
@@ -27,7 +25,7 @@ const HEADER = "customer_id,anonymous_id,product_id,variant_id,handle,added_at";
 async function connectedShop() {
   const { shop, secret } = await createShopWithKey();
   await connectToPlatform(shop.domain);
-  return { shop, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, api: clientFor(secret) };
 }
 
 const reportOf = async (job: { resultUrl: string | null }) => (await download(fetcher, job.resultUrl!)).json();

@@ -7,14 +7,12 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 platform.answer(customerSearch({}));
 
 const { createShopWithKey } = await import("../../factories");
-const { OpenApiValidator, apiClient } = await import("../../support/api");
-const { createTestApp } = await import("../../support/http");
 const { useWorker } = await import("../../support/worker");
 const { getImportReport } = await import("~/services/transfers/jobs.server");
 const { connectToPlatform, download, runImport, upload, viaApp } = await import("./helpers");
+const { apiHarness } = await import("../../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 useWorker();
 afterAll(() => platform.close());
@@ -22,7 +20,7 @@ afterAll(() => platform.close());
 async function connectedShop() {
   const { shop, secret } = await createShopWithKey();
   await connectToPlatform(shop.domain);
-  return { shop, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, api: clientFor(secret) };
 }
 
 /**

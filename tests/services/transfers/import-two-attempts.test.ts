@@ -1,5 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, isProductLookup, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
+import {
+  customerSearch,
+  isProductLookup,
+  startFakeAdminApi,
+  withProductLookups,
+} from "../../../scripts/lib/fake-admin-api";
 import { until } from "../../support/poll";
 
 // The platform's Admin GraphQL API, for import rule 3's email lookup: a stand-in on loopback.
@@ -11,12 +16,10 @@ const { database } = await import("~/data/database.server");
 const { runTransferJob } = await import("~/services/transfers/jobs.server");
 const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../../factories");
-const { OpenApiValidator, apiClient } = await import("../../support/api");
-const { createTestApp } = await import("../../support/http");
 const { connectToPlatform, countItems, download, upload, viaApp } = await import("./helpers");
+const { apiHarness } = await import("../../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 
 /** A promise the test resolves when it chooses: holds an attempt at a point of its run. */
@@ -30,7 +33,7 @@ function gate() {
 async function queuedImport(lines: number) {
   const { shop, secret } = await createShopWithKey();
   await connectToPlatform(shop.domain);
-  const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+  const api = clientFor(secret);
   const directory: Record<string, string> = {};
   const rows = ["Email,Product Id,Variant Id,Added On"];
   for (let index = 0; index < lines; index++) {
@@ -61,7 +64,7 @@ describe("two attempts at one import at once", () => {
   it("the first to commit a batch goes on, the other steps aside: every row written and counted once", async () => {
     const { shop, secret } = await createShopWithKey();
     await connectToPlatform(shop.domain);
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const directory: Record<string, string> = {};
     const rows = ["Email,Product Id,Variant Id,Added On"];
     for (let index = 0; index < 3_500; index++) {

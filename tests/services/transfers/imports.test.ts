@@ -25,15 +25,13 @@ const { database } = await import("~/data/database.server");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../../factories");
-const { OpenApiValidator, apiClient } = await import("../../support/api");
-const { createTestApp } = await import("../../support/http");
 const { useWorker } = await import("../../support/worker");
 const { createQueue } = await import("~/jobs/queues.server");
 const { TRANSFER_QUEUE } = await import("~/jobs/definitions");
 const { connectToPlatform, countItems, countLists, download, runImport, upload, viaApp } = await import("./helpers");
+const { apiHarness } = await import("../../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 const FIXTURES = path.join(import.meta.dirname, "../../fixtures/imports");
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
@@ -41,7 +39,7 @@ const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
 async function connectedShop() {
   const { shop, secret } = await createShopWithKey();
   await connectToPlatform(shop.domain);
-  return { shop, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, api: clientFor(secret) };
 }
 
 async function itemsOf(shopId: string) {

@@ -7,13 +7,13 @@ import { getStorage } from "~/services/storage/index.server";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import type { StandInShop } from "../../../stand-in/demo-data";
 import { createShopWithKey } from "../../factories";
-import { apiClient, OpenApiValidator } from "../../support/api";
 import { standInGraphql, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
-import { BASE_URL, createTestApp } from "../../support/http";
+import { BASE_URL } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import { until } from "../../support/poll";
 import { useWorker } from "../../support/worker";
 import { connectToPlatform, download, finished, viaApp } from "./helpers";
+import { apiHarness } from "../../support/harness";
 
 // The platform's Admin API, answered by the stand-in's GraphQL engine (a query it would refuse is refused):
 // two customers, one of whom named herself like a spreadsheet formula, and a product with two variants.
@@ -48,8 +48,7 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 resetEnvCache();
 afterAll(() => platform.close());
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 
 useWorker();
@@ -88,7 +87,7 @@ async function shopWithSaves() {
   // A customer the shop no longer has, and a guest: neither has an email to write to.
   await save({ kind: "customer", customerId: "7999" }, "8100000001", undefined, 5);
   await save({ kind: "anonymous", anonymousId: randomUUID() }, "8100000001", undefined, 6);
-  return { shop, secret, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, secret, api: clientFor(secret) };
 }
 
 async function marketingExport(api: ReturnType<typeof apiClient>) {

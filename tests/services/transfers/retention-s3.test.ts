@@ -16,16 +16,14 @@ afterAll(async () => {
   await s3.close();
 });
 
-const { OpenApiValidator } = await import("../../support/api");
-const { createTestApp } = await import("../../support/http");
+const { apiHarness } = await import("../../support/harness");
 const { describeFileRetention } = await import("./retention-suite");
 
-const app = await createTestApp();
+const { clientFor } = await apiHarness();
 
 describeFileRetention({
   driver: "s3",
-  app,
-  validator: await OpenApiValidator.load(app),
+  clientFor,
   fetcher: (url, init) => fetch(url, init),
   days: DAYS,
   // The store serves presigned links itself: the object is gone (S3's own 404), and no new link is handed out.

@@ -10,11 +10,9 @@ import { createRedis } from "~/redis.server";
 import { getStorage } from "~/services/storage/index.server";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../../factories";
-import { apiClient, type OpenApiValidator } from "../../support/api";
+import type { ApiHarness } from "../../support/harness";
 import { useWorker } from "../../support/worker";
 import { connectToPlatform, finished, runImport, upload, type Fetcher } from "./helpers";
-
-type App = Parameters<typeof apiClient>[0];
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -30,15 +28,13 @@ const CSV =
  */
 export function describeFileRetention({
   driver,
-  app,
-  validator,
+  clientFor,
   fetcher,
   days,
   expiredLink,
 }: {
   driver: "local" | "s3";
-  app: App;
-  validator: OpenApiValidator;
+  clientFor: ApiHarness["clientFor"];
   fetcher: Fetcher;
   days: number;
   expiredLink: (response: Response) => Promise<void>;
@@ -70,7 +66,7 @@ export function describeFileRetention({
       owner: { kind: "customer", customerId: "1001" },
       item: { productId: "7", handle: "hat" },
     });
-    return { shop, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+    return { shop, api: clientFor(secret) };
   }
 
   const rowOf = (jobId: string) =>

@@ -10,17 +10,15 @@ platform.answer(customerSearch({}, undefined, { ids: ["1001"] }));
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 afterAll(() => platform.close());
 
-const { OpenApiValidator } = await import("../../support/api");
-const { createTestApp } = await import("../../support/http");
+const { apiHarness } = await import("../../support/harness");
 const { viaApp } = await import("./helpers");
 const { describeFileRetention } = await import("./retention-suite");
 
-const app = await createTestApp();
+const { app, clientFor } = await apiHarness();
 
 describeFileRetention({
   driver: "local",
-  app,
-  validator: await OpenApiValidator.load(app),
+  clientFor,
   fetcher: viaApp(app),
   days: DAYS,
   // The app serves the local driver's links: a deleted file is a 410 problem, not a 404.

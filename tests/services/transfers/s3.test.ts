@@ -15,14 +15,12 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../../factories");
-const { OpenApiValidator, apiClient } = await import("../../support/api");
-const { createTestApp } = await import("../../support/http");
 const { useWorker } = await import("../../support/worker");
+const { apiHarness } = await import("../../support/harness");
 const { connectToPlatform, countItems, download, finished, RISKY_HANDLES, runImport, upload } =
   await import("./helpers");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const network = (url: string, init?: RequestInit) => fetch(url, init);
 
 useWorker();
@@ -35,7 +33,7 @@ describe("imports and exports on the S3 storage driver", () => {
   it("uploads to a presigned URL with Content-Type signed in, imports, exports and re-imports to 0", async () => {
     const { shop, secret } = await createShopWithKey();
     await connectToPlatform(shop.domain);
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const file = readFileSync(path.join(import.meta.dirname, "../../fixtures/imports/generic.csv"));
 
     const target = await upload(api, network, file);
@@ -76,7 +74,7 @@ describe("imports and exports on the S3 storage driver", () => {
 
   it("refuses a stored file over 50 MB at import time (a presigned PUT cannot cap it), and expired links", async () => {
     const { secret } = await createShopWithKey();
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const target = await upload(api, network, Buffer.alloc(50 * 1024 * 1024 + 1, 0x61));
     const started = await api.POST("/imports", { body: { source: "csv", fileUrl: target.fileUrl } });
     expect(started.response.status).toBe(413);

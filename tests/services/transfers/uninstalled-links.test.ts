@@ -2,14 +2,13 @@ import { describe, expect, it } from "vitest";
 import { ensureShop } from "~/services/shops/shops.server";
 import { getStorage } from "~/services/storage/index.server";
 import { createShopWithKey } from "../../factories";
-import { apiClient, OpenApiValidator } from "../../support/api";
-import { BASE_URL, createTestApp } from "../../support/http";
+import { BASE_URL } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import { useWorker } from "../../support/worker";
 import { finished, viaApp } from "./helpers";
+import { apiHarness } from "../../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 useWorker();
 
@@ -31,7 +30,7 @@ async function expectShopUninstalled(response: Response) {
 describe("signed file links of a shop that uninstalled the app", () => {
   it("refuses the export download and the upload target until the app is installed again", async () => {
     const { shop, secret } = await createShopWithKey();
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const exported = await api.POST("/exports", { body: { format: "csv" } });
     expect(exported.response.status).toBe(202);
     const job = await finished(api, "exports", exported.data!.jobId);

@@ -9,12 +9,11 @@ import { WEBHOOK_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../../factories";
-import { apiClient, OpenApiValidator } from "../../support/api";
-import { createTestApp } from "../../support/http";
 import { startReceiver, type Received } from "./receiver";
 import { useWorker } from "../../support/worker";
 import { findAttempts, pendingEvents, setEndpointHealth } from "../../support/webhook-rows";
 import { until } from "../../support/poll";
+import { apiHarness } from "../../support/harness";
 
 // Deliveries to a receiver on this machine: plain http and loopback allowed, as in the local demo; the
 // retry unit is 20 ms instead of a minute, so the whole schedule (467 units) runs in under 10 s. The
@@ -29,8 +28,7 @@ Object.assign(process.env, {
 delete process.env.WEBHOOK_TIMEOUT_MS;
 resetEnvCache();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { clientFor } = await apiHarness();
 const queueRedis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
 const queue = new Queue(WEBHOOK_QUEUE, { connection: queueRedis, prefix: queuePrefix() });
 afterAll(async () => {
@@ -51,7 +49,7 @@ function verify(received: Received, secret: string, toleranceSeconds = 300): boo
 
 async function setupShop(url: string, events: string[] = ["item.added", "item.removed"]) {
   const { shop, secret: apiKey } = await createShopWithKey();
-  const api = apiClient(app, validator, { Authorization: `Bearer ${apiKey}` });
+  const api = clientFor(apiKey);
   const created = await api.POST("/webhooks", { body: { url, events: events as never } });
   expect(created.response.status).toBe(201);
   return { shop, api, endpoint: created.data!, secret: created.data!.secret };

@@ -13,14 +13,13 @@ import type { Job } from "bullmq";
 import { purgeIdempotencyJob } from "~/jobs/definitions";
 import { handleMaintenanceJob } from "../../../worker/handlers/maintenance";
 import { createShopWithKey, createWebhookEndpoint } from "../../factories";
-import { apiClient, OpenApiValidator, rawCall } from "../../support/api";
-import { createTestApp } from "../../support/http";
+import { rawCall } from "../../support/api";
+import { apiHarness } from "../../support/harness";
 
 // Production rules: https only (WEBHOOK_ALLOW_HTTP unset).
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, clientFor } = await apiHarness();
 const { shop, secret: apiKey } = await createShopWithKey();
-const api = apiClient(app, validator, { Authorization: `Bearer ${apiKey}` });
+const api = clientFor(apiKey);
 const endpointRow = (id: string) =>
   database().selectFrom("WebhookEndpoint").selectAll().where("id", "=", id).executeTakeFirst();
 const post = (body: unknown) =>

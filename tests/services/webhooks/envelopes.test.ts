@@ -4,10 +4,11 @@ import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "~/env.server";
 import { createShopWithKey } from "../../factories";
-import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "../../support/api";
-import { BASE_URL, createTestApp } from "../../support/http";
+import { rawCall, signedProxyPath } from "../../support/api";
+import { BASE_URL } from "../../support/http";
 import { useWorker } from "../../support/worker";
 import { startReceiver } from "./receiver";
+import { apiHarness } from "../../support/harness";
 
 // Plain http to a receiver on loopback, as in the local demo; the timing is the production one.
 Object.assign(process.env, {
@@ -17,8 +18,7 @@ Object.assign(process.env, {
 });
 resetEnvCache();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, clientFor } = await apiHarness();
 /** The document the app serves: its `webhooks` section documents each event's POST body. */
 const document = (await (await app.request(`${BASE_URL}/openapi.json`)).json()) as {
   webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: object }> } } }>;
@@ -40,7 +40,7 @@ describe("delivered event envelopes match the documented schemas", () => {
     const receiver = await startReceiver();
     try {
       const { shop, secret } = await createShopWithKey();
-      const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+      const api = clientFor(secret);
       const types = ["item.added", "item.removed", "list.merged", "list.shared"] as const;
       const endpoint = await api.POST("/webhooks", { body: { url: receiver.url, events: [...types] } });
       expect(endpoint.response.status).toBe(201);

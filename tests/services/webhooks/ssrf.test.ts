@@ -6,11 +6,10 @@ import { redactAddresses, refusalReason, resetAllowedNetworks } from "~/services
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createServer } from "node:net";
 import { createShopWithKey, createWebhookEndpoint } from "../../factories";
-import { apiClient, OpenApiValidator } from "../../support/api";
-import { createTestApp } from "../../support/http";
 import { startReceiver } from "./receiver";
 import { useWorker } from "../../support/worker";
 import { findAttempts } from "../../support/webhook-rows";
+import { apiHarness } from "../../support/harness";
 
 // Plain http is allowed (to reach a local receiver), but no network is allowlisted: production's SSRF rules.
 Object.assign(process.env, {
@@ -22,8 +21,7 @@ delete process.env.WEBHOOK_ALLOWED_NETWORKS;
 resetEnvCache();
 resetAllowedNetworks();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { clientFor } = await apiHarness();
 
 /** Any address a name could have resolved to here: what the delivery log must never show for a name. */
 const LOOPBACK_ADDRESSES = /127\.0\.0\.1|::1|::ffff/;
@@ -34,7 +32,7 @@ const LOOPBACK_ADDRESSES = /127\.0\.0\.1|::1|::ffff/;
  */
 async function firstDelivery(url: string) {
   const { shop, secret } = await createShopWithKey();
-  const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+  const api = clientFor(secret);
   const { endpoint } = await createWebhookEndpoint(shop.id, url);
   await toggleItem({
     shopId: shop.id,
