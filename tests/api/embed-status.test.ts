@@ -12,7 +12,7 @@ const { SHOPIFY_API_VERSION } = await import("~/shopify-api-version");
 const { createShopWithKey } = await import("../factories");
 const { apiHarness } = await import("../support/harness");
 
-const { app, clientFor } = await apiHarness();
+const { clientFor } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
 await database()
   .insertInto("Session")

@@ -31,14 +31,17 @@ export async function apiHarness() {
     /** The typed client with a shop's private key. */
     clientFor: (secret: string) => apiClient(app, validator, { Authorization: `Bearer ${secret}` }),
     /**
-     * A shop's three storefront callers (the `/v1` path without it): the public key (a headless guest), the
-     * private key (the shop's server), and the app proxy signed for `customer` (null: a guest), plus `query`.
+     * A shop's three callers (paths without `/v1`): its public key (a headless guest), its private key (the
+     * shop's server, given `secret`), and the app proxy signed for `customer` (null: a guest), plus `query`.
      */
-    callsOf: ({ shop, secret }: { shop: { domain: string; publicKey: string }; secret: string }) => ({
+    callsOf: ({ shop, secret }: { shop: { domain: string; publicKey: string }; secret?: string }) => ({
       publicCall: (path: string, init: CallInit = {}) =>
         send(`/v1${path}`, { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey }, init),
-      privateCall: (path: string, init: CallInit = {}) =>
-        send(`/v1${path}`, { Authorization: `Bearer ${secret}` }, init),
+      privateCall: (path: string, init: CallInit = {}) => {
+        if (secret === undefined)
+          throw new Error("privateCall needs the shop's private key: callsOf({ shop, secret })");
+        return send(`/v1${path}`, { Authorization: `Bearer ${secret}` }, init);
+      },
       proxyCall: (path: string, customer: string | null, init: CallInit & { query?: Record<string, string> } = {}) =>
         send(
           signedProxyPath(`/proxy/v1${path}`, {

@@ -35,7 +35,7 @@ const { createQueue } = await import("~/jobs/queues.server");
 const { POSTPONE_MS, requestProductSnapshots } = await import("~/services/products/snapshots.server");
 const { newId } = await import("~/lib/ids");
 const { createList, createShopWithKey } = await import("../../factories");
-const { rawCall, signedProxyPath } = await import("../../support/api");
+const { rawCall } = await import("../../support/api");
 const { BASE_URL } = await import("../../support/http");
 const { platformWebhook } = await import("../../support/platform-webhooks");
 const { useWorker } = await import("../../support/worker");
@@ -45,7 +45,7 @@ const { apiHarness } = await import("../../support/harness");
 const listPage = await import("~/routes/app.lists.$id");
 const analyticsCsv = await import("~/routes/app.analytics.csv");
 
-const { app, validator, clientFor } = await apiHarness();
+const { app, validator, clientFor, callsOf } = await apiHarness();
 const products = createQueue(PRODUCT_QUEUE);
 const maintenance = createQueue(MAINTENANCE_QUEUE);
 afterAll(async () => {
@@ -83,27 +83,10 @@ async function connectedShop(token = `shpat_${randomUUID().slice(0, 8)}`) {
 /** A guest shopper through the public key, and a customer through the app proxy. */
 function shopperOf(shop: { domain: string; publicKey: string }) {
   const aid = randomUUID();
-  const publicCall = (path: string, method = "GET", body?: unknown) =>
-    rawCall(app, validator, `/v1${path}`, {
-      method,
-      headers: {
-        "X-Service-Shop": shop.domain,
-        "X-Service-Public-Key": shop.publicKey,
-        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const calls = callsOf({ shop });
+  const publicCall = (path: string, method = "GET", body?: unknown) => calls.publicCall(path, { method, body });
   const proxyCall = (path: string, customerId: string, method = "GET", body?: unknown) =>
-    rawCall(
-      app,
-      validator,
-      signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: customerId }),
-      {
-        method,
-        headers: body === undefined ? {} : { "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-    );
+    calls.proxyCall(path, customerId, { method, body });
   const save = async (item: { productId: string; handle: string; title?: string }) => {
     const response = await publicCall("/storefront/wishlist/items", "POST", { ...item, anonymousId: aid });
     expect(response.status).toBe(201);
