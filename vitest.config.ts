@@ -16,8 +16,8 @@ export default defineConfig({
     // expect.poll waits for a state: 1 s by default, which a loaded machine's round trip can exceed.
     expect: { poll: { timeout: 90_000 } },
     projects: [
-      // PostgreSQL only: the short soak (tests/soak.test.ts), defined on the production engine with two web
-      // and two worker processes on one database (docs/benchmarks.md); the PostgreSQL restart, which
+      // PostgreSQL only: the short soak (tests/scripts/soak.test.ts), defined on the production engine with two
+      // web and two worker processes on one database (docs/benchmarks.md); the PostgreSQL restart, which
       // stops and starts a server of its own (there is no SQLite server to restart); the relay racing a
       // delivery's log, and a settings change beside an open insert, windows SQLite's single writer does not
       // have; and the connection pool running dry (SQLite has no pool).
@@ -28,9 +28,9 @@ export default defineConfig({
           env: { TEST_DATABASE: "sqlite" },
           exclude: [
             ...configDefaults.exclude,
-            "tests/soak.test.ts",
+            "tests/scripts/soak.test.ts",
             "tests/faults/postgres-restart.test.ts",
-            "tests/webhooks/relay-race.test.ts",
+            "tests/services/webhooks/relay-race.test.ts",
             "tests/api/pool-busy.test.ts",
             "tests/api/settings-lock.test.ts",
           ],
@@ -38,13 +38,13 @@ export default defineConfig({
       },
       // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every
       // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md). The admin's
-      // catalogues (tests/i18n.test.ts) touch no database.
+      // catalogues (tests/i18n/catalogues.test.ts) touch no database.
       {
         extends: true,
         test: {
           name: "postgres",
           env: { TEST_DATABASE: "postgres" },
-          exclude: [...configDefaults.exclude, "tests/e2e/**", "tests/i18n.test.ts"],
+          exclude: [...configDefaults.exclude, "tests/e2e/**", "tests/i18n/catalogues.test.ts"],
         },
       },
     ],

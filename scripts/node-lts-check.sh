@@ -19,8 +19,8 @@ cd "$(dirname "$0")/.."
 NODE_LTS_VERSION=${NODE_LTS_VERSION:-24.21.0}
 TESTS=("$@")
 if [ ${#TESTS[@]} -eq 0 ]; then
-  TESTS=(tests/data/better-sqlite3-runtime.test.ts tests/dev-command.test.ts tests/processes.test.ts
-    tests/health.test.ts tests/api/storefront.test.ts tests/env.test.ts)
+  TESTS=(tests/data/better-sqlite3-runtime.test.ts tests/scripts/dev-command.test.ts tests/server/processes.test.ts
+    tests/api/health.test.ts tests/api/storefront.test.ts tests/lib/env.test.ts)
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/node-lts-check.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT

@@ -5,7 +5,7 @@ import { es } from "./messages/es";
 import { fr } from "./messages/fr";
 import type { AdminLocale } from "./locales";
 
-/** Every language's catalogue has English's keys, no more and no fewer (TypeScript, and tests/i18n.test.ts). */
+/** Every language's catalogue has English's keys, no more and no fewer (TypeScript, and tests/i18n/catalogues.test.ts). */
 export const CATALOGUES: Record<AdminLocale, Messages> = { en, de, fr, es };
 
 export type MessageKey = { [K in keyof Messages]: Messages[K] extends string ? K : never }[keyof Messages];

@@ -13,7 +13,7 @@
 import lighthouse, { type Flags } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { chromium } from "playwright-core";
-import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "../../tests/e2e/support/chromium";
+import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "../lib/chromium";
 import { freePort } from "./lib";
 import { startLocalPlatform } from "./local-platform";
 

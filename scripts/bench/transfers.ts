@@ -16,7 +16,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { benchDatabase, benchSql, ROOT } from "./lib";
-import { customerSearch, startFakeAdminApi } from "../../tests/support/fake-admin-api";
+import { customerSearch, startFakeAdminApi } from "../lib/fake-admin-api";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

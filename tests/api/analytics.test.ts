@@ -5,14 +5,12 @@ import { rangeDays } from "~/services/analytics/reports.server";
 import type { Owner } from "~/services/owners/owner";
 import { addItem, removeItem, toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, apiClient } from "../support/api";
-import { createTestApp } from "../support/http";
 import { drainOutbox } from "../support/webhook-rows";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
-const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+const api = clientFor(secret);
 
 // The fixture: three shoppers over days counted back from today (D0 = today, UTC noon).
 const now = new Date();

@@ -10,16 +10,16 @@ import { createApiKey, revokeApiKey } from "~/services/keys/api-keys.server";
 import { getStorage } from "~/services/storage/index.server";
 import { createUpload, startExport } from "~/services/transfers/jobs.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
+import { signedProxyPath } from "../support/api";
+import { BASE_URL } from "../support/http";
+import { apiHarness } from "../support/harness";
 
 // Every mode of every row starts an import or an export for the one shop, and no worker runs: the
-// open-jobs limit (tests/transfers/fairness.test.ts) would refuse them after the fifth.
+// open-jobs limit (tests/services/transfers/fairness.test.ts) would refuse them after the fifth.
 process.env.TRANSFER_OPEN_JOBS_PER_SHOP = "100";
 resetEnvCache();
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, call } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
 const revoked = await createApiKey({ shopId: shop.id, label: "revoked" });
 await revokeApiKey({ shopId: shop.id, keyId: revoked.key.id });
@@ -274,27 +274,27 @@ function request(mode: Mode, endpoint: Endpoint, basePath: string) {
   const init = { method: endpoint.method, headers, body: body ? JSON.stringify(body) : undefined };
   switch (mode) {
     case "none":
-      return rawCall(app, validator, `/v1${path}`, init);
+      return call(`/v1${path}`, init);
     case "private":
-      return rawCall(app, validator, `/v1${path}`, {
+      return call(`/v1${path}`, {
         ...init,
         headers: { ...headers, Authorization: `Bearer ${secret}` },
       });
     case "revoked":
-      return rawCall(app, validator, `/v1${path}`, {
+      return call(`/v1${path}`, {
         ...init,
         headers: { ...headers, Authorization: `Bearer ${revoked.secret}` },
       });
     case "public":
-      return rawCall(app, validator, `/v1${path}`, {
+      return call(`/v1${path}`, {
         ...init,
         headers: { ...headers, "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
       });
     case "proxy signed":
-      return rawCall(app, validator, proxyPath(path), init);
+      return call(proxyPath(path), init);
     case "proxy tampered": {
       const signed = proxyPath(path);
-      return rawCall(app, validator, signed.replace("logged_in_customer_id=42", "logged_in_customer_id=43"), init);
+      return call(signed.replace("logged_in_customer_id=42", "logged_in_customer_id=43"), init);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeAdminApi, themeWithBlocks } from "../support/fake-admin-api";
+import { startFakeAdminApi, themeWithBlocks } from "../../scripts/lib/fake-admin-api";
 
 // The platform stand-in, at the network boundary; set before app modules read the environment.
 const platform = await startFakeAdminApi();
@@ -10,11 +10,9 @@ const { database } = await import("~/data/database.server");
 const { resetEnvCache } = await import("~/env.server");
 const { SHOPIFY_API_VERSION } = await import("~/shopify-api-version");
 const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, apiClient } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
+const { apiHarness } = await import("../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { clientFor } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
 await database()
   .insertInto("Session")
@@ -26,7 +24,7 @@ await database()
     accessToken: "shpat_offline_token",
   })
   .execute();
-const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+const api = clientFor(secret);
 const EMBED = "shopify://apps/wishlist-service/blocks/app-embed/0b7c7c4e-1111-4222-8333-944455556666";
 
 beforeEach(() => {

@@ -19,8 +19,8 @@ const { createApiKey, revokeApiKey } = await import("~/services/keys/api-keys.se
 const { getStorage } = await import("~/services/storage/index.server");
 const { createUpload } = await import("~/services/transfers/jobs.server");
 const { createDelivery, createShopWithKey, createWebhookEndpoint } = await import("../factories");
-const { OpenApiValidator } = await import("../support/api");
-const { BASE_URL, createTestApp } = await import("../support/http");
+const { BASE_URL } = await import("../support/http");
+const { apiHarness } = await import("../support/harness");
 const fuzz = await import("../support/fuzz");
 
 /**
@@ -40,8 +40,7 @@ const fuzz = await import("../support/fuzz");
 const SEED = Number(process.env.FUZZ_SEED ?? 16_001);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const document = (await (await app.request(`${BASE_URL}/openapi.json`)).json()) as OpenApiDocument;
 const operations = fuzz.operationsOf(document);
 

@@ -10,11 +10,10 @@ import {
 } from "~/services/idempotency/idempotency.server";
 import { createApiKey } from "~/services/keys/api-keys.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, callsOf } = await apiHarness();
 
 async function setup() {
   const { shop, secret } = await createShopWithKey();
@@ -182,33 +181,13 @@ describe("purging expired idempotency records", () => {
 describe("Idempotency-Key on storefront POSTs: scoped per shopper", () => {
   async function storefrontShop() {
     const { shop, secret } = await createShopWithKey();
+    const calls = callsOf({ shop, secret });
     const proxy = (path: string, customer: string, body: unknown, key: string, query: Record<string, string> = {}) =>
-      rawCall(
-        app,
-        validator,
-        signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: customer, ...query }),
-        {
-          method: "POST",
-          headers: { "Content-Type": "application/json", "Idempotency-Key": key },
-          body: JSON.stringify(body),
-        },
-      );
+      calls.proxyCall(path, customer, { method: "POST", body, headers: { "Idempotency-Key": key }, query });
     const publicCall = (path: string, key: string, body?: unknown) =>
-      rawCall(app, validator, `/v1${path}`, {
-        method: "POST",
-        headers: {
-          "X-Service-Shop": shop.domain,
-          "X-Service-Public-Key": shop.publicKey,
-          "Idempotency-Key": key,
-          ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
-        },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-      });
+      calls.publicCall(path, { method: "POST", body, headers: { "Idempotency-Key": key } });
     const privateCall = (path: string, key: string) =>
-      rawCall(app, validator, `/v1${path}`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${secret}`, "Idempotency-Key": key },
-      });
+      calls.privateCall(path, { method: "POST", headers: { "Idempotency-Key": key } });
     const items = async (owner: { customerId: string } | { anonymousId: string }) => {
       const row = await database()
         .selectFrom("Item")

@@ -3,11 +3,9 @@ import { database } from "~/data/database.server";
 import { insertItem } from "~/data/item-rows.server";
 import { createApiKey } from "~/services/keys/api-keys.server";
 import { createList, createShopWithKey } from "../factories";
-import { OpenApiValidator, apiClient } from "../support/api";
-import { createTestApp } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { clientFor } = await apiHarness();
 const a = await createShopWithKey("shop A");
 const b = await createShopWithKey("shop B");
 const bList = await createList(b.shop.id, { customerId: "777" });
@@ -21,7 +19,7 @@ await insertItem(database(), b.shop.id, {
 });
 const bKey = await createApiKey({ shopId: b.shop.id, label: "B's second key" });
 
-const asA = apiClient(app, validator, { Authorization: `Bearer ${a.secret}` });
+const asA = clientFor(a.secret);
 
 describe("tenant isolation: shop A's credentials never reach shop B", () => {
   it("GET /lists/{B's list} is 404", async () => {

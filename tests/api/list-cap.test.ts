@@ -4,11 +4,10 @@ import { getEnv } from "~/env.server";
 import { importItems, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";
 import { countEvents, countItems } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
+import { BASE_URL } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, callsOf } = await apiHarness();
 const max = getEnv().MAX_ITEMS_PER_LIST;
 
 const row = (customerId: string, product: number, addedAt = new Date(Date.UTC(2026, 0, 1))): ImportRow => ({
@@ -28,12 +27,9 @@ async function shopWithCustomer(items: number) {
   const { shop, secret } = await createShopWithKey();
   const customerId = "9100";
   await listWith(shop.id, customerId, items);
+  const { privateCall } = callsOf({ shop, secret });
   const call = (path: string, body: unknown) =>
-    rawCall(app, validator, `/v1${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ customerId, ...(body as object) }),
-    });
+    privateCall(path, { method: "POST", body: { customerId, ...(body as object) } });
   const count = () => countItems(shop.id, customerId);
   return { shop, customerId, call, count };
 }

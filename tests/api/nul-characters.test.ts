@@ -3,17 +3,16 @@ import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
 import { countEvents, countLists } from "../support/wishlist-rows";
+import { apiHarness } from "../support/harness";
 
 /**
  * A NUL character (U+0000) is refused at the API edge, in every JSON body member (422 naming it) and every
  * path or query parameter (400 naming it), the same on both engines: PostgreSQL cannot store one in text,
  * so it used to reach the database and answer 500.
  */
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const NUL = "\u0000";
 const json = { "Content-Type": "application/json" };
 

@@ -5,12 +5,12 @@ import { database } from "~/data/database.server";
 import { getEnv } from "~/env.server";
 import { getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { BASE_URL } from "../support/http";
 import { until } from "../support/poll";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 
 /**
  * PostgreSQL only (the pool is PostgreSQL's): a process whose every database connection stays in use for

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createShopWithKey, createWebhookEndpoint } from "../factories";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
 const auth = { Authorization: `Bearer ${secret}` };
 const { endpoint } = await createWebhookEndpoint(shop.id);

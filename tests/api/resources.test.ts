@@ -3,15 +3,14 @@ import { findApiKeyById } from "~/data/api-key-rows.server";
 import { database } from "~/data/database.server";
 import { newId } from "~/lib/ids";
 import { createList, createShopWithKey } from "../factories";
-import { OpenApiValidator, apiClient, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, clientFor } = await apiHarness();
 
 async function shopClient() {
   const { shop, key, secret } = await createShopWithKey();
-  return { shop, key, secret, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, key, secret, api: clientFor(secret) };
 }
 
 describe("GET /v1/shop", () => {
@@ -111,7 +110,7 @@ describe("/v1/keys", () => {
     expect(listed.data?.map((key) => key.id)).toEqual([created.data!.id, firstKey.id]);
     expect(JSON.stringify(listed.data)).not.toContain(secret);
 
-    const withNewKey = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const withNewKey = clientFor(secret);
     expect((await withNewKey.GET("/shop")).response.status).toBe(200);
 
     expect((await api.DELETE("/keys/{id}", { params: { path: { id: created.data!.id } } })).response.status).toBe(204);

@@ -2,11 +2,9 @@ import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { newId } from "~/lib/ids";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, apiClient } from "../support/api";
-import { createTestApp } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { clientFor } = await apiHarness();
 
 /** A shop with `customers` customer lists, and its API client. */
 async function shopWithCustomers(customers: number) {
@@ -27,7 +25,7 @@ async function shopWithCustomers(customers: number) {
       )
       .execute();
   }
-  return { shop, api: apiClient(app, validator, { Authorization: `Bearer ${secret}` }) };
+  return { shop, api: clientFor(secret) };
 }
 
 describe("settings changes of a large shop", { timeout: 300_000 }, () => {

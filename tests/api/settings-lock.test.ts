@@ -2,12 +2,10 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { newId } from "~/lib/ids";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, apiClient } from "../support/api";
-import { createTestApp } from "../support/http";
 import { until } from "../support/poll";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { clientFor } = await apiHarness();
 
 /**
  * PostgreSQL only (SQLite serialises every writer): a settings change locks the shop's row against other
@@ -17,7 +15,7 @@ const validator = await OpenApiValidator.load(app);
 describe("a settings change while another transaction writes the shop's rows", { timeout: 120_000 }, () => {
   it("does not wait for that transaction to end", async () => {
     const { shop, secret } = await createShopWithKey();
-    const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+    const api = clientFor(secret);
     const other = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await other.connect();
     try {

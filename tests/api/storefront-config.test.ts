@@ -3,20 +3,19 @@ import { updateShopSettings } from "~/services/shops/shops.server";
 import { negotiateLocale } from "~/lib/negotiate-locale";
 import { DEFAULT_STRINGS } from "~/services/storefront/config.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
-const { shop } = await createShopWithKey();
+const { app, validator, callsOf } = await apiHarness();
+const { shop, secret } = await createShopWithKey();
 await updateShopSettings({
   shopId: shop.id,
   patch: { strings: { "pt-BR": { add: "Adicionar aos favoritos" }, fr: { add: "J'adore" } }, guestEnabled: false },
 });
-const publicHeaders = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };
+const { publicCall } = callsOf({ shop, secret });
 const config = (acceptLanguage?: string) =>
-  rawCall(app, validator, "/v1/storefront/config", {
-    headers: { ...publicHeaders, ...(acceptLanguage !== undefined ? { "Accept-Language": acceptLanguage } : {}) },
+  publicCall("/storefront/config", {
+    headers: acceptLanguage !== undefined ? { "Accept-Language": acceptLanguage } : {},
   });
 
 describe("GET /storefront/config", () => {

@@ -2,44 +2,13 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createShopWithKey } from "../factories";
 import { countItems, eventsOf, itemsOf, listsOf } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
-
-type Init = { method?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+const { callsOf } = await apiHarness();
 
 async function storefront() {
   const { shop, secret } = await createShopWithKey();
-  const aid = randomUUID();
-  const request = (path: string, credentials: Record<string, string>, init: Init) =>
-    rawCall(app, validator, path, {
-      method: init.method ?? "GET",
-      headers: {
-        ...credentials,
-        ...(init.body !== undefined || init.rawBody !== undefined ? { "Content-Type": "application/json" } : {}),
-        ...init.headers,
-      },
-      body: init.rawBody ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
-    });
-  return {
-    shop,
-    aid,
-    publicCall: (path: string, init: Init = {}) =>
-      request(`/v1${path}`, { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey }, init),
-    privateCall: (path: string, init: Init = {}) => request(`/v1${path}`, { Authorization: `Bearer ${secret}` }, init),
-    proxyCall: (path: string, customer: string | null, init: Init & { query?: Record<string, string> } = {}) =>
-      request(
-        signedProxyPath(`/proxy/v1${path}`, {
-          shop: shop.domain,
-          logged_in_customer_id: customer ?? "",
-          ...(init.query ?? {}),
-        }),
-        {},
-        init,
-      ),
-  };
+  return { shop, aid: randomUUID(), ...callsOf({ shop, secret }) };
 }
 
 const problemType = async (response: Response) => ((await response.json()) as { type: string }).type;

@@ -2,26 +2,17 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createShopWithKey } from "../factories";
 import { eventsOf } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, callsOf } = await apiHarness();
 
 async function shopper() {
   const { shop, secret } = await createShopWithKey();
   const aid = randomUUID();
+  const { proxyCall } = callsOf({ shop, secret });
   const proxy = (path: string, customer: string | null, body?: unknown, query: Record<string, string> = {}) =>
-    rawCall(
-      app,
-      validator,
-      signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: customer ?? "", ...query }),
-      {
-        method: body === undefined ? "GET" : "POST",
-        headers: body === undefined ? {} : { "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-    );
+    proxyCall(path, customer, { method: body === undefined ? "GET" : "POST", body, query });
   const save = (customer: string | null, productId: string, variantId?: string) =>
     proxy("/storefront/wishlist/items", customer, {
       productId,

@@ -8,17 +8,16 @@ process.env.MAX_ITEMS_PER_LIST = String(MAX);
 const { countItems, eventsOf } = await import("../support/wishlist-rows");
 const { addItem } = await import("~/services/wishlists/wishlists.server");
 const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, rawCall, signedProxyPath } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
+const { apiHarness } = await import("../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { callsOf } = await apiHarness();
 
 const day = (n: number) => new Date(Date.UTC(2026, 0, n));
 
 async function shopper(customerId: string) {
-  const { shop } = await createShopWithKey();
+  const { shop, secret } = await createShopWithKey();
   const aid = randomUUID();
+  const { proxyCall } = callsOf({ shop, secret });
   const save = (owner: "guest" | "customer", productId: string, at: Date) =>
     addItem({
       shopId: shop.id,
@@ -26,13 +25,7 @@ async function shopper(customerId: string) {
       item: { productId, handle: `p${productId}` },
       at,
     });
-  const identify = () =>
-    rawCall(
-      app,
-      validator,
-      signedProxyPath("/proxy/v1/storefront/identify", { shop: shop.domain, logged_in_customer_id: customerId }),
-      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ anonymousId: aid }) },
-    );
+  const identify = () => proxyCall("/storefront/identify", customerId, { method: "POST", body: { anonymousId: aid } });
   const merged = async () => (await eventsOf(shop.id, "list.merged")).map((row) => JSON.parse(row.data));
   return { shop, aid, save, identify, merged };
 }

@@ -4,27 +4,17 @@ import { database } from "~/data/database.server";
 import { insertDefaultLists, retireList } from "~/data/list-rows.server";
 import { createShopWithKey } from "../factories";
 import { countEvents } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { callsOf } = await apiHarness();
 
 /** A shopper on the shop's own domain (app proxy): a guest with `aid` until they log in as `customer`. */
 async function shopper() {
-  const { shop } = await createShopWithKey();
+  const { shop, secret } = await createShopWithKey();
   const aid = randomUUID();
+  const { proxyCall } = callsOf({ shop, secret });
   const proxy = (path: string, customer: string | null, method = "GET", body?: unknown, query = {}) =>
-    rawCall(
-      app,
-      validator,
-      signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: customer ?? "", ...query }),
-      {
-        method,
-        headers: body === undefined ? {} : { "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-    );
+    proxyCall(path, customer, { method, body, query });
   const save = (customer: string | null, productId: string) =>
     proxy("/storefront/wishlist/items", customer, "POST", { productId, handle: `p${productId}`, anonymousId: aid });
   const share = async (customer: string | null) => {

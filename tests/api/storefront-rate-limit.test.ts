@@ -3,27 +3,23 @@ import { describe, expect, it } from "vitest";
 import { getEnv, parseEnv } from "~/env.server";
 import { createShopWithKey } from "../factories";
 import { countItems } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { apiHarness } from "../support/harness";
 
 // The storefront limit as shipped: nothing in this file (nor in tests/setup) sets RATE_LIMIT_*, so the app
 // runs with the default of 60 requests a minute per shopper (docs/openapi.json, .env.example).
 delete process.env.RATE_LIMIT_STOREFRONT_PER_MINUTE;
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { callsOf } = await apiHarness();
 
 async function shopper() {
-  const { shop } = await createShopWithKey();
+  const { shop, secret } = await createShopWithKey();
   const aid = randomUUID();
-  const headers = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };
-  const wishlist = (anonymousId = aid) =>
-    rawCall(app, validator, `/v1/storefront/wishlist?aid=${anonymousId}`, { headers });
+  const { publicCall } = callsOf({ shop, secret });
+  const wishlist = (anonymousId = aid) => publicCall(`/storefront/wishlist?aid=${anonymousId}`);
   const toggle = (productId: string) =>
-    rawCall(app, validator, "/v1/storefront/wishlist/toggle", {
+    publicCall("/storefront/wishlist/toggle", {
       method: "POST",
-      headers: { ...headers, "Content-Type": "application/json" },
-      body: JSON.stringify({ productId, handle: `p${productId}`, anonymousId: aid }),
+      body: { productId, handle: `p${productId}`, anonymousId: aid },
     });
   return { shop, aid, wishlist, toggle };
 }

@@ -2,29 +2,20 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
 import { countEvents, countLists, eventsOf, listsOf } from "../support/wishlist-rows";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator, call, callsOf } = await apiHarness();
 const PROBLEMS = "http://localhost:3000/problems";
 
 /** A shop, and a shopper calling it through the app proxy (`customer` null: a guest with `aid`). */
 async function shopper() {
   const { shop, secret } = await createShopWithKey();
   const aid = randomUUID();
+  const { proxyCall } = callsOf({ shop, secret });
   const proxy = (path: string, customer: string | null, method = "GET", body?: unknown, query = {}) =>
-    rawCall(
-      app,
-      validator,
-      signedProxyPath(`/proxy/v1${path}`, { shop: shop.domain, logged_in_customer_id: customer ?? "", ...query }),
-      {
-        method,
-        headers: body === undefined ? {} : { "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-    );
+    proxyCall(path, customer, { method, body, query });
   const guestQuery = (customer: string | null) => (customer ? {} : { aid });
   const save = (customer: string | null, productId: string) =>
     proxy("/storefront/wishlist/items", customer, "POST", { productId, handle: `p${productId}`, anonymousId: aid });
@@ -45,13 +36,13 @@ async function shopper() {
   const identify = (customer: string) => proxy("/storefront/identify", customer, "POST", { anonymousId: aid });
   /** Any /v1 call with the shop's public key (a headless guest). */
   const publicCall = (path: string, init: RequestInit = {}) =>
-    rawCall(app, validator, `/v1${path}`, {
+    call(`/v1${path}`, {
       ...init,
       headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey, ...init.headers },
     });
   /** Any /v1 call with the shop's private key. */
   const privateCall = (path: string, init: RequestInit = {}) =>
-    rawCall(app, validator, `/v1${path}`, {
+    call(`/v1${path}`, {
       ...init,
       headers: { Authorization: `Bearer ${secret}`, ...init.headers },
     });

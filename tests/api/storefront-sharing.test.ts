@@ -3,25 +3,15 @@ import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
 import { countEvents, countLists, eventsOf } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { createTestApp } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { callsOf } = await apiHarness();
 
 async function shopper() {
-  const { shop } = await createShopWithKey();
+  const { shop, secret } = await createShopWithKey();
   const aid = randomUUID();
-  const call = (path: string, method = "GET", body?: unknown) =>
-    rawCall(app, validator, `/v1${path}`, {
-      method,
-      headers: {
-        "X-Service-Shop": shop.domain,
-        "X-Service-Public-Key": shop.publicKey,
-        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
-      },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
+  const { publicCall } = callsOf({ shop, secret });
+  const call = (path: string, method = "GET", body?: unknown) => publicCall(path, { method, body });
   return { shop, aid, call };
 }
 

@@ -3,53 +3,13 @@ import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
 import { countEvents, countLists, eventsOf } from "../support/wishlist-rows";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { createTestApp } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { callsOf } = await apiHarness();
 
 async function storefront() {
   const { shop, secret } = await createShopWithKey();
-  const aid = randomUUID();
-  const json = { "Content-Type": "application/json" };
-  const publicHeaders = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };
-  const privateHeaders = { Authorization: `Bearer ${secret}` };
-  return {
-    shop,
-    aid,
-    publicCall: (path: string, init: { method?: string; body?: unknown } = {}) =>
-      rawCall(app, validator, `/v1${path}`, {
-        method: init.method ?? "GET",
-        headers: { ...publicHeaders, ...(init.body !== undefined ? json : {}) },
-        body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-      }),
-    privateCall: (path: string, init: { method?: string; body?: unknown } = {}) =>
-      rawCall(app, validator, `/v1${path}`, {
-        method: init.method ?? "GET",
-        headers: { ...privateHeaders, ...(init.body !== undefined ? json : {}) },
-        body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-      }),
-    proxyCall: (
-      path: string,
-      customer: string | null,
-      init: { method?: string; body?: unknown; query?: Record<string, string> } = {},
-    ) =>
-      rawCall(
-        app,
-        validator,
-        signedProxyPath(`/proxy/v1${path}`, {
-          shop: shop.domain,
-          logged_in_customer_id: customer ?? "",
-          ...(init.query ?? {}),
-        }),
-        {
-          method: init.method ?? "GET",
-          headers: init.body !== undefined ? json : {},
-          body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-        },
-      ),
-  };
+  return { shop, aid: randomUUID(), ...callsOf({ shop, secret }) };
 }
 
 const events = (shopId: string) =>

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReceiver, type Received } from "../webhooks/receiver";
+import { startReceiver, type Received } from "../services/webhooks/receiver";
 import { expectNoPageErrors, screenshot, useAdminStack } from "./support/admin";
 import { cardHeart, openStorefront, pageViolations, pressed, scriptReady, setEmbed } from "./support/storefront";
 

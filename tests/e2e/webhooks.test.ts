@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { createShopWithKey, createDelivery, createWebhookEndpoint } from "../factories";
 import { setEndpointHealth } from "../support/webhook-rows";
-import { startReceiver, type Received } from "../webhooks/receiver";
+import { startReceiver, type Received } from "../services/webhooks/receiver";
 import {
   appFrame,
   expectNoPageErrors,

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { customerSearch, startFakeAdminApi, withProductLookups } from "../support/fake-admin-api";
+import { customerSearch, startFakeAdminApi, withProductLookups } from "../../scripts/lib/fake-admin-api";
 
 /**
  * Issue 16, item 2: `kill -9` of the real worker process in the middle of an import. Each batch commits its
@@ -17,14 +17,12 @@ platform.answer(withProductLookups(customerSearch({}, undefined, { ids: isShopCu
 
 const { database } = await import("~/data/database.server");
 const { createShopWithKey } = await import("../factories");
-const { OpenApiValidator, apiClient } = await import("../support/api");
-const { createTestApp } = await import("../support/http");
 const { startProcess } = await import("../support/processes");
 const { until } = await import("../support/poll");
-const { connectToPlatform, download, finished, upload, viaApp } = await import("../transfers/helpers");
+const { connectToPlatform, download, finished, upload, viaApp } = await import("../services/transfers/helpers");
+const { apiHarness } = await import("../support/harness");
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, clientFor } = await apiHarness();
 const fetcher = viaApp(app);
 afterAll(() => platform.close());
 
@@ -94,7 +92,7 @@ describe("a worker killed (SIGKILL) in the middle of an import", () => {
     async () => {
       const { shop, secret } = await createShopWithKey();
       await connectToPlatform(shop.domain);
-      const api = apiClient(app, validator, { Authorization: `Bearer ${secret}` });
+      const api = clientFor(secret);
       const file = importFile();
       expect(file.totals.rows).toBeGreaterThan(60_000);
       const { fileUrl } = await upload(api, fetcher, file.csv);

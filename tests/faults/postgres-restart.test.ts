@@ -22,7 +22,7 @@ const { closeDatabase } = await import("~/data/database.server");
 const { createShop } = await import("../factories");
 const { startProcess } = await import("../support/processes");
 const { until } = await import("../support/poll");
-const { startReceiver } = await import("../webhooks/receiver");
+const { startReceiver } = await import("../services/webhooks/receiver");
 const load = await import("./storefront-load");
 
 afterAll(() => closeDatabase());

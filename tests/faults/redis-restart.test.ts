@@ -8,7 +8,7 @@ import { freePort, startProcess } from "../support/processes";
 import { until } from "../support/poll";
 import { killRedis, startRedis } from "../support/services";
 import { owedDeliveries } from "../support/webhook-rows";
-import { startReceiver } from "../webhooks/receiver";
+import { startReceiver } from "../services/webhooks/receiver";
 import {
   expectDatabaseMatches,
   expectEveryEventDelivered,

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { createShopWithKey } from "../factories";
-import { OpenApiValidator, rawCall } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
+import { rawCall } from "../support/api";
+import { BASE_URL } from "../support/http";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const SECRET = "local-dev-api-secret";
 
 /**

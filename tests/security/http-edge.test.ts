@@ -8,12 +8,12 @@ import { API_BODY_LIMIT_BYTES, OTHER_BODY_LIMIT_BYTES } from "~/api/body-limit.s
 import { createUpload } from "~/services/transfers/jobs.server";
 import { createShopWithKey } from "../factories";
 import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "../../server/lingering-close";
-import { OpenApiValidator, rawCall, signedProxyPath } from "../support/api";
-import { BASE_URL, createTestApp } from "../support/http";
+import { rawCall, signedProxyPath } from "../support/api";
+import { BASE_URL } from "../support/http";
 import { freePort, startProcess, type RunningProcess } from "../support/processes";
+import { apiHarness } from "../support/harness";
 
-const app = await createTestApp();
-const validator = await OpenApiValidator.load(app);
+const { app, validator } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
 const privateAuth = { Authorization: `Bearer ${secret}` };
 const publicAuth = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };

@@ -16,7 +16,7 @@ import { startPlatformStandIn, type PlatformStandIn } from "../../../stand-in/pl
 import { getEnv } from "~/env.server";
 import { createShopWithKey } from "../../factories";
 import { freePort, startProcess, type RunningProcess } from "../../support/processes";
-import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "./chromium";
+import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "../../../scripts/lib/chromium";
 
 const API_KEY = "local-dev-api-key";
 const API_SECRET = "local-dev-api-secret";

@@ -8,7 +8,7 @@ import type { BrowserContext, Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { AdminStack } from "./admin";
 import { trackPageErrors } from "./admin";
-import { DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "./chromium";
+import { DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "../../../scripts/lib/chromium";
 
 /** Switches the app embed on or off as a merchant does, through the stand-in's theme editor. */
 export async function setEmbed(stack: AdminStack, enabled: boolean) {

@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { customerSearch, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
+
+// The platform's Admin GraphQL API (import rule 3: customer ids are checked with the shop), on loopback.
+const platform = await startFakeAdminApi();
+process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
+platform.answer(customerSearch({}, undefined, { ids: (id) => Number(id) >= 4000 && Number(id) < 4100 }));
+
+const { addItem } = await import("~/services/wishlists/wishlists.server");
+const { createShopWithKey } = await import("../../factories");
+const { useWorker } = await import("../../support/worker");
+const { connectToPlatform, countItems, download, runImport, upload, viaApp } = await import("./helpers");
+const { apiHarness } = await import("../../support/harness");
+
+const { app, clientFor } = await apiHarness();
+const fetcher = viaApp(app);
+
+// The real worker with small lists, so that a file fills them.
+const MAX = 3;
+useWorker({ MAX_ITEMS_PER_LIST: String(MAX) });
+afterAll(() => platform.close());
+
+const HEADER = "customer_id,anonymous_id,product_id,variant_id,handle,added_at";
+
+async function connectedShop() {
+  const { shop, secret } = await createShopWithKey();
+  await connectToPlatform(shop.domain);
+  return { shop, api: clientFor(secret) };
+}
+
+const reportOf = async (job: { resultUrl: string | null }) => (await download(fetcher, job.resultUrl!)).json();
+const countOf = (shopId: string, customerId: string) => countItems(shopId, customerId);
+
+describe("imports into lists that reach MAX_ITEMS_PER_LIST", () => {
+  it("skips the rows beyond the cap as list-full, by line, in the dry run and the real run alike", async () => {
+    const { shop, api } = await connectedShop();
+    for (const productId of ["1", "2"]) {
+      await addItem({
+        shopId: shop.id,
+        owner: { kind: "customer", customerId: "4000" },
+        item: { productId, handle: "h" },
+      });
+    }
+    const file = [
+      HEADER,
+      "4000,,1,,h,2024-01-01", // line 2: already saved, unchanged
+      "4000,,10,,h,2024-01-01", // line 3: the list's last room
+      "4000,,11,,h,2024-01-01", // line 4: list-full
+      "4000,,2,,h,2024-01-01", // line 5: already saved, unchanged even though the list is full
+      "4001,,20,,h,2024-01-01", // lines 6-8: a new list fills up
+      "4001,,21,,h,2024-01-01",
+      "4001,,22,,h,2024-01-01",
+      "4001,,23,,h,2024-01-01", // line 9: list-full
+      "4000,,12,,h,2024-01-01", // line 10: list-full
+    ].join("\n");
+    const { fileUrl } = await upload(api, fetcher, file);
+
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const real = await runImport(api, { source: "csv", fileUrl });
+    for (const job of [dry, real]) {
+      expect(job).toMatchObject({ status: "succeeded", imported: 4, skipped: 3, rowsProcessed: 9 });
+      const report = await reportOf(job);
+      expect(report.totals).toMatchObject({ rows: 9, imported: 4, unchanged: 2, skipped: 3 });
+      expect(report.totals.skippedBy).toEqual({ "list-full": 3 });
+      expect(report.issues.map((issue: { line: number }) => issue.line).sort((a: number, b: number) => a - b)).toEqual([
+        4, 9, 10,
+      ]);
+      for (const issue of report.issues) {
+        expect(issue).toMatchObject({ reason: "list-full", detail: expect.stringContaining(String(MAX)) });
+      }
+      expect(report.issues.find((issue: { line: number }) => issue.line === 9).value).toBe("4001");
+    }
+    expect(await countOf(shop.id, "4000")).toBe(MAX);
+    expect(await countOf(shop.id, "4001")).toBe(MAX);
+
+    // Running it again changes nothing: the full lists' rows are still skipped, the saved ones unchanged.
+    const again = await runImport(api, { source: "csv", fileUrl });
+    expect(again).toMatchObject({ status: "succeeded", imported: 0, skipped: 3 });
+    expect((await reportOf(again)).totals).toMatchObject({ imported: 0, unchanged: 6, skipped: 3 });
+  });
+
+  it("a dry run counts a list's room across batches as the real run does", async () => {
+    const { shop, api } = await connectedShop();
+    // 1,003 rows for one customer: the first batch (1,000 rows) fills the list, the second finds it full.
+    const rows = [HEADER];
+    for (let index = 0; index < 1_003; index++) rows.push(`4002,,${100 + index},,h,2024-01-01`);
+    const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const real = await runImport(api, { source: "csv", fileUrl });
+    for (const job of [dry, real]) expect(job).toMatchObject({ status: "succeeded", imported: MAX, skipped: 1_000 });
+    expect((await reportOf(real)).totals).toEqual((await reportOf(dry)).totals);
+    expect(await countOf(shop.id, "4002")).toBe(MAX);
+  });
+
+  it("refuses a MAX_ITEMS_PER_LIST that is not a positive whole number", async () => {
+    const { parseEnv } = await import("~/env.server");
+    for (const value of ["0", "-1", "2.5", "many"]) {
+      expect(() => parseEnv({ ...process.env, MAX_ITEMS_PER_LIST: value })).toThrow(/MAX_ITEMS_PER_LIST/);
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { demoShopData } from "../../stand-in/demo-data";
+import { createStorefront } from "../../stand-in/storefront";
+
+// The local storefront renders the extension's Liquid as the platform does: what the blocks print into the
+// settings JSON cannot end its <script> element, whatever a product is called.
+describe("the storefront stand-in's Liquid", () => {
+  it("prints a product title that tries to close the settings script as JSON text, not markup", async () => {
+    const shop = demoShopData({ domain: "escape-test.myshopify.com", accessToken: "unused" });
+    const title = 'Boots </script><script>alert("x")</script> & "more"';
+    shop.products[0] = { ...shop.products[0]!, title };
+    const { app } = createStorefront({
+      appUrl: "http://127.0.0.1:9",
+      apiSecret: "unused",
+      shop,
+      embed: () => ({ enabled: true, settings: {} }),
+    });
+    const response = await app.request(`/products/${shop.products[0]!.handle}`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).not.toContain('<script>alert("x")</script>');
+    const settings = /<script type="application\/json" id="wishlist-settings">([\s\S]*?)<\/script>/.exec(html)?.[1];
+    expect(JSON.parse(settings!).product.title).toBe(title);
+    // The button block's attributes escape it too.
+    expect(html).toContain(
+      `data-title="Boots &lt;/script&gt;&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &#34;more&#34;"`,
+    );
+  });
+});
+
+// The wishlist page reads each product from /products/<handle>.js: the stand-in answers as the platform's
+// Ajax API does, or the page would be tested against a format no shop serves.
+describe("the storefront stand-in's product JSON", () => {
+  it("answers /products/<handle>.js in the platform's format: cents, variants with availability, protocol-relative images", async () => {
+    const shop = demoShopData({ domain: "json-test.myshopify.com", accessToken: "unused" });
+    const { app } = createStorefront({
+      appUrl: "http://127.0.0.1:9",
+      apiSecret: "unused",
+      shop,
+      embed: () => ({ enabled: true, settings: {} }),
+    });
+    const response = await app.request("http://shop.test/products/orchard-knit-sweater.js");
+    expect(response.status).toBe(200);
+    const product = (await response.json()) as Record<string, unknown>;
+    expect(product).toMatchObject({
+      id: 8100000007,
+      handle: "orchard-knit-sweater",
+      title: "Orchard Knit Sweater",
+      price: 7100,
+      price_max: 123450,
+      available: true,
+      featured_image: "//shop.test/cdn/shop/files/orchard-knit-sweater.svg",
+      images: ["//shop.test/cdn/shop/files/orchard-knit-sweater.svg"],
+    });
+    expect(product.variants).toEqual([
+      expect.objectContaining({ id: 9100000007, title: "Small", price: 7100, available: true }),
+      expect.objectContaining({ id: 9200000007, title: "Medium", price: 123450, available: true }),
+      expect.objectContaining({ id: 9300000007, title: "Large", price: 7100, available: false }),
+    ]);
+    const image = await app.request("http://shop.test/cdn/shop/files/orchard-knit-sweater.svg");
+    expect(image.headers.get("content-type")).toBe("image/svg+xml");
+    expect((await app.request("/products/no-such-product.js")).status).toBe(404);
+
+    // The product page shows the price of the variant its link names (the wishlist page links to it), and
+    // each option carries its own for the picker: the same price as the wishlist page shows.
+    const medium = await (await app.request("/products/orchard-knit-sweater?variant=9200000007")).text();
+    expect(/class="product__price">([^<]*)</.exec(medium)?.[1]).toBe("$1234.50");
+    expect(medium).toMatch(/<option value="9200000007" data-price="1234\.50" selected>/);
+    const first = await (await app.request("/products/orchard-knit-sweater")).text();
+    expect(/class="product__price">([^<]*)</.exec(first)?.[1]).toBe("$71.00");
+
+    // The page block gets the shop's money format from Liquid's shop.money_format.
+    shop.moneyFormat = "{{amount_with_comma_separator}} €";
+    const html = await (await app.request("/pages/wishlist")).text();
+    const settings = /<script type="application\/json" data-wishlist-page-settings>([\s\S]*?)<\/script>/.exec(html);
+    expect(JSON.parse(settings![1]!).moneyFormat).toBe("{{amount_with_comma_separator}} €");
+  });
+});
