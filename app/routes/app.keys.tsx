@@ -21,6 +21,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { CopyButton } from "~/components/CopyButton";
 import { PageError } from "~/components/PageError";
+import { HeadedCard, HeadingWithHint } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import type { ApiKeyRow } from "~/data/api-key-rows.server";
 import { DomainError } from "~/lib/domain-error";
@@ -86,22 +87,17 @@ export default function ApiKeysPage() {
       </TitleBar>
       <Layout>
         <Layout.Section>
-          <Card>
-            <BlockStack gap="300">
-              <Text as="h2" variant="headingMd">
-                {t("keys.public.heading")}
+          <HeadedCard title={t("keys.public.heading")}>
+            <Text as="p" tone="subdued">
+              {t("keys.public.body")}
+            </Text>
+            <InlineStack gap="300" blockAlign="center" wrap={false}>
+              <Text as="p" fontWeight="semibold" breakWord>
+                <code>{publicKey}</code>
               </Text>
-              <Text as="p" tone="subdued">
-                {t("keys.public.body")}
-              </Text>
-              <InlineStack gap="300" blockAlign="center" wrap={false}>
-                <Text as="p" fontWeight="semibold" breakWord>
-                  <code>{publicKey}</code>
-                </Text>
-                <CopyButton value={publicKey} accessibilityLabel={t("keys.public.copy")} />
-              </InlineStack>
-            </BlockStack>
-          </Card>
+              <CopyButton value={publicKey} accessibilityLabel={t("keys.public.copy")} />
+            </InlineStack>
+          </HeadedCard>
         </Layout.Section>
         <Layout.Section>
           <PrivateKeys keys={keys} onCreate={() => setCreating(true)} onRevoke={setKeyToRevoke} />
@@ -148,14 +144,9 @@ function PrivateKeys({
     <Card padding="0">
       <BlockStack>
         <div style={{ padding: "var(--p-space-400)" }}>
-          <BlockStack gap="200">
-            <Text as="h2" variant="headingMd">
-              {t("keys.private.heading")}
-            </Text>
-            <Text as="p" tone="subdued">
-              {t("keys.private.body")}
-            </Text>
-          </BlockStack>
+          <HeadingWithHint title={t("keys.private.heading")} gap="200">
+            {t("keys.private.body")}
+          </HeadingWithHint>
         </div>
         <DataTable
           verticalAlign="middle"

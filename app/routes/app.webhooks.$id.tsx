@@ -32,6 +32,7 @@ import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { routeErrorMessage } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { HeadingWithHint } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import { isId } from "~/lib/ids";
 import { isDomainError } from "~/lib/domain-error";
@@ -133,14 +134,7 @@ export default function WebhookEndpoint() {
         <Layout.Section>
           <Card padding="0">
             <Box padding="400">
-              <BlockStack gap="100">
-                <Text as="h2" variant="headingMd">
-                  {t("webhook.detail.log")}
-                </Text>
-                <Text as="p" tone="subdued">
-                  {t("webhook.detail.logHint")}
-                </Text>
-              </BlockStack>
+              <HeadingWithHint title={t("webhook.detail.log")}>{t("webhook.detail.logHint")}</HeadingWithHint>
             </Box>
             {attempts.length === 0 && firstPage ? (
               <EmptyState heading={t("webhook.detail.emptyHeading")} image="/webhooks-empty.svg">
