@@ -25,7 +25,7 @@ import { HeadingWithHint } from "~/components/CardHeadings";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { FigureGrid } from "~/components/FigureGrid";
 import { LabelledCard } from "~/components/LabelledCard";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { DomainError } from "~/lib/domain-error";
@@ -282,7 +282,4 @@ function HomeSkeleton() {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.home")} title={t("home.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.home", "home.error");

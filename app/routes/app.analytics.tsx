@@ -24,7 +24,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { HeadingWithHint } from "~/components/CardHeadings";
 import { FigureGrid } from "~/components/FigureGrid";
 import { LabelledCard } from "~/components/LabelledCard";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
@@ -298,7 +298,4 @@ function Downloads() {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.analytics")} title={t("analytics.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.analytics", "analytics.error");

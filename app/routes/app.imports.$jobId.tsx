@@ -24,7 +24,7 @@ import {
   DownloadLink,
   isUnderway,
   JobStatusBadge,
-  TransferPageError,
+  transferPageErrorBoundary,
   useRefreshWhile,
 } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
@@ -341,7 +341,4 @@ function Issues({ report }: { report: ImportReport }) {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <TransferPageError title={t("import.error")} />;
-}
+export const ErrorBoundary = transferPageErrorBoundary("import.error");

@@ -20,7 +20,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm, type FormFailure } from "~/admin/forms.server";
-import { TransferPageError } from "~/components/TransferJobs";
+import { transferPageErrorBoundary } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
 import { HeadingWithHint } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
@@ -387,7 +387,4 @@ function UploadStep({ source }: { source: Source }) {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <TransferPageError title={t("importNew.error")} />;
-}
+export const ErrorBoundary = transferPageErrorBoundary("importNew.error");

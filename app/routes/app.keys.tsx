@@ -20,7 +20,7 @@ import { useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { CopyButton } from "~/components/CopyButton";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { HeadedCard, HeadingWithHint } from "~/components/CardHeadings";
 import { useAnswerToast } from "~/components/useAnswerToast";
 import { useI18n } from "~/i18n/i18n-context";
@@ -280,10 +280,7 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: 
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.keys")} title={t("keys.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.keys", "keys.error");
 
 /** A key drawn inline, so the empty state needs no image from elsewhere. */
 const EMPTY_KEYS_IMAGE = `data:image/svg+xml,${encodeURIComponent(

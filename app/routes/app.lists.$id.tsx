@@ -17,7 +17,7 @@ import {
 } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { loadListOwner } from "~/admin/lists-page.server";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { HeadedCard } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import { isDomainError } from "~/lib/domain-error";
@@ -234,13 +234,4 @@ function Fact({ label, children, details = [] }: { label: string; children: stri
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return (
-    <PageError
-      pageTitle={t("page.list")}
-      title={t("list.error")}
-      backAction={{ content: t("page.lists"), url: "/app/lists" }}
-    />
-  );
-}
+export const ErrorBoundary = pageErrorBoundary("page.list", "list.error", { content: "page.lists", url: "/app/lists" });

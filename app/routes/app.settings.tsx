@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readJson, runForm } from "~/admin/forms.server";
 import { HeadlessOriginsEditor } from "~/components/HeadlessOriginsEditor";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey, Translator } from "~/i18n/translate";
 import { StorefrontStringsEditor, type StringOverrides } from "~/components/StorefrontStringsEditor";
@@ -222,7 +222,4 @@ export default function SettingsPage() {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.settings")} title={t("settings.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.settings", "settings.error");

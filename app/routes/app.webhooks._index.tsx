@@ -23,7 +23,7 @@ import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
 import { useAnswerToast } from "~/components/useAnswerToast";
@@ -384,7 +384,4 @@ function DeleteEndpointModal({ endpoint, onClose }: { endpoint: Endpoint; onClos
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.webhooks")} title={t("webhooks.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.webhooks", "webhooks.error");
