@@ -56,26 +56,22 @@ export function formFailure(error: unknown): FormFailure {
  * not an unexpected error (a 500 whose stack is logged, at any merchant's will). A connection closed
  * mid-body stays what it is.
  */
-export async function readForm(request: Request): Promise<FormData> {
+export const readForm = (request: Request): Promise<FormData> =>
+  readBody(() => request.formData(), TypeError, "a form (application/x-www-form-urlencoded or multipart)");
+
+export const readJson = (request: Request): Promise<unknown> => readBody(() => request.json(), SyntaxError, "JSON");
+
+/** The body as `read` parses it; the error parsing throws for a body that is not `expected` is a 400. */
+async function readBody<T>(read: () => Promise<T>, unreadable: ErrorConstructor, expected: string): Promise<T> {
   try {
-    return await request.formData();
+    return await read();
   } catch (error) {
-    if (error instanceof TypeError) throw unreadableBody("a form (application/x-www-form-urlencoded or multipart)");
+    if (error instanceof unreadable) {
+      throw new Response(`The request body could not be read as ${expected}.`, { status: 400 });
+    }
     throw error;
   }
 }
-
-export async function readJson(request: Request): Promise<unknown> {
-  try {
-    return await request.json();
-  } catch (error) {
-    if (error instanceof SyntaxError) throw unreadableBody("JSON");
-    throw error;
-  }
-}
-
-const unreadableBody = (expected: string) =>
-  new Response(`The request body could not be read as ${expected}.`, { status: 400 });
 
 /** Runs an action's work; a validation or domain failure becomes a FormFailure for the page. */
 export async function runForm<T>(work: () => Promise<T>): Promise<T | FormFailure> {

@@ -1,7 +1,6 @@
 import { useFetcher } from "@remix-run/react";
-import { useAppBridge } from "@shopify/app-bridge-react";
 import { Banner, BlockStack, Button, InlineStack, Text } from "@shopify/polaris";
-import { useEffect, useRef } from "react";
+import { useAnswerToast, type ActionAnswer } from "~/components/useAnswerToast";
 import { useI18n } from "~/i18n/i18n-context";
 
 export interface DisabledEndpoint {
@@ -19,16 +18,9 @@ export interface DisabledEndpoint {
 export function DisabledEndpointsBanner({ endpoints }: { endpoints: DisabledEndpoint[] }) {
   // One fetcher for every row, held here rather than in the row: a re-enabled endpoint leaves the list (and
   // the banner may go) in the same render that brings the answer, so only this component sees it and says so.
-  const fetcher = useFetcher<{ ok: boolean; formError?: string }>();
-  const shopify = useAppBridge();
+  const fetcher = useFetcher<ActionAnswer>();
   const { t } = useI18n();
-  const confirmed = useRef<typeof fetcher.data>(undefined);
-  useEffect(() => {
-    if (!fetcher.data || fetcher.data === confirmed.current) return;
-    confirmed.current = fetcher.data;
-    if (fetcher.data.ok) shopify.toast.show(t("webhook.reEnabled"));
-    else shopify.toast.show(fetcher.data.formError ?? t("webhook.notReEnabled"), { isError: true });
-  }, [fetcher.data, shopify, t]);
+  useAnswerToast(fetcher, { done: t("webhook.reEnabled"), failed: t("webhook.notReEnabled") });
   if (endpoints.length === 0) return null;
   return (
     <Banner
@@ -54,7 +46,7 @@ function ReEnable({
   fetcher,
 }: {
   endpoint: DisabledEndpoint;
-  fetcher: ReturnType<typeof useFetcher<{ ok: boolean; formError?: string }>>;
+  fetcher: ReturnType<typeof useFetcher<ActionAnswer>>;
 }) {
   const { t } = useI18n();
   const sending = fetcher.state !== "idle" && fetcher.formData?.get("endpointId") === endpoint.id;

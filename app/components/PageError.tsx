@@ -2,6 +2,7 @@ import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import { Banner, Page, Text } from "@shopify/polaris";
 import { useI18n } from "~/i18n/i18n-context";
+import type { MessageKey } from "~/i18n/translate";
 
 /** What went wrong, for a merchant: a thrown response's own text or `message`, else its status. */
 export function routeErrorMessage(error: unknown, unknown = "Unknown error"): string {
@@ -15,7 +16,7 @@ export function routeErrorMessage(error: unknown, unknown = "Unknown error"): st
 }
 
 /** An admin page's error boundary: its title bar and a banner saying what could not be shown, and why. */
-export function PageError({
+function PageError({
   pageTitle,
   title,
   backAction,
@@ -33,4 +34,25 @@ export function PageError({
       </Banner>
     </Page>
   );
+}
+
+/**
+ * A page's `ErrorBoundary` export, by its messages: the page's title, the banner's, and where the back
+ * action leads, if the page has one.
+ */
+export function pageErrorBoundary(
+  pageTitle: MessageKey,
+  title: MessageKey,
+  back?: { content: MessageKey; url: string },
+) {
+  return function ErrorBoundary() {
+    const { t } = useI18n();
+    return (
+      <PageError
+        pageTitle={t(pageTitle)}
+        title={t(title)}
+        backAction={back ? { content: t(back.content), url: back.url } : undefined}
+      />
+    );
+  };
 }

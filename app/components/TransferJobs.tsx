@@ -57,7 +57,7 @@ export function useRefreshWhile(active: boolean, intervalMs = 1_000) {
  * unexpected failure, as a critical banner. Other responses (the platform's embedded-auth answers) go on
  * to the app's boundary.
  */
-export function TransferPageError({ title }: { title: string }) {
+function TransferPageError({ title }: { title: string }) {
   const error = useRouteError();
   const { t } = useI18n();
   let message: string;
@@ -79,4 +79,12 @@ export function TransferPageError({ title }: { title: string }) {
       </Layout>
     </Page>
   );
+}
+
+/** A transfers page's `ErrorBoundary` export, by the banner's title. */
+export function transferPageErrorBoundary(title: MessageKey) {
+  return function ErrorBoundary() {
+    const { t } = useI18n();
+    return <TransferPageError title={t(title)} />;
+  };
 }

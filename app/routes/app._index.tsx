@@ -10,7 +10,6 @@ import {
   Card,
   DataTable,
   EmptyState,
-  InlineGrid,
   InlineStack,
   Layout,
   Page,
@@ -22,9 +21,11 @@ import {
 import type { ReactNode } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { formFailure, readForm, runForm } from "~/admin/forms.server";
+import { HeadingWithHint } from "~/components/CardHeadings";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
+import { FigureGrid } from "~/components/FigureGrid";
 import { LabelledCard } from "~/components/LabelledCard";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { DomainError } from "~/lib/domain-error";
@@ -115,14 +116,9 @@ function SetupGuide() {
   return (
     <Card>
       <BlockStack gap="400">
-        <BlockStack gap="100">
-          <Text as="h2" variant="headingMd">
-            {t("home.setup.heading")}
-          </Text>
-          <Text as="p" tone="subdued">
-            {t("home.setup.progress", { done, total: 3 })}
-          </Text>
-        </BlockStack>
+        <HeadingWithHint title={t("home.setup.heading")}>
+          {t("home.setup.progress", { done, total: 3 })}
+        </HeadingWithHint>
         <ol aria-label={t("home.setup.steps")} style={{ margin: 0, padding: 0, listStyle: "none" }}>
           <Step
             number={1}
@@ -223,26 +219,16 @@ function Step({
 
 function Usage() {
   const { usage } = useLoaderData<typeof loader>();
-  const { t, number } = useI18n();
-  const figures = [
-    { label: t("home.usage.lists"), value: usage.lists },
-    { label: t("home.usage.items"), value: usage.items },
-    { label: t("home.usage.saves"), value: usage.saves },
-  ];
+  const { t } = useI18n();
   return (
     <LabelledCard title={t("home.usage.heading")}>
-      <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
-        {figures.map((figure) => (
-          <BlockStack key={figure.label} gap="100">
-            <Text as="p" tone="subdued">
-              {figure.label}
-            </Text>
-            <Text as="p" variant="headingXl">
-              {number(figure.value)}
-            </Text>
-          </BlockStack>
-        ))}
-      </InlineGrid>
+      <FigureGrid
+        figures={[
+          { label: t("home.usage.lists"), value: usage.lists },
+          { label: t("home.usage.items"), value: usage.items },
+          { label: t("home.usage.saves"), value: usage.saves },
+        ]}
+      />
     </LabelledCard>
   );
 }
@@ -296,7 +282,4 @@ function HomeSkeleton() {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.home")} title={t("home.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.home", "home.error");

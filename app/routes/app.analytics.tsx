@@ -9,7 +9,6 @@ import {
   Collapsible,
   DataTable,
   EmptyState,
-  InlineGrid,
   InlineStack,
   Layout,
   Page,
@@ -22,8 +21,10 @@ import { useEffect, useId, useState } from "react";
 // downloads it (checked on the built assets by tests/e2e/analytics.test.ts).
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
+import { HeadingWithHint } from "~/components/CardHeadings";
+import { FigureGrid } from "~/components/FigureGrid";
 import { LabelledCard } from "~/components/LabelledCard";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
@@ -85,14 +86,9 @@ export default function Analytics() {
         ) : null}
         <Card>
           <InlineStack align="space-between" blockAlign="end" gap="400">
-            <BlockStack gap="100">
-              <Text as="h2" variant="headingMd">
-                {t("analytics.activity")}
-              </Text>
-              <Text as="p" tone="subdued">
-                {t("analytics.period", { from: data.from, to: data.to })}
-              </Text>
-            </BlockStack>
+            <HeadingWithHint title={t("analytics.activity")}>
+              {t("analytics.period", { from: data.from, to: data.to })}
+            </HeadingWithHint>
             <Select
               label={t("analytics.dateRange")}
               options={RANGES.map((range) => ({ label: t("analytics.range", { days: daysOf(range) }), value: range }))}
@@ -146,26 +142,16 @@ export default function Analytics() {
 
 function Totals() {
   const { totals } = useLoaderData<typeof loader>();
-  const { t, number } = useI18n();
-  const figures = [
-    { label: t("analytics.saves"), value: totals.adds },
-    { label: t("analytics.removals"), value: totals.removes },
-    { label: t("analytics.activeShoppers"), value: totals.activeShoppers },
-  ];
+  const { t } = useI18n();
   return (
     <LabelledCard title={t("analytics.totals")}>
-      <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
-        {figures.map((figure) => (
-          <BlockStack key={figure.label} gap="100">
-            <Text as="p" tone="subdued">
-              {figure.label}
-            </Text>
-            <Text as="p" variant="headingXl">
-              {number(figure.value)}
-            </Text>
-          </BlockStack>
-        ))}
-      </InlineGrid>
+      <FigureGrid
+        figures={[
+          { label: t("analytics.saves"), value: totals.adds },
+          { label: t("analytics.removals"), value: totals.removes },
+          { label: t("analytics.activeShoppers"), value: totals.activeShoppers },
+        ]}
+      />
     </LabelledCard>
   );
 }
@@ -312,7 +298,4 @@ function Downloads() {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.analytics")} title={t("analytics.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.analytics", "analytics.error");

@@ -23,7 +23,7 @@ import {
   DownloadLink,
   isUnderway,
   JobStatusBadge,
-  TransferPageError,
+  transferPageErrorBoundary,
   useRefreshWhile,
 } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
@@ -221,7 +221,4 @@ function PastExports({ exports }: { exports: TransferJobView[] }) {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <TransferPageError title={t("exports.error")} />;
-}
+export const ErrorBoundary = transferPageErrorBoundary("exports.error");

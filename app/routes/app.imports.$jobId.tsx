@@ -24,10 +24,11 @@ import {
   DownloadLink,
   isUnderway,
   JobStatusBadge,
-  TransferPageError,
+  transferPageErrorBoundary,
   useRefreshWhile,
 } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
+import { HeadedCard, HeadingWithHint } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey, Translator } from "~/i18n/translate";
 import { FORMATS, type Field } from "~/services/transfers/columns";
@@ -254,25 +255,20 @@ function Totals({ report }: { report: ImportReport }) {
     [t("import.totals.datesDefaulted"), datesDefaulted],
   ];
   return (
-    <Card>
-      <BlockStack gap="300">
-        <Text as="h2" variant="headingMd">
-          {t("import.totals.heading")}
-        </Text>
-        <InlineGrid columns={{ xs: 2, md: 5 }} gap="300">
-          {figures.map(([label, value]) => (
-            <BlockStack key={label} gap="100">
-              <Text as="p" tone="subdued">
-                {label}
-              </Text>
-              <Text as="p" variant="headingLg" numeric>
-                {number(value)}
-              </Text>
-            </BlockStack>
-          ))}
-        </InlineGrid>
-      </BlockStack>
-    </Card>
+    <HeadedCard title={t("import.totals.heading")}>
+      <InlineGrid columns={{ xs: 2, md: 5 }} gap="300">
+        {figures.map(([label, value]) => (
+          <BlockStack key={label} gap="100">
+            <Text as="p" tone="subdued">
+              {label}
+            </Text>
+            <Text as="p" variant="headingLg" numeric>
+              {number(value)}
+            </Text>
+          </BlockStack>
+        ))}
+      </InlineGrid>
+    </HeadedCard>
   );
 }
 
@@ -280,44 +276,37 @@ function Columns({ report }: { report: ImportReport }) {
   const { mapped, unmapped, unmappedTruncated, missing } = report.columns;
   const { t } = useI18n();
   return (
-    <Card>
-      <BlockStack gap="300">
-        <Text as="h2" variant="headingMd">
-          {t("import.columns.heading")}
-        </Text>
-        <Text as="p">
-          {t("import.columns.readAs", {
-            format: report.format.variant ? `${report.format.label} (${report.format.variant})` : report.format.label,
-            columns:
-              mapped.map(({ header, field }) => `${header} → ${t(FIELD_LABELS[field])}`).join(", ") ||
-              t("import.columns.noneRecognised"),
-          })}
-        </Text>
-        {unmapped.length > 0 ? (
-          <BlockStack gap="100">
-            <Text as="h3" variant="headingSm">
-              {t("import.columns.unplaced")}
-            </Text>
-            <Text as="p" tone="subdued">
-              {t("import.columns.ignored")}
-              {unmappedTruncated ? ` ${t("import.columns.truncated", { count: unmapped.length })}` : ""}
-            </Text>
-            <List type="bullet">
-              {unmapped.map((header, index) => (
-                <List.Item key={`${index}-${header}`}>
-                  {header === "" ? t("import.columns.noHeader") : header}
-                </List.Item>
-              ))}
-            </List>
-          </BlockStack>
-        ) : null}
-        {missing.length > 0 ? (
-          <Text as="p" tone="critical">
-            {t("import.columns.missing", { columns: missing.join(", ") })}
+    <HeadedCard title={t("import.columns.heading")}>
+      <Text as="p">
+        {t("import.columns.readAs", {
+          format: report.format.variant ? `${report.format.label} (${report.format.variant})` : report.format.label,
+          columns:
+            mapped.map(({ header, field }) => `${header} → ${t(FIELD_LABELS[field])}`).join(", ") ||
+            t("import.columns.noneRecognised"),
+        })}
+      </Text>
+      {unmapped.length > 0 ? (
+        <BlockStack gap="100">
+          <Text as="h3" variant="headingSm">
+            {t("import.columns.unplaced")}
           </Text>
-        ) : null}
-      </BlockStack>
-    </Card>
+          <Text as="p" tone="subdued">
+            {t("import.columns.ignored")}
+            {unmappedTruncated ? ` ${t("import.columns.truncated", { count: unmapped.length })}` : ""}
+          </Text>
+          <List type="bullet">
+            {unmapped.map((header, index) => (
+              <List.Item key={`${index}-${header}`}>{header === "" ? t("import.columns.noHeader") : header}</List.Item>
+            ))}
+          </List>
+        </BlockStack>
+      ) : null}
+      {missing.length > 0 ? (
+        <Text as="p" tone="critical">
+          {t("import.columns.missing", { columns: missing.join(", ") })}
+        </Text>
+      ) : null}
+    </HeadedCard>
   );
 }
 
@@ -328,17 +317,12 @@ function Issues({ report }: { report: ImportReport }) {
     <Card padding="0">
       <BlockStack gap="200">
         <Box paddingInline="400" paddingBlockStart="400">
-          <BlockStack gap="100">
-            <Text as="h2" variant="headingMd">
-              {t("import.issues.heading")}
-            </Text>
-            <Text as="p" tone="subdued">
-              {skippedBy
-                .map(([reason, count]) => t("import.issues.count", { reason: t(REASON_LABELS[reason]), count }))
-                .join(" · ")}
-              {report.issuesTruncated ? ` ${t("import.issues.truncated", { count: report.issues.length })}` : ""}
-            </Text>
-          </BlockStack>
+          <HeadingWithHint title={t("import.issues.heading")}>
+            {skippedBy
+              .map(([reason, count]) => t("import.issues.count", { reason: t(REASON_LABELS[reason]), count }))
+              .join(" · ")}
+            {report.issuesTruncated ? ` ${t("import.issues.truncated", { count: report.issues.length })}` : ""}
+          </HeadingWithHint>
         </Box>
         <DataTable
           columnContentTypes={["numeric", "text", "text", "text"]}
@@ -357,7 +341,4 @@ function Issues({ report }: { report: ImportReport }) {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <TransferPageError title={t("import.error")} />;
-}
+export const ErrorBoundary = transferPageErrorBoundary("import.error");

@@ -4,7 +4,7 @@ import { TitleBar } from "@shopify/app-bridge-react";
 import { Card, DataTable, EmptyState, Layout, Link, Page, SkeletonBodyText, Text } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { latestJobViews } from "~/admin/transfer-job-views.server";
-import { isUnderway, JobStatusBadge, TransferPageError, useRefreshWhile } from "~/components/TransferJobs";
+import { isUnderway, JobStatusBadge, transferPageErrorBoundary, useRefreshWhile } from "~/components/TransferJobs";
 import { useI18n } from "~/i18n/i18n-context";
 import { FORMATS } from "~/services/transfers/columns";
 
@@ -84,7 +84,4 @@ export default function Imports() {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <TransferPageError title={t("imports.error")} />;
-}
+export const ErrorBoundary = transferPageErrorBoundary("imports.error");

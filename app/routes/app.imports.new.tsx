@@ -20,8 +20,9 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm, type FormFailure } from "~/admin/forms.server";
-import { TransferPageError } from "~/components/TransferJobs";
+import { transferPageErrorBoundary } from "~/components/TransferJobs";
 import { getEnv } from "~/env.server";
+import { HeadingWithHint } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import type { Translator } from "~/i18n/translate";
 import { FORMATS, SOURCES, type Field, type Source } from "~/services/transfers/columns";
@@ -143,14 +144,7 @@ function SourceStep({ missing }: { missing: boolean }) {
       <input type="hidden" name="step" value="upload" />
       <Card>
         <BlockStack gap="400">
-          <BlockStack gap="100">
-            <Text as="h2" variant="headingMd">
-              {t("importNew.step1")}
-            </Text>
-            <Text as="p" tone="subdued">
-              {t("importNew.headersMatched")}
-            </Text>
-          </BlockStack>
+          <HeadingWithHint title={t("importNew.step1")}>{t("importNew.headersMatched")}</HeadingWithHint>
           <ChoiceList
             title={t("importNew.sourceField")}
             name="source"
@@ -393,7 +387,4 @@ function UploadStep({ source }: { source: Source }) {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <TransferPageError title={t("importNew.error")} />;
-}
+export const ErrorBoundary = transferPageErrorBoundary("importNew.error");

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { useFetcher, useLoaderData } from "@remix-run/react";
-import { Modal, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
+import { Modal, TitleBar } from "@shopify/app-bridge-react";
 import {
   Badge,
   Banner,
@@ -16,11 +16,13 @@ import {
   Text,
   TextField,
 } from "@shopify/polaris";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { CopyButton } from "~/components/CopyButton";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
+import { HeadedCard, HeadingWithHint } from "~/components/CardHeadings";
+import { useAnswerToast } from "~/components/useAnswerToast";
 import { useI18n } from "~/i18n/i18n-context";
 import type { ApiKeyRow } from "~/data/api-key-rows.server";
 import { DomainError } from "~/lib/domain-error";
@@ -86,22 +88,17 @@ export default function ApiKeysPage() {
       </TitleBar>
       <Layout>
         <Layout.Section>
-          <Card>
-            <BlockStack gap="300">
-              <Text as="h2" variant="headingMd">
-                {t("keys.public.heading")}
+          <HeadedCard title={t("keys.public.heading")}>
+            <Text as="p" tone="subdued">
+              {t("keys.public.body")}
+            </Text>
+            <InlineStack gap="300" blockAlign="center" wrap={false}>
+              <Text as="p" fontWeight="semibold" breakWord>
+                <code>{publicKey}</code>
               </Text>
-              <Text as="p" tone="subdued">
-                {t("keys.public.body")}
-              </Text>
-              <InlineStack gap="300" blockAlign="center" wrap={false}>
-                <Text as="p" fontWeight="semibold" breakWord>
-                  <code>{publicKey}</code>
-                </Text>
-                <CopyButton value={publicKey} accessibilityLabel={t("keys.public.copy")} />
-              </InlineStack>
-            </BlockStack>
-          </Card>
+              <CopyButton value={publicKey} accessibilityLabel={t("keys.public.copy")} />
+            </InlineStack>
+          </HeadedCard>
         </Layout.Section>
         <Layout.Section>
           <PrivateKeys keys={keys} onCreate={() => setCreating(true)} onRevoke={setKeyToRevoke} />
@@ -148,14 +145,9 @@ function PrivateKeys({
     <Card padding="0">
       <BlockStack>
         <div style={{ padding: "var(--p-space-400)" }}>
-          <BlockStack gap="200">
-            <Text as="h2" variant="headingMd">
-              {t("keys.private.heading")}
-            </Text>
-            <Text as="p" tone="subdued">
-              {t("keys.private.body")}
-            </Text>
-          </BlockStack>
+          <HeadingWithHint title={t("keys.private.heading")} gap="200">
+            {t("keys.private.body")}
+          </HeadingWithHint>
         </div>
         <DataTable
           verticalAlign="middle"
@@ -261,19 +253,15 @@ function CreateKeyModal({ round, open, onClose }: { round: number; open: boolean
 
 function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: () => void }) {
   const fetcher = useFetcher<typeof action>();
-  const shopify = useAppBridge();
   const { t } = useI18n();
   const submitting = fetcher.state !== "idle";
-  const answered = useRef<unknown>(null);
-
-  // Idle again after the revoke (the list shows the key as revoked): say so once per answer, and close.
-  useEffect(() => {
-    if (fetcher.state !== "idle" || !fetcher.data || answered.current === fetcher.data) return;
-    answered.current = fetcher.data;
-    if (fetcher.data.ok) shopify.toast.show(t("keys.keyRevoked"));
-    else shopify.toast.show(fetcher.data.formError ?? t("keys.notRevoked"), { isError: true });
-    onClose();
-  }, [fetcher.state, fetcher.data, onClose, shopify, t]);
+  // Idle again after the revoke (the list shows the key as revoked): say so, and close.
+  useAnswerToast(fetcher, {
+    done: t("keys.keyRevoked"),
+    failed: t("keys.notRevoked"),
+    settled: true,
+    onAnswer: onClose,
+  });
 
   function revoke() {
     if (apiKey) fetcher.submit({ intent: "revoke", keyId: apiKey.id }, { method: "post" });
@@ -292,10 +280,7 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: KeyView | null; onClose: 
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.keys")} title={t("keys.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.keys", "keys.error");
 
 /** A key drawn inline, so the empty state needs no image from elsewhere. */
 const EMPTY_KEYS_IMAGE = `data:image/svg+xml,${encodeURIComponent(

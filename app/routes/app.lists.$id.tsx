@@ -17,7 +17,8 @@ import {
 } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { loadListOwner } from "~/admin/lists-page.server";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
+import { HeadedCard } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
@@ -100,46 +101,41 @@ export default function ListDetail() {
             <p>{t("list.contactUnavailable.body")}</p>
           </Banner>
         ) : null}
-        <Card>
-          <BlockStack gap="300">
-            <Text as="h2" variant="headingMd">
-              {list.name}
+        <HeadedCard title={list.name}>
+          <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
+            <Fact label={t("list.owner")} details={ownerDetails}>
+              {owner}
+            </Fact>
+            <Fact label={t("list.items")}>{number(list.count)}</Fact>
+            <Fact label={t("list.updated")}>{list.updatedAt ? dateTime(list.updatedAt) : ""}</Fact>
+          </InlineGrid>
+          <BlockStack gap="100">
+            <Text as="h3" variant="headingSm">
+              {t("list.sharing")}
             </Text>
-            <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
-              <Fact label={t("list.owner")} details={ownerDetails}>
-                {owner}
-              </Fact>
-              <Fact label={t("list.items")}>{number(list.count)}</Fact>
-              <Fact label={t("list.updated")}>{list.updatedAt ? dateTime(list.updatedAt) : ""}</Fact>
-            </InlineGrid>
-            <BlockStack gap="100">
-              <Text as="h3" variant="headingSm">
-                {t("list.sharing")}
-              </Text>
-              {shareUrl ? (
-                <BlockStack gap="100">
-                  <div>
-                    <Badge tone="info">{t("list.shared")}</Badge>
-                  </div>
-                  <Text as="p" breakWord>
-                    {rich("list.sharedBody", {
-                      url: (
-                        <Link url={shareUrl} target="_blank">
-                          {shareUrl}
-                        </Link>
-                      ),
-                    })}
-                  </Text>
-                </BlockStack>
-              ) : (
-                <Text as="p">{t("list.notShared")}</Text>
-              )}
-            </BlockStack>
-            <Text as="p" variant="bodySm" tone="subdued">
-              {t("list.id", { id: list.id })}
-            </Text>
+            {shareUrl ? (
+              <BlockStack gap="100">
+                <div>
+                  <Badge tone="info">{t("list.shared")}</Badge>
+                </div>
+                <Text as="p" breakWord>
+                  {rich("list.sharedBody", {
+                    url: (
+                      <Link url={shareUrl} target="_blank">
+                        {shareUrl}
+                      </Link>
+                    ),
+                  })}
+                </Text>
+              </BlockStack>
+            ) : (
+              <Text as="p">{t("list.notShared")}</Text>
+            )}
           </BlockStack>
-        </Card>
+          <Text as="p" variant="bodySm" tone="subdued">
+            {t("list.id", { id: list.id })}
+          </Text>
+        </HeadedCard>
         <Card padding={list.items.length ? "0" : undefined}>
           {list.items.length === 0 ? (
             <EmptyState heading={t("list.empty.heading")} image="/favicon.svg">
@@ -238,13 +234,4 @@ function Fact({ label, children, details = [] }: { label: string; children: stri
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return (
-    <PageError
-      pageTitle={t("page.list")}
-      title={t("list.error")}
-      backAction={{ content: t("page.lists"), url: "/app/lists" }}
-    />
-  );
-}
+export const ErrorBoundary = pageErrorBoundary("page.list", "list.error", { content: "page.lists", url: "/app/lists" });

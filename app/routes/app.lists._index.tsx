@@ -22,7 +22,7 @@ import { useEffect, useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { DEFAULT_LIST_SORT, type ListSort } from "~/admin/list-sorts";
 import { loadListsPage, type ListRowView } from "~/admin/lists-page.server";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { Translator } from "~/i18n/translate";
 
@@ -331,7 +331,4 @@ function OwnerCell({ owner }: { owner: ListRowView["owner"] }) {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.lists")} title={t("lists.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.lists", "lists.error");

@@ -3,7 +3,7 @@ import { useLoaderData } from "@remix-run/react";
 import { TitleBar } from "@shopify/app-bridge-react";
 import { Badge, Card, DataTable, EmptyState, Layout, Page, Text } from "@shopify/polaris";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { DownloadLink, useRefreshWhile } from "~/components/TransferJobs";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey, Translator } from "~/i18n/translate";
@@ -130,7 +130,4 @@ export default function Privacy() {
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.privacy")} title={t("privacy.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.privacy", "privacy.error");

@@ -2,11 +2,11 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { useFetcher, useLoaderData } from "@remix-run/react";
 import { SaveBar, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
 import { Banner, BlockStack, Card, Checkbox, Layout, List, Page, Text, TextField } from "@shopify/polaris";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readJson, runForm } from "~/admin/forms.server";
 import { HeadlessOriginsEditor } from "~/components/HeadlessOriginsEditor";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey, Translator } from "~/i18n/translate";
 import { StorefrontStringsEditor, type StringOverrides } from "~/components/StorefrontStringsEditor";
@@ -56,13 +56,28 @@ function sameSettings(a: EditableSettings, b: EditableSettings) {
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
+/** The page's single-value fields: the label each is shown with (in the error list too) and its help text. */
+const FIELDS = {
+  guestEnabled: { label: "settings.guest.label", help: "settings.guest.help" },
+  metafieldSyncEnabled: { label: "settings.metafield.label", help: "settings.metafield.help" },
+  shareEnabled: { label: "settings.sharing.title", help: "settings.sharing.help" },
+  sharePath: { label: "settings.sharePath.label", help: "settings.sharePath.help" },
+} as const satisfies Record<string, { label: MessageKey; help: MessageKey }>;
+
 const FIELD_NAMES: Record<string, MessageKey> = {
-  guestEnabled: "settings.guest.label",
-  shareEnabled: "settings.sharing.title",
-  sharePath: "settings.sharePath.label",
-  metafieldSyncEnabled: "settings.metafield.label",
+  ...Object.fromEntries(Object.entries(FIELDS).map(([field, { label }]) => [field, label])),
   headlessOrigins: "settings.headless.field",
 };
+
+/** The page's sections, each titled and described by its messages (`settings.<id>.title`, `.description`). */
+function Section({ id, children }: { id: "wishlists" | "sharing" | "headless" | "strings"; children: ReactNode }) {
+  const { t } = useI18n();
+  return (
+    <Layout.AnnotatedSection id={id} title={t(`settings.${id}.title`)} description={t(`settings.${id}.description`)}>
+      <Card>{children}</Card>
+    </Layout.AnnotatedSection>
+  );
+}
 
 /** "headlessOrigins.1" -> "Headless origins, origin 2"; "strings.fr.add" -> "Storefront text fr, add". */
 function fieldName(field: string, { t }: Pick<Translator, "t">) {
@@ -115,6 +130,16 @@ export default function SettingsPage() {
   }
   const touchedMember = (member: string) => (field: string) => field === member || field.startsWith(`${member}.`);
 
+  const checkbox = (field: "guestEnabled" | "metafieldSyncEnabled" | "shareEnabled") => (
+    <Checkbox
+      label={t(FIELDS[field].label)}
+      helpText={t(FIELDS[field].help)}
+      checked={form[field]}
+      onChange={(checked) => change({ [field]: checked }, touchedMember(field))}
+      error={errors[field]}
+    />
+  );
+
   function save() {
     fetcher.submit(form, { method: "post", encType: "application/json" });
   }
@@ -154,94 +179,47 @@ export default function SettingsPage() {
           </div>
         ) : null}
         <Layout>
-          <Layout.AnnotatedSection
-            id="wishlists"
-            title={t("settings.wishlists.title")}
-            description={t("settings.wishlists.description")}
-          >
-            <Card>
-              <BlockStack gap="300">
-                <Checkbox
-                  label={t("settings.guest.label")}
-                  helpText={t("settings.guest.help")}
-                  checked={form.guestEnabled}
-                  onChange={(guestEnabled) => change({ guestEnabled }, touchedMember("guestEnabled"))}
-                  error={errors.guestEnabled}
-                />
-                <Checkbox
-                  label={t("settings.metafield.label")}
-                  helpText={t("settings.metafield.help")}
-                  checked={form.metafieldSyncEnabled}
-                  onChange={(metafieldSyncEnabled) =>
-                    change({ metafieldSyncEnabled }, touchedMember("metafieldSyncEnabled"))
-                  }
-                  error={errors.metafieldSyncEnabled}
-                />
-              </BlockStack>
-            </Card>
-          </Layout.AnnotatedSection>
-          <Layout.AnnotatedSection
-            id="sharing"
-            title={t("settings.sharing.title")}
-            description={t("settings.sharing.description")}
-          >
-            <Card>
-              <BlockStack gap="300">
-                <Checkbox
-                  label={t("settings.sharing.title")}
-                  helpText={t("settings.sharing.help")}
-                  checked={form.shareEnabled}
-                  onChange={(shareEnabled) => change({ shareEnabled }, touchedMember("shareEnabled"))}
-                  error={errors.shareEnabled}
-                />
-                <TextField
-                  label={t("settings.sharePath.label")}
-                  helpText={t("settings.sharePath.help")}
-                  autoComplete="off"
-                  value={form.sharePath}
-                  onChange={(sharePath) => change({ sharePath }, touchedMember("sharePath"))}
-                  error={errors.sharePath}
-                />
-              </BlockStack>
-            </Card>
-          </Layout.AnnotatedSection>
-          <Layout.AnnotatedSection
-            id="headless"
-            title={t("settings.headless.title")}
-            description={t("settings.headless.description")}
-          >
-            <Card>
-              <HeadlessOriginsEditor
-                origins={form.headlessOrigins}
-                errors={errors}
-                // Indexes shift when an origin goes: every origin's message goes with them.
-                onChange={(headlessOrigins) => change({ headlessOrigins }, touchedMember("headlessOrigins"))}
+          <Section id="wishlists">
+            <BlockStack gap="300">
+              {checkbox("guestEnabled")}
+              {checkbox("metafieldSyncEnabled")}
+            </BlockStack>
+          </Section>
+          <Section id="sharing">
+            <BlockStack gap="300">
+              {checkbox("shareEnabled")}
+              <TextField
+                label={t(FIELDS.sharePath.label)}
+                helpText={t(FIELDS.sharePath.help)}
+                autoComplete="off"
+                value={form.sharePath}
+                onChange={(sharePath) => change({ sharePath }, touchedMember("sharePath"))}
+                error={errors.sharePath}
               />
-            </Card>
-          </Layout.AnnotatedSection>
-          <Layout.AnnotatedSection
-            id="strings"
-            title={t("settings.strings.title")}
-            description={t("settings.strings.description")}
-          >
-            <Card>
-              <StorefrontStringsEditor
-                strings={form.strings}
-                defaults={defaultStrings}
-                errors={errors}
-                onChange={(strings, changedField) =>
-                  change({ strings }, (field) => field === changedField || field.startsWith(`${changedField}.`))
-                }
-              />
-            </Card>
-          </Layout.AnnotatedSection>
+            </BlockStack>
+          </Section>
+          <Section id="headless">
+            <HeadlessOriginsEditor
+              origins={form.headlessOrigins}
+              errors={errors}
+              // Indexes shift when an origin goes: every origin's message goes with them.
+              onChange={(headlessOrigins) => change({ headlessOrigins }, touchedMember("headlessOrigins"))}
+            />
+          </Section>
+          <Section id="strings">
+            <StorefrontStringsEditor
+              strings={form.strings}
+              defaults={defaultStrings}
+              errors={errors}
+              onChange={(strings, changedField) =>
+                change({ strings }, (field) => field === changedField || field.startsWith(`${changedField}.`))
+              }
+            />
+          </Section>
         </Layout>
       </BlockStack>
     </Page>
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.settings")} title={t("settings.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.settings", "settings.error");

@@ -1,14 +1,13 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import {
   isRouteErrorResponse,
-  useFetcher,
   useLoaderData,
   useLocation,
   useNavigation,
   useRevalidator,
   useRouteError,
 } from "@remix-run/react";
-import { TitleBar, useAppBridge } from "@shopify/app-bridge-react";
+import { TitleBar } from "@shopify/app-bridge-react";
 import {
   Badge,
   Banner,
@@ -24,7 +23,6 @@ import {
   Page,
   Text,
 } from "@shopify/polaris";
-import { useEffect } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookDelivery, serializeWebhookEndpoint } from "~/api/v1/serializers";
@@ -32,6 +30,8 @@ import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
 import { routeErrorMessage } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { ActionButton } from "~/components/ActionButton";
+import { HeadingWithHint } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import { isId } from "~/lib/ids";
 import { isDomainError } from "~/lib/domain-error";
@@ -133,14 +133,7 @@ export default function WebhookEndpoint() {
         <Layout.Section>
           <Card padding="0">
             <Box padding="400">
-              <BlockStack gap="100">
-                <Text as="h2" variant="headingMd">
-                  {t("webhook.detail.log")}
-                </Text>
-                <Text as="p" tone="subdued">
-                  {t("webhook.detail.logHint")}
-                </Text>
-              </BlockStack>
+              <HeadingWithHint title={t("webhook.detail.log")}>{t("webhook.detail.logHint")}</HeadingWithHint>
             </Box>
             {attempts.length === 0 && firstPage ? (
               <EmptyState heading={t("webhook.detail.emptyHeading")} image="/webhooks-empty.svg">
@@ -275,28 +268,18 @@ function Wrapping({ width, children }: { width: string; children: React.ReactNod
 }
 
 function RedeliverButton({ attempt, endpointDisabled }: { attempt: Attempt; endpointDisabled: boolean }) {
-  const fetcher = useFetcher<typeof action>();
-  const shopify = useAppBridge();
   const { t } = useI18n();
-  useEffect(() => {
-    if (!fetcher.data) return;
-    if (fetcher.data.ok) shopify.toast.show(t("webhook.redeliveryQueued"));
-    else shopify.toast.show(fetcher.data.formError ?? t("webhook.notRedelivered"), { isError: true });
-  }, [fetcher.data, shopify, t]);
   return (
-    <fetcher.Form method="post">
-      <input type="hidden" name="intent" value="redeliver" />
-      <input type="hidden" name="deliveryId" value={attempt.id} />
-      <Button
-        submit
-        size="slim"
-        loading={fetcher.state !== "idle"}
-        disabled={endpointDisabled}
-        accessibilityLabel={t("webhook.redeliverLabel", { event: attempt.eventType, attempt: attempt.attempt })}
-      >
-        {t("webhook.redeliver")}
-      </Button>
-    </fetcher.Form>
+    <ActionButton
+      fields={{ intent: "redeliver", deliveryId: attempt.id }}
+      done={t("webhook.redeliveryQueued")}
+      failed={t("webhook.notRedelivered")}
+      size="slim"
+      disabled={endpointDisabled}
+      accessibilityLabel={t("webhook.redeliverLabel", { event: attempt.eventType, attempt: attempt.attempt })}
+    >
+      {t("webhook.redeliver")}
+    </ActionButton>
   );
 }
 

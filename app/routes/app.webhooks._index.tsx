@@ -18,14 +18,15 @@ import {
   Text,
   TextField,
 } from "@shopify/polaris";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readForm, runForm } from "~/admin/forms.server";
 import { serializeWebhookEndpoint } from "~/api/v1/serializers";
 import { DisabledEndpointsBanner } from "~/components/DisabledEndpointsBanner";
-import { PageError } from "~/components/PageError";
+import { pageErrorBoundary } from "~/components/PageError";
 import { SendTestEventButton } from "~/components/SendTestEventButton";
 import { WebhookEndpointStatus } from "~/components/WebhookEndpointStatus";
+import { useAnswerToast } from "~/components/useAnswerToast";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { getEnv } from "~/env.server";
@@ -352,20 +353,13 @@ function copySelection(input: HTMLInputElement | null | undefined): boolean {
 }
 
 function DeleteEndpointModal({ endpoint, onClose }: { endpoint: Endpoint; onClose: () => void }) {
-  const shopify = useAppBridge();
   const fetcher = useFetcher<typeof action>();
   const { t, rich } = useI18n();
-  const handled = useRef<typeof fetcher.data>(undefined);
-  useEffect(() => {
-    if (!fetcher.data || fetcher.data === handled.current) return;
-    handled.current = fetcher.data;
-    if (fetcher.data.ok) {
-      shopify.toast.show(t("webhooks.deleted"));
-      onClose();
-    } else {
-      shopify.toast.show(fetcher.data.formError ?? t("webhooks.notDeleted"), { isError: true });
-    }
-  }, [fetcher.data, onClose, shopify, t]);
+  useAnswerToast(fetcher, {
+    done: t("webhooks.deleted"),
+    failed: t("webhooks.notDeleted"),
+    onAnswer: (answer) => answer.ok && onClose(),
+  });
   const remove = () => fetcher.submit({ intent: "delete", endpointId: endpoint.id }, { method: "post" });
   return (
     <Modal id={DELETE_MODAL} variant="small" open onHide={onClose}>
@@ -390,7 +384,4 @@ function DeleteEndpointModal({ endpoint, onClose }: { endpoint: Endpoint; onClos
   );
 }
 
-export function ErrorBoundary() {
-  const { t } = useI18n();
-  return <PageError pageTitle={t("page.webhooks")} title={t("webhooks.error")} />;
-}
+export const ErrorBoundary = pageErrorBoundary("page.webhooks", "webhooks.error");
