@@ -1,6 +1,17 @@
 import tsconfigPaths from "vite-tsconfig-paths";
 import { configDefaults, defineConfig } from "vitest/config";
 
+// Files that touch no database: they run once, in the SQLite project (docs/decisions/042-test-time.md).
+const ENGINE_FREE = [
+  "tests/repo/architecture.test.ts",
+  "tests/lib/conventions.test.ts",
+  "tests/lib/cursor.test.ts",
+  "tests/admin/pages.test.ts",
+  "tests/i18n/catalogues.test.ts",
+  "tests/stand-in/storefront.test.ts",
+  "tests/deploy/deploy.test.ts",
+];
+
 // The whole suite runs once per database engine; each test file gets its own database (cloned from a
 // migrated template) and its own Redis key prefix (tests/setup).
 export default defineConfig({
@@ -10,6 +21,11 @@ export default defineConfig({
     globalSetup: ["tests/setup/global-setup.ts"],
     setupFiles: ["tests/setup/per-file.ts"],
     pool: "forks",
+    // Files run side by side: most of a file's time is spent waiting (on a child process it started, a
+    // poll, a browser, the database), so three files at a time keep two cores busy where Vitest's default
+    // (cores - 1) ran one at a time here. TEST_WORKERS overrides it (docs/decisions/042-test-time.md).
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
+    minWorkers: 1,
     // Bounds for a hang, not expectations: the suite must pass on a loaded 2-core machine (issue 16, item 6).
     testTimeout: 180_000,
     hookTimeout: 180_000,
@@ -37,14 +53,14 @@ export default defineConfig({
         },
       },
       // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every
-      // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md). The admin's
-      // catalogues (tests/i18n/catalogues.test.ts) touch no database.
+      // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md). Nor do
+      // the files that touch no database run twice.
       {
         extends: true,
         test: {
           name: "postgres",
           env: { TEST_DATABASE: "postgres" },
-          exclude: [...configDefaults.exclude, "tests/e2e/**", "tests/i18n/catalogues.test.ts"],
+          exclude: [...configDefaults.exclude, "tests/e2e/**", ...ENGINE_FREE],
         },
       },
     ],
