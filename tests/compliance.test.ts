@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { database, engine } from "~/data/database.server";
 import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
-import { purgeProcessedPlatformWebhooks } from "~/services/shops/shops.server";
+import { purgeProcessedPlatformWebhooks } from "~/services/shops/platform-webhook-ledger.server";
 import { countActiveOwners } from "~/data/daily-stat-rows.server";
 import { WEBHOOK_EVENTS } from "~/api/v1/schemas";
 import { WEBHOOK_QUEUE, type DeliverWebhookPayload } from "~/jobs/definitions";

@@ -13,11 +13,11 @@ import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { purgeIdempotencyJob } from "~/jobs/definitions";
 import { handleMaintenanceJob } from "../worker/handlers/maintenance";
 import { ROOT } from "../scripts/lib/databases";
+import { ensureShop } from "~/services/shops/shops.server";
 import {
-  ensureShop,
   PLATFORM_WEBHOOK_RETENTION_MS,
   purgeProcessedPlatformWebhooks,
-} from "~/services/shops/shops.server";
+} from "~/services/shops/platform-webhook-ledger.server";
 import { createShop, createShopWithKey, sessionRow } from "./factories";
 import { BASE_URL, createTestApp } from "./support/http";
 import { platformWebhook } from "./support/platform-webhooks";

@@ -17,7 +17,7 @@ import { purgeRelayedEvents } from "../../app/services/events/retention.server";
 import { shopsOwingMetafields } from "../../app/services/metafields/customer-metafields.server";
 import { queueDueProductSnapshots } from "../../app/services/products/snapshots.server";
 import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
-import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/shops.server";
+import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/platform-webhook-ledger.server";
 import { purgeExpiredFiles } from "../../app/services/transfers/file-retention.server";
 import { queueStrandedTransferJobs } from "../../app/services/transfers/jobs.server";
 import { resealEndpointSecrets } from "../../app/services/webhooks/endpoint-secrets.server";

@@ -67,7 +67,7 @@ import {
   processPlatformWebhookOnce,
   type PlatformWebhookOutcome,
   type PlatformWebhookReceipt,
-} from "~/services/shops/shops.server";
+} from "~/services/shops/platform-webhook-ledger.server";
 
 export { COMPLIANCE_TOPICS, type ComplianceTopic };
 
