@@ -9,13 +9,13 @@ import { createRedis } from "~/redis.server";
 import { newId } from "~/lib/ids";
 import { getStorage } from "~/services/storage/index.server";
 import {
-  abandonTransferJob,
   confirmDryRun,
-  createUpload,
   importFilenames,
   queueStrandedTransferJobs,
   startExport,
 } from "~/services/transfers/jobs.server";
+import { abandonTransferJob } from "~/services/transfers/transfer-run.server";
+import { createUpload } from "~/services/transfers/uploads.server";
 import { createShop } from "../factories";
 
 describe("transfer jobs BullMQ gave up on", () => {

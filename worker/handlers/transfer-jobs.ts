@@ -7,7 +7,11 @@ import { DelayedError, type Job, type Queue, type Worker } from "bullmq";
 import { transferJob, type TransferJobPayload } from "../../app/jobs/definitions";
 import { enqueueMetafieldSync } from "../../app/jobs/queues.server";
 import { logger } from "../../app/logger.server";
-import { abandonTransferJob, runTransferJob, UNEXPECTED_FAILURE } from "../../app/services/transfers/jobs.server";
+import {
+  abandonTransferJob,
+  runTransferJob,
+  UNEXPECTED_FAILURE,
+} from "../../app/services/transfers/transfer-run.server";
 import { runJob } from "../outcomes";
 
 /** How long a job waits while its shop runs as many jobs as it may, before it is looked at again. */
