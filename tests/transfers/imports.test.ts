@@ -29,7 +29,7 @@ const { OpenApiValidator, apiClient } = await import("../support/api");
 const { createTestApp } = await import("../support/http");
 const { useWorker } = await import("../support/worker");
 const { createQueue } = await import("~/jobs/queues.server");
-const { TRANSFER_QUEUE } = await import("~/jobs/definitions");
+const { JOBS } = await import("~/jobs/definitions");
 const { connectToPlatform, countItems, countLists, download, runImport, upload, viaApp } = await import("./helpers");
 
 const app = await createTestApp();
@@ -68,7 +68,7 @@ async function reportOf(job: { resultUrl: string | null }) {
 }
 
 useWorker();
-const transfers = createQueue(TRANSFER_QUEUE);
+const transfers = createQueue(JOBS.transfer.queue);
 afterAll(async () => {
   await transfers.close();
   await platform.close();
