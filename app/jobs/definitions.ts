@@ -259,7 +259,3 @@ export const SCHEDULED_JOBS: ScheduledJob[] = [
 
 export type DeliverWebhookPayload = z.infer<typeof JOBS.webhookDelivery.payload>;
 export type TransferJobPayload = z.infer<typeof JOBS.transfer.payload>;
-
-/** The compliance topics of the platform's webhooks, each one kind of compliance request. */
-export const COMPLIANCE_TOPICS = ["customers/data_request", "customers/redact", "shop/redact"] as const;
-export type ComplianceTopic = (typeof COMPLIANCE_TOPICS)[number];

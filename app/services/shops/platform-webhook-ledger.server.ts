@@ -5,6 +5,7 @@
  */
 import { database, isUniqueViolation, transaction, type Tx } from "~/data/database.server";
 import { deleteProcessedWebhooksBefore, insertProcessedWebhook } from "~/data/platform-webhook-rows.server";
+import type { PlatformWebhookTopic } from "./platform-webhook-topics";
 
 /**
  * A verified platform webhook: its `X-Shopify-Webhook-Id`, the SHA-256 of its signed body (hex), and the
@@ -12,7 +13,7 @@ import { deleteProcessedWebhooksBefore, insertProcessedWebhook } from "~/data/pl
  */
 export interface PlatformWebhookReceipt {
   id: string;
-  topic: string;
+  topic: PlatformWebhookTopic;
   shopDomain: string;
   bodySha256: string;
 }
