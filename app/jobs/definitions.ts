@@ -225,7 +225,6 @@ export const SCHEDULED_KINDS = kinds.filter((kind): kind is ScheduledKind => "sc
 export const SWEPT_KINDS = kinds.filter((kind): kind is SweptKind => "sweep" in JOBS[kind]);
 
 /** Every queue: each consumed kind's, and the maintenance queue. */
-export const QUEUE_NAMES = [MAINTENANCE_QUEUE, ...CONSUMED_KINDS.map((kind) => JOBS[kind].queue)];
 export type QueueName = (typeof JOBS)[ConsumedKind]["queue"] | typeof MAINTENANCE_QUEUE;
 
 /** A scheduled job of the maintenance queue. */
