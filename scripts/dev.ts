@@ -163,7 +163,7 @@ runStep(`applying ${env.DATABASE_ENGINE} migrations`, "scripts/prisma.ts", ["mig
 runStep("seeding the demo shop", "scripts/seed-demo.ts");
 
 // The platform stand-in answers for the demo shop with the token the seed stored as its session.
-const { DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../app/services/demo/demo-shop.server");
+const { DEMO_SHOP_DOMAIN, demoAccessToken } = await import("./lib/demo-shop");
 let platform;
 try {
   platform = await startPlatformStandIn({

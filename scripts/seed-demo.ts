@@ -15,7 +15,7 @@ const env = loadEnvOrExit();
 
 const { closeDatabase } = await import("../app/data/database.server");
 const { closeRequestRedis } = await import("../app/redis.server");
-const { DEMO_SHOP_DOMAIN, seedDemoShop } = await import("../app/services/demo/demo-shop.server");
+const { DEMO_SHOP_DOMAIN, seedDemoShop } = await import("./lib/demo-shop");
 
 const file = path.resolve(env.DEMO_SHOP_FILE);
 // The demo customers save products of the local platform stand-in's catalogue, so the admin shows their

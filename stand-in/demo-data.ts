@@ -1,6 +1,6 @@
 /**
  * What the local platform stand-in knows about the demo shop: its catalogue, its customers and its
- * published theme. The demo seed (app/services/demo) saves these products to these customers' lists, so
+ * published theme. The demo seed (scripts/lib/demo-shop.ts) saves these products to these customers' lists, so
  * the admin's product titles, the import's email lookups and the embed status all answer from one place.
  */
 export interface StandInProduct {

@@ -6,12 +6,20 @@ import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { receiveComplianceWebhook } from "~/services/compliance/compliance.server";
 import { receiveProductDeletion } from "~/services/products/deleted-products.server";
+import type { PlatformWebhookOutcome, PlatformWebhookReceipt } from "~/services/shops/platform-webhook-ledger.server";
+import {
+  PLATFORM_WEBHOOK_TOPIC_NAMES,
+  PLATFORM_WEBHOOK_TOPICS,
+  type ComplianceTopic,
+  type PlatformWebhookTopic,
+} from "~/services/shops/platform-webhook-topics";
 import { markShopUninstalled } from "~/services/shops/shops.server";
 import { platformApi, shopDomain } from "~/shopify.server";
 import type { HttpAppEnv } from "./http-env";
 
 /**
- * The platform's webhooks to this app (shopify.app.toml `[[webhooks.subscriptions]]`), one route per topic.
+ * The platform's webhooks to this app (shopify.app.toml `[[webhooks.subscriptions]]`), one route per topic
+ * of the topic table (app/services/shops/platform-webhook-topics.ts), each bound to its handler below.
  * Each request is verified by the platform library (HMAC-SHA256 of the raw body with the app secret) over
  * the body read once; the shop is the one the signed body names, and the unsigned `X-Shopify-Shop-Domain`
  * and `X-Shopify-Topic` headers must agree with it and with the route; each `X-Shopify-Webhook-Id` and
@@ -20,19 +28,6 @@ import type { HttpAppEnv } from "./http-env";
  * the worker (docs/decisions/020-compliance-and-lifecycle.md); products/delete marks the shop's items of
  * the product unavailable (docs/decisions/022-product-snapshots.md).
  */
-const TOPICS = {
-  // The payload of app/uninstalled is the shop resource: `myshopify_domain` is its platform domain
-  // (`domain` is the primary domain, which may be the merchant's own).
-  "app/uninstalled": z.object({ myshopify_domain: z.string() }).transform((body) => body.myshopify_domain),
-  // Mandatory compliance topics: recorded once and done by the worker (app/services/compliance).
-  "customers/data_request": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
-  "customers/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
-  "shop/redact": z.object({ shop_domain: z.string() }).transform((body) => body.shop_domain),
-  // The product resource's deletion names the product only (`{"id": ...}`): the shop is the header's, see
-  // `verify` (docs/decisions/022-product-snapshots.md).
-  "products/delete": null,
-} as const;
-
 /** The platform's numeric ids arrive as JSON numbers; a string of digits is taken too. */
 const platformId = z.union([
   z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
@@ -57,8 +52,6 @@ const customerSubject = z.object({
 
 /** What products/delete names: the deleted product's id. */
 const deletedProduct = z.object({ id: platformId });
-
-export type PlatformWebhookTopic = keyof typeof TOPICS;
 
 const WEBHOOK_ID = /^[\x21-\x7e]{1,255}$/;
 
@@ -95,7 +88,7 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
   } catch {
     throw new AppError("malformed-json", { detail: "The webhook body is not JSON." });
   }
-  const shopOfBody = TOPICS[topic];
+  const shopOfBody = PLATFORM_WEBHOOK_TOPICS[topic].shopOf;
   let domain: string | null;
   if (shopOfBody) {
     const named = shopOfBody.safeParse(json);
@@ -111,52 +104,66 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
     domain = shopDomain(check.domain);
     if (!domain) throw refused("X-Shopify-Shop-Domain is not a shop domain.");
   }
-  let productId: string | null = null;
-  if (topic === "products/delete") {
-    const named = deletedProduct.safeParse(json);
-    if (!named.success) throw refused("The products/delete body does not name a product id.");
-    productId = String(named.data.id);
-  }
-  const dated = topic === "app/uninstalled" ? signedUpdatedAt.safeParse(json) : null;
-  let subject = {
-    customerId: null as string | null,
-    customerEmail: null as string | null,
-    platformRequestId: null as string | null,
-  };
-  if (topic === "customers/redact" || topic === "customers/data_request") {
-    const named = customerSubject.safeParse(json);
-    if (!named.success) throw refused(`The ${topic} body does not name a customer id.`);
-    subject = {
-      customerId: String(named.data.customer.id),
-      customerEmail: topic === "customers/redact" ? (named.data.customer.email ?? null) : null,
-      platformRequestId: named.data.data_request ? String(named.data.data_request.id) : null,
-    };
-  }
   return {
-    subject,
-    productId,
+    json,
     receipt: {
       id: check.webhookId,
       topic,
       shopDomain: domain,
       bodySha256: createHash("sha256").update(rawBody).digest("hex"),
     },
-    // Absent or not a time: only the id and content checks apply.
-    signedAt: dated?.success ? new Date(dated.data.updated_at) : null,
   };
 }
 
+/** A verified webhook's effects, with what its log line adds. */
+type Receive = (
+  receipt: PlatformWebhookReceipt,
+  json: unknown,
+) => Promise<{ outcome: PlatformWebhookOutcome | "unknown_shop"; signedAt?: Date | null; productId?: string }>;
+
+/** What a compliance topic's body names besides the shop: the customer, and a data request's own id. */
+function complianceSubject(topic: ComplianceTopic, json: unknown) {
+  if (topic === "shop/redact") return { customerId: null, customerEmail: null, platformRequestId: null };
+  const named = customerSubject.safeParse(json);
+  if (!named.success) throw refused(`The ${topic} body does not name a customer id.`);
+  return {
+    customerId: String(named.data.customer.id),
+    customerEmail: topic === "customers/redact" ? (named.data.customer.email ?? null) : null,
+    platformRequestId: named.data.data_request ? String(named.data.data_request.id) : null,
+  };
+}
+
+const receiveCompliance =
+  (topic: ComplianceTopic): Receive =>
+  async (receipt, json) => ({
+    outcome: await receiveComplianceWebhook({ ...receipt, topic }, complianceSubject(topic, json)),
+  });
+
+/** Each topic's handler: a topic of the table without one here does not compile. */
+const RECEIVERS: { [T in PlatformWebhookTopic]: Receive } = {
+  "app/uninstalled": async (receipt, json) => {
+    const dated = signedUpdatedAt.safeParse(json);
+    // Absent or not a time: only the id and content checks apply.
+    const signedAt = dated.success ? new Date(dated.data.updated_at) : null;
+    return { outcome: await markShopUninstalled(receipt, signedAt), signedAt };
+  },
+  "customers/data_request": receiveCompliance("customers/data_request"),
+  "customers/redact": receiveCompliance("customers/redact"),
+  "shop/redact": receiveCompliance("shop/redact"),
+  "products/delete": async (receipt, json) => {
+    const named = deletedProduct.safeParse(json);
+    if (!named.success) throw refused("The products/delete body does not name a product id.");
+    const productId = String(named.data.id);
+    return { outcome: await receiveProductDeletion(receipt, productId), productId };
+  },
+};
+
 /** Mounts the platform webhook routes on the web process's application, before the Remix catch-all. */
 export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
-  for (const topic of Object.keys(TOPICS) as PlatformWebhookTopic[]) {
+  for (const topic of PLATFORM_WEBHOOK_TOPIC_NAMES) {
     app.post(`/webhooks/${topic}`, async (c) => {
-      const { receipt, signedAt, subject, productId } = await verify(c, topic);
-      const outcome =
-        topic === "app/uninstalled"
-          ? await markShopUninstalled(receipt, signedAt)
-          : topic === "products/delete"
-            ? await receiveProductDeletion(receipt, productId!)
-            : await receiveComplianceWebhook({ ...receipt, topic }, subject);
+      const { receipt, json } = await verify(c, topic);
+      const { outcome, signedAt = null, productId = null } = await RECEIVERS[topic](receipt, json);
       logger.info(
         {
           shop: receipt.shopDomain,

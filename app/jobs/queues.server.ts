@@ -1,6 +1,6 @@
 /**
- * Every BullMQ queue of the app, defined once (the job definitions are in ./definitions): the names, the
- * key prefix, one queue object per name and connection, and the functions that enqueue each kind of job.
+ * Every BullMQ queue of the app, as the job table (./definitions) declares them: the key prefix, one queue
+ * object per name and connection, and the functions that enqueue each kind of job.
  * Web requests and services enqueue on the shared fail-fast connection (app/redis.server.ts), so a
  * request never hangs on Redis; the worker passes its own blocking connection.
  */
@@ -8,32 +8,9 @@ import { Queue, type ConnectionOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { getEnv } from "~/env.server";
 import { createRedis, getRequestRedis } from "~/redis.server";
-import {
-  COMPLIANCE_QUEUE,
-  complianceJob,
-  deliverWebhookJob,
-  HEALTH_QUEUE,
-  MAINTENANCE_QUEUE,
-  METAFIELD_QUEUE,
-  syncMetafieldsJob,
-  PRODUCT_QUEUE,
-  productSnapshotJob,
-  TRANSFER_QUEUE,
-  transferJob,
-  WEBHOOK_QUEUE,
-  type DeliverWebhookPayload,
-} from "./definitions";
+import { JOBS, type DeliverWebhookPayload, type JobKindName, type QueueName } from "./definitions";
 
-export const QUEUE_NAMES = [
-  HEALTH_QUEUE,
-  MAINTENANCE_QUEUE,
-  TRANSFER_QUEUE,
-  WEBHOOK_QUEUE,
-  COMPLIANCE_QUEUE,
-  METAFIELD_QUEUE,
-  PRODUCT_QUEUE,
-] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
+const SHOP_SCOPED_KINDS = (Object.keys(JOBS) as JobKindName[]).filter((kind) => "shopScoped" in JOBS[kind]);
 
 /** BullMQ keys live under the configured prefix, so tests and several apps can share one Redis. */
 export function queuePrefix(): string {
@@ -67,16 +44,16 @@ export async function enqueueTransferJob(
   job: { id: string; shopId: string; kind: "import" | "export" },
   connection?: Redis,
 ) {
-  await queue(TRANSFER_QUEUE, connection).add(
-    transferJob.names[job.kind],
+  await queue(JOBS.transfer.queue, connection).add(
+    JOBS.transfer.name[job.kind],
     { shopId: job.shopId, jobId: job.id },
-    { ...transferJob.options, jobId: job.id },
+    { ...JOBS.transfer.options, jobId: job.id },
   );
 }
 
 /** The state of the transfer job with this id in BullMQ (`unknown`: BullMQ does not hold it). */
 export async function transferJobState(jobId: string, connection?: Redis) {
-  return queue(TRANSFER_QUEUE, connection).getJobState(jobId);
+  return queue(JOBS.transfer.queue, connection).getJobState(jobId);
 }
 
 /** Whether BullMQ holds the transfer job with this id, in any state (waiting, active, delayed, finished). */
@@ -90,34 +67,34 @@ export async function enqueueWebhookDelivery(
   options: { jobId: string; attempts?: number; priority?: number; removeOnComplete?: boolean; removeOnFail?: boolean },
   connection?: Redis,
 ) {
-  await queue(WEBHOOK_QUEUE, connection).add(deliverWebhookJob.name, data, {
-    ...deliverWebhookJob.options,
+  await queue(JOBS.webhookDelivery.queue, connection).add(JOBS.webhookDelivery.name, data, {
+    ...JOBS.webhookDelivery.options,
     ...options,
   });
 }
 
 /** Queues a compliance request's work; the job id is the row's id, so a second add adds nothing. */
 export async function enqueueComplianceJob(request: { id: string; topic: string }, connection?: Redis) {
-  await queue(COMPLIANCE_QUEUE, connection).add(
-    complianceJob.name,
+  await queue(JOBS.compliance.queue, connection).add(
+    JOBS.compliance.name,
     { requestId: request.id },
-    { ...complianceJob.options, jobId: request.id },
+    { ...JOBS.compliance.options, jobId: request.id },
   );
 }
 
 const productDeduplicationId = (shopId: string) => `products-${shopId}`;
 
 /**
- * Queues the shop's product snapshot job `productSnapshotJob.delayMs` from now, deduplicated per shop: while
+ * Queues the shop's product snapshot job `JOBS.productSnapshot.delayMs` from now, deduplicated per shop: while
  * one waits, adding changes nothing; while one runs, one more is kept to run after it.
  */
 export async function enqueueProductSnapshots(shopId: string, connection?: Redis) {
-  await queue(PRODUCT_QUEUE, connection).add(
-    productSnapshotJob.name,
+  await queue(JOBS.productSnapshot.queue, connection).add(
+    JOBS.productSnapshot.name,
     { shopId },
     {
-      ...productSnapshotJob.options,
-      delay: productSnapshotJob.delayMs,
+      ...JOBS.productSnapshot.options,
+      delay: JOBS.productSnapshot.delayMs,
       deduplication: { id: productDeduplicationId(shopId), keepLastIfActive: true },
     },
   );
@@ -125,7 +102,7 @@ export async function enqueueProductSnapshots(shopId: string, connection?: Redis
 
 /** Whether BullMQ holds the compliance job with this id, in any state. */
 export async function holdsComplianceJob(requestId: string, connection?: Redis): Promise<boolean> {
-  return (await queue(COMPLIANCE_QUEUE, connection).getJobState(requestId)) !== "unknown";
+  return (await queue(JOBS.compliance.queue, connection).getJobState(requestId)) !== "unknown";
 }
 
 /**
@@ -138,11 +115,11 @@ export async function enqueueMetafieldSync(
   { delayMs = getEnv().METAFIELD_SYNC_DELAY_MS, connection }: { delayMs?: number; connection?: Redis } = {},
 ) {
   if (shopIds.length === 0) return;
-  await queue(METAFIELD_QUEUE, connection).addBulk(
+  await queue(JOBS.metafieldSync.queue, connection).addBulk(
     [...new Set(shopIds)].map((shopId) => ({
-      name: syncMetafieldsJob.name,
+      name: JOBS.metafieldSync.name,
       data: { shopId },
-      opts: { ...syncMetafieldsJob.options, jobId: syncMetafieldsJob.jobId(shopId), delay: delayMs },
+      opts: { ...JOBS.metafieldSync.options, jobId: `metafields-${shopId}`, delay: delayMs },
     })),
   );
 }
@@ -156,7 +133,7 @@ export async function rewriteDeliveryBodies(
   deliveries: ReadonlyArray<{ eventId: string; endpointId: string; body: string }>,
   connection?: Redis,
 ): Promise<number> {
-  const webhooks = queue(WEBHOOK_QUEUE, connection);
+  const webhooks = queue(JOBS.webhookDelivery.queue, connection);
   let rewritten = 0;
   for (const delivery of deliveries) {
     const job = await webhooks.getJob(`${delivery.eventId}-${delivery.endpointId}`);
@@ -182,16 +159,16 @@ export async function withinMs(ms: number, work: Promise<unknown>): Promise<void
 }
 
 /**
- * Removes the jobs of one shop that BullMQ holds on the webhook, transfer, product and metafield queues (waiting,
+ * Removes the jobs of one shop that BullMQ holds on the queues of the shop-scoped kinds (waiting,
  * delayed, retrying, or kept after finishing), a page at a time, and the shop's product deduplication key;
  * a job running right now is left to finish (its shop's rows are gone, so it does nothing) and expires
  * with the rest. Returns how many it removed.
  */
 export async function removeJobsOfShop(shopId: string, connection?: Redis): Promise<number> {
   let removed = 0;
-  await queue(PRODUCT_QUEUE, connection).removeDeduplicationKey(productDeduplicationId(shopId));
-  for (const name of [WEBHOOK_QUEUE, TRANSFER_QUEUE, PRODUCT_QUEUE, METAFIELD_QUEUE] as const) {
-    const held = queue(name, connection);
+  await queue(JOBS.productSnapshot.queue, connection).removeDeduplicationKey(productDeduplicationId(shopId));
+  for (const kind of SHOP_SCOPED_KINDS) {
+    const held = queue(JOBS[kind].queue, connection);
     for (const state of ["waiting", "delayed", "prioritized", "failed", "completed"] as const) {
       const PAGE = 500;
       for (let start = 0; ; start += PAGE) {

@@ -26,7 +26,8 @@ import { HeadingWithHint } from "~/components/CardHeadings";
 import { useI18n } from "~/i18n/i18n-context";
 import type { Translator } from "~/i18n/translate";
 import { FORMATS, SOURCES, type Field, type Source } from "~/services/transfers/columns";
-import { createUpload, startImport } from "~/services/transfers/jobs.server";
+import { startImport } from "~/services/transfers/jobs.server";
+import { createUpload } from "~/services/transfers/uploads.server";
 import { IMPORT_MAX_BYTES, UPLOAD_CONTENT_TYPES } from "~/services/transfers/limits";
 import { importRequestSchema, uploadRequestSchema } from "~/services/transfers/transfer-requests";
 

@@ -10,7 +10,7 @@ export async function startLocalPlatform(name: string, extraEnv: Record<string, 
   const database = await benchDatabase("sqlite", name);
   process.env.DATABASE_URL = database.url;
   process.env.DEMO_SHOP_FILE = path.join(database.workDir, `${name}-demo-shop.json`);
-  const { seedDemoShop, DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../../app/services/demo/demo-shop.server");
+  const { seedDemoShop, DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../lib/demo-shop");
   const { closeDatabase } = await import("../../app/data/database.server");
   const { getEnv } = await import("../../app/env.server");
   const { demoShopData } = await import("../../stand-in/demo-data");

@@ -527,9 +527,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   // The probe's connections of its own: its burst must not queue behind the load's requests in flight.
   const probeAgent = new Agent({ connections: 20, keepAliveTimeout: 10_000 });
   const queueRedis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-  const { WEBHOOK_QUEUE, TRANSFER_QUEUE, PRODUCT_QUEUE, METAFIELD_QUEUE } = await import("../../app/jobs/definitions");
-  const queues = [WEBHOOK_QUEUE, TRANSFER_QUEUE, PRODUCT_QUEUE, METAFIELD_QUEUE].map(
-    (name) => new Queue(name, { connection: queueRedis, prefix: `${options.redisPrefix}:bull` }),
+  const { JOBS } = await import("../../app/jobs/definitions");
+  const queues = [JOBS.webhookDelivery, JOBS.transfer, JOBS.productSnapshot, JOBS.metafieldSync].map(
+    ({ queue: name }) => new Queue(name, { connection: queueRedis, prefix: `${options.redisPrefix}:bull` }),
   );
   let referenceDrop: (() => Promise<void>) | undefined;
   try {

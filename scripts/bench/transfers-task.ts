@@ -82,7 +82,7 @@ const app =
   task === "import" || task === "export"
     ? {
         data: await import("../../app/data/database.server"),
-        jobs: await import("../../app/services/transfers/jobs.server"),
+        run: await import("../../app/services/transfers/transfer-run.server"),
       }
     : null;
 const loadedRssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
@@ -168,7 +168,7 @@ if (task === "parse") {
   await db.close();
 } else if (task === "import" || task === "export") {
   const [jobId, shopId] = [args[0]!, args[1]!];
-  const { runTransferJob } = app!.jobs;
+  const { runTransferJob } = app!.run;
   await runTransferJob({ shopId, jobId, finalAttempt: true });
   await app!.data.closeDatabase();
   // The job's outcome, read with the bare driver after the clock's work is done.

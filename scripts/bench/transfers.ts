@@ -119,7 +119,7 @@ function runTask(args: string[], extraEnv: Record<string, string> = {}): Promise
 const { ensureShop } = await import("../../app/services/shops/shops.server");
 const { closeDatabase } = await import("../../app/data/database.server");
 const { newId } = await import("../../app/lib/ids");
-const { uploadKey } = await import("../../app/services/transfers/jobs.server");
+const { uploadKey } = await import("../../app/services/transfers/uploads.server");
 const ours = await ensureShop({ domain: "bench-ours.myshopify.com" });
 await closeDatabase();
 const sql = await benchSql(database.url);

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
-import { MAINTENANCE_QUEUE, sweepTransferJobsJob, TRANSFER_QUEUE } from "~/jobs/definitions";
+import { JOBS, MAINTENANCE_QUEUE, sweepJob } from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { getRequestRedis } from "~/redis.server";
 import { createShopWithKey } from "../factories";
@@ -30,7 +30,7 @@ describe("an Idempotency-Key on a job that could not be queued at once", () => {
       app.request(`${BASE_URL}/v1/exports/${jobId}`, { headers: { Authorization: `Bearer ${secret}` } });
     // Redis refuses to queue the job: the queue's metadata key holds a value of the wrong type, so BullMQ's
     // add script fails with WRONGTYPE (as a Redis refusing writes would make it fail).
-    const meta = `${queuePrefix()}:${TRANSFER_QUEUE}:meta`;
+    const meta = `${queuePrefix()}:${JOBS.transfer.queue}:meta`;
     const redis = getRequestRedis();
     if (redis.status !== "ready") await once(redis, "ready");
     await redis.set(meta, "not a hash");
@@ -62,7 +62,7 @@ describe("an Idempotency-Key on a job that could not be queued at once", () => {
 
     // Redis takes writes again; the worker's periodic sweep finds the job BullMQ does not hold and queues it.
     await redis.del(meta);
-    const transfers = createQueue(TRANSFER_QUEUE);
+    const transfers = createQueue(JOBS.transfer.queue);
     expect(await transfers.getJob(jobId)).toBeUndefined();
     const worker = startProcess("worker/index.ts", {});
     try {
@@ -93,7 +93,7 @@ describe("an Idempotency-Key on a job that could not be queued at once", () => {
           .poll(
             async () =>
               (await maintenance.getJobs(["completed"])).some(
-                (run) => run.name === sweepTransferJobsJob.name && (run.processedOn ?? 0) > finishedAt,
+                (run) => run.name === sweepJob("transfer").name && (run.processedOn ?? 0) > finishedAt,
               ),
             { timeout: 90_000, interval: 250 },
           )

@@ -10,14 +10,14 @@ import { upsertSession } from "~/data/session-rows.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { parseEnv } from "~/env.server";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
-import { purgeIdempotencyJob } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { handleMaintenanceJob } from "../../worker/handlers/maintenance";
 import { ROOT } from "../../scripts/lib/databases";
+import { ensureShop } from "~/services/shops/shops.server";
 import {
-  ensureShop,
   PLATFORM_WEBHOOK_RETENTION_MS,
   purgeProcessedPlatformWebhooks,
-} from "~/services/shops/shops.server";
+} from "~/services/shops/platform-webhook-ledger.server";
 import { createShop, createShopWithKey, sessionRow } from "../factories";
 import { BASE_URL, createTestApp } from "../support/http";
 import { platformWebhook } from "../support/platform-webhooks";
@@ -375,7 +375,7 @@ describe("platform webhooks", () => {
     const webhook = { topic: "shop/redact", shopDomain: "a.myshopify.com" };
     await insertProcessedWebhook(database(), { id: `old-${randomUUID()}`, ...webhook }, old);
     await insertProcessedWebhook(database(), { id: `recent-${randomUUID()}`, ...webhook }, recent);
-    const job = { id: "maintenance-test", name: purgeIdempotencyJob.name } as Job;
+    const job = { id: "maintenance-test", name: JOBS.idempotencyPurge.name } as Job;
     expect(await handleMaintenanceJob(job)).toMatchObject({ platformWebhooks: 1 });
     expect(await processedCount({ idPrefix: "old-" })).toBe(0);
     expect(await processedCount({ idPrefix: "recent-" })).toBe(1);

@@ -16,7 +16,7 @@ const cluster = await startPrivatePostgres();
 process.env.DATABASE_URL = cluster.url; // this file's app modules (the reads below) use the private cluster
 afterAll(() => cluster.destroy());
 
-const { WEBHOOK_QUEUE } = await import("~/jobs/definitions");
+const { JOBS } = await import("~/jobs/definitions");
 const { createQueue } = await import("~/jobs/queues.server");
 const { closeDatabase } = await import("~/data/database.server");
 const { createShop } = await import("../factories");
@@ -91,7 +91,7 @@ describe("PostgreSQL stopped and started again under storefront load", () => {
         await load.expectDatabaseMatches(shop.id, record);
         expect(await load.expectEveryEventDelivered(shop.id, receiver.received, 240_000)).toBe(record.accepted);
         // No delivery job stuck in the queue once everything is delivered.
-        const queue: Queue = createQueue(WEBHOOK_QUEUE);
+        const queue: Queue = createQueue(JOBS.webhookDelivery.queue);
         try {
           await until(
             () => queue.getJobCounts("active", "wait", "delayed", "prioritized"),

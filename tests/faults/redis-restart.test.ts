@@ -1,7 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_QUEUE } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { createShop } from "../factories";
 import { freePort, startProcess } from "../support/processes";
@@ -112,7 +112,7 @@ describe("Redis killed under storefront load and started again empty", () => {
 
         // No delivery job stuck in the queue (active, waiting or delayed) once all is delivered.
         const probe = new Redis({ port, maxRetriesPerRequest: null });
-        const queue = new Queue(WEBHOOK_QUEUE, { connection: probe, prefix: queuePrefix() });
+        const queue = new Queue(JOBS.webhookDelivery.queue, { connection: probe, prefix: queuePrefix() });
         try {
           await until(
             () => queue.getJobCounts("active", "wait", "delayed", "prioritized"),

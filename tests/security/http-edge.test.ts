@@ -5,7 +5,7 @@ import { connect } from "node:net";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_BODY_LIMIT_BYTES, OTHER_BODY_LIMIT_BYTES } from "~/api/body-limit.server";
-import { createUpload } from "~/services/transfers/jobs.server";
+import { createUpload } from "~/services/transfers/uploads.server";
 import { createShopWithKey } from "../factories";
 import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "../../server/lingering-close";
 import { rawCall, signedProxyPath } from "../support/api";

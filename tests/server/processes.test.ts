@@ -1,17 +1,6 @@
 import { QueueEvents } from "bullmq";
 import { describe, expect, it } from "vitest";
-import {
-  HEALTH_QUEUE,
-  MAINTENANCE_QUEUE,
-  healthJob,
-  purgeEventsJob,
-  purgeFilesJob,
-  purgeIdempotencyJob,
-  sweepComplianceRequestsJob,
-  sweepMetafieldsJob,
-  sweepProductSnapshotsJob,
-  sweepTransferJobsJob,
-} from "~/jobs/definitions";
+import { JOBS, MAINTENANCE_QUEUE, sweepJob } from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { createRedis } from "~/redis.server";
 import { until } from "../support/poll";
@@ -48,13 +37,13 @@ describe("worker process", () => {
   it("connects, consumes a health job, and shuts down cleanly on SIGTERM", async () => {
     const worker = startProcess("worker/index.ts", {});
     const connection = createRedis("worker");
-    const queue = createQueue(HEALTH_QUEUE, connection);
-    const events = new QueueEvents(HEALTH_QUEUE, { connection: createRedis("worker"), prefix: queuePrefix() });
+    const queue = createQueue(JOBS.health.queue, connection);
+    const events = new QueueEvents(JOBS.health.queue, { connection: createRedis("worker"), prefix: queuePrefix() });
     try {
       await worker.waitForOutput(/worker ready/);
       await events.waitUntilReady();
       const requestedAt = new Date().toISOString();
-      const job = await queue.add(healthJob.name, { requestedAt }, healthJob.options);
+      const job = await queue.add(JOBS.health.name, { requestedAt }, JOBS.health.options);
       const result = await job.waitUntilFinished(events, 90_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
 
@@ -67,20 +56,36 @@ describe("worker process", () => {
         schedulers.map(({ key, name, every }) => ({ key, name, every })).sort((a, b) => a.key.localeCompare(b.key)),
       ).toEqual([
         {
-          key: sweepComplianceRequestsJob.schedulerId,
-          name: sweepComplianceRequestsJob.name,
-          every: sweepComplianceRequestsJob.everyMs,
+          key: sweepJob("compliance").schedulerId,
+          name: sweepJob("compliance").name,
+          every: sweepJob("compliance").everyMs,
         },
-        { key: purgeEventsJob.schedulerId, name: purgeEventsJob.name, every: purgeEventsJob.everyMs },
-        { key: purgeFilesJob.schedulerId, name: purgeFilesJob.name, every: purgeFilesJob.everyMs },
-        { key: purgeIdempotencyJob.schedulerId, name: purgeIdempotencyJob.name, every: purgeIdempotencyJob.everyMs },
-        { key: sweepMetafieldsJob.schedulerId, name: sweepMetafieldsJob.name, every: sweepMetafieldsJob.everyMs },
         {
-          key: sweepProductSnapshotsJob.schedulerId,
-          name: sweepProductSnapshotsJob.name,
-          every: sweepProductSnapshotsJob.everyMs,
+          key: JOBS.eventsPurge.schedule.schedulerId,
+          name: JOBS.eventsPurge.name,
+          every: JOBS.eventsPurge.schedule.everyMs,
         },
-        { key: sweepTransferJobsJob.schedulerId, name: sweepTransferJobsJob.name, every: sweepTransferJobsJob.everyMs },
+        {
+          key: JOBS.filesPurge.schedule.schedulerId,
+          name: JOBS.filesPurge.name,
+          every: JOBS.filesPurge.schedule.everyMs,
+        },
+        {
+          key: JOBS.idempotencyPurge.schedule.schedulerId,
+          name: JOBS.idempotencyPurge.name,
+          every: JOBS.idempotencyPurge.schedule.everyMs,
+        },
+        {
+          key: sweepJob("metafieldSync").schedulerId,
+          name: sweepJob("metafieldSync").name,
+          every: sweepJob("metafieldSync").everyMs,
+        },
+        {
+          key: sweepJob("productSnapshot").schedulerId,
+          name: sweepJob("productSnapshot").name,
+          every: sweepJob("productSnapshot").everyMs,
+        },
+        { key: sweepJob("transfer").schedulerId, name: sweepJob("transfer").name, every: sweepJob("transfer").everyMs },
       ]);
       await maintenance.close();
     } finally {

@@ -5,15 +5,20 @@
  */
 import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { complianceJob } from "../../app/jobs/definitions";
+import { JOBS, sweepJob } from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";
-import { failComplianceRequest, runComplianceRequest } from "../../app/services/compliance/compliance.server";
+import {
+  failComplianceRequest,
+  queueStrandedComplianceRequests,
+  runComplianceRequest,
+} from "../../app/services/compliance/compliance.server";
+import type { JobHandler } from "../job-handler";
 import { runJob } from "../outcomes";
 
-export function createComplianceHandler(connection?: Redis) {
+function createComplianceHandler(connection?: Redis) {
   return (job: Job) =>
     runJob(async () => {
-      const { requestId } = complianceJob.payload.parse(job.data);
+      const { requestId } = JOBS.compliance.payload.parse(job.data);
       const summary = await runComplianceRequest(requestId, { connection });
       logger.info({ requestId, topic: job.name, summary }, "compliance request done");
       return summary;
@@ -21,7 +26,7 @@ export function createComplianceHandler(connection?: Redis) {
 }
 
 /** Marks a request failed once BullMQ has given up on its job (its last attempt failed). */
-export function watchComplianceWorker(worker: Worker) {
+function watchComplianceWorker(worker: Worker) {
   worker.on("failed", (job, error) => {
     if (!job?.id || job.attemptsMade < (job.opts.attempts ?? 1)) return;
     void failComplianceRequest(job.id, "The request could not be completed after repeated attempts.").catch(
@@ -33,3 +38,18 @@ export function watchComplianceWorker(worker: Worker) {
     );
   });
 }
+
+/** The sweep: a request still `queued` that BullMQ does not hold (the webhook's add failed, or the process died). */
+async function sweepStrandedRequests(_job: Job, connection?: Redis) {
+  const receivedBefore = new Date(Date.now() - sweepJob("compliance").olderThanMs);
+  const queued = await queueStrandedComplianceRequests({ receivedBefore, connection });
+  if (queued.length > 0) {
+    logger.warn({ requestIds: queued }, "compliance requests queued by the sweep (not queued when received)");
+  }
+  return { queued: queued.length };
+}
+
+export const complianceJobs = {
+  consume: ({ connection }) => ({ run: createComplianceHandler(connection), watch: watchComplianceWorker }),
+  sweep: sweepStrandedRequests,
+} satisfies JobHandler<"compliance">;

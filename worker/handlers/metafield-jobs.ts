@@ -4,14 +4,17 @@
  * owed meanwhile, so nothing is lost when the attempts run out (the sweep queues the shop again).
  */
 import type { Job } from "bullmq";
-import { syncMetafieldsJob } from "../../app/jobs/definitions";
+import type { Redis } from "ioredis";
+import { JOBS } from "../../app/jobs/definitions";
+import { enqueueMetafieldSync } from "../../app/jobs/queues.server";
 import { logger } from "../../app/logger.server";
-import { syncShopMetafields } from "../../app/services/metafields/customer-metafields.server";
+import { shopsOwingMetafields, syncShopMetafields } from "../../app/services/metafields/customer-metafields.server";
+import type { JobHandler } from "../job-handler";
 import { runJob } from "../outcomes";
 
-export function handleMetafieldJob(job: Job) {
+function handleMetafieldJob(job: Job) {
   return runJob(async () => {
-    const { shopId } = syncMetafieldsJob.payload.parse(job.data);
+    const { shopId } = JOBS.metafieldSync.payload.parse(job.data);
     const summary = await syncShopMetafields({ shopId });
     if (summary.written + summary.removed + summary.refused > 0) {
       logger.info({ shopId, ...summary }, "customer metafields written");
@@ -19,3 +22,16 @@ export function handleMetafieldJob(job: Job) {
     return summary;
   });
 }
+
+/** The sweep: shops with customers owing a write get their job (Redis may have lost it). */
+async function sweepOwedMetafields(_job: Job, connection?: Redis) {
+  // A shop whose job is waiting gets no second one (its id is the shop's); any other is queued at once.
+  const shops = await shopsOwingMetafields();
+  await enqueueMetafieldSync(shops, { delayMs: 0, connection });
+  return { shops: shops.length };
+}
+
+export const metafieldJobs = {
+  consume: () => ({ run: handleMetafieldJob }),
+  sweep: sweepOwedMetafields,
+} satisfies JobHandler<"metafieldSync">;

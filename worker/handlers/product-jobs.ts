@@ -5,15 +5,16 @@
  */
 import type { BackoffStrategy, Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { productSnapshotJob } from "../../app/jobs/definitions";
+import { JOBS, sweepJob } from "../../app/jobs/definitions";
 import { logger } from "../../app/logger.server";
-import { runProductSnapshots } from "../../app/services/products/snapshots.server";
+import { queueDueProductSnapshots, runProductSnapshots } from "../../app/services/products/snapshots.server";
+import type { JobHandler } from "../job-handler";
 import { retryDelayOf, runJob } from "../outcomes";
 
-export function createProductSnapshotHandler(connection?: Redis) {
+function createProductSnapshotHandler(connection?: Redis) {
   return (job: Job) =>
     runJob(async () => {
-      const { shopId } = productSnapshotJob.payload.parse(job.data);
+      const { shopId } = JOBS.productSnapshot.payload.parse(job.data);
       const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const run = await runProductSnapshots({ shopId, finalAttempt, connection });
       if (run.asked > 0 || run.postponed) logger.info({ shopId, jobId: job.id, ...run }, "product snapshots run");
@@ -22,5 +23,23 @@ export function createProductSnapshotHandler(connection?: Redis) {
 }
 
 /** The wait the platform asked for, if the run failed for it; else 30 s, doubling per attempt, at most 15 min. */
-export const productSnapshotBackoff: BackoffStrategy = (attemptsMade, _type, error) =>
+const productSnapshotBackoff: BackoffStrategy = (attemptsMade, _type, error) =>
   retryDelayOf(error) ?? Math.min(30_000 * 2 ** Math.max(0, attemptsMade - 1), 15 * 60_000);
+
+/** The sweep: a shop holding items due for a lookup (its save's job lost with Redis, or never queued). */
+async function sweepDueProductSnapshots(_job: Job, connection?: Redis) {
+  const dueBefore = new Date(Date.now() - sweepJob("productSnapshot").olderThanMs);
+  const shopIds = await queueDueProductSnapshots({ dueBefore, connection });
+  if (shopIds.length > 0) {
+    logger.warn({ shopIds }, "product snapshot runs queued by the sweep (lookups left due)");
+  }
+  return { queued: shopIds.length, shopIds };
+}
+
+export const productJobs = {
+  consume: ({ connection }) => ({
+    run: createProductSnapshotHandler(connection),
+    backoffStrategy: productSnapshotBackoff,
+  }),
+  sweep: sweepDueProductSnapshots,
+} satisfies JobHandler<"productSnapshot">;

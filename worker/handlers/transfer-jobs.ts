@@ -4,18 +4,25 @@
  * its error, which reaches BullMQ as worker/outcomes.ts decides for every queue.
  */
 import { DelayedError, type Job, type Queue, type Worker } from "bullmq";
-import { transferJob, type TransferJobPayload } from "../../app/jobs/definitions";
-import { enqueueMetafieldSync } from "../../app/jobs/queues.server";
+import type { Redis } from "ioredis";
+import { JOBS, sweepJob, type TransferJobPayload } from "../../app/jobs/definitions";
+import { enqueueMetafieldSync, queue } from "../../app/jobs/queues.server";
 import { logger } from "../../app/logger.server";
-import { abandonTransferJob, runTransferJob, UNEXPECTED_FAILURE } from "../../app/services/transfers/jobs.server";
+import {
+  abandonTransferJob,
+  runTransferJob,
+  UNEXPECTED_FAILURE,
+} from "../../app/services/transfers/transfer-run.server";
+import { queueStrandedTransferJobs } from "../../app/services/transfers/jobs.server";
+import type { JobHandler } from "../job-handler";
 import { runJob } from "../outcomes";
 
 /** How long a job waits while its shop runs as many jobs as it may, before it is looked at again. */
 const SHOP_BUSY_WAIT_MS = 2_000;
 
 /** Runs an import or an export; the row says which. */
-export async function handleTransferJob(job: Job<TransferJobPayload>, token?: string) {
-  const { shopId, jobId } = transferJob.payload.parse(job.data);
+async function handleTransferJob(job: Job<TransferJobPayload>, token?: string) {
+  const { shopId, jobId } = JOBS.transfer.payload.parse(job.data);
   const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   const outcome = await runJob(async () => {
     const attempt = await runTransferJob({ shopId, jobId, finalAttempt });
@@ -28,7 +35,7 @@ export async function handleTransferJob(job: Job<TransferJobPayload>, token?: st
     await job.moveToDelayed(Date.now() + Math.round(SHOP_BUSY_WAIT_MS * (0.8 + Math.random() * 0.4)), token);
     throw new DelayedError();
   }
-  if (job.name === transferJob.names.import) {
+  if (job.name === JOBS.transfer.name.import) {
     // The rows it wrote marked their customers' metafields as owed when the shop syncs them
     // (docs/decisions/023-customer-metafield-sync.md); the sync job of a shop that does not is a no-op.
     await enqueueMetafieldSync([shopId]).catch((error: unknown) =>
@@ -43,7 +50,7 @@ export async function handleTransferJob(job: Job<TransferJobPayload>, token?: st
  * it only as `stalled`), and a final attempt may throw before its row was updated. The BullMQ job id is
  * the row's id.
  */
-export function watchTransferWorker(worker: Worker, queue: Queue) {
+function watchTransferWorker(worker: Worker, queue: Queue) {
   const abandon = (jobId: string, message: string) =>
     abandonTransferJob(jobId, message).catch((error: unknown) =>
       logger.error({ err: error, jobId }, "could not mark an abandoned transfer job failed"),
@@ -61,3 +68,29 @@ export function watchTransferWorker(worker: Worker, queue: Queue) {
     }
   });
 }
+
+/** The sweep of the job outbox: accepted imports and exports that BullMQ does not hold are queued. */
+async function sweepStrandedTransfers(_job: Job, connection?: Redis) {
+  const createdBefore = new Date(Date.now() - sweepJob("transfer").olderThanMs);
+  const queued = await queueStrandedTransferJobs({ createdBefore, connection });
+  // Quiet when there is nothing to do: it runs every few seconds.
+  if (queued.length > 0) {
+    logger.warn(
+      { jobIds: queued, count: queued.length },
+      "transfer jobs queued by the sweep (not queued when accepted)",
+    );
+  }
+  return { queued: queued.length };
+}
+
+export const transferJobs = {
+  consume: ({ connection }) => {
+    const transfers = queue(JOBS.transfer.queue, connection);
+    return {
+      run: handleTransferJob,
+      watch: (worker) => watchTransferWorker(worker, transfers),
+      close: () => transfers.close(),
+    };
+  },
+  sweep: sweepStrandedTransfers,
+} satisfies JobHandler<"transfer">;

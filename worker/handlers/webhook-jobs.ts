@@ -8,15 +8,19 @@
 import { DelayedError, type BackoffStrategy, type Job } from "bullmq";
 import type { Dispatcher } from "undici";
 import { getEnv } from "../../app/env.server";
-import { deliverWebhookJob, type DeliverWebhookPayload } from "../../app/jobs/definitions";
+import { JOBS, type DeliverWebhookPayload } from "../../app/jobs/definitions";
+import { logger } from "../../app/logger.server";
+import { createRedis } from "../../app/redis.server";
 import { deliverOnce } from "../../app/services/webhooks/delivery.server";
+import { createDeliveryAgent } from "../../app/services/webhooks/ssrf.server";
 import { retryDelayMs } from "../../app/services/webhooks/schedule";
 import { JobFailed, retryDelayOf, runJob } from "../outcomes";
-import type { ShopSlots } from "../shop-slots";
+import type { JobHandler } from "../job-handler";
+import { ShopSlots } from "../shop-slots";
 
-export function createWebhookHandler(dispatcher: Dispatcher, slots: ShopSlots) {
+function createWebhookHandler(dispatcher: Dispatcher, slots: ShopSlots) {
   return async (job: Job<DeliverWebhookPayload>, token?: string) => {
-    const payload = deliverWebhookJob.payload.parse(job.data);
+    const payload = JOBS.webhookDelivery.payload.parse(job.data);
     if (!slots.tryTake(payload.shopId)) {
       await job.moveToDelayed(Date.now() + slots.holdMs(job.id!), token);
       throw new DelayedError(); // BullMQ: the job was moved, not failed; no attempt is counted
@@ -49,3 +53,22 @@ export function createWebhookHandler(dispatcher: Dispatcher, slots: ShopSlots) {
 /** The delay the failed attempt logged; the published schedule for any other failure. */
 export const webhookBackoff: BackoffStrategy = (attemptsMade, _type, error) =>
   retryDelayOf(error) ?? retryDelayMs(attemptsMade, getEnv().WEBHOOK_RETRY_UNIT_MS);
+
+export const webhookJobs = {
+  consume: ({ env }) => {
+    // Deliveries finish by the hundred per second, each with a BullMQ script call: auto-pipelining sends the
+    // commands issued in one tick in one write.
+    const connection = createRedis("worker", { enableAutoPipelining: true });
+    connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+    const agent = createDeliveryAgent(env.WEBHOOK_CONCURRENCY);
+    return {
+      run: createWebhookHandler(agent, new ShopSlots(env.WEBHOOK_SHOP_CONCURRENCY)),
+      connection,
+      backoffStrategy: webhookBackoff,
+      close: async () => {
+        await agent.close();
+        await connection.quit().catch(() => connection.disconnect());
+      },
+    };
+  },
+} satisfies JobHandler<"webhookDelivery">;

@@ -42,7 +42,7 @@ import { database, transaction } from "~/data/database.server";
 import { deleteSessionsOfShop } from "~/data/session-rows.server";
 import { findShopById, findShopForAuth } from "~/data/shop-rows.server";
 import { findEndpointIdsOfShop } from "~/data/webhook-endpoint-rows.server";
-import { COMPLIANCE_TOPICS, type ComplianceTopic } from "~/jobs/definitions";
+import { COMPLIANCE_TOPICS, type ComplianceTopic } from "~/services/shops/platform-webhook-topics";
 import {
   enqueueComplianceJob,
   holdsComplianceJob,
@@ -67,7 +67,7 @@ import {
   processPlatformWebhookOnce,
   type PlatformWebhookOutcome,
   type PlatformWebhookReceipt,
-} from "~/services/shops/shops.server";
+} from "~/services/shops/platform-webhook-ledger.server";
 
 export { COMPLIANCE_TOPICS, type ComplianceTopic };
 

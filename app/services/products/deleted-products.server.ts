@@ -11,7 +11,7 @@ import {
   processPlatformWebhookOnce,
   type PlatformWebhookOutcome,
   type PlatformWebhookReceipt,
-} from "~/services/shops/shops.server";
+} from "~/services/shops/platform-webhook-ledger.server";
 
 /**
  * Marks the shop's items of the deleted product unavailable. A shop this app does not hold (never

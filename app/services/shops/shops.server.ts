@@ -1,5 +1,4 @@
-import { database, isUniqueViolation, transaction, type Tx } from "~/data/database.server";
-import { deleteProcessedWebhooksBefore, insertProcessedWebhook } from "~/data/platform-webhook-rows.server";
+import { database, transaction } from "~/data/database.server";
 import { deleteSessionsOfShop } from "~/data/session-rows.server";
 import {
   countShopUsage,
@@ -17,6 +16,11 @@ import { DomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { newId } from "~/lib/ids";
 import { generatePublicKey } from "~/services/keys/key-secrets";
+import {
+  processPlatformWebhookOnce,
+  type PlatformWebhookOutcome,
+  type PlatformWebhookReceipt,
+} from "./platform-webhook-ledger.server";
 import { DEFAULT_SHOP_SETTINGS, readShopSettings, type ShopSettings, type ShopSettingsPatch } from "./settings";
 
 /**
@@ -29,55 +33,6 @@ export async function ensureShop({ domain }: { domain: string }) {
     { id: newId("shop"), domain, publicKey: generatePublicKey(), settings: JSON.stringify(DEFAULT_SHOP_SETTINGS) },
     new Date(),
   );
-}
-
-/**
- * A verified platform webhook: its `X-Shopify-Webhook-Id`, the SHA-256 of its signed body (hex), and the
- * shop the signed body names.
- */
-export interface PlatformWebhookReceipt {
-  id: string;
-  topic: string;
-  shopDomain: string;
-  bodySha256: string;
-}
-
-/** What became of a verified webhook. */
-export type PlatformWebhookOutcome =
-  /** recorded and applied */
-  | "processed"
-  /** this webhook id or this signed body was processed before: nothing done */
-  | "replay"
-  /** recorded, but its signed content is older than what was already applied: nothing done */
-  | "stale";
-
-/** How long processed webhook ids are kept: well past the platform's retries of one delivery (48 hours). */
-export const PLATFORM_WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-
-/**
- * Records the webhook id and the digest of its signed body (`sha256:<hex>`), both in the `PlatformWebhook`
- * table, and applies its effects in the same transaction, so each webhook is processed once: a second
- * delivery of the same id (the platform's retry after a lost answer), or of the same signed body under
- * another id (the HMAC does not cover `X-Shopify-Webhook-Id`, so a captured request can be sent again with
- * a new one), changes nothing and answers "replay". `effects` may answer "stale" to have the webhook
- * recorded without effect.
- */
-export async function processPlatformWebhookOnce(
-  webhook: PlatformWebhookReceipt,
-  effects: (tx: Tx) => Promise<"processed" | "stale"> = async () => "processed",
-): Promise<PlatformWebhookOutcome> {
-  const { id, topic, shopDomain, bodySha256 } = webhook;
-  try {
-    return await transaction(async (tx) => {
-      const at = new Date();
-      await insertProcessedWebhook(tx, { id, topic, shopDomain }, at);
-      await insertProcessedWebhook(tx, { id: `sha256:${bodySha256}`, topic, shopDomain }, at);
-      return effects(tx);
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) return "replay";
-    throw error;
-  }
 }
 
 /**
@@ -102,11 +57,6 @@ export async function markShopUninstalled(
     await deleteSessionsOfShop(tx, domain);
     return "processed";
   });
-}
-
-/** Forgets processed webhook ids and body digests older than the retention (the worker's maintenance job). */
-export async function purgeProcessedPlatformWebhooks(now = new Date()): Promise<number> {
-  return deleteProcessedWebhooksBefore(database(), new Date(now.getTime() - PLATFORM_WEBHOOK_RETENTION_MS));
 }
 
 /** What authentication needs of a shop, on every API and storefront request. */
@@ -140,8 +90,14 @@ export async function getShopOverview({ shopId }: { shopId: string }) {
   return { shop, settings: readShopSettings(shop.settings), usage };
 }
 
+/** The shop's domain and settings, read outside any transaction; a shop that does not exist is `not_found`. */
+export async function shopSettingsOf(shopId: string) {
+  const shop = await getShopRow(shopId);
+  return { domain: shop.domain, settings: readShopSettings(shop.settings) };
+}
+
 export async function getShopSettings({ shopId }: { shopId: string }): Promise<ShopSettings> {
-  return readShopSettings((await getShopRow(shopId)).settings);
+  return (await shopSettingsOf(shopId)).settings;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The export job (docs/imports.md, import rule 8): the shop's saved items in the generic CSV columns,
- * read in keyset batches and streamed into storage, so memory stays flat whatever the shop's size. Cells
+ * streamed in batches (./item-export-stream.server.ts). Cells
  * that a spreadsheet could run as a formula (FORMULA_GUARD: =, +, -, @ first, after whitespace too, a leading tab,
  * CR or LF, or any line break) get a leading `'`; the import takes it off again, so an export re-imports
  * cleanly (docs/imports.md, "Formula guard").
@@ -10,16 +10,11 @@
  * guest's rows and is stable across exports, but opens nothing. Guest rows are skipped on import anyway.
  */
 import { createHmac } from "node:crypto";
-import { Readable } from "node:stream";
-import Papa from "papaparse";
-import { database } from "~/data/database.server";
-import { exportItemsPage } from "~/data/item-rows.server";
+import type { Readable } from "node:stream";
 import { deriveKey } from "~/lib/derived-keys.server";
-import { publishBatchTiming } from "./timings";
-import { FORMULA_GUARD } from "./values";
+import { itemExportStream } from "./item-export-stream.server";
 
 export const EXPORT_COLUMNS = ["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"];
-const BATCH = 2_000;
 
 export function anonymousPseudonym(anonymousId: string): string {
   const hex = createHmac("sha256", deriveKey("export-pseudonym")).update(anonymousId).digest("hex").slice(0, 32);
@@ -29,49 +24,18 @@ export function anonymousPseudonym(anonymousId: string): string {
 
 /** The CSV file as a stream of text chunks, one per batch; `onRows` hears the running total. */
 export function exportCsv(shopId: string, onRows?: (rows: number) => void): Readable {
-  let after = "";
-  let total = 0;
-  let started = false;
-  return new Readable({
-    async read() {
-      try {
-        if (!started) {
-          started = true;
-          this.push(`${EXPORT_COLUMNS.join(",")}\r\n`);
-          return;
-        }
-        // The batch is chosen on Item alone (its (shopId, id) index, in order), then joined: items of retired
-        // lists are dropped after the cursor has passed them, so they can never end the export early.
-        for (;;) {
-          const began = performance.now();
-          const rows = await exportItemsPage(database(), shopId, { after, limit: BATCH });
-          if (rows.length === 0) {
-            this.push(null);
-            return;
-          }
-          after = rows.at(-1)!.id;
-          const live = rows.filter((row) => row.retiredAt === null);
-          if (live.length === 0) continue;
-          total += live.length;
-          const text = Papa.unparse(
-            live.map((row) => [
-              row.customerId ?? "",
-              row.anonymousId ? anonymousPseudonym(row.anonymousId) : "",
-              row.productId,
-              row.variantId,
-              row.handle,
-              row.addedAt.toISOString(),
-            ]),
-            { escapeFormulae: FORMULA_GUARD, newline: "\r\n", header: false },
-          );
-          onRows?.(total);
-          publishBatchTiming("export", live.length, began);
-          this.push(`${text}\r\n`);
-          return;
-        }
-      } catch (error) {
-        this.destroy(error as Error);
-      }
-    },
-  });
+  return itemExportStream(
+    shopId,
+    EXPORT_COLUMNS,
+    (live) =>
+      live.map((row) => [
+        row.customerId ?? "",
+        row.anonymousId ? anonymousPseudonym(row.anonymousId) : "",
+        row.productId,
+        row.variantId,
+        row.handle,
+        row.addedAt.toISOString(),
+      ]),
+    onRows,
+  );
 }

@@ -8,6 +8,7 @@
  */
 import { database, transaction, type Queryable } from "~/data/database.server";
 import { findTransferJob, saveTransferJobCheckpoint } from "~/data/transfer-job-rows.server";
+import { unguard } from "~/lib/csv";
 import { isDomainError } from "~/lib/domain-error";
 import { PlatformUnavailable } from "~/services/platform/admin-api.server";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
@@ -18,7 +19,7 @@ import { isMalformedFile, malformedFile, readCsv, type CsvRecord } from "./csv-r
 import { createCustomerLookup, type CustomerLookup } from "./customers.server";
 import { IMPORT_MAX_BYTES, JobFailure } from "./limits";
 import { publishBatchTiming } from "./timings";
-import { parseEmail, parseImportDate, parsePlatformId, unguard } from "./values";
+import { parseEmail, parseImportDate, parsePlatformId } from "./values";
 
 export const BATCH_ROWS = 1_000;
 const REPORTED_ISSUES = 100;

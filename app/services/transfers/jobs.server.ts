@@ -1,167 +1,40 @@
 /**
  * Imports and exports as jobs (docs/imports.md, "Job states"; the TransferJob schema of docs/openapi.json):
- * starting one creates its row and queues it; the worker runs it through queued -> running -> succeeded |
- * failed, counting rows as it goes. Every statement is scoped by the shop id.
+ * starting one creates its row and queues it (the row is the job's outbox record, and the worker's sweep
+ * queues what Redis did not take); the jobs' pages and links read them. The worker's run of a job is in
+ * ./transfer-run.server.ts, the uploads an import reads in ./uploads.server.ts. Every statement is scoped
+ * by the shop id.
  */
-import { Readable } from "node:stream";
 import type { Redis } from "ioredis";
-import { database, engine, transaction, type Tx, type UnitOfWork } from "~/data/database.server";
-import { analyzeAfterBulkLoad } from "~/data/item-rows.server";
+import { database, transaction, type Tx, type UnitOfWork } from "~/data/database.server";
 import {
-  abandonTransferJobRow,
   countOpenTransferJobs,
-  countRunningTransferJobs,
   findQueuedTransferJobs,
   findSilentRunningTransferJobs,
   findImportOfUpload,
-  findRunnableJob,
   findTransferJob,
   insertTransferJob,
   listTransferJobs,
   lockShopTransferJobs,
-  markTransferJobFailed,
-  markTransferJobRunning,
-  markTransferJobSucceeded,
-  updateTransferJobProgress,
-  type RunnableJobRow,
   type TransferJobRow,
   type TransferKind,
 } from "~/data/transfer-job-rows.server";
-import { findUpload, findUploadFilenames, insertUpload, markUploaded, type UploadRow } from "~/data/upload-rows.server";
+import { findUpload, findUploadFilenames, markUploaded } from "~/data/upload-rows.server";
 import { enqueueTransferJob, holdsTransferJob, transferJobState, withinMs } from "~/jobs/queues.server";
 import { getEnv } from "~/env.server";
-import { DomainError, isDomainError } from "~/lib/domain-error";
+import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
 import { getStorage } from "~/services/storage/index.server";
 import type { Source } from "./columns";
-import { exportCsv } from "./export.server";
-import { exportMarketingCsv } from "./marketing-export.server";
+import type { ImportReport } from "./import.server";
+import { DOWNLOAD_URL_SECONDS, RUNNING_HEARD_WITHIN_MS } from "./limits";
 import type { ExportFormat } from "./transfer-requests";
-import { ImportSuperseded, runImport, type ImportReport } from "./import.server";
-import { DOWNLOAD_URL_SECONDS, IMPORT_MAX_BYTES, JobFailure, UPLOAD_URL_SECONDS } from "./limits";
+import { abandonTransferJob, UNEXPECTED_FAILURE } from "./transfer-run.server";
+import { fileUrlOf, resolveFileUrl, uploadExpired } from "./uploads.server";
 
 export type { TransferJobRow, TransferKind } from "~/data/transfer-job-rows.server";
 export type { ImportIssue, ImportReport } from "./import.server";
-export type { UploadRow } from "~/data/upload-rows.server";
-
-const ANALYZE_AFTER_ROWS = 10_000;
-
-export const uploadKey = (shopId: string, uploadId: string) => `imports/${shopId}/${uploadId}.csv`;
-const reportKey = (shopId: string, jobId: string) => `reports/${shopId}/${jobId}.json`;
-const exportKey = (shopId: string, jobId: string) => `exports/${shopId}/${jobId}.csv`;
-
-function fileUrlOf(baseUrl: string, uploadId: string) {
-  return `${baseUrl}/v1/imports/uploads/${uploadId}`;
-}
-
-/** Step 1 of an import: a presigned upload target and its row. */
-export interface CreatedUpload {
-  upload: UploadRow;
-  /** Where and how to send the file (a presigned URL or this app's signed upload URL). */
-  target: Awaited<ReturnType<ReturnType<typeof getStorage>["presignUpload"]>>;
-  fileUrl: string;
-}
-
-export async function createUpload(
-  {
-    shopId,
-    baseUrl,
-    filename,
-    contentType,
-  }: {
-    shopId: string;
-    baseUrl: string;
-    filename: string;
-    contentType: string;
-  },
-  unit?: UnitOfWork<CreatedUpload>,
-): Promise<CreatedUpload> {
-  const id = newId("upload");
-  const storageKey = uploadKey(shopId, id);
-  const target = await getStorage().presignUpload({
-    key: storageKey,
-    contentType,
-    maxBytes: IMPORT_MAX_BYTES,
-    expiresInSeconds: UPLOAD_URL_SECONDS,
-  });
-  const fileUrl = fileUrlOf(baseUrl, id);
-  const upload = await transaction(async (tx) => {
-    const row = await insertUpload(
-      tx,
-      { id, shopId, storageKey, filename, contentType, maxBytes: IMPORT_MAX_BYTES, expiresAt: target.expiresAt },
-      new Date(),
-    );
-    await unit?.within?.(tx, { upload: row, target, fileUrl });
-    return row;
-  });
-  return { upload, target, fileUrl };
-}
-
-/** The shop's upload with what is stored for it now (null size: nothing uploaded yet). */
-async function findUploadWithSize(shopId: string, uploadId: string) {
-  const upload = await findUpload(database(), shopId, uploadId);
-  if (!upload) return null;
-  const stored = await getStorage().stat(upload.storageKey);
-  return { upload, sizeBytes: stored?.size ?? null };
-}
-
-/** The shop's upload with what is stored for it now (null size: nothing uploaded yet); `not_found` if none. */
-export async function getUpload({ shopId, uploadId }: { shopId: string; uploadId: string }) {
-  const found = await findUploadWithSize(shopId, uploadId);
-  if (!found) throw new DomainError("not_found", "No upload with this id.");
-  if (found.upload.fileDeletedAt) throw uploadExpired(found.upload);
-  return found;
-}
-
-const FILE_URL_PATH = /\/v1\/imports\/uploads\/(upl_[A-Za-z0-9]+)$/;
-
-/** The error for an upload whose file the retention job deleted. */
-function uploadExpired(upload: UploadRow) {
-  return new DomainError(
-    "file_expired",
-    `The file uploaded to this fileUrl was deleted on ${upload.fileDeletedAt?.toISOString() ?? "its expiry"}, ` +
-      `${getEnv().FILE_RETENTION_DAYS} days after an import last started from it (or after it was uploaded): ` +
-      "upload it again (POST /v1/imports/upload).",
-    { details: { deletedAt: upload.fileDeletedAt?.toISOString() ?? null } },
-  );
-}
-
-/**
- * The upload a `fileUrl` names, if it is one of this shop's, with the size stored; `invalid` otherwise,
- * `file_expired` once its file was deleted, `too_large` past the cap.
- */
-async function resolveFileUrl(shopId: string, fileUrl: string): Promise<{ upload: UploadRow; sizeBytes: number }> {
-  const invalid = (message: string) => new DomainError("invalid", message, { issues: [{ field: "fileUrl", message }] });
-  let path: string;
-  try {
-    path = new URL(fileUrl).pathname;
-  } catch {
-    throw invalid("fileUrl must be the fileUrl returned by POST /v1/imports/upload.");
-  }
-  const uploadId = FILE_URL_PATH.exec(path)?.[1];
-  const found = uploadId ? await findUploadWithSize(shopId, uploadId) : null;
-  // Another shop's upload is answered exactly like one that does not exist.
-  if (!found) throw invalid("fileUrl does not name an upload of this shop (use POST /v1/imports/upload).");
-  if (found.upload.fileDeletedAt) throw uploadExpired(found.upload);
-  if (found.sizeBytes === null) {
-    throw invalid("Nothing has been uploaded to this fileUrl yet: PUT the file to its uploadUrl first.");
-  }
-  if (found.sizeBytes > IMPORT_MAX_BYTES) {
-    throw new DomainError(
-      "too_large",
-      `The uploaded file has ${found.sizeBytes} bytes; imports take at most ${IMPORT_MAX_BYTES}.`,
-      { details: { maxBytes: IMPORT_MAX_BYTES } },
-    );
-  }
-  return { upload: found.upload, sizeBytes: found.sizeBytes };
-}
-
-/**
- * A `running` row not updated for this long belongs to a worker that died (each batch of a running job
- * updates its row): it no longer counts against its shop's limits, and the sweep looks at its BullMQ job.
- */
-const RUNNING_HEARD_WITHIN_MS = 10 * 60_000;
 
 /** The most a request waits for the queue (Redis) to take a new job before answering without it. */
 const ENQUEUE_WAIT_MS = 3_000;
@@ -379,7 +252,7 @@ export function exportFilename(job: Pick<TransferJobRow, "id" | "format">) {
 
 /**
  * When the retention job deleted the file stored under `key` (an export file, an import report or an
- * upload, named `<area>/<shop id>/<job or upload id>.<ext>` by this module), or null when it did not: the
+ * upload, named `<area>/<shop id>/<job or upload id>.<ext>` by ./uploads.server.ts and ./transfer-run.server.ts), or null when it did not: the
  * file routes then answer that the file expired rather than that it never existed.
  */
 export async function fileDeletedAt(key: string): Promise<Date | null> {
@@ -421,179 +294,4 @@ export async function isImportFileKept({ shopId, job }: { shopId: string; job: T
 /** The `fileUrl` of the upload an import read, to import the same file again (null once the upload is gone). */
 function importFileUrl({ job, baseUrl }: { job: TransferJobRow; baseUrl: string }) {
   return job.kind === "import" && job.uploadId ? fileUrlOf(baseUrl, job.uploadId) : null;
-}
-
-async function storeReport(job: RunnableJobRow, report: unknown) {
-  const key = reportKey(job.shopId, job.id);
-  await getStorage().write(key, Readable.from([JSON.stringify(report, null, 2)]), "application/json");
-  return key;
-}
-
-/** What a job that failed for no reason of its own says (its error is logged, not shown). */
-export const UNEXPECTED_FAILURE = "The job failed unexpectedly; it was retried.";
-
-/**
- * Marks a job failed that BullMQ gave up on without our handler finishing it: its worker died more often
- * than the stall limit allows, or the handler threw on its final attempt before updating the row. A job
- * already finished is left as it is.
- */
-export async function abandonTransferJob(jobId: string, message: string) {
-  await abandonTransferJobRow(database(), jobId, message, new Date());
-}
-
-/** How an attempt at a job ended: `done` (succeeded or failed for good) or `retry` (run it again). */
-export type TransferOutcome = { outcome: "done" } | { outcome: "retry"; error: unknown } | { outcome: "wait" };
-
-const DONE: TransferOutcome = { outcome: "done" };
-
-/**
- * Runs one attempt at a job in the worker. A final JobFailure (the file or its columns, the shop's
- * refused access) or a domain error that is not transient fails the job for good, with its report; any
- * other error asks for another attempt, and fails the job on the last one, with the message and report
- * of a JobFailure when the import left one. `wait`: the shop runs as many jobs as it may; nothing was done.
- */
-export async function runTransferJob({
-  shopId,
-  jobId,
-  finalAttempt,
-}: {
-  shopId: string;
-  jobId: string;
-  finalAttempt: boolean;
-}): Promise<TransferOutcome> {
-  const job = await findRunnableJob(database(), shopId, jobId);
-  if (!job) {
-    logger.warn({ jobId }, "transfer job row is gone; nothing to run");
-    return DONE;
-  }
-  if (job.status === "succeeded" || job.status === "failed") return DONE;
-  if (job.shopUninstalledAt !== null) {
-    // Queued jobs stop with the app's uninstall; the merchant starts them again after a reinstall.
-    await markTransferJobFailed(
-      database(),
-      shopId,
-      jobId,
-      { error: "The app was uninstalled from the shop before the job ran.", resultKey: null },
-      new Date(),
-    );
-    return DONE;
-  }
-  // At most TRANSFER_SHOP_CONCURRENCY jobs of a shop run at once, whichever workers took them
-  // (docs/decisions/026-fairness-between-shops.md): a shop's burst of imports leaves the other slots to
-  // other shops. Checked and marked under the shop's lock; a job over the limit waits (the caller delays it).
-  const started = await transaction(async (tx) => {
-    await lockShopTransferJobs(tx, shopId);
-    const since = new Date(Date.now() - RUNNING_HEARD_WITHIN_MS);
-    if ((await countRunningTransferJobs(tx, { shopId, jobId, since })) >= getEnv().TRANSFER_SHOP_CONCURRENCY) {
-      return "shop busy";
-    }
-    // Timed once the count has seen the shop's other jobs end, so the recorded spans never overlap.
-    const startedAt = new Date();
-    return (await markTransferJobRunning(tx, shopId, jobId, job.startedAt ?? startedAt, startedAt))
-      ? "started"
-      : "finished"; // by another attempt since it was read above
-  });
-  if (started === "finished") return DONE;
-  if (started === "shop busy") return { outcome: "wait" };
-  const fail = async (message: string, report?: unknown) => {
-    // The job is marked failed even when its report cannot be stored, rather than left `running`.
-    const resultKey = report
-      ? await storeReport(job, report).catch((error: unknown) => {
-          logger.error({ err: error, jobId }, "import report could not be stored");
-          return null;
-        })
-      : null;
-    await markTransferJobFailed(database(), shopId, jobId, { error: message, resultKey }, new Date());
-  };
-
-  try {
-    if (job.kind === "export") await runExport(job);
-    else await runImportJob(job);
-    return DONE;
-  } catch (error) {
-    if (error instanceof ImportSuperseded) {
-      // The other attempt goes on; this job is looked at again shortly, and is then done, or resumed from
-      // the other's last batch if that attempt has died meanwhile.
-      logger.warn({ jobId }, "another attempt at this import wrote first; this one steps aside");
-      return { outcome: "wait" };
-    }
-    if (error instanceof JobFailure && error.final) {
-      await fail(error.message, error.report);
-      return DONE;
-    }
-    if (isDomainError(error) && !error.transient) {
-      await fail(error.message);
-      return DONE;
-    }
-    if (finalAttempt) {
-      if (error instanceof JobFailure) await fail(error.message, error.report);
-      else await fail(isDomainError(error) ? error.message : UNEXPECTED_FAILURE);
-    } else {
-      logger.warn({ err: error, jobId }, "transfer job attempt failed; BullMQ runs it again");
-    }
-    return { outcome: "retry", error };
-  }
-}
-
-/** Progress through the shared handle (one statement, outside any transaction). */
-const progress = (job: RunnableJobRow, rowsRead: number) =>
-  updateTransferJobProgress(database(), job.shopId, job.id, rowsRead);
-
-async function runExport(job: RunnableJobRow) {
-  const key = exportKey(job.shopId, job.id);
-  let rows = 0;
-  let reported = Date.now();
-  const onRows = (total: number) => {
-    rows = total;
-    if (Date.now() - reported > 1_000) {
-      reported = Date.now();
-      void progress(job, total).catch(() => {});
-    }
-  };
-  await getStorage().write(
-    key,
-    job.format === "marketing_csv"
-      ? exportMarketingCsv({ shopId: job.shopId, shopDomain: job.shopDomain }, onRows)
-      : exportCsv(job.shopId, onRows),
-    "text/csv; charset=utf-8",
-  );
-  await markTransferJobSucceeded(database(), job.shopId, job.id, { rowsRead: rows, resultKey: key }, new Date());
-}
-
-async function runImportJob(job: RunnableJobRow) {
-  if (!job.storageKey) throw new JobFailure("The job's upload no longer exists.", undefined, true);
-  let reported = 0;
-  const report: ImportReport = await runImport({
-    jobId: job.id,
-    shopId: job.shopId,
-    shopDomain: job.shopDomain,
-    source: job.source as Source,
-    dryRun: job.dryRun,
-    storageKey: job.storageKey,
-    resumeFrom: job.checkpoint,
-    onProgress: async (rows) => {
-      if (rows - reported >= 5_000) {
-        reported = rows;
-        await progress(job, rows);
-      }
-    },
-  });
-  if (!job.dryRun && report.totals.imported >= ANALYZE_AFTER_ROWS && engine() === "postgres") {
-    // Fresh planner statistics after a bulk load: with the stale ones PostgreSQL may read a whole shop's
-    // items for each page of the next export or list browse, until autovacuum gets round to it.
-    await analyzeAfterBulkLoad(database());
-  }
-  const resultKey = await storeReport(job, report);
-  await markTransferJobSucceeded(
-    database(),
-    job.shopId,
-    job.id,
-    {
-      rowsRead: report.totals.rows,
-      imported: report.totals.imported,
-      skipped: report.totals.skipped,
-      resultKey,
-    },
-    new Date(),
-  );
 }

@@ -27,3 +27,9 @@ export class JobFailure extends Error {
     this.name = "JobFailure";
   }
 }
+
+/**
+ * A `running` row not updated for this long belongs to a worker that died (each batch of a running job
+ * updates its row): it no longer counts against its shop's limits, and the sweep looks at its BullMQ job.
+ */
+export const RUNNING_HEARD_WITHIN_MS = 10 * 60_000;

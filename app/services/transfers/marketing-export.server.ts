@@ -10,14 +10,10 @@
  * email or name, and their anonymous id is a capability. Each row carries `customer_id`, so a customers/redact
  * finds and deletes the file (app/services/compliance). The formula guard applies as in the generic export.
  */
-import { Readable } from "node:stream";
-import Papa from "papaparse";
-import { database } from "~/data/database.server";
-import { exportItemsPage } from "~/data/item-rows.server";
+import type { Readable } from "node:stream";
 import { DomainError, isDomainError } from "~/lib/domain-error";
 import { createAdminCaller, NODES_PER_QUERY, PlatformUnavailable } from "~/services/platform/admin-api.server";
-import { publishBatchTiming } from "./timings";
-import { FORMULA_GUARD } from "./values";
+import { itemExportStream } from "./item-export-stream.server";
 
 export const MARKETING_COLUMNS = [
   "customer_id",
@@ -32,8 +28,6 @@ export const MARKETING_COLUMNS = [
   "currency",
   "added_at",
 ];
-
-const BATCH = 2_000;
 
 const DETAILS = `query WishlistMarketingExport($ids: [ID!]!) {
   shop { currencyCode }
@@ -98,9 +92,6 @@ export function exportMarketingCsv(
   // Every node asked for, for the whole job (null: the shop has no such customer, product or variant).
   const known = new Map<string, Node | null>();
   let currency = "";
-  let after = "";
-  let total = 0;
-  let started = false;
 
   async function lookUp(ids: string[]) {
     const wanted = [...new Set(ids)].filter((id) => !known.has(id));
@@ -113,67 +104,46 @@ export function exportMarketingCsv(
     }
   }
 
-  return new Readable({
-    async read() {
-      try {
-        if (!started) {
-          started = true;
-          this.push(`${MARKETING_COLUMNS.join(",")}\r\n`);
-          return;
-        }
-        for (;;) {
-          const began = performance.now();
-          const rows = await exportItemsPage(database(), shopId, { after, limit: BATCH });
-          if (rows.length === 0) {
-            this.push(null);
-            return;
-          }
-          after = rows.at(-1)!.id;
-          const saved = rows.filter((row) => row.retiredAt === null && row.customerId !== null);
-          if (saved.length === 0) continue;
-          await lookUp(
-            saved.flatMap((row) => [
-              gid("Customer", row.customerId!),
-              gid("Product", row.productId),
-              ...(row.variantId ? [gid("ProductVariant", row.variantId)] : []),
-            ]),
-          ).catch((error: unknown) => {
-            throw unreadable(error);
-          });
-          const lines: string[][] = [];
-          for (const row of saved) {
-            // A customer the shop no longer has (deleted, or erased by the platform) has nobody to write to.
-            const customer = known.get(gid("Customer", row.customerId!));
-            if (!customer) continue;
-            const product = known.get(gid("Product", row.productId));
-            const variant = row.variantId ? known.get(gid("ProductVariant", row.variantId)) : null;
-            const price = variant?.price ?? product?.priceRangeV2?.minVariantPrice.amount ?? "";
-            lines.push([
-              row.customerId!,
-              customer.defaultEmailAddress?.emailAddress ?? "",
-              customer.firstName ?? "",
-              customer.lastName ?? "",
-              row.productId,
-              // A product the platform no longer has: its last catalogue title, never one a shopper sent.
-              product?.title ?? (row.catalogueTitleAt === null ? "" : row.titleSnapshot),
-              row.variantId,
-              variant?.title ?? "",
-              price,
-              price === "" ? "" : currency,
-              row.addedAt.toISOString(),
-            ]);
-          }
-          if (lines.length === 0) continue;
-          total += lines.length;
-          const text = Papa.unparse(lines, { escapeFormulae: FORMULA_GUARD, newline: "\r\n", header: false });
-          onRows?.(total);
-          publishBatchTiming("export", lines.length, began);
-          this.push(`${text}\r\n`);
-          return;
-        }
-      } catch (error) {
-        this.destroy(error as Error);
+  return itemExportStream(
+    shopId,
+    MARKETING_COLUMNS,
+    async (live) => {
+      const saved = live.filter((row) => row.customerId !== null);
+      if (saved.length === 0) return [];
+      await lookUp(
+        saved.flatMap((row) => [
+          gid("Customer", row.customerId!),
+          gid("Product", row.productId),
+          ...(row.variantId ? [gid("ProductVariant", row.variantId)] : []),
+        ]),
+      ).catch((error: unknown) => {
+        throw unreadable(error);
+      });
+      const lines: string[][] = [];
+      for (const row of saved) {
+        // A customer the shop no longer has (deleted, or erased by the platform) has nobody to write to.
+        const customer = known.get(gid("Customer", row.customerId!));
+        if (!customer) continue;
+        const product = known.get(gid("Product", row.productId));
+        const variant = row.variantId ? known.get(gid("ProductVariant", row.variantId)) : null;
+        const price = variant?.price ?? product?.priceRangeV2?.minVariantPrice.amount ?? "";
+        lines.push([
+          row.customerId!,
+          customer.defaultEmailAddress?.emailAddress ?? "",
+          customer.firstName ?? "",
+          customer.lastName ?? "",
+          row.productId,
+          // A product the platform no longer has: its last catalogue title, never one a shopper sent.
+          product?.title ?? (row.catalogueTitleAt === null ? "" : row.titleSnapshot),
+          row.variantId,
+          variant?.title ?? "",
+          price,
+          price === "" ? "" : currency,
+          row.addedAt.toISOString(),
+        ]);
       }
+      return lines;
     },
-  });
+    onRows,
+  );
 }

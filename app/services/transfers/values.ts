@@ -10,18 +10,6 @@ import type { DateOrder } from "./columns";
  */
 
 /**
- * The export's formula guard (OWASP, CSV injection): a cell gets a leading `'` when it starts with `=`, `+`,
- * `-` or `@` (after any whitespace), or with a tab, CR or LF, or holds a line break anywhere, or is such a
- * cell behind leading `'`s (so the import can always tell the guard's `'` from the cell's own).
- */
-export const FORMULA_GUARD = /^'*(?:\s*[=+\-@]|[\t\r\n])|[\r\n]/;
-
-/** Undoes the export's formula guard: exactly the `'` that FORMULA_GUARD added, nothing else. */
-export function unguard(value: string): string {
-  return value.startsWith("'") && FORMULA_GUARD.test(value.slice(1)) ? value.slice(1) : value;
-}
-
-/**
  * A platform id of `type` (Product, ProductVariant, Customer) from a cell holding digits or a GID, in the
  * canonical form the API uses too (`~/lib/ids`: no leading zeros, at most 2^64-1); null if neither.
  */

@@ -10,7 +10,7 @@ import {
   type findOverdueDeliveries,
 } from "~/data/webhook-delivery-due-rows.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
-import { deliverWebhookJob, type DeliverWebhookPayload } from "~/jobs/definitions";
+import { JOBS, type DeliverWebhookPayload } from "~/jobs/definitions";
 import { isRedactedEventData, REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import type { StoredEvent } from "~/services/events/relay.server";
 import { WEBHOOK_ATTEMPTS } from "./schedule";
@@ -37,7 +37,7 @@ function deliveryJobId(eventId: string, endpointId: string): string {
 
 function jobOptions(eventId: string, endpointId: string, attemptsBefore: number, priority: number) {
   return {
-    ...deliverWebhookJob.options,
+    ...JOBS.webhookDelivery.options,
     jobId: deliveryJobId(eventId, endpointId),
     attempts: WEBHOOK_ATTEMPTS - attemptsBefore,
     backoff: { type: "webhook" },
@@ -90,7 +90,7 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
     for (const endpoint of subscribed) {
       if (target ? endpoint.id !== target : !endpoint.types.has(event.type)) continue;
       jobs.push({
-        name: deliverWebhookJob.name,
+        name: JOBS.webhookDelivery.name,
         data: { shopId: event.shopId, eventId: event.id, eventType: event.type, endpointId: endpoint.id, body },
         opts: jobOptions(event.id, endpoint.id, 0, priority(event.shopId)),
       });
@@ -131,7 +131,7 @@ export async function requeueDeliveries(queue: Queue, overdue: OverdueDelivery[]
       };
       const attemptsBefore = Math.min(due.attemptsMade, WEBHOOK_ATTEMPTS - 1);
       return {
-        name: deliverWebhookJob.name,
+        name: JOBS.webhookDelivery.name,
         data: {
           shopId: due.shopId,
           eventId: due.eventId,

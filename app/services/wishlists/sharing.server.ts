@@ -18,7 +18,8 @@ import { DomainError } from "~/lib/domain-error";
 import { recordEvent } from "~/services/events/outbox.server";
 import type { Owner } from "~/services/owners/owner";
 import type { ShopSettings } from "~/services/shops/settings";
-import { assertGuestWritesAllowed, lockDefaultList, shopSettingsOf } from "./wishlists.server";
+import { shopSettingsOf } from "~/services/shops/shops.server";
+import { assertGuestWritesAllowed, lockDefaultList } from "./wishlists.server";
 import type { ListWithItems } from "./views";
 
 /** Share tokens: 128 random bits, URL-safe; unguessable, since the token alone opens the list. */

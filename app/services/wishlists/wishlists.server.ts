@@ -36,14 +36,14 @@ import {
   type ListRow,
   type OwnerColumn,
 } from "~/data/list-rows.server";
-import { findShopById } from "~/data/shop-rows.server";
 import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
 import { recordEvent } from "~/services/events/outbox.server";
 import { noteCustomerChanges } from "~/services/metafields/customer-metafields.server";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { ownerColumns, type Owner } from "~/services/owners/owner";
-import { readShopSettings, type ShopSettings } from "~/services/shops/settings";
+import type { ShopSettings } from "~/services/shops/settings";
+import { shopSettingsOf } from "~/services/shops/shops.server";
 import { itemView, type ListWithItems } from "./views";
 
 export interface ItemRef {
@@ -79,13 +79,6 @@ function ownerValue(owner: Owner): { column: OwnerColumn; value: string } {
  * key of an item is its product, so a save, toggle or removal naming any variant of a saved product finds it.
  */
 const keyOf = (listId: string, item: ItemRef): ItemKey => ({ listId, productId: item.productId });
-
-/** The shop's settings, read outside any transaction; a shop that does not exist is `not_found`. */
-export async function shopSettingsOf(shopId: string) {
-  const shop = await findShopById(database(), shopId);
-  if (!shop) throw new DomainError("not_found", "The shop does not exist.");
-  return { domain: shop.domain, settings: readShopSettings(shop.settings) };
-}
 
 /** Refuses changes of a guest's list when the shop keeps lists for customers only. */
 export function assertGuestWritesAllowed(owner: Owner, settings: Pick<ShopSettings, "guestEnabled">) {

@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { database, engine } from "~/data/database.server";
 import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
-import { purgeProcessedPlatformWebhooks } from "~/services/shops/shops.server";
+import { purgeProcessedPlatformWebhooks } from "~/services/shops/platform-webhook-ledger.server";
 import { countActiveOwners } from "~/data/daily-stat-rows.server";
 import { WEBHOOK_EVENTS } from "~/api/v1/schemas";
-import { WEBHOOK_QUEUE, type DeliverWebhookPayload } from "~/jobs/definitions";
+import { type DeliverWebhookPayload, JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { deliverOnce } from "~/services/webhooks/delivery.server";
@@ -46,7 +46,7 @@ const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const receiver = await startReceiver((request, _index, res) => {
   res.writeHead(500, { "content-type": "application/json" }).end(request.body);
 });
-const webhookQueue = new Queue(WEBHOOK_QUEUE, {
+const webhookQueue = new Queue(JOBS.webhookDelivery.queue, {
   connection: new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null }),
   prefix: queuePrefix(),
 });

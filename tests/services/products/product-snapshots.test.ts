@@ -30,7 +30,7 @@ afterAll(() => platform.close());
 const { getEnv } = await import("~/env.server");
 const { database } = await import("~/data/database.server");
 const { insertItem } = await import("~/data/item-rows.server");
-const { MAINTENANCE_QUEUE, PRODUCT_QUEUE, sweepProductSnapshotsJob } = await import("~/jobs/definitions");
+const { JOBS, MAINTENANCE_QUEUE, sweepJob } = await import("~/jobs/definitions");
 const { createQueue } = await import("~/jobs/queues.server");
 const { POSTPONE_MS, requestProductSnapshots } = await import("~/services/products/snapshots.server");
 const { newId } = await import("~/lib/ids");
@@ -46,7 +46,7 @@ const listPage = await import("~/routes/app.lists.$id");
 const analyticsCsv = await import("~/routes/app.analytics.csv");
 
 const { app, validator, clientFor, callsOf } = await apiHarness();
-const products = createQueue(PRODUCT_QUEUE);
+const products = createQueue(JOBS.productSnapshot.queue);
 const maintenance = createQueue(MAINTENANCE_QUEUE);
 afterAll(async () => {
   await products.resume();
@@ -113,7 +113,7 @@ const pendingRuns = () => products.getJobCountByTypes("waiting", "delayed", "pri
 
 /** Runs the snapshot sweep now (as its schedule does every minute); resolves with what it queued. */
 async function sweep(): Promise<string[]> {
-  const job = await maintenance.add(sweepProductSnapshotsJob.name, {}, { removeOnComplete: false });
+  const job = await maintenance.add(sweepJob("productSnapshot").name, {}, { removeOnComplete: false });
   const done = await until(
     async () => (await maintenance.getJob(job.id!))!,
     (found) => found.finishedOn !== undefined,

@@ -6,7 +6,7 @@ import { database } from "~/data/database.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { upsertSession } from "~/data/session-rows.server";
 import { getEnv, resetEnvCache } from "~/env.server";
-import { WEBHOOK_QUEUE } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { demoShopData } from "../../../stand-in/demo-data";
 import { startPlatformStandIn } from "../../../stand-in/platform";
@@ -46,7 +46,7 @@ resetEnvCache();
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 const { app, validator, clientFor } = await apiHarness();
 const queueRedis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-const queue = new Queue(WEBHOOK_QUEUE, { connection: queueRedis, prefix: queuePrefix() });
+const queue = new Queue(JOBS.webhookDelivery.queue, { connection: queueRedis, prefix: queuePrefix() });
 
 /** What the receiver does with a request: answer it now (a status), or hold it until `release`. */
 let receiverMode: "ok" | "fail" | "hold" = "ok";

@@ -13,7 +13,7 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 afterAll(() => platform.close());
 
 const { database } = await import("~/data/database.server");
-const { runTransferJob } = await import("~/services/transfers/jobs.server");
+const { runTransferJob } = await import("~/services/transfers/transfer-run.server");
 const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../../factories");
 const { connectToPlatform, countItems, download, upload, viaApp } = await import("./helpers");

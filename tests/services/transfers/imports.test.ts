@@ -27,7 +27,7 @@ const { getStorage } = await import("~/services/storage/index.server");
 const { createShopWithKey } = await import("../../factories");
 const { useWorker } = await import("../../support/worker");
 const { createQueue } = await import("~/jobs/queues.server");
-const { TRANSFER_QUEUE } = await import("~/jobs/definitions");
+const { JOBS } = await import("~/jobs/definitions");
 const { connectToPlatform, countItems, countLists, download, runImport, upload, viaApp } = await import("./helpers");
 const { apiHarness } = await import("../../support/harness");
 
@@ -66,7 +66,7 @@ async function reportOf(job: { resultUrl: string | null }) {
 }
 
 useWorker();
-const transfers = createQueue(TRANSFER_QUEUE);
+const transfers = createQueue(JOBS.transfer.queue);
 afterAll(async () => {
   await transfers.close();
   await platform.close();

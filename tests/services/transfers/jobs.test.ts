@@ -3,19 +3,19 @@ import { Worker, type Job } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { insertTransferJob } from "~/data/transfer-job-rows.server";
-import { TRANSFER_QUEUE } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { createQueue, enqueueTransferJob, queuePrefix } from "~/jobs/queues.server";
 import { createRedis } from "~/redis.server";
 import { newId } from "~/lib/ids";
 import { getStorage } from "~/services/storage/index.server";
 import {
-  abandonTransferJob,
   confirmDryRun,
-  createUpload,
   importFilenames,
   queueStrandedTransferJobs,
   startExport,
 } from "~/services/transfers/jobs.server";
+import { abandonTransferJob } from "~/services/transfers/transfer-run.server";
+import { createUpload } from "~/services/transfers/uploads.server";
 import { createShop } from "../../factories";
 
 describe("transfer jobs BullMQ gave up on", () => {
@@ -57,7 +57,7 @@ describe("the sweep of jobs BullMQ does not hold (the transfer outbox)", () => {
     const fresh = await job("queued", 0);
     const running = await job("running", 60_000);
     const done = await job("succeeded", 60_000);
-    const transfers = createQueue(TRANSFER_QUEUE);
+    const transfers = createQueue(JOBS.transfer.queue);
     try {
       await enqueueTransferJob({ id: held.id, shopId: shop.id, kind: "export" });
       const cutOff = new Date(now - 5_000);
@@ -92,7 +92,7 @@ describe("jobs left running by a worker that is gone", () => {
     const lost = await running(hourAgo); // its worker died and Redis lost its job
     const alive = await running(new Date()); // a job at work now
     const moreLost = await Promise.all([1, 2, 3].map(() => running(hourAgo)));
-    const transfers = createQueue(TRANSFER_QUEUE);
+    const transfers = createQueue(JOBS.transfer.queue);
     try {
       // The limit (5) counts the queued and the running heard of lately: the four silent ones do not count.
       const fresh = await startExport({ shopId: shop.id, format: "csv" });
@@ -122,9 +122,9 @@ describe("a job left running that BullMQ failed for good (the database was down 
       { id: newId("job"), shopId: shop.id, kind: "export", format: "csv", status: "running" },
       hourAgo,
     );
-    const transfers = createQueue(TRANSFER_QUEUE);
+    const transfers = createQueue(JOBS.transfer.queue);
     // BullMQ's own record of the job: taken by a worker and failed on its last attempt.
-    const worker = new Worker(TRANSFER_QUEUE, null, { connection: createRedis("worker"), prefix: queuePrefix() });
+    const worker = new Worker(JOBS.transfer.queue, null, { connection: createRedis("worker"), prefix: queuePrefix() });
     try {
       await transfers.add("export", { shopId: shop.id, jobId: row.id }, { jobId: row.id, attempts: 1 });
       const token = "test-token";

@@ -3,7 +3,7 @@ import { QueueEvents } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { insertTransferJob, markTransferJobFailed } from "~/data/transfer-job-rows.server";
-import { MAINTENANCE_QUEUE, purgeFilesJob } from "~/jobs/definitions";
+import { JOBS, MAINTENANCE_QUEUE } from "~/jobs/definitions";
 import { createQueue, queuePrefix } from "~/jobs/queues.server";
 import { newId } from "~/lib/ids";
 import { createRedis } from "~/redis.server";
@@ -52,7 +52,7 @@ export function describeFileRetention({
 
   /** Runs `files.purge` in the worker with its clock at `now`; its summary. */
   async function purgeAt(now: Date) {
-    const job = await maintenance.add(purgeFilesJob.name, { now: now.toISOString() }, purgeFilesJob.options);
+    const job = await maintenance.add(JOBS.filesPurge.name, { now: now.toISOString() }, JOBS.filesPurge.options);
     return (await job.waitUntilFinished(events, 60_000)) as { results: number; uploads: number; failed: number };
   }
 

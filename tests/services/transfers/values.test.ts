@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FORMATS, headerAliases, mapColumns, normalizeHeader, type Source } from "~/services/transfers/columns";
-import { FORMULA_GUARD, parseEmail, parseImportDate, parsePlatformId, unguard } from "~/services/transfers/values";
+import { FORMULA_GUARD, unguard } from "~/lib/csv";
+import { parseEmail, parseImportDate, parsePlatformId } from "~/services/transfers/values";
 
 describe("the vendor header table", () => {
   it.each(Object.keys(FORMATS) as Source[])("maps every header of every %s variant, without ambiguity", (source) => {

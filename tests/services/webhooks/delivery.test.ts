@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { findEndpoint } from "~/data/webhook-endpoint-rows.server";
 import { resetEnvCache } from "~/env.server";
-import { WEBHOOK_QUEUE } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../../factories";
@@ -30,7 +30,7 @@ resetEnvCache();
 
 const { clientFor } = await apiHarness();
 const queueRedis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-const queue = new Queue(WEBHOOK_QUEUE, { connection: queueRedis, prefix: queuePrefix() });
+const queue = new Queue(JOBS.webhookDelivery.queue, { connection: queueRedis, prefix: queuePrefix() });
 afterAll(async () => {
   await queue.close();
   queueRedis.disconnect();

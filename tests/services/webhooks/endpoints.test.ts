@@ -10,7 +10,7 @@ import {
   resealEndpointSecrets,
 } from "~/services/webhooks/endpoint-secrets.server";
 import type { Job } from "bullmq";
-import { purgeIdempotencyJob } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { handleMaintenanceJob } from "../../../worker/handlers/maintenance";
 import { createShopWithKey, createWebhookEndpoint } from "../../factories";
 import { rawCall } from "../../support/api";
@@ -281,7 +281,7 @@ describe("signing secrets at rest: bound to their endpoint, versioned for rotati
     );
 
     setSecrets(next, old);
-    const job = { id: "maintenance-test", name: purgeIdempotencyJob.name } as Job;
+    const job = { id: "maintenance-test", name: JOBS.idempotencyPurge.name } as Job;
     const result = await handleMaintenanceJob(job);
     expect(result.secrets?.resealed).toBeGreaterThanOrEqual(2);
     expect(result.secrets?.unreadable).toBeGreaterThanOrEqual(1);

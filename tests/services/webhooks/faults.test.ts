@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
-import { MAINTENANCE_QUEUE, WEBHOOK_QUEUE } from "~/jobs/definitions";
+import { JOBS, MAINTENANCE_QUEUE } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
@@ -31,7 +31,7 @@ describe("delivery guarantees under faults", () => {
     const shop = await createShop();
     const { endpoint } = await createWebhookEndpoint(shop.id);
     const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-    const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix: queuePrefix() });
+    const queue = new Queue(JOBS.webhookDelivery.queue, { connection: redis, prefix: queuePrefix() });
     try {
       const event = storedEvent(shop.id);
       expect(await fanOutEvents(queue, [event])).toHaveLength(1);

@@ -9,7 +9,7 @@ import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
-import { deliverWebhookJob, WEBHOOK_QUEUE } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { requeueOverdueDeliveries } from "~/services/webhooks/reconcile.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
@@ -31,7 +31,7 @@ describe("a delivery whose job failed for good but is still owed", () => {
     const owner = { kind: "anonymous" as const, anonymousId: randomUUID() };
     await toggleItem({ shopId: shop.id, owner, item: { productId: "1", handle: "one" } });
     const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-    const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix: queuePrefix() });
+    const queue = new Queue(JOBS.webhookDelivery.queue, { connection: redis, prefix: queuePrefix() });
     // Relayed with a job that cannot run (its payload is not a delivery's), one attempt: it fails for good
     // without reaching the receiver or the delivery log, as a job does when the database is down for all of
     // its attempts. The relay records the delivery as owed, as the real fan-out's would be.
@@ -40,7 +40,7 @@ describe("a delivery whose job failed for good but is still owed", () => {
       fanOut: async (events) => {
         const event = events.find((candidate) => candidate.shopId === shop.id)!;
         jobId = `${event.id}-${endpoint.id}`;
-        await queue.add(deliverWebhookJob.name, { broken: true } as never, { jobId, attempts: 1 });
+        await queue.add(JOBS.webhookDelivery.name, { broken: true } as never, { jobId, attempts: 1 });
         return [{ eventId: event.id, endpointId: endpoint.id, shopId: shop.id }];
       },
     });
@@ -99,7 +99,7 @@ describe("a loss larger than one reconciliation pass", () => {
       .execute();
 
     const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-    const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix: queuePrefix() });
+    const queue = new Queue(JOBS.webhookDelivery.queue, { connection: redis, prefix: queuePrefix() });
     // Passes of 10, and a half period of 30 minutes: only a pass that follows a full one at once can queue
     // all 25 within the test.
     const relay = startOutboxRelay({

@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { parseEnv, resetEnvCache } from "~/env.server";
-import { WEBHOOK_QUEUE } from "~/jobs/definitions";
+import { JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { fanOutEvents } from "~/services/webhooks/fanout.server";
 import { retryDelayMs, WEBHOOK_ATTEMPTS, WEBHOOK_RETRIES } from "~/services/webhooks/schedule";
@@ -35,7 +35,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-const queue = new Queue(WEBHOOK_QUEUE, { connection: redis, prefix: queuePrefix() });
+const queue = new Queue(JOBS.webhookDelivery.queue, { connection: redis, prefix: queuePrefix() });
 afterAll(async () => {
   await queue.close();
   redis.disconnect();

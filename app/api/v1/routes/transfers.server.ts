@@ -3,16 +3,14 @@ import { getEnv } from "~/env.server";
 import { parseId } from "~/lib/ids";
 import { readCursor, toPage } from "~/lib/pagination.server";
 import {
-  createUpload,
   getJob,
-  getUpload,
   listJobs,
   resultLink,
   startExport as startExportJob,
   startImport as startImportJob,
-  type CreatedUpload,
   type TransferJobRow,
 } from "~/services/transfers/jobs.server";
+import { createUpload, getUpload, type CreatedUpload } from "~/services/transfers/uploads.server";
 import { exportRequestSchema, importRequestSchema, uploadRequestSchema } from "~/services/transfers/transfer-requests";
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
