@@ -5,13 +5,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { findApiKeysOfShop, revokeApiKeyRow } from "~/data/api-key-rows.server";
 import { database } from "~/data/database.server";
 import { findShopByDomain } from "~/services/shops/shops.server";
-import { DEMO_SHOP_DOMAIN, seedDemoActivity, seedDemoShop } from "../scripts/lib/demo-shop";
+import { DEMO_SHOP_DOMAIN, seedDemoActivity, seedDemoShop } from "../../scripts/lib/demo-shop";
 import { findActiveKeyBySecret } from "~/services/keys/api-keys.server";
 import { hashKey } from "~/services/keys/key-secrets";
-import { demoShopData } from "../../../stand-in/demo-data";
-import { createShop } from "../../factories";
-import { startProcess } from "../../support/processes";
-import { eventsOf, itemsOf, listsOf } from "../../support/wishlist-rows";
+import { demoShopData } from "../../stand-in/demo-data";
+import { createShop } from "../factories";
+import { startProcess } from "../support/processes";
+import { eventsOf, itemsOf, listsOf } from "../support/wishlist-rows";
 
 const demoShop = async () => (await findShopByDomain(DEMO_SHOP_DOMAIN))!;
 
