@@ -7,6 +7,7 @@ export default tseslint.config(
     ignores: [
       "build/",
       "app/generated/",
+      "app/types/",
       ".data/",
       "node_modules/",
       "coverage/",

@@ -1,6 +1,7 @@
 /**
  * `npm run openapi`: writes the API description served at /openapi.json to docs/openapi.json and the
- * TypeScript types of the typed test client (openapi-typescript) to tests/generated/openapi.ts.
+ * TypeScript types of its operations (openapi-typescript) to api-types/openapi.ts, the one module the
+ * storefront scripts (storefront/src/api.ts) and the tests' typed client (tests/support/api.ts) share.
  * `--check` fails when either file is out of date (CI).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,7 +23,7 @@ const types =
 
 const outputs: Array<[string, string]> = [
   ["docs/openapi.json", json],
-  ["tests/generated/openapi.ts", types],
+  ["api-types/openapi.ts", types],
 ];
 if (process.argv.includes("--check")) {
   const stale = outputs.filter(([file, content]) => {

@@ -3,31 +3,25 @@
  * shop's own domain; the platform signs each request and names the logged-in customer). Operations and
  * answers are those of docs/openapi.json, tag Storefront.
  */
-export interface Item {
-  id: string;
-  productId: string;
-  variantId: string | null;
-  handle: string;
-  titleSnapshot: string;
-  addedAt: string;
-  /** False once the product was deleted from the shop (docs/storefront.md). */
-  available?: boolean;
-}
+import type { components } from "../../api-types/openapi";
 
-export interface List {
-  count: number;
+type Schemas = components["schemas"];
+
+/**
+ * A saved item (generated from the document, api-types/openapi.ts). `available` is false once the product
+ * was deleted from the shop (docs/storefront.md); the placeholder shown while a save is on its way has none.
+ */
+export type Item = Omit<Schemas["Item"], "available"> & Partial<Pick<Schemas["Item"], "available">>;
+
+/** A list as the scripts read it: the shopper's own (with `share`), a shared one, or identify's answer. */
+export type List = Pick<Schemas["SharedList"], "count"> & {
   items: Item[];
-  share?: { enabled: boolean };
+  share?: Pick<Schemas["Share"], "enabled">;
   /** identify only: the guest's share link ended at this login. */
   guestShareLinkEnded?: boolean;
-}
+};
 
-export interface Config {
-  strings: Record<string, string>;
-  guestEnabled: boolean;
-  shareEnabled: boolean;
-  sharePath: string;
-}
+export type Config = Pick<Schemas["StorefrontConfig"], "strings" | "guestEnabled" | "shareEnabled" | "sharePath">;
 
 /** A refused or failed call: the HTTP status (0 when the server was not reached) and the seconds to wait on 429. */
 export class ApiError extends Error {
@@ -65,7 +59,8 @@ export function createApi(proxy: string, locale: string) {
     remove: (aid: string | null, itemId: string) =>
       call<void>("DELETE", `/wishlist/items${owner(aid)}${aid ? "&" : "?"}itemId=${encodeURIComponent(itemId)}`, {}),
     identify: (aid: string) => call<List>("POST", "/identify", { anonymousId: aid }),
-    share: (aid: string | null) => call<{ url: string }>("POST", `/wishlist/share${owner(aid)}`, {}),
+    share: (aid: string | null) =>
+      call<Pick<Schemas["ShareResult"], "url">>("POST", `/wishlist/share${owner(aid)}`, {}),
     unshare: (aid: string | null) => call<void>("DELETE", `/wishlist/share${owner(aid)}`, {}),
     shared: (token: string) => call<List>("GET", `/lists/${encodeURIComponent(token)}`),
   };

@@ -1,7 +1,7 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import createClient from "openapi-fetch";
-import type { paths } from "../generated/openapi";
+import type { paths } from "../../api-types/openapi";
 import { BASE_URL } from "./http";
 
 // The app proxy signature lives with the scripts, which sign proxy requests too (scripts/bench/soak-run.ts).

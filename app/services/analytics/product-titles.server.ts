@@ -14,10 +14,6 @@ const PRODUCTS_BY_ID = `#graphql
     }
   }`;
 
-interface ProductsResult {
-  nodes: Array<{ id?: string; title?: string; handle?: string } | null>;
-}
-
 interface Named {
   productId: string;
   handle: string | null;
@@ -50,7 +46,7 @@ async function findProducts(shopDomain: string, productIds: string[]) {
   try {
     for (let start = 0; start < productIds.length; start += NODES_PER_QUERY) {
       const ids = productIds.slice(start, start + NODES_PER_QUERY).map((id) => `gid://shopify/Product/${id}`);
-      const { nodes } = await adminGraphql<ProductsResult>({ shopDomain, query: PRODUCTS_BY_ID, variables: { ids } });
+      const { nodes } = await adminGraphql({ shopDomain, query: PRODUCTS_BY_ID, variables: { ids } });
       for (const node of nodes) {
         const id = node?.id?.split("/").at(-1);
         if (id && node?.title && node.handle) found.set(id, { title: node.title, handle: node.handle });

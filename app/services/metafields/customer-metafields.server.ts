@@ -24,7 +24,8 @@ import {
 } from "~/data/metafield-sync-rows.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { logger } from "~/logger.server";
-import { createAdminCaller, type AdminCaller } from "~/services/platform/admin-api.server";
+import { createAdminCaller, present, type AdminCaller } from "~/services/platform/admin-api.server";
+import type { AdminData } from "~/services/platform/admin-operations";
 import { readShopSettings } from "~/services/shops/settings";
 
 /** The app-reserved namespace (`$app:` is our app's own on the platform) and key of the metafield. */
@@ -62,12 +63,8 @@ const DELETE_METAFIELDS = `#graphql
     }
   }`;
 
-interface UserError {
-  field?: string[] | null;
-  message: string;
-  code?: string | null;
-  elementIndex?: number | null;
-}
+/** What the platform says of a metafield it did not write. */
+type SetUserError = NonNullable<AdminData<typeof SET_METAFIELDS>["metafieldsSet"]>["userErrors"][number];
 
 const customerGid = (customerId: string) => `gid://shopify/Customer/${customerId}`;
 const productGid = (productId: string) => `gid://shopify/Product/${productId}`;
@@ -107,9 +104,7 @@ const definitionsEnsured = new Set<string>();
  */
 async function ensureDefinition(client: AdminCaller, shopId: string): Promise<void> {
   if (definitionsEnsured.has(shopId)) return;
-  const answer = await client.ask<{
-    metafieldDefinitionCreate: { createdDefinition: { id: string } | null; userErrors: UserError[] };
-  }>("metafield definition", CREATE_DEFINITION, {
+  const answer = await client.ask("metafield definition", CREATE_DEFINITION, {
     definition: {
       name: "Wishlist",
       description: "Products the customer saved to their wishlist, most recent first (kept by the wishlist app).",
@@ -120,7 +115,8 @@ async function ensureDefinition(client: AdminCaller, shopId: string): Promise<vo
       access: { admin: "MERCHANT_READ", storefront: "PUBLIC_READ", customerAccount: "READ" },
     },
   });
-  const errors = answer.metafieldDefinitionCreate.userErrors.filter((error) => error.code !== "TAKEN");
+  const { userErrors } = present(answer.metafieldDefinitionCreate, "the metafield definition's result");
+  const errors = userErrors.filter((error) => error.code !== "TAKEN");
   if (errors.length > 0) {
     logger.warn({ shopId, reasons: errors.map((e) => e.message) }, "the platform refused the metafield definition");
   }
@@ -128,7 +124,7 @@ async function ensureDefinition(client: AdminCaller, shopId: string): Promise<vo
 }
 
 /** The position a user error names (`elementIndex`, or the index in `field`), if any. */
-function positionOf(error: UserError): number | null {
+function positionOf(error: SetUserError): number | null {
   if (typeof error.elementIndex === "number") return error.elementIndex;
   const index = Number(error.field?.[1]);
   return error.field?.[0] === "metafields" && Number.isInteger(index) ? index : null;
@@ -147,7 +143,7 @@ async function writeValues(client: AdminCaller, owed: Owed[]): Promise<Map<strin
   const outcome = new Map<string, string | null>();
   let pending = owed;
   while (pending.length > 0) {
-    const answer = await client.ask<{ metafieldsSet: { userErrors: UserError[] } }>("metafield write", SET_METAFIELDS, {
+    const answer = await client.ask("metafield write", SET_METAFIELDS, {
       metafields: pending.map(({ row, productIds }) => ({
         ownerId: customerGid(row.customerId),
         namespace: METAFIELD_NAMESPACE,
@@ -156,7 +152,7 @@ async function writeValues(client: AdminCaller, owed: Owed[]): Promise<Map<strin
         value: JSON.stringify(productIds.map(productGid)),
       })),
     });
-    const errors = answer.metafieldsSet.userErrors;
+    const errors = present(answer.metafieldsSet, "the metafield write's result").userErrors;
     if (errors.length === 0) {
       for (const { row } of pending) outcome.set(row.customerId, null);
       return outcome;
@@ -179,18 +175,15 @@ async function writeValues(client: AdminCaller, owed: Owed[]): Promise<Map<strin
 
 /** Removes the metafield of customers whose lists are empty (the platform keeps no empty list value). */
 async function deleteValues(client: AdminCaller, rows: MetafieldSyncRow[]): Promise<Map<string, string | null>> {
-  const answer = await client.ask<{ metafieldsDelete: { userErrors: UserError[] } }>(
-    "metafield removal",
-    DELETE_METAFIELDS,
-    {
-      metafields: rows.map((row) => ({
-        ownerId: customerGid(row.customerId),
-        namespace: METAFIELD_NAMESPACE,
-        key: METAFIELD_KEY,
-      })),
-    },
-  );
-  const message = answer.metafieldsDelete.userErrors.map((error) => error.message).join("; ") || null;
+  const answer = await client.ask("metafield removal", DELETE_METAFIELDS, {
+    metafields: rows.map((row) => ({
+      ownerId: customerGid(row.customerId),
+      namespace: METAFIELD_NAMESPACE,
+      key: METAFIELD_KEY,
+    })),
+  });
+  const { userErrors } = present(answer.metafieldsDelete, "the metafield removal's result");
+  const message = userErrors.map((error) => error.message).join("; ") || null;
   return new Map(rows.map((row) => [row.customerId, message]));
 }
 

@@ -34,18 +34,6 @@ const CUSTOMER_SEARCH = `#graphql
     customers(first: $first, query: $query) { nodes { id } }
   }`;
 
-interface OwnersAnswer {
-  nodes: Array<{
-    id?: string;
-    displayName?: string | null;
-    defaultEmailAddress?: { emailAddress: string | null } | null;
-  } | null>;
-}
-
-interface SearchAnswer {
-  customers: { nodes: Array<{ id: string }> };
-}
-
 const customerGid = (id: string) => `gid://shopify/Customer/${id}`;
 const customerIdOf = (gid: string | undefined) => /^gid:\/\/shopify\/Customer\/(\d+)$/.exec(gid ?? "")?.[1];
 
@@ -94,7 +82,7 @@ export async function findCustomerContacts({
   for (let index = 0; index < unknown.length && !unavailable; index += NODES_PER_QUERY) {
     const batch = unknown.slice(index, index + NODES_PER_QUERY);
     try {
-      const { nodes } = await adminGraphql<OwnersAnswer>({
+      const { nodes } = await adminGraphql({
         shopDomain,
         query: OWNERS_BY_ID,
         variables: { ids: batch.map(customerGid) },
@@ -145,7 +133,7 @@ export async function searchCustomerIds({
   shopDomain: string;
   text: string;
 }): Promise<{ customerIds: string[]; more: boolean }> {
-  const { customers } = await adminGraphql<SearchAnswer>({
+  const { customers } = await adminGraphql({
     shopDomain,
     query: CUSTOMER_SEARCH,
     variables: { query: customerSearchQuery(text), first: SEARCH_LIMIT },

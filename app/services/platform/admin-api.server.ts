@@ -11,13 +11,15 @@ import { findOfflineAccessToken } from "~/data/session-rows.server";
 import { getEnv } from "~/env.server";
 import { DomainError } from "~/lib/domain-error";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
+import type { AdminData, AdminOperation, AdminVariables } from "./admin-operations";
 
-export async function adminGraphql<T>(input: {
+/** One operation's data, its types generated from the query's text (./admin-operations.ts). */
+export async function adminGraphql<Operation extends AdminOperation>(input: {
   shopDomain: string;
-  query: string;
-  variables?: Record<string, unknown>;
-}): Promise<T> {
-  const payload = await adminGraphqlPayload<T>(input);
+  query: Operation;
+  variables?: AdminVariables<Operation>;
+}): Promise<AdminData<Operation>> {
+  const payload = await adminGraphqlPayload<AdminData<Operation>>(input);
   if (payload.throttledForMs !== undefined) {
     throw unavailable("The platform's Admin API is throttling this shop; retry later.", "throttling", true);
   }
@@ -45,6 +47,17 @@ const notConnected = (message: string) => new DomainError("platform_not_connecte
 
 const unavailable = (message: string, reason = "unavailable", transient = false) =>
   new PlatformUnavailable(message, reason, { transient });
+
+/**
+ * A field the schema lets be null (a mutation's payload, a connection) that the platform fills whenever it
+ * answers the query: null, it comes with errors, so the answer is unusable (`platform_unavailable`).
+ */
+export function present<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) {
+    throw unavailable(`The platform's Admin API answered without ${what}.`, "errors");
+  }
+  return value;
+}
 
 /** Retry-After in seconds (the platform does not send dates), at most 600; undefined if absent or odd. */
 function retryAfterSeconds(header: string | string[] | undefined): number | undefined {
@@ -162,7 +175,11 @@ export interface AdminCaller {
    * One query's data, asked again while the platform throttles it (after the wait it names) or fails
    * transiently (after RETRY_DELAYS_MS); `what` names the query in errors ("customer id check").
    */
-  ask<T>(what: string, query: string, variables: Record<string, unknown>): Promise<T>;
+  ask<Operation extends AdminOperation>(
+    what: string,
+    query: Operation,
+    variables: AdminVariables<Operation>,
+  ): Promise<AdminData<Operation>>;
   /** Calls made so far, retries included. */
   readonly calls: number;
 }
@@ -196,7 +213,11 @@ export function createAdminCaller({
       retryAfterSeconds: Math.ceil(ms / 1000),
     });
 
-  async function ask<T>(what: string, query: string, variables: Record<string, unknown>): Promise<T> {
+  async function ask<Operation extends AdminOperation>(
+    what: string,
+    query: Operation,
+    variables: AdminVariables<Operation>,
+  ): Promise<AdminData<Operation>> {
     let throttled = 0;
     let failed = 0;
     for (;;) {
@@ -207,7 +228,7 @@ export function createAdminCaller({
       calls += 1;
       let payload;
       try {
-        payload = await adminGraphqlPayload<T>({ shopDomain, query, variables });
+        payload = await adminGraphqlPayload<AdminData<Operation>>({ shopDomain, query, variables });
       } catch (error) {
         if (!(error instanceof PlatformUnavailable) || !error.transient || failed >= RETRY_DELAYS_MS.length) {
           if (error instanceof PlatformUnavailable && error.transient && failed > 0) {

@@ -26,14 +26,12 @@ import { enqueueProductSnapshots } from "~/jobs/queues.server";
 import { isDomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { createAdminCaller, NODES_PER_QUERY, PlatformUnavailable } from "~/services/platform/admin-api.server";
+import type { AdminData } from "~/services/platform/admin-operations";
 
-const PRODUCTS_BY_ID = `query WishlistProductSnapshots($ids: [ID!]!) {
-  nodes(ids: $ids) { ... on Product { id title handle } }
-}`;
-
-interface ProductsAnswer {
-  nodes?: Array<{ id?: string; title?: string; handle?: string } | null>;
-}
+const PRODUCTS_BY_ID = `#graphql
+  query WishlistProductSnapshots($ids: [ID!]!) {
+    nodes(ids: $ids) { ... on Product { id title handle } }
+  }`;
 
 /** How long the due lookups of a shop the platform cannot be asked for are put off. */
 export const POSTPONE_MS = 60 * 60 * 1000;
@@ -120,9 +118,9 @@ export async function runProductSnapshots({
       const now = new Date();
       const productIds = await findDueProductIds(database(), shopId, { now, limit: NODES_PER_QUERY });
       if (productIds.length === 0) return run;
-      let nodes: NonNullable<ProductsAnswer["nodes"]>;
+      let nodes: AdminData<typeof PRODUCTS_BY_ID>["nodes"];
       try {
-        ({ nodes = [] } = await caller.ask<ProductsAnswer>("product lookup", PRODUCTS_BY_ID, {
+        ({ nodes = [] } = await caller.ask("product lookup", PRODUCTS_BY_ID, {
           ids: productIds.map(productGid),
         }));
         if (nodes.length !== productIds.length) {

@@ -1,6 +1,6 @@
 import { getEnv } from "~/env.server";
 import { isDomainError } from "~/lib/domain-error";
-import { adminGraphql, PlatformUnavailable } from "~/services/platform/admin-api.server";
+import { adminGraphql, PlatformUnavailable, present } from "~/services/platform/admin-api.server";
 
 /** Handle of the app embed block in extensions/wishlist-theme (blocks/app-embed.liquid). */
 export const APP_EMBED_HANDLE = "app-embed";
@@ -17,16 +17,6 @@ const MAIN_THEME_SETTINGS = `#graphql
       }
     }
   }`;
-
-interface ThemesResult {
-  themes: {
-    nodes: Array<{
-      id: string;
-      name: string;
-      files: { nodes: Array<{ body: { content?: string } }> };
-    }>;
-  };
-}
 
 export type EmbedState = "enabled" | "disabled" | "not_added" | "no_main_theme";
 
@@ -96,15 +86,15 @@ export function embedActivationAdminLink(): string {
  * `current.blocks` of config/settings_data.json with a type `shopify://apps/<app>/blocks/<handle>/<uuid>`.
  */
 export async function getEmbedStatus({ shopDomain }: { shopDomain: string }) {
-  const { themes } = await adminGraphql<ThemesResult>({ shopDomain, query: MAIN_THEME_SETTINGS });
-  const theme = themes.nodes[0];
+  const { themes } = await adminGraphql({ shopDomain, query: MAIN_THEME_SETTINGS });
+  const theme = present(themes, "the shop's themes").nodes[0];
   const editorUrl =
     `https://${shopDomain}/admin/themes/current/editor?context=apps` +
     `&activateAppId=${encodeURIComponent(`${getEnv().SHOPIFY_API_KEY}/${APP_EMBED_HANDLE}`)}`;
   const checkedAt = new Date();
   if (!theme) return { enabled: false, state: "no_main_theme" as EmbedState, theme: null, editorUrl, checkedAt };
 
-  const settings = parseThemeSettings(theme.files.nodes[0]?.body.content ?? "{}");
+  const settings = parseThemeSettings(present(theme.files, "the theme's files").nodes[0]?.body.content ?? "{}");
   const blocks = Object.values(settings.current?.blocks ?? {}).filter((candidate) => isOurEmbed(candidate?.type));
   // A theme may hold our embed twice (pasted settings): it is on if any copy is.
   const state: EmbedState =

@@ -13,23 +13,17 @@ import { parsePlatformId } from "./values";
 
 export const EMAILS_PER_QUERY = 50;
 
-const BY_EMAIL = `query CustomersByEmail($query: String!, $first: Int!) {
-  customers(first: $first, query: $query) {
-    nodes { id defaultEmailAddress { emailAddress } }
-  }
-}`;
+const BY_EMAIL = `#graphql
+  query CustomersByEmail($query: String!, $first: Int!) {
+    customers(first: $first, query: $query) {
+      nodes { id defaultEmailAddress { emailAddress } }
+    }
+  }`;
 
-const BY_ID = `query CustomersById($ids: [ID!]!) {
-  nodes(ids: $ids) { ... on Customer { id } }
-}`;
-
-interface ByEmailAnswer {
-  customers: { nodes: Array<{ id: string; defaultEmailAddress: { emailAddress: string | null } | null }> };
-}
-
-interface ByIdAnswer {
-  nodes: Array<{ id?: string } | null>;
-}
+const BY_ID = `#graphql
+  query CustomersById($ids: [ID!]!) {
+    nodes(ids: $ids) { ... on Customer { id } }
+  }`;
 
 export interface CustomerLookup {
   /** Customer ids (digits) by lowercased email; null where the shop has no such customer. */
@@ -57,7 +51,7 @@ export function createCustomerLookup({
   const ask = caller.ask;
 
   async function lookupEmails(batch: string[]) {
-    const data = await ask<ByEmailAnswer>("email lookup", BY_EMAIL, {
+    const data = await ask("email lookup", BY_EMAIL, {
       query: batch.map(searchTerm).join(" OR "),
       first: 250,
     });
@@ -72,7 +66,7 @@ export function createCustomerLookup({
   }
 
   async function lookupIds(batch: string[]) {
-    const data = await ask<ByIdAnswer>("customer id check", BY_ID, {
+    const data = await ask("customer id check", BY_ID, {
       ids: batch.map((id) => `gid://shopify/Customer/${id}`),
     });
     for (const id of batch) byId.set(id, false);

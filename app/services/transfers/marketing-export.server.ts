@@ -29,20 +29,17 @@ export const MARKETING_COLUMNS = [
   "added_at",
 ];
 
-const DETAILS = `query WishlistMarketingExport($ids: [ID!]!) {
-  shop { currencyCode }
-  nodes(ids: $ids) {
-    ... on Customer { id firstName lastName defaultEmailAddress { emailAddress } }
-    ... on Product { id title priceRangeV2 { minVariantPrice { amount } } }
-    ... on ProductVariant { id title price }
-  }
-}`;
+const DETAILS = `#graphql
+  query WishlistMarketingExport($ids: [ID!]!) {
+    shop { currencyCode }
+    nodes(ids: $ids) {
+      ... on Customer { id firstName lastName defaultEmailAddress { emailAddress } }
+      ... on Product { id title priceRangeV2 { minVariantPrice { amount } } }
+      ... on ProductVariant { id title price }
+    }
+  }`;
 
-interface DetailsAnswer {
-  shop: { currencyCode: string };
-  nodes: Array<Node | null>;
-}
-
+/** A node as the rows read it, whichever of the three it is (the fields of the others absent). */
 type Node = {
   id?: string;
   firstName?: string | null;
@@ -97,7 +94,7 @@ export function exportMarketingCsv(
     const wanted = [...new Set(ids)].filter((id) => !known.has(id));
     for (let index = 0; index < wanted.length; index += NODES_PER_QUERY) {
       const batch = wanted.slice(index, index + NODES_PER_QUERY);
-      const data = await caller.ask<DetailsAnswer>("customer and product details", DETAILS, { ids: batch });
+      const data = await caller.ask("customer and product details", DETAILS, { ids: batch });
       currency = data.shop.currencyCode;
       for (const id of batch) known.set(id, null);
       for (const node of data.nodes) if (node?.id && known.has(node.id)) known.set(node.id, node);
