@@ -8,7 +8,8 @@ const ENGINE_FREE = [
   "tests/lib/cursor.test.ts",
   "tests/admin/pages.test.ts",
   "tests/i18n/catalogues.test.ts",
-  "tests/stand-in/storefront.test.ts",
+  "tests/stand-in/online-store.test.ts",
+  "tests/stand-in/admin-schema.test.ts",
   "tests/deploy/deploy.test.ts",
 ];
 

@@ -11,7 +11,7 @@ import path from "node:path";
 const benchmarks: Record<string, string> = {
   admin: "./bench/admin.ts",
   theme: "./bench/theme.ts",
-  api: "./bench/api.ts",
+  api: "./bench/private-api.ts",
   fairness: "./bench/fairness.ts",
   storefront: "./bench/storefront.ts",
   transfers: "./bench/transfers.ts",

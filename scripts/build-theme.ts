@@ -1,5 +1,5 @@
 /**
- * `npm run theme:build`: compiles the storefront scripts (storefront/src) into the theme app extension's
+ * `npm run theme:build`: compiles the storefront scripts (theme-script/src) into the theme app extension's
  * assets, the files the platform serves to shoppers: `wishlist.js` (loaded by the app embed on every page)
  * and `wishlist-page.js` (loaded by the wishlist page block only). The built files are committed, so
  * `shopify app deploy` ships exactly what was reviewed and tested.
@@ -23,7 +23,7 @@ const BUNDLES = [
 
 async function buildScript(source: string): Promise<string> {
   const result = await build({
-    entryPoints: [path.join(ROOT, "storefront/src", source)],
+    entryPoints: [path.join(ROOT, "theme-script/src", source)],
     bundle: true,
     minify: true,
     format: "iife",
@@ -61,7 +61,7 @@ for (const bundle of BUNDLES) {
   if (check) {
     if (readFileSync(output, "utf8") !== script) {
       process.stderr.write(
-        `extensions/wishlist-theme/assets/${bundle.asset} is not the build of storefront/src: run npm run theme:build\n`,
+        `extensions/wishlist-theme/assets/${bundle.asset} is not the build of theme-script/src: run npm run theme:build\n`,
       );
       failed = true;
     }

@@ -1,7 +1,7 @@
 /**
  * `npm run openapi`: writes the API description served at /openapi.json to docs/openapi.json and the
  * TypeScript types of its operations (openapi-typescript) to api-types/openapi.ts, the one module the
- * storefront scripts (storefront/src/api.ts) and the tests' typed client (tests/support/api.ts) share.
+ * storefront scripts (theme-script/src/wishlist-client.ts) and the tests' typed client (tests/support/openapi-client.ts) share.
  * `--check` fails when either file is out of date (CI).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";

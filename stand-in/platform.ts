@@ -11,7 +11,7 @@
  *    reinstall); the app's dev and test runs route each shop's https origin here
  *    (app/services/platform/stand-in-routing.server.ts);
  *  - on a second port (an origin of its own, as a shop's domain is), the first shop's online store with the
- *    theme app extension and the app proxy (stand-in/storefront.ts).
+ *    theme app extension and the app proxy (stand-in/online-store.ts).
  * docs/admin.md and docs/storefront.md say how it fits together.
  */
 import { createHmac, randomUUID } from "node:crypto";
@@ -23,7 +23,7 @@ import { getCookie, setCookie } from "hono/cookie";
 import { answerAdminGraphql } from "./admin-graphql";
 import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
 import { adminHost, signSessionToken, verifySessionToken } from "./session-token";
-import { createStorefront, type StorefrontControls } from "./storefront";
+import { createStorefront, type StorefrontControls } from "./online-store";
 
 export interface PlatformStandInOptions {
   /** The app's public URL (SHOPIFY_APP_URL): the admin frames `<appUrl>/app`. */

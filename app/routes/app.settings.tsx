@@ -12,7 +12,7 @@ import type { MessageKey, Translator } from "~/i18n/translate";
 import { StorefrontStringsEditor, type StringOverrides } from "~/components/StorefrontStringsEditor";
 import { shopSettingsPatchSchema } from "~/services/shops/settings";
 import { getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
-import { DEFAULT_STRINGS } from "~/services/storefront/config.server";
+import { DEFAULT_STRINGS } from "~/services/shops/storefront-config.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId } = await authenticateShop(request);

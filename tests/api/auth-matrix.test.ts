@@ -11,7 +11,7 @@ import { getStorage } from "~/services/storage/index.server";
 import { startExport } from "~/services/transfers/jobs.server";
 import { createUpload } from "~/services/transfers/uploads.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
-import { signedProxyPath } from "../support/api";
+import { signedProxyPath } from "../support/openapi-client";
 import { BASE_URL } from "../support/http";
 import { apiHarness } from "../support/harness";
 

@@ -10,7 +10,7 @@ import {
 } from "~/services/idempotency/idempotency.server";
 import { createApiKey } from "~/services/keys/api-keys.server";
 import { createShopWithKey } from "../factories";
-import { rawCall } from "../support/api";
+import { rawCall } from "../support/openapi-client";
 import { apiHarness } from "../support/harness";
 
 const { app, validator, callsOf } = await apiHarness();

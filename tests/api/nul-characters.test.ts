@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
-import { rawCall, signedProxyPath } from "../support/api";
+import { rawCall, signedProxyPath } from "../support/openapi-client";
 import { countEvents, countLists } from "../support/wishlist-rows";
 import { apiHarness } from "../support/harness";
 

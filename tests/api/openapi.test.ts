@@ -499,7 +499,7 @@ describe("the document says what the server does (issue 25)", () => {
   });
 
   it("the app proxy scheme only where it works: storefront operations marked x-app-proxy, served under /proxy/v1", async () => {
-    const { signedProxyPath } = await import("../support/api");
+    const { signedProxyPath } = await import("../support/openapi-client");
     const operations = Object.entries(
       document.paths as Record<string, Record<string, Record<string, unknown>>>,
     ).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })));

@@ -5,7 +5,7 @@ import { database } from "~/data/database.server";
 import { getEnv } from "~/env.server";
 import { getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
-import { rawCall } from "../support/api";
+import { rawCall } from "../support/openapi-client";
 import { BASE_URL } from "../support/http";
 import { until } from "../support/poll";
 import { apiHarness } from "../support/harness";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createShopWithKey, createWebhookEndpoint } from "../factories";
-import { rawCall } from "../support/api";
+import { rawCall } from "../support/openapi-client";
 import { apiHarness } from "../support/harness";
 
 const { app, validator } = await apiHarness();

@@ -3,7 +3,7 @@ import { findApiKeyById } from "~/data/api-key-rows.server";
 import { database } from "~/data/database.server";
 import { newId } from "~/lib/ids";
 import { createList, createShopWithKey } from "../factories";
-import { rawCall } from "../support/api";
+import { rawCall } from "../support/openapi-client";
 import { apiHarness } from "../support/harness";
 
 const { app, validator, clientFor } = await apiHarness();

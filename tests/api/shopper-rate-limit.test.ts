@@ -10,7 +10,7 @@ import { apiRoute } from "~/api/v1/route.server";
 import { problemResponse } from "~/api/problem-response.server";
 import { createShopWithKey } from "../factories";
 import { getEnv } from "~/env.server";
-import { signedProxyPath } from "../support/api";
+import { signedProxyPath } from "../support/openapi-client";
 import { createTestApp } from "../support/http";
 
 // A storefront-mode route (all three modes) through the real middleware chain and Redis; the

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { negotiateLocale } from "~/lib/negotiate-locale";
-import { DEFAULT_STRINGS } from "~/services/storefront/config.server";
+import { DEFAULT_STRINGS } from "~/services/shops/storefront-config.server";
 import { createShopWithKey } from "../factories";
-import { rawCall, signedProxyPath } from "../support/api";
+import { rawCall, signedProxyPath } from "../support/openapi-client";
 import { apiHarness } from "../support/harness";
 
 const { app, validator, callsOf } = await apiHarness();

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createShopWithKey } from "../factories";
 import { eventsOf } from "../support/wishlist-rows";
-import { rawCall } from "../support/api";
+import { rawCall } from "../support/openapi-client";
 import { apiHarness } from "../support/harness";
 
 const { app, validator, callsOf } = await apiHarness();

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
-import { rawCall, signedProxyPath } from "../support/api";
+import { rawCall, signedProxyPath } from "../support/openapi-client";
 import { countEvents, countLists, eventsOf, listsOf } from "../support/wishlist-rows";
 import { apiHarness } from "../support/harness";
 

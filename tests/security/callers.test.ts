@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { createShopWithKey } from "../factories";
-import { rawCall } from "../support/api";
+import { rawCall } from "../support/openapi-client";
 import { BASE_URL } from "../support/http";
 import { apiHarness } from "../support/harness";
 

@@ -8,7 +8,7 @@ import { API_BODY_LIMIT_BYTES, OTHER_BODY_LIMIT_BYTES } from "~/api/body-limit.s
 import { createUpload } from "~/services/transfers/uploads.server";
 import { createShopWithKey } from "../factories";
 import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "../../server/lingering-close";
-import { rawCall, signedProxyPath } from "../support/api";
+import { rawCall, signedProxyPath } from "../support/openapi-client";
 import { BASE_URL } from "../support/http";
 import { freePort, startProcess, type RunningProcess } from "../support/processes";
 import { apiHarness } from "../support/harness";

@@ -1,4 +1,4 @@
-import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./api";
+import { apiClient, OpenApiValidator, rawCall, signedProxyPath } from "./openapi-client";
 import { createTestApp } from "./http";
 
 /** A call's method, JSON body (or a raw one) and further headers; Content-Type is JSON when there is a body. */

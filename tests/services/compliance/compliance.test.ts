@@ -19,7 +19,7 @@ import { deliverOnce } from "~/services/webhooks/delivery.server";
 import { envelope } from "~/services/webhooks/fanout.server";
 import { customerSearch, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
 import { createShopWithKey, sessionRow } from "../../factories";
-import { rawCall, signedProxyPath } from "../../support/api";
+import { rawCall, signedProxyPath } from "../../support/openapi-client";
 import { connectToPlatform, finished as jobFinished, runImport, upload, viaApp } from "../transfers/helpers";
 import { BASE_URL } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
@@ -483,7 +483,11 @@ describe("shop/redact", () => {
       "the shop is erased",
     );
     // Its rate-limit counters and queued jobs go from Redis just after the shop row: wait for that too.
-    await until(() => redisMentioning(needles), (keys) => keys.length === 0, "the shop is gone from Redis");
+    await until(
+      () => redisMentioning(needles),
+      (keys) => keys.length === 0,
+      "the shop is gone from Redis",
+    );
 
     expect(await tablesMentioning(needles)).toEqual([]);
     expect(filesMentioning(needles)).toEqual([]);

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { database, engine } from "~/data/database.server";
 import { createShopWithKey } from "../../factories";
-import { signedProxyPath } from "../../support/api";
+import { signedProxyPath } from "../../support/openapi-client";
 import { createTestApp } from "../../support/http";
 import { countEvents, itemsOf, listsOf } from "../../support/wishlist-rows";
 

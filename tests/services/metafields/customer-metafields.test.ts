@@ -7,7 +7,7 @@ import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { demoShopData } from "../../../stand-in/demo-data";
 import { createShopWithKey, sessionRow } from "../../factories";
-import { rawCall, signedProxyPath } from "../../support/api";
+import { rawCall, signedProxyPath } from "../../support/openapi-client";
 import {
   standInGraphql,
   startFakeAdminApi,

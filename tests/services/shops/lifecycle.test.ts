@@ -12,7 +12,7 @@ import { demoShopData } from "../../../stand-in/demo-data";
 import { startPlatformStandIn } from "../../../stand-in/platform";
 import { adminHost, signSessionToken } from "../../../stand-in/session-token";
 import { createShopWithKey, sessionRow } from "../../factories";
-import { rawCall, signedProxyPath } from "../../support/api";
+import { rawCall, signedProxyPath } from "../../support/openapi-client";
 import { BASE_URL } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import type { RunningProcess } from "../../support/processes";

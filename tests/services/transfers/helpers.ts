@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { apiClient } from "../../support/api";
+import type { apiClient } from "../../support/openapi-client";
 
 type Api = ReturnType<typeof apiClient>;
 type App = { request: (input: Request | string, init?: RequestInit) => Response | Promise<Response> };

@@ -8,7 +8,7 @@ import { addItem } from "~/services/wishlists/wishlists.server";
 import type { StandInShop } from "../../../stand-in/demo-data";
 import { createShopWithKey } from "../../factories";
 import { standInGraphql, startFakeAdminApi } from "../../../scripts/lib/fake-admin-api";
-import type { apiClient } from "../../support/api";
+import type { apiClient } from "../../support/openapi-client";
 import { BASE_URL } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
 import { until } from "../../support/poll";

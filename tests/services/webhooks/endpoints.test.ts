@@ -13,7 +13,7 @@ import type { Job } from "bullmq";
 import { JOBS } from "~/jobs/definitions";
 import { handleMaintenanceJob } from "../../../worker/handlers/maintenance";
 import { createShopWithKey, createWebhookEndpoint } from "../../factories";
-import { rawCall } from "../../support/api";
+import { rawCall } from "../../support/openapi-client";
 import { apiHarness } from "../../support/harness";
 
 // Production rules: https only (WEBHOOK_ALLOW_HTTP unset).

@@ -4,7 +4,7 @@ import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "~/env.server";
 import { createShopWithKey } from "../../factories";
-import { rawCall, signedProxyPath } from "../../support/api";
+import { rawCall, signedProxyPath } from "../../support/openapi-client";
 import { BASE_URL } from "../../support/http";
 import { useWorker } from "../../support/worker";
 import { startReceiver } from "./receiver";

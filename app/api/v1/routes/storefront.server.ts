@@ -2,7 +2,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import type { Owner } from "~/services/owners/owner";
-import { getStorefrontConfig } from "~/services/storefront/config.server";
+import { getStorefrontConfig } from "~/services/shops/storefront-config.server";
 import { mergeGuestList, type MergeResult } from "~/services/wishlists/merge.server";
 import { readSharedList, shareWishlist, stopSharingWishlist } from "~/services/wishlists/sharing.server";
 import { itemView, sharedListView, wishlistView } from "~/services/wishlists/views";

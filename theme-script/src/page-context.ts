@@ -4,7 +4,7 @@
  * shopper's list, the shop's rules and the announcements through this instead of a second copy of them.
  * Internal to the extension: theme code uses `window.Wishlist` and `wishlist:change`.
  */
-import type { Api, Config, Item } from "./api";
+import type { Api, Config, Item } from "./wishlist-client";
 
 export interface PageContext {
   api: Api;

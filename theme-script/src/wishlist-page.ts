@@ -6,7 +6,7 @@
  * price in the shop's money format, the saved variant, whether it can be bought, and the date it was saved.
  * The list, the calls and the announcements are the embed's (page-context.ts).
  */
-import type { ApiError, Item, List } from "./api";
+import type { ApiError, Item, List } from "./wishlist-client";
 import { PAGE_EVENT, type PageContext } from "./page-context";
 
 interface PageSettings {

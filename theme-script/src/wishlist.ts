@@ -5,7 +5,7 @@
  * shopper's list, hands the wishlist page block's own script what it needs (page-context.ts), and exposes
  * `window.Wishlist` and the `wishlist:change` event for theme developers.
  */
-import { ApiError, createApi, type Config, type Item } from "./api";
+import { ApiError, createApi, type Config, type Item } from "./wishlist-client";
 import { PAGE_EVENT, type PageContext } from "./page-context";
 
 interface EmbedSettings {

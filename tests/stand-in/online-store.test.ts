@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { demoShopData } from "../../stand-in/demo-data";
-import { createStorefront } from "../../stand-in/storefront";
+import { createStorefront } from "../../stand-in/online-store";
 
 // The local storefront renders the extension's Liquid as the platform does: what the blocks print into the
 // settings JSON cannot end its <script> element, whatever a product is called.

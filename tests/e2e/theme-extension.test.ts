@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type Received } from "../services/webhooks/receiver";
 import { expectNoPageErrors, screenshot, useAdminStack } from "./support/admin";
-import { cardHeart, openStorefront, pageViolations, pressed, scriptReady, setEmbed } from "./support/storefront";
+import { cardHeart, openStorefront, pageViolations, pressed, scriptReady, setEmbed } from "./support/online-store";
 
 const stack = useAdminStack();
 const receiver = await startReceiver();

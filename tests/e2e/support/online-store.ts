@@ -1,5 +1,5 @@
 /**
- * Browser tests of the storefront: the local storefront of the platform stand-in (stand-in/storefront.ts)
+ * Browser tests of the storefront: the local storefront of the platform stand-in (stand-in/online-store.ts)
  * renders the theme app extension's real Liquid and serves its real built script; its app proxy signs and
  * forwards the script's calls to the real web server (useAdminStack starts it all).
  */
