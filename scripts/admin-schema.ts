@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { buildClientSchema, introspectionFromSchema, type IntrospectionQuery } from "graphql";
-import { SHOPIFY_API_VERSION } from "../app/shopify-api-version";
+import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 
 /** The package and version the schema is taken from: pinned, so the file changes only when this does. */
 const SCHEMA_PACKAGE = "@shopify/dev-mcp@1.16.0";

@@ -12,8 +12,8 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { loadDotEnv, loadEnvOrExit, resetEnvCache } from "../app/env.server";
-import { SHOPIFY_API_VERSION } from "../app/shopify-api-version";
+import { loadDotEnv, loadEnvOrExit, resetEnvCache } from "~/env.server";
+import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { demoShopData } from "../stand-in/demo-data";
 import { startPlatformStandIn } from "../stand-in/platform";
 

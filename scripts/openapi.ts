@@ -11,7 +11,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 process.env.SHOPIFY_APP_URL = "http://localhost:3000";
 process.env.LOG_LEVEL ??= "silent";
 // Imported after the environment is set: app modules read it when they load.
-const { createHttpApp } = await import("../app/api/http-app.server");
+const { createHttpApp } = await import("~/api/http-app.server");
 const root = path.resolve(import.meta.dirname, "..");
 const app = createHttpApp({ remix: async () => new Response(null, { status: 404 }) });
 const document = await (await app.request("http://localhost:3000/openapi.json")).json();

@@ -10,7 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { getEnv, loadDotEnv, sqliteFilePath } from "../app/env.server";
+import { getEnv, loadDotEnv, sqliteFilePath } from "~/env.server";
 
 loadDotEnv();
 const env = getEnv();

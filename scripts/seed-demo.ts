@@ -1,6 +1,6 @@
 /** Seeds the demo shop and prints its keys (run by `npm run dev`; also `npm run seed`). */
 import path from "node:path";
-import { loadDotEnv, loadEnvOrExit } from "../app/env.server";
+import { loadDotEnv, loadEnvOrExit } from "~/env.server";
 import { demoShopData } from "../stand-in/demo-data";
 
 // The demo shop has a stored platform session and a private key anyone reading this file knows the
@@ -13,8 +13,8 @@ if (process.env.NODE_ENV === "production") {
 }
 const env = loadEnvOrExit();
 
-const { closeDatabase } = await import("../app/data/database.server");
-const { closeRequestRedis } = await import("../app/redis.server");
+const { closeDatabase } = await import("~/data/database.server");
+const { closeRequestRedis } = await import("~/redis.server");
 const { DEMO_SHOP_DOMAIN, seedDemoShop } = await import("./lib/demo-shop");
 
 const file = path.resolve(env.DEMO_SHOP_FILE);

@@ -6,11 +6,11 @@ import { getRequestListener } from "@hono/node-server";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { Hono } from "hono";
-import { createHttpApp, type RemixHandler } from "../app/api/http-app.server";
-import { closeDatabase, database } from "../app/data/database.server";
-import { getEnv } from "../app/env.server";
-import { logger } from "../app/logger.server";
-import { closeRequestRedis, getRequestRedis, whenRedisReady } from "../app/redis.server";
+import { createHttpApp, type RemixHandler } from "~/api/http-app.server";
+import { closeDatabase, database } from "~/data/database.server";
+import { getEnv } from "~/env.server";
+import { logger } from "~/logger.server";
+import { closeRequestRedis, getRequestRedis, whenRedisReady } from "~/redis.server";
 import { createViteGate } from "./dev-paths";
 import { lingerAfterEarlyAnswer } from "./lingering-close";
 

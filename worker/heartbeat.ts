@@ -1,8 +1,8 @@
 import { rm, writeFile } from "node:fs/promises";
 import type { Redis } from "ioredis";
-import { database } from "../app/data/database.server";
-import { pingDatabase } from "../app/data/readiness.server";
-import { logger } from "../app/logger.server";
+import { database } from "~/data/database.server";
+import { pingDatabase } from "~/data/readiness.server";
+import { logger } from "~/logger.server";
 
 /** How often a healthy worker writes its heartbeat file; worker/health-check.mjs allows three missed beats. */
 export const HEARTBEAT_INTERVAL_MS = 5_000;

@@ -1,5 +1,5 @@
 // Worker process entry: validate the environment before anything else loads, then start consuming.
-import { loadEnvOrExit } from "../app/env.server";
+import { loadEnvOrExit } from "~/env.server";
 
 process.env.SERVICE_ROLE = "worker";
 loadEnvOrExit();

@@ -6,8 +6,8 @@
  */
 import type { BackoffStrategy, Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import type { ConsumedKind, JobKindName, ScheduledKind, SweptKind } from "../app/jobs/definitions";
-import type { Env } from "../app/env.server";
+import type { ConsumedKind, JobKindName, ScheduledKind, SweptKind } from "~/jobs/definitions";
+import type { Env } from "~/env.server";
 
 export interface WorkerContext {
   /** The worker's blocking connection, which its queues and schedules use. */

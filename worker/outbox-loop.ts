@@ -8,9 +8,9 @@
  * back empty under a backlog) is queued again at the pace of the database, not `limit` per half period.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { checkpoint } from "../app/data/database.server";
-import { logger } from "../app/logger.server";
-import { relayOutbox, type RelayOptions } from "../app/services/events/relay.server";
+import { checkpoint } from "~/data/database.server";
+import { logger } from "~/logger.server";
+import { relayOutbox, type RelayOptions } from "~/services/events/relay.server";
 
 const CHECKPOINT_EVERY_MS = 200;
 

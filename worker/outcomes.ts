@@ -9,7 +9,7 @@
  *  - Anything else (a bug, a lost connection): retried as the job's attempts allow.
  */
 import { UnrecoverableError } from "bullmq";
-import { isDomainError } from "../app/lib/domain-error";
+import { isDomainError } from "~/lib/domain-error";
 
 /**
  * A run that did not succeed. With `retryInMs`, BullMQ runs it again after that delay (through the

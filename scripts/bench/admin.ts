@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium, type Frame, type Locator, type Page } from "playwright-core";
-import { FORMATS } from "../../app/services/transfers/columns";
+import { FORMATS } from "~/services/transfers/columns";
 import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT } from "../lib/chromium";
 import { freePort, ROOT } from "./lib";
 import { startLocalPlatform } from "./local-platform";

@@ -94,9 +94,9 @@ const env = {
   RATE_LIMIT_STOREFRONT_PER_ADDRESS_PER_MINUTE: "100000000",
 };
 Object.assign(process.env, env);
-const { ensureShop } = await import("../../app/services/shops/shops.server");
-const { createEndpoint } = await import("../../app/services/webhooks/endpoints.server");
-const { closeDatabase } = await import("../../app/data/database.server");
+const { ensureShop } = await import("~/services/shops/shops.server");
+const { createEndpoint } = await import("~/services/webhooks/endpoints.server");
+const { closeDatabase } = await import("~/data/database.server");
 const events = ["item.added", "item.removed"] as const;
 const quiet = await ensureShop({ domain: "quiet-shop.myshopify.com" });
 const noisy = await ensureShop({ domain: "noisy-shop.myshopify.com" });

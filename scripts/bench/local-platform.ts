@@ -11,8 +11,8 @@ export async function startLocalPlatform(name: string, extraEnv: Record<string, 
   process.env.DATABASE_URL = database.url;
   process.env.DEMO_SHOP_FILE = path.join(database.workDir, `${name}-demo-shop.json`);
   const { seedDemoShop, DEMO_SHOP_DOMAIN, demoAccessToken } = await import("../lib/demo-shop");
-  const { closeDatabase } = await import("../../app/data/database.server");
-  const { getEnv } = await import("../../app/env.server");
+  const { closeDatabase } = await import("~/data/database.server");
+  const { getEnv } = await import("~/env.server");
   const { demoShopData } = await import("../../stand-in/demo-data");
   const { startPlatformStandIn } = await import("../../stand-in/platform");
 

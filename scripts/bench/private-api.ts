@@ -48,9 +48,9 @@ const env = {
 };
 Object.assign(process.env, env);
 // The shop and its key through the app's services; the lists in bulk with plain SQL on the driver.
-const { ensureShop } = await import("../../app/services/shops/shops.server");
-const { createApiKey } = await import("../../app/services/keys/api-keys.server");
-const { closeDatabase } = await import("../../app/data/database.server");
+const { ensureShop } = await import("~/services/shops/shops.server");
+const { createApiKey } = await import("~/services/keys/api-keys.server");
+const { closeDatabase } = await import("~/data/database.server");
 const shop = await ensureShop({ domain: "bench-shop.myshopify.com" });
 const { secret } = await createApiKey({ shopId: shop.id, label: "bench" });
 await closeDatabase();

@@ -33,7 +33,7 @@ import { Agent, request } from "undici";
 import { signedProxyPath } from "../lib/app-proxy";
 import { freePort } from "../lib/net";
 import type { StandInShop } from "../../stand-in/demo-data";
-import { standInGraphql, startFakeAdminApi } from "../../tests/support/fake-admin-api";
+import { standInGraphql, startFakeAdminApi } from "../lib/fake-admin-api";
 import {
   benchDatabase,
   benchSql,
@@ -446,10 +446,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
   // Shops through the app's services (as the other benchmarks); their platform sessions and seeded lists
   // with plain SQL on the driver.
-  const { ensureShop } = await import("../../app/services/shops/shops.server");
-  const { createApiKey } = await import("../../app/services/keys/api-keys.server");
-  const { createEndpoint, SUBSCRIBABLE_EVENTS } = await import("../../app/services/webhooks/endpoints.server");
-  const { closeDatabase } = await import("../../app/data/database.server");
+  const { ensureShop } = await import("~/services/shops/shops.server");
+  const { createApiKey } = await import("~/services/keys/api-keys.server");
+  const { createEndpoint, SUBSCRIBABLE_EVENTS } = await import("~/services/webhooks/endpoints.server");
+  const { closeDatabase } = await import("~/data/database.server");
   const sql = await benchSql(options.databaseUrl);
   const shops: SoakShop[] = [];
   const endpointsByShop = new Map<string, Receiver[]>();
@@ -527,7 +527,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   // The probe's connections of its own: its burst must not queue behind the load's requests in flight.
   const probeAgent = new Agent({ connections: 20, keepAliveTimeout: 10_000 });
   const queueRedis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-  const { JOBS } = await import("../../app/jobs/definitions");
+  const { JOBS } = await import("~/jobs/definitions");
   const queues = [JOBS.webhookDelivery, JOBS.transfer, JOBS.productSnapshot, JOBS.metafieldSync].map(
     ({ queue: name }) => new Queue(name, { connection: queueRedis, prefix: `${options.redisPrefix}:bull` }),
   );

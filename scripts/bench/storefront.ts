@@ -49,8 +49,8 @@ const env = {
 };
 Object.assign(process.env, env);
 // The shop through the app's service (the reference inserts the same row into its own database).
-const { ensureShop } = await import("../../app/services/shops/shops.server");
-const { closeDatabase } = await import("../../app/data/database.server");
+const { ensureShop } = await import("~/services/shops/shops.server");
+const { closeDatabase } = await import("~/data/database.server");
 const shop = await ensureShop({ domain: "bench-shop.myshopify.com" });
 await closeDatabase();
 

@@ -81,14 +81,14 @@ async function bareDriver() {
 const app =
   task === "import" || task === "export"
     ? {
-        data: await import("../../app/data/database.server"),
-        run: await import("../../app/services/transfers/transfer-run.server"),
+        data: await import("~/data/database.server"),
+        run: await import("~/services/transfers/transfer-run.server"),
       }
     : null;
 const loadedRssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
 const batchMs: number[] = [];
 if (app) {
-  const { batchTimings } = await import("../../app/services/transfers/timings");
+  const { batchTimings } = await import("~/services/transfers/timings");
   subscribe(batchTimings.name, (message) => batchMs.push((message as { ms: number }).ms));
 }
 

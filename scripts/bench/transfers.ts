@@ -116,10 +116,10 @@ function runTask(args: string[], extraEnv: Record<string, string> = {}): Promise
 }
 
 // The shop through the app's service; its platform session, upload and job rows with plain SQL on the driver.
-const { ensureShop } = await import("../../app/services/shops/shops.server");
-const { closeDatabase } = await import("../../app/data/database.server");
-const { newId } = await import("../../app/lib/ids");
-const { uploadKey } = await import("../../app/services/transfers/uploads.server");
+const { ensureShop } = await import("~/services/shops/shops.server");
+const { closeDatabase } = await import("~/data/database.server");
+const { newId } = await import("~/lib/ids");
+const { uploadKey } = await import("~/services/transfers/uploads.server");
 const ours = await ensureShop({ domain: "bench-ours.myshopify.com" });
 await closeDatabase();
 const sql = await benchSql(database.url);

@@ -86,9 +86,9 @@ const env = {
 };
 Object.assign(process.env, env);
 // The shop and the endpoint through the app's services; the events in bulk with plain SQL on the driver.
-const { ensureShop } = await import("../../app/services/shops/shops.server");
-const { createEndpoint } = await import("../../app/services/webhooks/endpoints.server");
-const { closeDatabase } = await import("../../app/data/database.server");
+const { ensureShop } = await import("~/services/shops/shops.server");
+const { createEndpoint } = await import("~/services/webhooks/endpoints.server");
+const { closeDatabase } = await import("~/data/database.server");
 const shop = await ensureShop({ domain: "bench-shop.myshopify.com" });
 const { secret } = await createEndpoint({ shopId: shop.id, url: receiverUrl, events: ["item.added", "item.removed"] });
 await closeDatabase();

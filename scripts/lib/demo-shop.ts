@@ -2,15 +2,15 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Session } from "@shopify/shopify-api";
 import { z } from "zod";
-import { getEnv } from "../../app/env.server";
-import { deriveKey } from "../../app/lib/derived-keys.server";
-import type { Owner } from "../../app/services/owners/owner";
-import { requestProductSnapshots } from "../../app/services/products/snapshots.server";
-import { platformSessionStorage } from "../../app/services/shops/platform-sessions.server";
-import { findActiveKeyBySecret, createApiKey } from "../../app/services/keys/api-keys.server";
-import { ensureShop, getShopOverview } from "../../app/services/shops/shops.server";
-import { shareWishlist } from "../../app/services/wishlists/sharing.server";
-import { toggleItem } from "../../app/services/wishlists/wishlists.server";
+import { getEnv } from "~/env.server";
+import { deriveKey } from "~/lib/derived-keys.server";
+import type { Owner } from "~/services/owners/owner";
+import { requestProductSnapshots } from "~/services/products/snapshots.server";
+import { platformSessionStorage } from "~/services/shops/platform-sessions.server";
+import { findActiveKeyBySecret, createApiKey } from "~/services/keys/api-keys.server";
+import { ensureShop, getShopOverview } from "~/services/shops/shops.server";
+import { shareWishlist } from "~/services/wishlists/sharing.server";
+import { toggleItem } from "~/services/wishlists/wishlists.server";
 
 export const DEMO_SHOP_DOMAIN = "demo-shop.myshopify.com";
 

@@ -5,13 +5,13 @@
  */
 import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { JOBS, sweepJob } from "../../app/jobs/definitions";
-import { logger } from "../../app/logger.server";
+import { JOBS, sweepJob } from "~/jobs/definitions";
+import { logger } from "~/logger.server";
 import {
   failComplianceRequest,
   queueStrandedComplianceRequests,
   runComplianceRequest,
-} from "../../app/services/compliance/compliance.server";
+} from "~/services/compliance/compliance.server";
 import type { JobHandler } from "../job-handler";
 import { runJob } from "../outcomes";
 

@@ -1,7 +1,7 @@
 /** The health queue's job: proves the worker is connected and consuming; it does no work. */
 import type { Job } from "bullmq";
-import { JOBS } from "../../app/jobs/definitions";
-import { logger } from "../../app/logger.server";
+import { JOBS } from "~/jobs/definitions";
+import { logger } from "~/logger.server";
 import type { JobHandler } from "../job-handler";
 
 async function handleHealthJob(job: Job) {

@@ -3,14 +3,14 @@
  * resealing of webhook secrets after a rotation), relayed events, expired transfer files.
  */
 import type { Job } from "bullmq";
-import { getEnv } from "../../app/env.server";
-import { JOBS } from "../../app/jobs/definitions";
-import { logger } from "../../app/logger.server";
-import { purgeRelayedEvents } from "../../app/services/events/retention.server";
-import { purgeExpiredIdempotencyKeys } from "../../app/services/idempotency/idempotency.server";
-import { purgeProcessedPlatformWebhooks } from "../../app/services/shops/platform-webhook-ledger.server";
-import { purgeExpiredFiles } from "../../app/services/transfers/file-retention.server";
-import { resealEndpointSecrets } from "../../app/services/webhooks/endpoint-secrets.server";
+import { getEnv } from "~/env.server";
+import { JOBS } from "~/jobs/definitions";
+import { logger } from "~/logger.server";
+import { purgeRelayedEvents } from "~/services/events/retention.server";
+import { purgeExpiredIdempotencyKeys } from "~/services/idempotency/idempotency.server";
+import { purgeProcessedPlatformWebhooks } from "~/services/shops/platform-webhook-ledger.server";
+import { purgeExpiredFiles } from "~/services/transfers/file-retention.server";
+import { resealEndpointSecrets } from "~/services/webhooks/endpoint-secrets.server";
 import type { JobHandler } from "../job-handler";
 
 export const idempotencyPurge = {

@@ -3,7 +3,7 @@
  * with a `consume`, `run` or `sweep` as its entry declares: a kind added to the table without its handler
  * here does not compile.
  */
-import type { JobKindName } from "../../app/jobs/definitions";
+import type { JobKindName } from "~/jobs/definitions";
 import type { JobHandler } from "../job-handler";
 import { complianceJobs } from "./compliance-jobs";
 import { healthJobs } from "./health-jobs";

@@ -5,7 +5,7 @@
  */
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { JOBS, SCHEDULED_KINDS, sweepJob, SWEPT_KINDS } from "../../app/jobs/definitions";
+import { JOBS, SCHEDULED_KINDS, sweepJob, SWEPT_KINDS } from "~/jobs/definitions";
 import type { MaintenanceRun } from "../job-handler";
 import { JobFailed, runJob } from "../outcomes";
 import { JOB_HANDLERS } from "./index";

@@ -5,10 +5,10 @@
  */
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { JOBS } from "../../app/jobs/definitions";
-import { enqueueMetafieldSync } from "../../app/jobs/queues.server";
-import { logger } from "../../app/logger.server";
-import { shopsOwingMetafields, syncShopMetafields } from "../../app/services/metafields/customer-metafields.server";
+import { JOBS } from "~/jobs/definitions";
+import { enqueueMetafieldSync } from "~/jobs/queues.server";
+import { logger } from "~/logger.server";
+import { shopsOwingMetafields, syncShopMetafields } from "~/services/metafields/customer-metafields.server";
 import type { JobHandler } from "../job-handler";
 import { runJob } from "../outcomes";
 

@@ -5,9 +5,9 @@
  */
 import type { BackoffStrategy, Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { JOBS, sweepJob } from "../../app/jobs/definitions";
-import { logger } from "../../app/logger.server";
-import { queueDueProductSnapshots, runProductSnapshots } from "../../app/services/products/snapshots.server";
+import { JOBS, sweepJob } from "~/jobs/definitions";
+import { logger } from "~/logger.server";
+import { queueDueProductSnapshots, runProductSnapshots } from "~/services/products/snapshots.server";
 import type { JobHandler } from "../job-handler";
 import { retryDelayOf, runJob } from "../outcomes";
 

@@ -5,15 +5,15 @@
  */
 import { DelayedError, type Job, type Queue, type Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { JOBS, sweepJob, type TransferJobPayload } from "../../app/jobs/definitions";
-import { enqueueMetafieldSync, queue } from "../../app/jobs/queues.server";
-import { logger } from "../../app/logger.server";
+import { JOBS, sweepJob, type TransferJobPayload } from "~/jobs/definitions";
+import { enqueueMetafieldSync, queue } from "~/jobs/queues.server";
+import { logger } from "~/logger.server";
 import {
   abandonTransferJob,
   runTransferJob,
   UNEXPECTED_FAILURE,
-} from "../../app/services/transfers/transfer-run.server";
-import { queueStrandedTransferJobs } from "../../app/services/transfers/jobs.server";
+} from "~/services/transfers/transfer-run.server";
+import { queueStrandedTransferJobs } from "~/services/transfers/jobs.server";
 import type { JobHandler } from "../job-handler";
 import { runJob } from "../outcomes";
 

@@ -7,13 +7,13 @@
  */
 import { DelayedError, type BackoffStrategy, type Job } from "bullmq";
 import type { Dispatcher } from "undici";
-import { getEnv } from "../../app/env.server";
-import { JOBS, type DeliverWebhookPayload } from "../../app/jobs/definitions";
-import { logger } from "../../app/logger.server";
-import { createRedis } from "../../app/redis.server";
-import { deliverOnce } from "../../app/services/webhooks/delivery.server";
-import { createDeliveryAgent } from "../../app/services/webhooks/ssrf.server";
-import { retryDelayMs } from "../../app/services/webhooks/schedule";
+import { getEnv } from "~/env.server";
+import { JOBS, type DeliverWebhookPayload } from "~/jobs/definitions";
+import { logger } from "~/logger.server";
+import { createRedis } from "~/redis.server";
+import { deliverOnce } from "~/services/webhooks/delivery.server";
+import { createDeliveryAgent } from "~/services/webhooks/ssrf.server";
+import { retryDelayMs } from "~/services/webhooks/schedule";
 import { JobFailed, retryDelayOf, runJob } from "../outcomes";
 import type { JobHandler } from "../job-handler";
 import { ShopSlots } from "../shop-slots";
