@@ -8,11 +8,7 @@ import type { Redis } from "ioredis";
 import { JOBS, sweepJob, type TransferJobPayload } from "~/jobs/definitions";
 import { enqueueMetafieldSync, queue } from "~/jobs/queues.server";
 import { logger } from "~/logger.server";
-import {
-  abandonTransferJob,
-  runTransferJob,
-  UNEXPECTED_FAILURE,
-} from "~/services/transfers/transfer-run.server";
+import { abandonTransferJob, runTransferJob, UNEXPECTED_FAILURE } from "~/services/transfers/transfer-run.server";
 import { queueStrandedTransferJobs } from "~/services/transfers/jobs.server";
 import type { JobHandler } from "../job-handler";
 import { runJob } from "../outcomes";
