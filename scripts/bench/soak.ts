@@ -5,7 +5,7 @@
  * Two web processes and two workers, started with the commands production runs (`node --import tsx
  * server/index.ts`, `node --import tsx worker/index.ts`), on a fresh PostgreSQL database (created and
  * dropped here) and a Redis key prefix of their own, under mixed load for `--duration` seconds; then
- * drained and checked (scripts/bench/soak-run.ts says what and how). Afterwards the bare references of the
+ * drained and checked (scripts/bench/soak/run.ts says what and how). Afterwards the bare references of the
  * storefront and API benchmarks are driven at the same rates for `--baseline` seconds, for the ratios.
  * Prints the tables of docs/benchmarks.md; exits 1 when a goal is missed.
  */
@@ -13,7 +13,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { benchDatabase, ROOT } from "./lib";
-import { formatReport, runSoak } from "./soak-run";
+import { runSoak } from "./soak/run";
+import { formatReport } from "./soak/report";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TEST_DATA_DIR } from "../../scripts/lib/databases";
-import { formatReport, runSoak } from "../../scripts/bench/soak-run";
+import { formatReport } from "../../scripts/bench/soak/report";
+import { runSoak } from "../../scripts/bench/soak/run";
 
 /**
  * The soak of `npm run bench -- soak` (issue 16, item 3), shortened: the same code, two web processes and

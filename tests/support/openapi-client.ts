@@ -4,7 +4,7 @@ import createClient from "openapi-fetch";
 import type { paths } from "../../api-types/openapi";
 import { BASE_URL } from "./http";
 
-// The app proxy signature lives with the scripts, which sign proxy requests too (scripts/bench/soak-run.ts).
+// The app proxy signature lives with the scripts, which sign proxy requests too (scripts/bench/soak/run.ts).
 export { signedProxyPath } from "../../scripts/lib/app-proxy";
 
 type App = { request: (input: Request | string, init?: RequestInit) => Response | Promise<Response> };

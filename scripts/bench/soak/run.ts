@@ -1,6 +1,6 @@
 /**
  * The soak of issue 16 (item 3), as code both `npm run bench -- soak` (scripts/bench/soak.ts) and the short
- * run in the test suite (tests/soak.test.ts) call: two web processes and two workers, started as production
+ * run in the test suite (tests/scripts/soak.test.ts) call: two web processes and two workers, started as production
  * starts them, on one PostgreSQL database and one Redis key prefix, under a mixed load for a while, then
  * drained and checked. docs/benchmarks.md describes the method and records the figures.
  *
@@ -23,219 +23,36 @@
  * - RSS of each of the 4 processes sampled from /proc; growth between the first and the last quarter of the
  *   load's second half.
  */
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { Agent, request } from "undici";
-import { signedProxyPath } from "../lib/app-proxy";
-import { freePort } from "../lib/net";
-import type { StandInShop } from "../../stand-in/demo-data";
-import { standInGraphql, startFakeAdminApi } from "../lib/fake-admin-api";
+import { Agent } from "undici";
+import { signedProxyPath } from "../../lib/app-proxy";
+import { freePort } from "../../lib/net";
+import type { StandInShop } from "../../../stand-in/demo-data";
+import { standInGraphql, startFakeAdminApi } from "../../lib/fake-admin-api";
 import {
   benchDatabase,
   benchSql,
   currentRssMb,
-  percentile,
   seedLists,
   startAppServer,
   startChild,
   startWorker,
   stopChild,
   type BenchSql,
-} from "./lib";
-
-export interface SoakOptions {
-  /** A migrated, empty PostgreSQL database the soak may fill. */
-  databaseUrl: string;
-  /** A Redis key prefix nothing else uses. */
-  redisPrefix: string;
-  /** Where the processes keep uploads and reports (local storage driver), shared by all four. */
-  storageDir: string;
-  /** How long the mixed load runs. */
-  durationSeconds: number;
-  /** Shoppers spread over the 3 shops. */
-  shoppers: number;
-  /** Storefront toggles a second, all shops and modes together. */
-  toggleRate: number;
-  /** Storefront wishlist reads a second. */
-  storefrontReadRate: number;
-  /** Merchant reads (private key) a second, all shops together. */
-  merchantReadRate: number;
-  /** CSV imports during the load, at even intervals, and data rows in each file. */
-  imports: number;
-  importRows: number;
-  /** Upper bound of the drain after the load; the soak fails when it is not drained by then. */
-  drainTimeoutSeconds: number;
-  rssSampleMs?: number;
-  /**
-   * RATE_LIMIT_PRIVATE_PER_MINUTE of the processes (the app's default, 600, when unset). The probe sends 10%
-   * more than the limit in one burst that must end within a window; a lower limit keeps the burst short on
-   * a machine too loaded to answer 660 requests in 45 s. Merchant reads stay far below it.
-   */
-  privateRateLimit?: number;
-  /** The bare references driven at the same rates afterwards (0: no baseline). */
-  baselineSeconds?: number;
-  progress?: (line: string) => void;
-}
-
-interface KindResult {
-  name: string;
-  sent: number;
-  shed: number;
-  latencies: number[];
-  statuses: Record<string, number>;
-  seconds: number;
-}
-
-interface RateWindow {
-  bucket: "shop" | "shopper";
-  limit: number;
-  sent: number;
-  accepted: number;
-  refused: number;
-  other: number;
-  /**
-   * Accepted == limit, the remaining counts of the accepted answers are exactly limit-1 .. 0, every other
-   * answer a 429 with a Retry-After. Null (inconclusive) when an answer was neither 200 nor 429 (a 5xx of an
-   * overloaded machine cannot say whether it was counted), or when the burst took so long that it may have
-   * run into the next window.
-   */
-  exact: boolean | null;
-  seconds: number;
-}
-
-interface ReceiverReport {
-  name: string;
-  behaviour: string;
-  shop: string;
-  events: number;
-  received: number;
-  missing: number;
-  attempts: number;
-  failuresInjected: number;
-  duplicates: number;
-  badSignatures: number;
-}
-
-interface ProcessRss {
-  name: string;
-  samples: Array<{ t: number; mb: number }>;
-  firstQuarterMb: number;
-  lastQuarterMb: number;
-  growthPercent: number;
-  maxMb: number;
-}
-
-interface ImportReport {
-  shop: string;
-  rows: number;
-  imported: number | null;
-  skipped: number | null;
-  itemsFound: number;
-  status: string;
-  seconds: number;
-  right: boolean;
-}
-
-export interface Goal {
-  name: string;
-  met: boolean;
-  detail: string;
-}
-
-export interface SoakReport {
-  options: Omit<SoakOptions, "progress">;
-  kinds: KindResult[];
-  baseline: KindResult[];
-  rateWindows: RateWindow[];
-  receivers: ReceiverReport[];
-  events: number;
-  imports: ImportReport[];
-  drainSeconds: number | null;
-  /**
-   * The most deliveries seen owed (`WebhookDeliveryDue`) at a moment when nothing was left to relay and no
-   * queue held a job: owed rows for deliveries already made (0 when the log ends every row it should).
-   */
-  owedWhileIdle: number;
-  unfinishedJobs: number;
-  rss: ProcessRss[];
-  goals: Goal[];
-}
+} from "../lib";
+import { drive, pick, probeWindow, send, sleep, type Call, type Kind } from "./load";
+import { RETRY_UNIT_MS, startReceiver, type Receiver } from "./receivers";
+import { soakGoals, summariseRss } from "./report";
+import type { ImportReport, KindResult, RateWindow, ReceiverReport, SoakOptions, SoakReport } from "./types";
 
 const PRODUCTS_PER_SHOP = 30;
 const TOGGLED_PRODUCTS = 20;
 const BAD_ROWS_PER_IMPORT = 3;
 const PRODUCTS_PER_IMPORTED_CUSTOMER = 10;
 /** The flaky receiver fails an event at most this often, so the 4th attempt (about 24 retry units) gets it. */
-const MAX_FAILURES_PER_EVENT = 3;
-const RETRY_UNIT_MS = 200;
-const IN_FLIGHT_CAP = 256;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const pick = <T>(values: readonly T[]) => values[Math.floor(Math.random() * values.length)]!;
-
-// ---- webhook receivers -----------------------------------------------------------------------------------
-
-type Behaviour = "steady" | "flaky" | "slow";
-
-interface Receiver {
-  name: string;
-  behaviour: Behaviour;
-  url: string;
-  secret: string;
-  attempts: number;
-  failuresInjected: number;
-  badSignatures: number;
-  /** Event id -> how many attempts were answered 2xx. */
-  delivered: Map<string, number>;
-  failed: Map<string, number>;
-  server: Server;
-}
-
-function signatureValid(secret: string, header: string | undefined, body: string): boolean {
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? "");
-  if (!match || !secret) return false;
-  const expected = createHmac("sha256", secret).update(`${match[1]}.${body}`).digest();
-  return timingSafeEqual(expected, Buffer.from(match[2]!, "hex"));
-}
-
-async function startReceiver(name: string, behaviour: Behaviour): Promise<Receiver> {
-  const receiver = { name, behaviour, secret: "", attempts: 0, failuresInjected: 0, badSignatures: 0 } as Receiver;
-  receiver.delivered = new Map();
-  receiver.failed = new Map();
-  receiver.server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      receiver.attempts++;
-      const body = Buffer.concat(chunks).toString("utf8");
-      if (!signatureValid(receiver.secret, req.headers["x-service-signature"] as string | undefined, body)) {
-        receiver.badSignatures++;
-      }
-      const id = /"id":"(evt_[A-Za-z0-9]+)"/.exec(body)?.[1] ?? "unknown";
-      const answer = () => {
-        receiver.delivered.set(id, (receiver.delivered.get(id) ?? 0) + 1);
-        res.writeHead(204).end();
-      };
-      if (behaviour === "flaky") {
-        const failedSoFar = receiver.failed.get(id) ?? 0;
-        if (failedSoFar < MAX_FAILURES_PER_EVENT && Math.random() < 0.1) {
-          receiver.failed.set(id, failedSoFar + 1);
-          receiver.failuresInjected++;
-          return void res.writeHead(500, { "content-type": "text/plain" }).end("injected failure");
-        }
-      }
-      if (behaviour === "slow") return void setTimeout(answer, 1_000 + Math.random() * 1_000);
-      answer();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.server.listen(0, "127.0.0.1", resolve));
-  receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/hooks/${name}`;
-  return receiver;
-}
 
 // ---- shops, shoppers, platform ---------------------------------------------------------------------------
 
@@ -265,148 +82,6 @@ const importCustomer = (importIndex: number, row: number) =>
 
 function addressOf(shopIndex: number, index: number) {
   return `10.${shopIndex + 1}.${Math.floor(index / 250)}.${(index % 250) + 1}`;
-}
-
-// ---- HTTP load -------------------------------------------------------------------------------------------
-
-interface Call {
-  url: string;
-  method: "GET" | "POST" | "PUT";
-  headers: Record<string, string>;
-  body?: string;
-}
-
-interface Kind {
-  name: string;
-  rate: number;
-  call: () => Call;
-}
-
-async function send(agent: Agent, call: Call) {
-  const response = await request(call.url, {
-    method: call.method,
-    headers: call.headers,
-    body: call.body,
-    dispatcher: agent,
-  });
-  return response;
-}
-
-/**
- * Sends each kind at its rate for `seconds` (open model) and records per kind the latencies and statuses.
- * A kind with IN_FLIGHT_CAP requests unanswered sheds the next ones (counted) rather than pile up.
- */
-async function drive(agent: Agent, kinds: Kind[], seconds: number): Promise<KindResult[]> {
-  const results = kinds.map((kind) => ({
-    kind,
-    result: { name: kind.name, sent: 0, shed: 0, latencies: [] as number[], statuses: {}, seconds } as KindResult,
-    inFlight: 0,
-  }));
-  const pending = new Set<Promise<void>>();
-  const started = performance.now();
-  for (;;) {
-    const elapsed = (performance.now() - started) / 1000;
-    if (elapsed >= seconds) break;
-    for (const entry of results) {
-      const due = Math.floor(entry.kind.rate * elapsed) - entry.result.sent - entry.result.shed;
-      for (let index = 0; index < due; index++) {
-        if (entry.inFlight >= IN_FLIGHT_CAP) {
-          entry.result.shed++;
-          continue;
-        }
-        entry.result.sent++;
-        entry.inFlight++;
-        const call = entry.kind.call();
-        const sentAt = performance.now();
-        const promise = send(agent, call)
-          .then(async (response) => {
-            await response.body.dump({ limit: 1 << 20 });
-            entry.result.latencies.push(performance.now() - sentAt);
-            const key = String(response.statusCode);
-            entry.result.statuses[key] = (entry.result.statuses[key] ?? 0) + 1;
-          })
-          .catch((error: { code?: string; name?: string }) => {
-            const key = `error ${error.code ?? error.name ?? "unknown"}`;
-            entry.result.statuses[key] = (entry.result.statuses[key] ?? 0) + 1;
-          })
-          .finally(() => {
-            entry.inFlight--;
-            pending.delete(promise);
-          });
-        pending.add(promise);
-      }
-    }
-    await sleep(10);
-  }
-  await Promise.all(pending);
-  for (const { result } of results) result.latencies.sort((a, b) => a - b);
-  return results.map(({ result }) => result);
-}
-
-/**
- * One window of a rate-limit bucket: `sent` requests (over the limit) from 20 concurrent callers spread over
- * both web processes; exact when the limit is accepted, no more, and each accepted answer's remaining count
- * is a different value of limit-1 .. 0 (one shared counter, one unit each).
- */
-async function probeWindow(
-  agent: Agent,
-  bucket: "shop" | "shopper",
-  limit: number,
-  sent: number,
-  call: (index: number) => Call,
-): Promise<RateWindow & { retryAfter: number }> {
-  const remaining: number[] = [];
-  let accepted = 0;
-  let refused = 0;
-  let other = 0;
-  let retryAfter = 0;
-  let retryAfterMissing = 0;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: 20 }, async () => {
-      while (next < sent) {
-        const index = next++;
-        try {
-          const response = await send(agent, call(index));
-          await response.body.dump();
-          const header = (name: string) => response.headers[name] as string | undefined;
-          if (response.statusCode === 200) {
-            accepted++;
-            remaining.push(Number(header(`x-ratelimit-remaining-${bucket}`)));
-          } else if (response.statusCode === 429) {
-            refused++;
-            const seconds = Number(header("retry-after"));
-            if (!(seconds >= 1 && seconds <= 60)) retryAfterMissing++;
-            retryAfter = Math.max(retryAfter, seconds || 0);
-          } else other++;
-        } catch {
-          other++;
-        }
-      }
-    }),
-  );
-  remaining.sort((a, b) => a - b);
-  const seconds = (performance.now() - started) / 1000;
-  // A burst that outlasts most of a window may have crossed into the next one: it proves nothing.
-  const exact =
-    other > 0 || seconds > 45
-      ? null
-      : accepted === limit &&
-        refused === sent - limit &&
-        retryAfterMissing === 0 &&
-        remaining.every((value, index) => value === index);
-  return {
-    bucket,
-    limit,
-    sent,
-    accepted,
-    refused,
-    other,
-    exact,
-    seconds,
-    retryAfter,
-  };
 }
 
 // ---- the soak --------------------------------------------------------------------------------------------
@@ -1000,151 +675,4 @@ async function runBaseline(
   } finally {
     await Promise.all([stopChild(storefront), stopChild(api)]);
   }
-}
-
-function mean(values: number[]) {
-  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
-}
-
-/** RSS growth in the load's second half: the mean of its last quarter against the mean of its first quarter. */
-function summariseRss(name: string, samples: Array<{ t: number; mb: number }>, duration: number): ProcessRss {
-  const half = duration / 2;
-  const quarter = half / 4;
-  const firstQuarterMb = mean(samples.filter(({ t }) => t >= half && t < half + quarter).map(({ mb }) => mb));
-  const lastQuarterMb = mean(samples.filter(({ t }) => t >= duration - quarter).map(({ mb }) => mb));
-  return {
-    name,
-    samples,
-    firstQuarterMb,
-    lastQuarterMb,
-    growthPercent: ((lastQuarterMb - firstQuarterMb) / firstQuarterMb) * 100,
-    maxMb: Math.max(...samples.map(({ mb }) => mb)),
-  };
-}
-
-const RSS_GROWTH_GOAL_PERCENT = 10;
-
-function soakGoals(report: Omit<SoakReport, "options" | "goals" | "baseline">): Goal[] {
-  const missing = report.receivers.reduce((sum, receiver) => sum + receiver.missing, 0);
-  const badSignatures = report.receivers.reduce((sum, receiver) => sum + receiver.badSignatures, 0);
-  const unexpected = report.kinds.flatMap((kind) =>
-    Object.entries(kind.statuses)
-      .filter(([status]) => !/^2\d\d$/.test(status))
-      .map(([status, count]) => `${kind.name}: ${count} x ${status}`),
-  );
-  const shed = report.kinds.reduce((sum, kind) => sum + kind.shed, 0);
-  const inexact = report.rateWindows.filter((window) => window.exact === false);
-  const conclusive = (bucket: string) =>
-    report.rateWindows.some((window) => window.bucket === bucket && window.exact === true);
-  const worstRss = report.rss.reduce((worst, process) =>
-    process.growthPercent > worst.growthPercent ? process : worst,
-  );
-  return [
-    {
-      name: "every event delivered to every endpoint of its shop",
-      met: report.drainSeconds !== null && missing === 0 && report.events > 0,
-      detail: `${report.events} events, ${missing} (event, endpoint) pairs missing, drained ${
-        report.drainSeconds === null ? "not within the bound" : `in ${report.drainSeconds.toFixed(1)} s`
-      }`,
-    },
-    {
-      name: "no delivery owed once the queues are idle",
-      met: report.owedWhileIdle === 0,
-      detail: `at most ${report.owedWhileIdle} owed with nothing to relay and no job queued`,
-    },
-    { name: "every delivery signed", met: badSignatures === 0, detail: `${badSignatures} bad signatures` },
-    {
-      name: "rate limits exact across processes",
-      met: conclusive("shop") && conclusive("shopper") && inexact.length === 0,
-      detail:
-        `${report.rateWindows.length} windows checked, ${inexact.length} inexact, ` +
-        `${report.rateWindows.filter((window) => window.exact === null).length} inconclusive (an answer was a 5xx, or the burst outlasted 45 s)`,
-    },
-    {
-      name: "no import left running, import counts right",
-      met: report.unfinishedJobs === 0 && report.imports.every((job) => job.right),
-      detail: `${report.imports.filter((job) => job.right).length}/${report.imports.length} imports right, ${report.unfinishedJobs} jobs unfinished`,
-    },
-    {
-      name: "every answer of the mixed load 2xx, none shed",
-      met: unexpected.length === 0 && shed === 0,
-      detail: unexpected.length || shed ? `${[...unexpected, `${shed} shed`].join("; ")}` : "all 2xx",
-    },
-    {
-      name: `RSS flat in the second half (growth < ${RSS_GROWTH_GOAL_PERCENT}%)`,
-      met: report.rss.every((process) => process.growthPercent < RSS_GROWTH_GOAL_PERCENT),
-      detail: `worst: ${worstRss.name} ${worstRss.growthPercent.toFixed(1)}%`,
-    },
-  ];
-}
-
-const ms = (value: number) => (Number.isNaN(value) ? "-" : value.toFixed(1));
-
-/** The report as markdown tables (docs/benchmarks.md keeps them). */
-export function formatReport(report: SoakReport): string {
-  const { options } = report;
-  const lines: string[] = [];
-  lines.push(
-    `Soak, PostgreSQL, 2 web + 2 worker processes, ${options.durationSeconds} s of mixed load, ${options.shoppers} shoppers ` +
-      `in 3 shops, Node ${process.version}. Offered: toggles ${options.toggleRate}/s, storefront reads ` +
-      `${options.storefrontReadRate}/s, merchant reads ${options.merchantReadRate}/s, ${options.imports} imports of ` +
-      `${options.importRows} rows.`,
-    "",
-    "| Kind | requests | req/s | p50 ms | p99 ms | max ms | statuses | reference p50/p99 ms | p99 ratio |",
-    "|---|---|---|---|---|---|---|---|---|",
-  );
-  for (const kind of report.kinds) {
-    // "toggle, app proxy guest" is measured against the reference's "toggle", and so on.
-    const reference = report.baseline.find(
-      (candidate) => kind.name === candidate.name || kind.name.startsWith(`${candidate.name},`),
-    );
-    const p99 = percentile(kind.latencies, 99);
-    const referenceP99 = reference ? percentile(reference.latencies, 99) : Number.NaN;
-    lines.push(
-      `| ${kind.name} | ${kind.sent} | ${(kind.latencies.length / kind.seconds).toFixed(1)} | ` +
-        `${ms(percentile(kind.latencies, 50))} | ${ms(p99)} | ${ms(kind.latencies.at(-1) ?? Number.NaN)} | ` +
-        `${Object.entries(kind.statuses)
-          .map(([status, count]) => `${status}: ${count}`)
-          .join(", ")}${kind.shed ? `, shed: ${kind.shed}` : ""} | ` +
-        `${reference ? `${ms(percentile(reference.latencies, 50))}/${ms(referenceP99)}` : "-"} | ` +
-        `${reference ? `${(p99 / referenceP99).toFixed(2)}x` : "-"} |`,
-    );
-  }
-  lines.push(
-    "",
-    "| Receiver | shop | behaviour | events | received | missing | attempts | failures injected | duplicates | bad signatures |",
-    "|---|---|---|---|---|---|---|---|---|---|",
-    ...report.receivers.map(
-      (r) =>
-        `| ${r.name} | ${r.shop} | ${r.behaviour} | ${r.events} | ${r.received} | ${r.missing} | ${r.attempts} | ` +
-        `${r.failuresInjected} | ${r.duplicates} | ${r.badSignatures} |`,
-    ),
-    "",
-    "| Process | RSS MB at start | max | 2nd half, first quarter mean | last quarter mean | growth |",
-    "|---|---|---|---|---|---|",
-    ...report.rss.map(
-      (p) =>
-        `| ${p.name} | ${p.samples[0]?.mb ?? "-"} | ${p.maxMb} | ${p.firstQuarterMb.toFixed(0)} | ` +
-        `${p.lastQuarterMb.toFixed(0)} | ${p.growthPercent.toFixed(1)}% |`,
-    ),
-    "",
-    `Rate-limit windows: ${report.rateWindows
-      .map(
-        (w) =>
-          `${w.bucket} ${w.accepted}/${w.sent} accepted (limit ${w.limit}) in ${w.seconds.toFixed(1)} s${w.exact === null ? ` (inconclusive: ${w.other} answers neither 200 nor 429, or longer than 45 s)` : w.exact ? "" : " **inexact**"}`,
-      )
-      .join("; ")}.`,
-    `Imports: ${report.imports
-      .map(
-        (i) =>
-          `${i.shop} ${i.status} ${i.imported}/${i.rows} imported, ${i.skipped} skipped, ${i.itemsFound} items, ${i.seconds.toFixed(1)} s`,
-      )
-      .join("; ")}.`,
-    `Drain after the load: ${report.drainSeconds === null ? "not reached" : `${report.drainSeconds.toFixed(1)} s`}.`,
-    "",
-    "| Goal | met | detail |",
-    "|---|---|---|",
-    ...report.goals.map((goal) => `| ${goal.name} | ${goal.met ? "met" : "**missed**"} | ${goal.detail} |`),
-  );
-  return lines.join("\n");
 }
