@@ -11,6 +11,7 @@ const ENGINE_FREE = [
   "tests/stand-in/online-store.test.ts",
   "tests/stand-in/admin-schema.test.ts",
   "tests/deploy/deploy.test.ts",
+  "tests/jobs/definitions.test.ts",
 ];
 
 // The whole suite runs once per database engine; each test file gets its own database (cloned from a
