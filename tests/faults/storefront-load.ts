@@ -189,9 +189,15 @@ export async function eventIds(shopId: string): Promise<string[]> {
  */
 export async function expectEveryEventDelivered(shopId: string, received: { body: Buffer }[], timeoutMs = 150_000) {
   const ids = await eventIds(shopId);
-  const delivered = () =>
-    new Set(received.map((request) => (JSON.parse(request.body.toString("utf8")) as { id: string }).id));
-  const missing = () => ids.filter((id) => !delivered().has(id));
+  // Bodies already read are not parsed again: a poll reads only what arrived since the last one.
+  const delivered = new Set<string>();
+  let read = 0;
+  const missing = () => {
+    for (; read < received.length; read++) {
+      delivered.add((JSON.parse(received[read]!.body.toString("utf8")) as { id: string }).id);
+    }
+    return ids.filter((id) => !delivered.has(id));
+  };
   await until(missing, (left) => left.length === 0, `every one of ${ids.length} events delivered`, timeoutMs);
   await until(
     () => pendingEvents(shopId),
