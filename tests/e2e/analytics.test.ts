@@ -189,6 +189,8 @@ describe("Analytics", { timeout: 180_000 }, () => {
     await app.getByRole("heading", { name: "Saves per day" }).waitFor({ timeout: 90_000 });
     expect(await app.getByRole("combobox", { name: "Date range" }).inputValue()).toBe("7d");
     await app.getByRole("combobox", { name: "Date range" }).selectOption("90d");
+    // The page is read once the range is in the address: a table read before it belongs to the page leaving.
+    await page.waitForURL(/range=90d/, { timeout: 90_000 });
     const quarter = await activityOf("90d");
     await expect.poll(() => chartTable(app, "Saves per day")).toEqual(quarter.days.map((day) => [day.date, day.adds]));
     expect(quarter.totals.adds).toBe(8);
