@@ -243,6 +243,20 @@ function fromPool<T>(pool: readonly T[], fallback?: fc.Arbitrary<T>): fc.Arbitra
   return fallback ? fc.constant(0).chain(() => (pool.length ? drawn : fallback)) : drawn;
 }
 
+/**
+ * Strings matching a schema's pattern, built once per pattern: arbitraries are immutable, and building one from a
+ * regular expression costs about a third of a second (fast-check derives its biased values then), which the
+ * operations' many schemas sharing a few id patterns paid again for each operation and calling mode.
+ */
+const patterns = new Map<string, fc.Arbitrary<string>>();
+function matching(pattern: string): fc.Arbitrary<string> {
+  let arbitrary = patterns.get(pattern);
+  if (!arbitrary) patterns.set(pattern, (arbitrary = fc.stringMatching(new RegExp(pattern))));
+  return arbitrary;
+}
+
+const httpsUrl = fc.webUrl({ validSchemes: ["https"] });
+
 function schemaValue(schema: Schema, draw: Draw): fc.Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
@@ -253,11 +267,11 @@ function schemaValue(schema: Schema, draw: Draw): fc.Arbitrary<unknown> {
   switch (type) {
     case "string": {
       if (schema.pattern) {
-        const pattern = fc.stringMatching(new RegExp(schema.pattern));
+        const pattern = matching(schema.pattern);
         return schema.maxLength === undefined ? pattern : pattern.filter((value) => value.length <= schema.maxLength!);
       }
       if (schema.format === "uuid") return fc.uuid();
-      if (schema.format === "uri") return fc.webUrl({ validSchemes: ["https"] });
+      if (schema.format === "uri") return httpsUrl;
       return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 24, 24) });
     }
     case "integer":
@@ -472,9 +486,7 @@ function pathValue(parameter: Parameter, draw: Draw): fc.Arbitrary<string> {
   const ids = (draw.hints.ids ?? []) as string[];
   const named = (draw.hints[parameter.name] ?? []) as string[];
   const schemaValueOf = schemaValue(parameter.schema, draw).map((value) => encode(String(value)));
-  const madeUp = prefix
-    ? fc.stringMatching(/^[0-9a-hjkmnp-tv-z]{26}$/).map((body) => `${prefix}_${body}`)
-    : schemaValueOf;
+  const madeUp = prefix ? matching("^[0-9a-hjkmnp-tv-z]{26}$").map((body) => `${prefix}_${body}`) : schemaValueOf;
   // A real id of the kind the parameter takes (the pool is read at each draw: it grows as the run creates things).
   const real = fc
     .nat({ max: 1_000_000 })
@@ -487,7 +499,7 @@ function pathValue(parameter: Parameter, draw: Draw): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: real, weight: 6 },
     { arbitrary: fromPool(ids, madeUp).map(encode), weight: 2 },
-    { arbitrary: fc.stringMatching(/^[a-z]{2,5}_[0-9a-z]{1,30}$/).map(encode), weight: 1 },
+    { arbitrary: matching("^[a-z]{2,5}_[0-9a-z]{1,30}$").map(encode), weight: 1 },
     { arbitrary: madeUp, weight: 2 },
     { arbitrary: schemaValueOf, weight: 1 },
     { arbitrary: oddString.filter((value) => value.length > 0).map(encode), weight: 2 },
