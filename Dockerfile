@@ -1,6 +1,6 @@
 # Production image of the wishlist service: one image, three commands (docs/deploy.md).
-#   web:     node --import tsx server/index.ts   (what `npm start` runs)
-#   worker:  node --import tsx worker/index.ts   (what `npm run worker` runs)
+#   web:     node --enable-source-maps build/processes/server/index.js   (what `npm start` runs)
+#   worker:  node --enable-source-maps build/processes/worker/index.js   (what `npm run worker` runs)
 #   migrate: node --import tsx scripts/prisma.ts migrate deploy   (what `npm run db:migrate` runs), once per release
 # Node 24 LTS on Debian 12 (docs/decisions/027-deployment-and-node-lts.md). No registry is reachable on the
 # project's machines: scripts/container-smoke.sh builds a base image with the same layout from Debian's
@@ -43,13 +43,12 @@ ENV NODE_ENV=production \
     PORT=3000 \
     STORAGE_DIR=/app/data/files
 WORKDIR /app
-# tsx runs the TypeScript entry points (a runtime dependency); tsconfig.json carries the `~/` path alias.
+# The web and worker processes run compiled JavaScript (build/processes, docs/decisions/043-compiled-processes.md);
+# tsx runs only the migration script, which reads the app's environment schema (app/, tsconfig.json's `~/` alias).
 COPY --from=build --chown=root:root /app/package.json /app/package-lock.json /app/tsconfig.json /app/prisma.config.ts ./
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/build ./build
 COPY --from=build --chown=root:root /app/app ./app
-COPY --from=build --chown=root:root /app/server ./server
-COPY --from=build --chown=root:root /app/worker ./worker
 COPY --from=build --chown=root:root /app/prisma ./prisma
 COPY --from=build --chown=root:root /app/scripts/prisma.ts ./scripts/prisma.ts
 # The code is root's and read-only to the process; only local file storage (STORAGE_DRIVER=local, a
@@ -61,4 +60,4 @@ EXPOSE 3000
 # overrides this check (compose.yaml). Node's fetch: the slim image has no curl.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT||3000}/healthz`).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--import", "tsx", "server/index.ts"]
+CMD ["node", "--enable-source-maps", "build/processes/server/index.js"]

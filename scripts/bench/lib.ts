@@ -5,6 +5,7 @@ import autocannon from "autocannon";
 import type pg from "pg";
 
 import { freePort } from "../lib/net";
+import { nodeArguments } from "../lib/processes";
 
 export { freePort };
 
@@ -25,7 +26,7 @@ export async function startChild(script: string, args: string[], env: Record<str
   const profile = process.env.BENCH_PROFILE_DIR
     ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", script, ...args], {
+  const child = spawn(process.execPath, [...profile, ...nodeArguments(script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit"],
@@ -44,7 +45,7 @@ export async function startWorker(env: Record<string, string>) {
   const profile = process.env.BENCH_PROFILE_DIR
     ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", "worker/index.ts"], {
+  const child = spawn(process.execPath, [...profile, ...nodeArguments("worker/index.ts")], {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_ENV: "test", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"],

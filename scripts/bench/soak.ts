@@ -2,8 +2,8 @@
  * `npm run bench -- soak [--duration 300] [--shoppers 1000] [--toggles 20] [--reads 10] [--merchant 5]
  * [--imports 5] [--import-rows 2000] [--baseline 30]` (issue 16, item 3)
  *
- * Two web processes and two workers, started with the commands production runs (`node --import tsx
- * server/index.ts`, `node --import tsx worker/index.ts`), on a fresh PostgreSQL database (created and
+ * Two web processes and two workers, started with the commands production runs (the compiled
+ * build/processes/server/index.js and worker/index.js, decision 043), on a fresh PostgreSQL database (created and
  * dropped here) and a Redis key prefix of their own, under mixed load for `--duration` seconds; then
  * drained and checked (scripts/bench/soak/run.ts says what and how). Afterwards the bare references of the
  * storefront and API benchmarks are driven at the same rates for `--baseline` seconds, for the ratios.

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import type { TestProject } from "vitest/node";
 import { migrate, postgresUrlFor, TEST_DATA_DIR, withAdminClient, type Engine } from "../../scripts/lib/databases";
+import { buildProcesses } from "../../scripts/lib/processes";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -29,6 +30,8 @@ async function assertRedis() {
 export default async function setup(project: TestProject) {
   const engine = project.name as Engine; // the project names are the engines (vitest.config.ts)
   await assertRedis();
+  // The web and worker processes the tests start, compiled from the sources as they are now (about a second).
+  await buildProcesses();
   const tag = `${process.pid}`;
 
   if (engine === "sqlite") {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { ROOT } from "../../scripts/lib/databases";
+import { nodeArguments } from "../../scripts/lib/processes";
 
 export { freePort } from "../../scripts/lib/net";
 
@@ -44,9 +45,12 @@ export async function killChild(child: ChildProcess, { group = false } = {}): Pr
   await dead;
 }
 
-/** Starts one of our entry points (server/index.ts, worker/index.ts) as a real process. */
+/**
+ * Starts one of our entry points as a real process: the web and worker processes compiled, as production
+ * runs them (scripts/lib/processes.ts), any other script through tsx.
+ */
 export function startProcess(script: string, env: Record<string, string | undefined>): RunningProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const child = spawn(process.execPath, nodeArguments(script), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
