@@ -118,4 +118,29 @@ describe("POST /storefront/identify (guest merge)", () => {
     expect(response.status).toBe(200);
     expect((await response.json()).count).toBe(1);
   });
+  it("refuses a shopper named in the query (400), so the call counts against the customer it merges into", async () => {
+    const { secret, aid, save } = await shopper();
+    await save(null, "1");
+    const identify = (query: string) =>
+      rawCall(app, validator, `/v1/storefront/identify${query}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${secret}` },
+        body: JSON.stringify({ anonymousId: aid, customerId: "910" }),
+      });
+    // The attacker review of issue 26: the rate limit counted the query's customer (111) while the merge went
+    // to the body's (910), so one customer could be merged into past the shopper limit.
+    const both = await identify(`?customerId=111&aid=${randomUUID()}`);
+    expect(both.status).toBe(400);
+    expect(await both.json()).toMatchObject({
+      errors: [
+        { parameter: "aid", detail: expect.stringContaining("JSON body") },
+        { parameter: "customerId", detail: expect.stringContaining("JSON body") },
+      ],
+    });
+    expect((await identify("?customerId=910")).status).toBe(400);
+    // Nothing was merged by the refused calls; the body alone merges.
+    const merged = await identify("");
+    expect(merged.status).toBe(200);
+    expect((await merged.json()).count).toBe(1);
+  });
 });

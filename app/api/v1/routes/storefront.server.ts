@@ -260,7 +260,9 @@ const identifyRoute = apiRoute({
     "moved; the customer's item keeps its variant, or takes the guest's when it had none. A share link the guest " +
     "had made stops working (404 from then on: the customer's list holds more than the guest shared), and " +
     "`guestShareLinkEnded` is then true, so the storefront can tell the shopper; the customer's own link stays. " +
-    "Repeating it merges nothing and still answers 200.",
+    "Repeating it merges nothing and still answers 200. The guest and the customer are named in the body only: " +
+    "`aid` or `customerId` in the query is a 400 `invalid-parameter` (it would name another shopper than the one " +
+    "merged into, whose rate limit the call would then count).",
   modes: ALL_MODES,
   request: {
     body: jsonBody(z.object({ anonymousId: anonymousIdSchema, customerId: OwnerInput.customerId }).openapi(OPEN_BODY)),
@@ -337,6 +339,14 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
 
   app.openapi(identifyRoute, async (c) => {
     const caller = c.get("caller");
+    const inQuery = ["aid", "customerId"].filter((name) => c.req.query(name) !== undefined);
+    if (inQuery.length > 0) {
+      const detail = "not accepted here: identify names the guest and the customer in the JSON body";
+      throw new AppError("invalid-parameter", {
+        detail: inQuery.map((name) => `${name}: ${detail}`).join("; "),
+        errors: inQuery.map((parameter) => ({ parameter, detail })),
+      });
+    }
     const body = c.req.valid("json");
     const customerId = caller.mode === "proxy" ? caller.customerId : caller.mode === "private" ? body.customerId : null;
     if (!customerId) {
