@@ -184,4 +184,11 @@ export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
       return c.body(null, 200);
     });
   }
+  // Any other path below /webhooks (a topic not received, a trailing slash): a problem document rather than the
+  // admin's 404 page, which logs a stack trace for each request, at the pace of whoever sends them unsigned.
+  app.all("/webhooks/*", (c) => {
+    throw new AppError("not-found", {
+      detail: `No platform webhook topic is received at ${c.req.path}: ${PLATFORM_WEBHOOK_TOPIC_NAMES.map((topic) => `/webhooks/${topic}`).join(", ")}.`,
+    });
+  });
 }

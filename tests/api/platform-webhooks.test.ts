@@ -147,6 +147,24 @@ describe("platform webhooks", () => {
     expect(await uninstalledAt(shop.id)).toBeNull();
   });
 
+  it("answers a topic it does not receive, or a trailing slash, with a 404 problem and changes nothing", async () => {
+    // The attacker review of issue 26: these reached the admin's HTML 404 page, which logs a stack trace each time.
+    const shop = await createShop();
+    for (const [path, topic] of [
+      ["/webhooks/orders/create", "orders/create"],
+      ["/webhooks/app/uninstalled/", "app/uninstalled"],
+    ] as const) {
+      const response = await app.request(
+        `${BASE_URL}${path}`,
+        platformWebhook(topic, shop.domain, uninstalledBody(shop.domain)),
+      );
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(await response.json()).toMatchObject({ status: 404, detail: expect.stringContaining(path) });
+    }
+    expect(await uninstalledAt(shop.id)).toBeNull();
+  });
+
   it("takes the shop from the signed body: a captured webhook replayed with another shop's header changes nothing", async () => {
     const captured = await createShop();
     const victim = await createShop();
