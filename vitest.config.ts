@@ -12,6 +12,7 @@ const ENGINE_FREE = [
   "tests/stand-in/admin-schema.test.ts",
   "tests/deploy/deploy.test.ts",
   "tests/jobs/definitions.test.ts",
+  "tests/api/json-pointer.test.ts",
 ];
 
 // The whole suite runs once per database engine; each test file gets its own database (cloned from a

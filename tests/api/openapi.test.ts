@@ -522,8 +522,8 @@ describe("the document says what the server does (issue 25)", () => {
       });
     const patchSchema = "openapi#/components/schemas/Settings/properties/strings";
     for (const [strings, pointer, rule] of [
-      [{ "not a locale": { add: "x" } }, "#/strings/not a locale", /locale codes/],
-      [{ en: { "bad key!": "x" } }, "#/strings/en/bad key!", /letters, digits/],
+      [{ "not a locale": { add: "x" } }, "#/strings/not%20a%20locale", /locale codes/],
+      [{ en: { "bad key!": "x" } }, "#/strings/en/bad%20key!", /letters, digits/],
     ] as const) {
       expect(ajv.validate(patchSchema, strings)).toBe(false);
       const response = await patch(strings);
