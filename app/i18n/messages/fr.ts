@@ -30,7 +30,7 @@ export const fr: Messages = {
 
   "home.error": "La page d’accueil n’a pas pu être affichée",
   "home.setup.heading": "Guide de configuration",
-  "home.setup.progress": "{done} étape(s) sur {total} terminée(s)",
+  "home.setup.progress": "Étapes terminées : {done} sur {total}",
   "home.setup.steps": "Étapes de configuration",
   "home.step.todo": "À faire",
   "home.step.done": "Terminé",
