@@ -8,23 +8,16 @@ import path from "node:path";
 import { build } from "esbuild";
 import { ROOT } from "./databases";
 
-const ENTRIES = {
-  "server/index.ts": "build/processes/server/index.js",
-  "worker/index.ts": "build/processes/worker/index.js",
-} as const satisfies Record<string, string>;
-
-type Entry = keyof typeof ENTRIES;
-
-const isEntry = (script: string): script is Entry => Object.hasOwn(ENTRIES, script);
+/** The processes compiled, by name: build/processes/<name>/index.js is compiled from the source. */
+const ENTRIES = { server: "server/index.ts", worker: "worker/index.ts" } as const;
+const OUT_DIR = "build/processes";
 
 /** Compiles server/index.ts and worker/index.ts (with what they import from the project) into build/processes. */
 export async function buildProcesses(): Promise<void> {
   await build({
     absWorkingDir: ROOT,
-    entryPoints: Object.fromEntries(
-      Object.entries(ENTRIES).map(([source, output]) => [output.replace(/^build\/processes\/|\.js$/g, ""), source]),
-    ),
-    outdir: path.join(ROOT, "build/processes"),
+    entryPoints: Object.entries(ENTRIES).map(([name, source]) => ({ in: source, out: `${name}/index` })),
+    outdir: path.join(ROOT, OUT_DIR),
     bundle: true,
     platform: "node",
     format: "esm",
@@ -42,5 +35,6 @@ export async function buildProcesses(): Promise<void> {
  * maps, so stack traces name the TypeScript), any other script through tsx.
  */
 export function nodeArguments(script: string): string[] {
-  return isEntry(script) ? ["--enable-source-maps", path.join(ROOT, ENTRIES[script])] : ["--import", "tsx", script];
+  const name = Object.entries(ENTRIES).find(([, source]) => source === script)?.[0];
+  return name ? ["--enable-source-maps", path.join(ROOT, OUT_DIR, name, "index.js")] : ["--import", "tsx", script];
 }

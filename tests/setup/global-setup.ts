@@ -31,7 +31,10 @@ export default async function setup(project: TestProject) {
   const engine = project.name as Engine; // the project names are the engines (vitest.config.ts)
   await assertRedis();
   // The web and worker processes the tests start, compiled from the sources as they are now (about a second).
-  await buildProcesses();
+  // Vitest runs this setup for each project, each time in a module of its own but in one process: the build
+  // is shared through globalThis, so it runs once.
+  const shared = globalThis as { processesBuilt?: Promise<void> };
+  await (shared.processesBuilt ??= buildProcesses());
   const tag = `${process.pid}`;
 
   if (engine === "sqlite") {

@@ -20,8 +20,8 @@ export function bodyProblem(issues: ReadonlyArray<z.core.$ZodIssue>): AppError {
   });
 }
 
-/** Query, path or header issues: 400 with one `{parameter, detail}` per issue. */
-export function parameterProblem(issues: ReadonlyArray<z.core.$ZodIssue>): AppError {
+/** Query, path or header issues (zod's, or the routes' own): 400 with one `{parameter, detail}` per issue. */
+export function parameterProblem(issues: ReadonlyArray<Pick<z.core.$ZodIssue, "path" | "message">>): AppError {
   const errors: ProblemFieldError[] = issues.map((issue) => ({
     parameter: issue.path.map(String).join(".") || "(request)",
     detail: issue.message,

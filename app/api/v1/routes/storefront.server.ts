@@ -14,7 +14,7 @@ import { apiRoute } from "../route.server";
 import { jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
 import { ItemSchema, OwnerSchema, ShareSchema, Timestamp } from "../schemas";
 import { anonymousIdSchema, OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
-import { requireBodySent } from "../validation-problems.server";
+import { parameterProblem, requireBodySent } from "../validation-problems.server";
 
 const ALL_MODES = ["private", "public", "proxy"] as const;
 
@@ -341,11 +341,8 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
     const caller = c.get("caller");
     const inQuery = ["aid", "customerId"].filter((name) => c.req.query(name) !== undefined);
     if (inQuery.length > 0) {
-      const detail = "not accepted here: identify names the guest and the customer in the JSON body";
-      throw new AppError("invalid-parameter", {
-        detail: inQuery.map((name) => `${name}: ${detail}`).join("; "),
-        errors: inQuery.map((parameter) => ({ parameter, detail })),
-      });
+      const message = "not accepted here: identify names the guest and the customer in the JSON body";
+      throw parameterProblem(inQuery.map((name) => ({ path: [name], message })));
     }
     const body = c.req.valid("json");
     const customerId = caller.mode === "proxy" ? caller.customerId : caller.mode === "private" ? body.customerId : null;
