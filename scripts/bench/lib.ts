@@ -18,23 +18,51 @@ export interface Measurement {
   p99: number;
   non2xx: number;
   peakRssMb: number;
+  /** The machine's CPU time stolen by the hypervisor during the measured phase, in % of all CPU time. */
+  stolenPercent: number;
 }
 
-/** Starts a TypeScript entry point as a child process and waits until `readyUrl` answers. */
+/** The machine's CPU counters (/proc/stat, all cores): stolen and total jiffies. */
+function cpuTimes(): { stolen: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal guest guest_nice: guest time is counted in user already.
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { stolen: fields[7] ?? 0, total };
+}
+
+/**
+ * Measures the CPU stolen from this machine while `work` runs (a noisy neighbour on a shared host): printed
+ * next to each phase, so that a run measured on a busy host is recognisable.
+ */
+export async function withStolenCpu<T>(work: () => Promise<T>): Promise<{ result: T; stolenPercent: number }> {
+  const before = cpuTimes();
+  const result = await work();
+  const after = cpuTimes();
+  const total = after.total - before.total;
+  return { result, stolenPercent: total > 0 ? (100 * (after.stolen - before.stolen)) / total : 0 };
+}
+
+/**
+ * Starts a TypeScript entry point as a child process and waits until `readyUrl` answers; `readyMs` is the
+ * time from spawning it to its first answer (polled every 10 ms).
+ */
 export async function startChild(script: string, args: string[], env: Record<string, string>, readyUrl: string) {
   // BENCH_PROFILE_DIR: a CPU profile of the process (written when it stops), as the worker's below.
   const profile = process.env.BENCH_PROFILE_DIR
     ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
+  const started = performance.now();
   const child = spawn(process.execPath, [...profile, ...nodeArguments(script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if ((await fetch(readyUrl).catch(() => null))?.ok) return child;
+  while (performance.now() - started < 30_000) {
+    if ((await fetch(readyUrl).catch(() => null))?.ok) {
+      return Object.assign(child, { readyMs: Math.round(performance.now() - started) });
+    }
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   child.kill("SIGKILL");
   throw new Error(`${script} did not answer ${readyUrl}`);
@@ -115,8 +143,9 @@ export async function load(
   const common = { url, headers: options.headers, connections: options.connections, requests: options.requests };
   // Warm-up (JIT, connection pools, SQLite page cache), not measured.
   await autocannon({ ...common, duration: 2 });
-  const result = await autocannon({ ...common, duration: options.duration });
+  const { result, stolenPercent } = await withStolenCpu(() => autocannon({ ...common, duration: options.duration }));
   return {
+    stolenPercent,
     name,
     requestsPerSecond: Math.round(result.requests.average),
     p50: result.latency.p50,
@@ -143,8 +172,8 @@ const met = (ok: boolean) => (ok ? "met" : "**missed**");
  */
 export function table(rows: Array<{ subject: Measurement; baseline: Measurement; informative?: boolean }>): string {
   const lines = [
-    "| Operation | app req/s | reference req/s | ratio | app p50/p99 ms | reference p50/p99 ms | p99 ratio | app peak RSS MB | goal (>= 0.5x, p99 <= 2x) |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| Operation | app req/s | reference req/s | ratio | app p50/p99 ms | reference p50/p99 ms | p99 ratio | app peak RSS MB | CPU stolen (app/ref) | goal (>= 0.5x, p99 <= 2x) |",
+    "|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const { subject, baseline, informative } of rows) {
     const ratio = subject.requestsPerSecond / Math.max(baseline.requestsPerSecond, 1);
@@ -152,7 +181,7 @@ export function table(rows: Array<{ subject: Measurement; baseline: Measurement;
     lines.push(
       `| ${subject.name} | ${subject.requestsPerSecond} | ${baseline.requestsPerSecond} | ${ratio.toFixed(2)}x | ` +
         `${subject.p50}/${subject.p99} | ${baseline.p50}/${baseline.p99} | ${p99Ratio.toFixed(2)}x | ` +
-        `${subject.peakRssMb} | ${
+        `${subject.peakRssMb} | ${subject.stolenPercent.toFixed(1)}%/${baseline.stolenPercent.toFixed(1)}% | ${
           informative
             ? "no goal (HTTP stack alone)"
             : `throughput ${met(ratio >= GOALS.throughputRatio)}, p99 ${met(p99Ratio <= GOALS.p99Ratio)}`
@@ -354,4 +383,45 @@ export async function toggleUntilDelivered(
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   return arrivals.get(event!.id)! - started;
+}
+
+/**
+ * Samples PostgreSQL's view of a database's connections every 50 ms until `stop`: how many were running,
+ * idle in a transaction (waiting for the app to send its next statement), idle, or waiting on a lock, I/O
+ * or the WAL (pg_stat_activity's state and wait event). Returns one line per kind, largest first.
+ */
+export async function sampleWaits(databaseUrl: string) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await client.query<{ kind: string; n: string }>(
+        `SELECT COALESCE(state, '?') || COALESCE(' / ' || wait_event_type || ':' || wait_event, '') AS kind, COUNT(*) AS n
+           FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+          GROUP BY 1`,
+        [name],
+      );
+      samples++;
+      for (const { kind, n } of rows) counts.set(kind, (counts.get(kind) ?? 0) + Number(n));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    async stop(): Promise<string> {
+      running = false;
+      await loop;
+      await client.end();
+      const kinds = [...counts].sort(([, left], [, right]) => right - left);
+      return (
+        `PostgreSQL, the app's connections during the toggle load (${samples} samples of pg_stat_activity, ` +
+        `mean connections per state / wait event): ` +
+        kinds.map(([kind, n]) => `${kind} ${(n / samples).toFixed(2)}`).join("; ")
+      );
+    },
+  };
 }

@@ -1,11 +1,16 @@
 /**
  * `npm run bench -- storefront [--engine sqlite|postgres] [--duration 10]` (issues 4 and 12)
  * Toggle (POST /v1/storefront/wishlist/toggle, public key) and wishlist read (GET /v1/storefront/wishlist)
- * through the real server with its worker, next to the bare node:http reference doing the same SQL (shop
- * lookup by domain, list lookup, item toggle, list touch with count, outbox event) on a database of its own
- * (scripts/bench/storefront-reference.ts), in the same run. Each request picks a random shopper among 1,000
- * and a random product among 20. Goals: >= 0.5x the reference's throughput and p99 within 2x; the web
- * process at most 150 MB RSS idle and 256 MB at its peak under this load.
+ * through the real server with its worker, next to two bare node:http references in the same run, each on
+ * a database of its own:
+ *  - the lean reference (scripts/bench/storefront-lean-reference.ts, issue 27): the same table work on
+ *    tables holding only what it needs, no shop lookup; the goals are against it;
+ *  - the fuller reference (scripts/bench/storefront-reference.ts, issues 4 and 12): the app's SQL on the
+ *    app's schema (shop lookup by domain, list lookup, item toggle, list touch with count, outbox event).
+ * Each request picks a random shopper among 1,000 and a random product among 20. Goals: >= 0.5x the lean
+ * reference's throughput and p99 within 2x; the web process at most 150 MB RSS idle and 256 MB at its peak
+ * under this load, and ready within 1.5 s of its start. On PostgreSQL, the database's view of the app's
+ * connections is sampled during the toggle load (pg_stat_activity: what each one waits on).
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -18,6 +23,7 @@ import {
   memoryLine,
   startAppServer,
   startChild,
+  sampleWaits,
   startWorker,
   stopChild,
   table,
@@ -40,6 +46,7 @@ const connections = Number(values.connections);
 // Each server gets a freshly migrated database of its own: neither run reads or checkpoints the other's rows.
 const database = await benchDatabase(engine, "storefront");
 const referenceDatabase = await benchDatabase(engine, "storefront_reference");
+const leanDatabase = await benchDatabase(engine, "storefront_lean");
 const env = {
   DATABASE_URL: database.url,
   REDIS_PREFIX: `bench:${process.pid}`,
@@ -85,7 +92,7 @@ const rows: Array<{ subject: Measurement; baseline: Measurement }> = [];
 const subjects: Measurement[] = [];
 // Ours runs as deployed: web server plus worker (whose outbox relay folds the events into the analytics).
 const dropOnFailure = async (error: unknown): Promise<never> => {
-  await Promise.all([database.drop(), referenceDatabase.drop()]);
+  await Promise.all([database.drop(), referenceDatabase.drop(), leanDatabase.drop()]);
   throw error;
 };
 const server = await startAppServer(env).catch(dropOnFailure);
@@ -96,13 +103,16 @@ const worker = process.env.BENCH_WITHOUT_WORKER
       return dropOnFailure(error);
     });
 let idleRss = 0;
+let waits: string | null = null;
 try {
   // Reads of a shopper who saves nothing (the warm-up writes no row the load would find).
   const idleUrl = `${server.base}/v1/storefront/wishlist?aid=00000000-0000-0000-0000-000000000000`;
   idleRss = await idleRssAfterWarmUp(server.child.pid!, [{ url: idleUrl, init: { headers } }]);
   const ours = (name: string, requests: unknown[]) =>
     load(name, server.base, { headers, duration, connections, pid: server.child.pid!, requests: requests as never });
+  const sampler = engine === "postgres" ? await sampleWaits(database.url) : null;
   subjects.push(await ours("toggle", toggleRequests("/v1/storefront/wishlist/toggle")));
+  waits = (await sampler?.stop()) ?? null;
   subjects.push(await ours("wishlist read", readRequests("/v1/storefront/wishlist")));
 } finally {
   await Promise.all([stopChild(server.child), worker && stopChild(worker)]);
@@ -122,31 +132,47 @@ const reference = await startChild(
   {},
   `http://127.0.0.1:${referencePort}/healthz`,
 ).catch(dropOnFailure);
+const theirs = (base: string, pid: number) => (name: string, requests: unknown[]) =>
+  load(name, base, { headers, duration, connections, pid, requests: requests as never });
 try {
-  const theirs = (name: string, requests: unknown[]) =>
-    load(name, `http://127.0.0.1:${referencePort}`, {
-      headers,
-      duration,
-      connections,
-      pid: reference.pid!,
-      requests: requests as never,
-    });
-  rows.push({ subject: subjects[0]!, baseline: await theirs("toggle", toggleRequests("/toggle")) });
-  rows.push({ subject: subjects[1]!, baseline: await theirs("wishlist read", readRequests("/wishlist")) });
+  const measure = theirs(`http://127.0.0.1:${referencePort}`, reference.pid!);
+  rows.push({ subject: subjects[0]!, baseline: await measure("toggle", toggleRequests("/toggle")) });
+  rows.push({ subject: subjects[1]!, baseline: await measure("wishlist read", readRequests("/wishlist")) });
 } finally {
   await stopChild(reference);
-  await Promise.all([database.drop(), referenceDatabase.drop()]);
+}
+const leanPort = await freePort();
+const lean = await startChild(
+  "scripts/bench/storefront-lean-reference.ts",
+  [leanDatabase.url, String(leanPort)],
+  {},
+  `http://127.0.0.1:${leanPort}/healthz`,
+).catch(dropOnFailure);
+const leanRows: typeof rows = [];
+try {
+  const measure = theirs(`http://127.0.0.1:${leanPort}`, lean.pid!);
+  leanRows.push({ subject: subjects[0]!, baseline: await measure("toggle", toggleRequests("/toggle")) });
+  leanRows.push({ subject: subjects[1]!, baseline: await measure("wishlist read", readRequests("/wishlist")) });
+} finally {
+  await stopChild(lean);
+  await Promise.all([database.drop(), referenceDatabase.drop(), leanDatabase.drop()]);
 }
 
+const driver = engine === "sqlite" ? "better-sqlite3" : "pg";
 process.stdout.write(
   `\nStorefront benchmark, ${engine}, autocannon -c ${connections} -d ${duration}s, 1,000 shoppers x 20 products, ` +
-    `Node ${process.version}. Reference: bare node:http + ${engine === "sqlite" ? "better-sqlite3" : "pg"}, same SQL ` +
-    `(shop lookup, list, item, touch and count, event), a freshly migrated database of its own.\n\n${table(rows)}\n\n` +
+    `Node ${process.version}.\n\nAgainst the lean reference (bare node:http + ${driver}, the same table work on ` +
+    `tables of its own, no shop lookup; the goals):\n\n${table(leanRows)}\n\n` +
+    `Against the fuller reference (bare node:http + ${driver}, the app's SQL on the app's schema, shop lookup ` +
+    `included):\n\n${table(rows)}\n\n` +
     `${memoryLine(idleRss, Math.max(...subjects.map((subject) => subject.peakRssMb)))}\n` +
+    `Cold start: the web process answered /healthz ${server.child.readyMs} ms after it was started ` +
+    `(goal <= 1,500: ${server.child.readyMs <= 1_500 ? "met" : "**missed**"}).\n` +
+    (waits ? `${waits}\n` : "") +
     `Outbox: ${Number(events)} events written, ${Number(events) - Number(pending)} relayed by the worker during ` +
     `the run, ${Number(pending)} pending when it stopped.\n`,
 );
-const failures = rows.filter((row) => row.subject.non2xx > 0 || row.baseline.non2xx > 0);
+const failures = [...rows, ...leanRows].filter((row) => row.subject.non2xx > 0 || row.baseline.non2xx > 0);
 if (failures.length) {
   process.stderr.write(
     `non-2xx answers: ${failures.map((row) => `${row.subject.name}: ${row.subject.non2xx}/${row.baseline.non2xx}`).join(", ")}\n`,
