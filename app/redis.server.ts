@@ -15,10 +15,14 @@ export function createRedis(role: "request" | "worker", overrides: RedisOptions 
 
 const globalForRedis = globalThis as unknown as { requestRedis?: Redis };
 
-/** The shared fail-fast connection of the web process. */
+/**
+ * The shared fail-fast connection of the web process. Commands issued in the same tick go out together in
+ * one write (ioredis's auto-pipelining): a storefront request counts itself in two rate-limit buckets, and
+ * that is one round trip, not two (docs/decisions/044-request-path-budgets.md).
+ */
 export function getRequestRedis(): Redis {
   if (!globalForRedis.requestRedis) {
-    const redis = createRedis("request");
+    const redis = createRedis("request", { enableAutoPipelining: true });
     // Errors surface to callers (readiness answers 503); the connection keeps retrying in the background.
     redis.on("error", () => {});
     globalForRedis.requestRedis = redis;

@@ -39,9 +39,16 @@ async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServ
     process.stderr.write(`No production build at ${buildPath}: run \`npm run build\` first (or \`npm run dev\`).\n`);
     process.exit(1);
   }
-  const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
-  const handle = createRequestHandler(build, "production");
-  return { handle: (request) => handle(request) };
+  // Imported at the first request that reaches Remix (the admin, the share page), not at start: the build
+  // carries the whole admin (React, Polaris, recharts, the platform's library), which is most of the
+  // process's start-up time and idle memory, and the storefront and the API never use it
+  // (docs/decisions/044-request-path-budgets.md).
+  let handler: Promise<(request: Request) => Promise<Response>> | undefined;
+  const load = async () => {
+    const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
+    return createRequestHandler(build, "production");
+  };
+  return { handle: async (request) => (await (handler ??= load()))(request) };
 }
 
 export async function startWebServer() {

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { Kysely, type Transaction } from "kysely";
+import { Kysely, type LogEvent, type Transaction } from "kysely";
 import { PostgresDialect } from "kysely";
 import type pg from "pg";
 import { getEnv, sqliteFilePath } from "~/env.server";
@@ -51,6 +51,23 @@ interface Store {
 }
 
 const WEB_AUTOCHECKPOINT_PAGES = 10_000;
+
+let statementsRun = 0;
+/** Kysely's log hook, called once per statement run. */
+const countStatement = (event: LogEvent) => {
+  const text = event.query.sql;
+  // PostgreSQL's transactions run BEGIN and COMMIT through the log too; SQLite's driver does not: neither counts.
+  if (text === "begin" || text === "commit" || text === "rollback") return;
+  statementsRun++;
+};
+
+/**
+ * How many statements this process has run through the data layer: the request budgets
+ * (docs/decisions/044-request-path-budgets.md) are held by tests that read it around one request.
+ */
+export function statementCount(): number {
+  return statementsRun;
+}
 const TRANSACTION_DEADLINE_MS = 10_000;
 
 function open(pool?: pg.Pool): Store {
@@ -59,7 +76,7 @@ function open(pool?: pg.Pool): Store {
     const shared = pool ?? createPostgresPool();
     return {
       engine: "postgres",
-      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: shared }) }),
+      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: shared }), log: countStatement }),
       lock: null,
       sqliteWriter: null,
       pool: shared,
@@ -81,7 +98,7 @@ function open(pool?: pg.Pool): Store {
   });
   return {
     engine: "sqlite",
-    db: new Kysely<DB>({ dialect }),
+    db: new Kysely<DB>({ dialect, log: countStatement }),
     lock,
     sqliteWriter: dialect.connections.writer,
     pool: null,

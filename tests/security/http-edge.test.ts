@@ -473,6 +473,38 @@ describe("the web process under oversized and aborted bodies", () => {
     }
   }
 
+  it("reads a body of a declared length from the socket as the Fetch Request would read it, chunked ones too", async () => {
+    // A body of a declared length is read from the Node request (body.server.ts); a chunked one through the
+    // Fetch Request. Both answer alike, a byte order mark is dropped, and Idempotency-Key fingerprints the text.
+    const base = `http://127.0.0.1:${port}/v1/storefront/wishlist/toggle`;
+    const anonymousId = randomUUID();
+    const json = JSON.stringify({ productId: "7001", handle: "bom", anonymousId });
+    const headers = { ...publicAuth, "Content-Type": "application/json" };
+    const sized = await fetch(base, { method: "POST", headers, body: `\uFEFF${json}` });
+    expect(sized.status, await sized.clone().text()).toBe(200);
+    expect(await sized.json()).toMatchObject({ added: true, count: 1 });
+    const chunked = await fetch(base, {
+      method: "POST",
+      headers,
+      body: Readable.toWeb(Readable.from([Buffer.from(json.slice(0, 10)), Buffer.from(json.slice(10))])) as never,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status, await chunked.clone().text()).toBe(200);
+    expect(await chunked.json()).toMatchObject({ added: false, count: 0 });
+    const malformed = await fetch(base, { method: "POST", headers, body: Buffer.from([0x7b, 0xff, 0x7d]) });
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).type).toMatch(/\/problems\/malformed-json$/);
+
+    const keyed = { ...headers, "Idempotency-Key": `edge-${randomUUID()}` };
+    const first = await fetch(base, { method: "POST", headers: keyed, body: json });
+    const again = await fetch(base, { method: "POST", headers: keyed, body: json });
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.json()).toEqual(await first.json());
+    const otherBody = await fetch(base, { method: "POST", headers: keyed, body: json.replace("7001", "7002") });
+    expect(otherBody.status).toBe(422);
+  });
+
   it("answers a client that hangs up mid-body with a 4xx on every body route, never a 500 or an error log", async () => {
     const statuses: Record<string, number> = {};
     for (const route of bodyRoutes) {

@@ -179,7 +179,14 @@ async function appProxyCaller(request: Request): Promise<Caller> {
   if (customer && !customerId) {
     throw unauthorized("The signed `logged_in_customer_id` is not a customer id (digits, at most 2^64-1).", false);
   }
-  return { mode: "proxy", shopId: shop.id, shopDomain: shop.domain, credentialId: "proxy", customerId };
+  return {
+    mode: "proxy",
+    shopId: shop.id,
+    shopDomain: shop.domain,
+    credentialId: "proxy",
+    customerId,
+    settings: readShopSettings(shop.settings),
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { parse as parseContentType } from "content-type";
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "~/lib/problems";
@@ -5,12 +6,28 @@ import { clientAbortProblem, isClientAbort } from "../body-limit.server";
 import type { V1Env } from "./context";
 
 /**
+ * The web server's Node request, when the body is to be read from it directly: a body of a declared
+ * length (the body cap has checked the length already, and Node stops reading at it). Reading it through
+ * the Fetch Request would make the server adapter build a full one, with a web stream over the socket: a
+ * measurable share of a storefront save (docs/decisions/044-request-path-budgets.md). A chunked body is
+ * read through the Fetch Request, where the body cap counts it while it streams; in-process (tests) there
+ * is no Node request.
+ */
+function nodeRequestWithBody(c: Context<V1Env>): IncomingMessage | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming && c.req.header("content-length") !== undefined && c.req.header("transfer-encoding") === undefined
+    ? incoming
+    : undefined;
+}
+
+/**
  * Whether the request may carry a body. A GET or HEAD body has no meaning here and is ignored; not
  * asking for it also spares the server adapter from building a full Fetch Request (a measurable share of
  * a wishlist read, docs/decisions/012-storefront-hot-paths.md).
  */
 export function mayHaveBody(c: Context<V1Env>): boolean {
-  return c.req.method !== "GET" && c.req.method !== "HEAD" && c.req.raw.body !== null;
+  if (c.req.method === "GET" || c.req.method === "HEAD") return false;
+  return nodeRequestWithBody(c) !== undefined || c.req.raw.body !== null;
 }
 
 const JSON_MEDIA_TYPE = /^application\/([a-z0-9!#$&^_.-]+\+)?json$/;
@@ -36,10 +53,25 @@ function assertJsonMediaType(header: string | undefined): void {
   if (!JSON_MEDIA_TYPE.test(type)) throw unsupported(`Content-Type ${type} is not accepted: send application/json.`);
 }
 
-/** The body as text; a client that hangs up mid-body is a 400, not a failure of ours. */
+async function readNodeBody(incoming: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of incoming) chunks.push(chunk as Buffer);
+  // As the Fetch Request's text() decodes: UTF-8, a leading byte order mark dropped, bad bytes replaced.
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/**
+ * The body as text; a client that hangs up mid-body is a 400, not a failure of ours. Read once: a later
+ * `c.req.text()` (idempotency's fingerprint, a route's check that a body was sent) gets the same text.
+ */
 async function readText(c: Context<V1Env>): Promise<string> {
   try {
-    return await c.req.text();
+    const incoming = nodeRequestWithBody(c);
+    if (!incoming) return await c.req.text();
+    const text = readNodeBody(incoming);
+    // Hono keeps the promise of each body read (its type names the value).
+    (c.req.bodyCache as { text?: Promise<string> }).text = text;
+    return await text;
   } catch (error) {
     if (isClientAbort(error)) throw clientAbortProblem(c, error);
     throw error;

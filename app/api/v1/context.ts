@@ -21,7 +21,7 @@ export interface Caller {
    * ids (auth.server.ts); null for a guest.
    */
   customerId: string | null;
-  /** Public mode only: the shop's settings (CORS). */
+  /** Public and app proxy modes: the shop's settings (CORS, guest saves), as authentication read them. */
   settings?: ShopSettings;
 }
 

@@ -15,6 +15,7 @@ import {
   reserveIdempotencyKey,
   type StoredResponse,
 } from "~/services/idempotency/idempotency.server";
+import { mayHaveBody } from "./body.server";
 import type { Caller, ReservedKey, V1Env } from "./context";
 import { shopperOf } from "./shopper.server";
 
@@ -107,7 +108,8 @@ export const idempotency: MiddlewareHandler<V1Env> = async (c, next) => {
     });
   }
   const caller = c.get("caller");
-  const body = c.req.raw.body === null ? "" : await c.req.text();
+  // The text the JSON body rules read (body.server.ts), not a second read of the request.
+  const body = mayHaveBody(c) ? await c.req.text() : "";
   const query = new URL(c.req.url).searchParams;
   const reservation = await reserveIdempotencyKey(
     { shopId: caller.shopId, credentialId: idempotencyScope(c, caller), key },

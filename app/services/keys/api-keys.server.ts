@@ -15,6 +15,7 @@ import { database, transaction, type UnitOfWork } from "~/data/database.server";
 import { DomainError } from "~/lib/domain-error";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
+import { forgetAuthentication, rememberedKey } from "./authentication-cache.server";
 import { generatePrivateKey, hashKey } from "./key-secrets";
 
 export interface CreatedApiKey {
@@ -47,7 +48,7 @@ export async function listApiKeys({ shopId }: { shopId: string }): Promise<ApiKe
 
 /** Revokes a key of this shop. Revoking an already revoked key changes nothing and is no error. */
 export async function revokeApiKey({ shopId, keyId }: { shopId: string; keyId: string }): Promise<void> {
-  if (await revokeApiKeyRow(database(), shopId, keyId, new Date())) return;
+  if (await revokeApiKeyRow(database(), shopId, keyId, new Date())) return forgetAuthentication();
   if (!(await findApiKeyById(database(), shopId, keyId))) {
     throw new DomainError("not_found", `No API key ${keyId} in this shop.`);
   }
@@ -60,10 +61,12 @@ export async function findActiveKeyBySecret({ shopId, secret }: { shopId: string
 
 /**
  * Authentication lookup: the key (any shop) whose hash matches, with its shop. The one lookup not scoped by
- * a shop id, because it is how the shop of a private-key call is found.
+ * a shop id, because it is how the shop of a private-key call is found. Read at most once a second per
+ * process (authentication-cache.server.ts).
  */
 export async function findKeyForAuthentication(secret: string): Promise<ApiKeyAuthRow | null> {
-  return (await findApiKeyForAuth(database(), hashKey(secret))) ?? null;
+  const hash = hashKey(secret);
+  return rememberedKey(hash, async () => (await findApiKeyForAuth(database(), hash)) ?? null);
 }
 
 const TOUCH_INTERVAL_MS = 60_000;

@@ -5,6 +5,7 @@ import {
   findShopById,
   findShopForAuth,
   isAnyShopOrigin,
+  type ShopAuthRow,
   markUninstalled,
   replaceHeadlessOrigins,
   shopExists,
@@ -15,6 +16,7 @@ import { enqueueMetafieldSync, withinMs } from "~/jobs/queues.server";
 import { DomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { newId } from "~/lib/ids";
+import { forgetAuthentication, rememberedShop } from "~/services/keys/authentication-cache.server";
 import { generatePublicKey } from "~/services/keys/key-secrets";
 import {
   processPlatformWebhookOnce,
@@ -28,11 +30,13 @@ import { DEFAULT_SHOP_SETTINGS, readShopSettings, type ShopSettings, type ShopSe
  * shop installed again. Safe to call concurrently: the unique domain makes the second create a no-op.
  */
 export async function ensureShop({ domain }: { domain: string }) {
-  return upsertShop(
+  const shop = await upsertShop(
     database(),
     { id: newId("shop"), domain, publicKey: generatePublicKey(), settings: JSON.stringify(DEFAULT_SHOP_SETTINGS) },
     new Date(),
   );
+  forgetAuthentication();
+  return shop;
 }
 
 /**
@@ -50,18 +54,23 @@ export async function markShopUninstalled(
   signedAt: Date | null,
 ): Promise<PlatformWebhookOutcome> {
   const domain = webhook.shopDomain;
-  return processPlatformWebhookOnce(webhook, async (tx) => {
+  const outcome = await processPlatformWebhookOnce(webhook, async (tx) => {
     // One conditional update, so concurrent uninstalls of one shop keep the latest signed time.
     const changed = await markUninstalled(tx, domain, new Date(), signedAt);
     if (!changed && (await shopExists(tx, domain))) return "stale";
     await deleteSessionsOfShop(tx, domain);
     return "processed";
   });
+  forgetAuthentication();
+  return outcome;
 }
 
-/** What authentication needs of a shop, on every API and storefront request. */
-export async function findShopByDomain(domain: string) {
-  return (await findShopForAuth(database(), domain)) ?? null;
+/**
+ * What authentication needs of a shop, on every API and storefront request: read at most once a second per
+ * process (services/keys/authentication-cache.server.ts says how soon a change is seen).
+ */
+export async function findShopByDomain(domain: string): Promise<ShopAuthRow | null> {
+  return rememberedShop(domain, async () => (await findShopForAuth(database(), domain)) ?? null);
 }
 
 /**
@@ -127,6 +136,7 @@ export async function updateShopSettings({ shopId, patch }: { shopId: string; pa
     if (patch.headlessOrigins) await replaceHeadlessOrigins(tx, shopId, next.headlessOrigins);
     return { next, syncChanged: turnedOn || turnedOff };
   });
+  forgetAuthentication();
   if (syncChanged) {
     // Now rather than after the delay: turned on, the job creates the metafield definition, marks the
     // backfill and writes it; turned off, it forgets what was owed. Best effort: the sweep queues the

@@ -47,7 +47,9 @@ const revokeKey = apiRoute({
   path: "/keys/{id}",
   tags: ["API keys"],
   summary: "Revoke a key",
-  description: "The key stops working at once (401). Revoking a revoked key also answers 204.",
+  description:
+    "The key stops working (401) at once on the server that answered, and within a second on every other server " +
+    "of the service (each remembers a key it has seen for a second). Revoking a revoked key also answers 204.",
   modes: PRIVATE,
   request: { params: KeyIdParams },
   responses: { 204: { description: "Revoked" } },

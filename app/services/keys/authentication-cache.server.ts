@@ -1,0 +1,41 @@
+/**
+ * What authentication reads on every request, kept for a second (docs/decisions/044-request-path-budgets.md):
+ * the shop row behind a domain (its public key, whether it is installed, its settings) and the private key
+ * behind a secret's hash (with its shop). At a flash sale's pace, reading them each time was a statement in
+ * every request.
+ *
+ * The bound of a change: one made through this process (install, uninstall, settings, a key revoked) clears
+ * both at once, so the next request reads afresh; one made by another process (the worker's shop/redact,
+ * another web process's uninstall, settings or revocation) is seen within AUTHENTICATION_TTL_MS. Secrets
+ * are never kept: keys are found by the hash the database holds.
+ */
+import { LRUCache } from "lru-cache";
+import type { ApiKeyAuthRow } from "~/data/api-key-rows.server";
+import type { ShopAuthRow } from "~/data/shop-rows.server";
+
+export const AUTHENTICATION_TTL_MS = 1_000;
+
+const clearers: Array<() => void> = [];
+
+/** Each remembers misses too (an unknown domain or secret is answered from memory), up to `max` entries. */
+function cacheOf<Value>() {
+  const cache = new LRUCache<string, { value: Value | null }>({ max: 10_000, ttl: AUTHENTICATION_TTL_MS });
+  clearers.push(() => cache.clear());
+  return async (key: string, read: () => Promise<Value | null>): Promise<Value | null> => {
+    const cached = cache.get(key);
+    if (cached) return cached.value;
+    const value = await read();
+    cache.set(key, { value });
+    return value;
+  };
+}
+
+/** Shops by domain. */
+export const rememberedShop = cacheOf<ShopAuthRow>();
+/** Private keys by the hash of their secret. */
+export const rememberedKey = cacheOf<ApiKeyAuthRow>();
+
+/** After a change to a shop or a key made by this process: the next request reads afresh. */
+export function forgetAuthentication(): void {
+  for (const clear of clearers) clear();
+}
