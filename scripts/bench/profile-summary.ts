@@ -1,5 +1,5 @@
 /**
- * `node --import tsx scripts/bench/profile-summary.ts <file.cpuprofile> [--top 15]` (issue 27)
+ * `node --import tsx scripts/bench/profile-summary.ts <file.cpuprofile> [--top 15] [--skip 0]` (issue 27)
  *
  * Where a process's CPU went, by layer: each sample's self time is given to the function on top of the stack
  * and that function to a layer by where it lives: a package of node_modules (the HTTP adapter, the router,
@@ -7,7 +7,8 @@
  * or the project's own code. The web and worker processes run a bundle (build/processes); its source map
  * names the TypeScript file of each function, so the project's code is split by its source folders too
  * (authentication, rate limit, idempotency, routes, services, data layer). Shares are of the busy time (idle
- * left out), then the top functions by self time.
+ * left out), then the top functions by self time. `--skip` leaves out the first seconds of the profile (the
+ * process's start-up: loading modules, before the load begins).
  *
  * Profiles come from `BENCH_PROFILE_DIR=<dir> npm run bench -- <name>` (each process writes one when it stops).
  */
@@ -79,7 +80,7 @@ const NODE_LAYERS: Array<[RegExp, string]> = [
 
 const { positionals, values } = parseArgs({
   args: process.argv.slice(2),
-  options: { top: { type: "string", default: "15" } },
+  options: { top: { type: "string", default: "15" }, skip: { type: "string", default: "0" } },
   allowPositionals: true,
 });
 const file = positionals[0];
@@ -149,8 +150,12 @@ const layerTimes = new Map<string, number>();
 const functionTimes = new Map<string, number>();
 let idle = 0;
 let total = 0;
+let elapsed = 0;
+const skipped = Number(values.skip) * 1e6;
 profile.samples.forEach((id, index) => {
   const delta = profile.timeDeltas[index] ?? 0;
+  elapsed += delta;
+  if (elapsed < skipped) return;
   const { frame, native } = attributedFrame(id);
   const source = sourceOf(frame);
   const layer = layerOf(frame, source);
@@ -169,7 +174,8 @@ const seconds = (time: number) => (time / 1e6).toFixed(2);
 const sorted = (times: Map<string, number>) => [...times].sort(([, left], [, right]) => right - left);
 
 const lines = [
-  `${file}: ${seconds(total)} s profiled, ${seconds(busy)} s busy (${((100 * busy) / total).toFixed(0)}%)`,
+  `${file}: ${seconds(total)} s profiled after the first ${values.skip} s, ${seconds(busy)} s busy ` +
+    `(${((100 * busy) / total).toFixed(0)}%)`,
   "",
   "| Layer | CPU s | share of busy |",
   "|---|---|---|",
