@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, renameSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Session } from "@shopify/shopify-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env.server";
@@ -7,7 +11,9 @@ import { platformSessionStorage } from "~/services/shops/platform-sessions.serve
 import { getShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
 import { until } from "../support/poll";
-import { freePort, startProcess, type RunningProcess } from "../support/processes";
+import { ROOT } from "../../scripts/lib/databases";
+import { nodeArguments } from "../../scripts/lib/processes";
+import { cleanUpAtFileEnd, freePort, killChild, startProcess, type RunningProcess } from "../support/processes";
 import { signSessionToken } from "../../stand-in/session-token";
 
 /**
@@ -105,5 +111,49 @@ describe("a change made through this web process's admin is seen by its API at o
     expect((await getShopSettings({ shopId: shop.id })).headlessOrigins).toEqual([]);
     // THEN the very next call from that origin is refused
     expect((await storefrontCall()).status).toBe(403);
+  });
+});
+
+describe("the admin's build imported at the first request that reaches it", () => {
+  it("a failed import (the build briefly missing, as during an in-place deploy) is retried by later requests", async () => {
+    // GIVEN a web process whose working directory's build is there at start (its check passes) ...
+    const cwd = mkdtempSync(path.join(tmpdir(), "wishlist-lazy-remix-"));
+    mkdirSync(path.join(cwd, "build"));
+    symlinkSync(path.join(ROOT, "build/client"), path.join(cwd, "build/client"));
+    const serverBuild = path.join(cwd, "build/server");
+    symlinkSync(path.join(ROOT, "build/server"), serverBuild);
+    const port = await freePort();
+    const child = spawn(process.execPath, nodeArguments("server/index.ts"), {
+      cwd,
+      env: { ...process.env, NODE_ENV: "test", PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const forget = cleanUpAtFileEnd(() => killChild(child));
+    try {
+      const status = async (p: string) => (await fetch(`http://127.0.0.1:${port}${p}`).catch(() => null))?.status;
+      await until(
+        () => status("/healthz"),
+        (code) => code === 200,
+        `the web process answers:\n${output}`,
+      );
+      // ... and missing when the first admin request comes
+      renameSync(serverBuild, `${serverBuild}.away`);
+      expect(await status("/")).toBe(500);
+      // WHEN the build is back
+      renameSync(`${serverBuild}.away`, serverBuild);
+      // THEN the admin answers again, without a restart
+      await until(
+        () => status("/"),
+        (code) => code !== undefined && code < 500,
+        "the admin answers again",
+        30_000,
+      );
+    } finally {
+      await killChild(child);
+      forget();
+    }
   });
 });
