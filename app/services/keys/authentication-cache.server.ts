@@ -22,8 +22,11 @@ export const AUTHENTICATION_TTL_MS = 1_000;
  */
 const shared = globalThis as unknown as {
   authenticationCaches?: Map<string, LRUCache<string, { value: unknown }>>;
+  /** Counts the clearings: a read that began before one may have read what it cleared. */
+  authenticationForgotten?: number;
 };
 const caches = (shared.authenticationCaches ??= new Map());
+shared.authenticationForgotten ??= 0;
 
 /** Each remembers misses too (an unknown domain or secret is answered from memory), up to `max` entries. */
 function cacheOf<Value>(name: string) {
@@ -36,8 +39,11 @@ function cacheOf<Value>(name: string) {
   return async (key: string, read: () => Promise<Value | null>): Promise<Value | null> => {
     const cached = remembered.get(key);
     if (cached) return cached.value;
+    const clearedBefore = shared.authenticationForgotten;
     const value = await read();
-    remembered.set(key, { value });
+    // Read before a change made here was committed (a key revoked while this request was being
+    // authenticated): answer this request with it, but do not keep it for the next ones.
+    if (shared.authenticationForgotten === clearedBefore) remembered.set(key, { value });
     return value;
   };
 }
@@ -49,5 +55,6 @@ export const rememberedKey = cacheOf<ApiKeyAuthRow>("keys");
 
 /** After a change to a shop or a key made by this process: the next request reads afresh. */
 export function forgetAuthentication(): void {
+  shared.authenticationForgotten = (shared.authenticationForgotten ?? 0) + 1;
   for (const cache of caches.values()) cache.clear();
 }
