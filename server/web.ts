@@ -48,7 +48,14 @@ async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServ
     const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
     return createRequestHandler(build, "production");
   };
-  return { handle: async (request) => (await (handler ??= load()))(request) };
+  // A failed import (the build missing for a moment while a deploy rewrites it) is not kept: the request
+  // that met it fails, the next one imports again (Node does not remember a module it could not find).
+  const loaded = () =>
+    (handler ??= load().catch((error: unknown) => {
+      handler = undefined;
+      throw error;
+    }));
+  return { handle: async (request) => (await loaded())(request) };
 }
 
 export async function startWebServer() {

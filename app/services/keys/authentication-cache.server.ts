@@ -15,27 +15,46 @@ import type { ShopAuthRow } from "~/data/shop-rows.server";
 
 export const AUTHENTICATION_TTL_MS = 1_000;
 
-const clearers: Array<() => void> = [];
+/**
+ * One set of caches per process, not per copy of this module: the web process runs two bundles of the app
+ * (its own, with the API, and the Remix build, with the admin), and a key revoked or settings saved on an
+ * admin page must clear what the API remembers. Hence kept on `globalThis`, as the Redis connection is.
+ */
+const shared = globalThis as unknown as {
+  authenticationCaches?: Map<string, LRUCache<string, { value: unknown }>>;
+  /** Counts the clearings: a read that began before one may have read what it cleared. */
+  authenticationForgotten?: number;
+};
+const caches = (shared.authenticationCaches ??= new Map());
+shared.authenticationForgotten ??= 0;
 
 /** Each remembers misses too (an unknown domain or secret is answered from memory), up to `max` entries. */
-function cacheOf<Value>() {
-  const cache = new LRUCache<string, { value: Value | null }>({ max: 10_000, ttl: AUTHENTICATION_TTL_MS });
-  clearers.push(() => cache.clear());
+function cacheOf<Value>(name: string) {
+  let cache = caches.get(name) as LRUCache<string, { value: Value | null }> | undefined;
+  if (!cache) {
+    cache = new LRUCache<string, { value: Value | null }>({ max: 10_000, ttl: AUTHENTICATION_TTL_MS });
+    caches.set(name, cache as LRUCache<string, { value: unknown }>);
+  }
+  const remembered = cache;
   return async (key: string, read: () => Promise<Value | null>): Promise<Value | null> => {
-    const cached = cache.get(key);
+    const cached = remembered.get(key);
     if (cached) return cached.value;
+    const clearedBefore = shared.authenticationForgotten;
     const value = await read();
-    cache.set(key, { value });
+    // Read before a change made here was committed (a key revoked while this request was being
+    // authenticated): answer this request with it, but do not keep it for the next ones.
+    if (shared.authenticationForgotten === clearedBefore) remembered.set(key, { value });
     return value;
   };
 }
 
 /** Shops by domain. */
-export const rememberedShop = cacheOf<ShopAuthRow>();
+export const rememberedShop = cacheOf<ShopAuthRow>("shops");
 /** Private keys by the hash of their secret. */
-export const rememberedKey = cacheOf<ApiKeyAuthRow>();
+export const rememberedKey = cacheOf<ApiKeyAuthRow>("keys");
 
 /** After a change to a shop or a key made by this process: the next request reads afresh. */
 export function forgetAuthentication(): void {
-  for (const clear of clearers) clear();
+  shared.authenticationForgotten = (shared.authenticationForgotten ?? 0) + 1;
+  for (const cache of caches.values()) cache.clear();
 }
