@@ -110,7 +110,8 @@ export async function insertItems(q: Queryable, shopId: string, rows: readonly I
 
 /**
  * The catalogue's latest title and handle of each of these products, from the shop's items that have
- * them (on the `(shopId, productId)` index); products no item has a catalogue title for are absent.
+ * them (on the `(shopId, productId, catalogueTitleAt, id)` index); products no item has a catalogue title
+ * for are absent.
  */
 export async function findCatalogueTitles(
   q: Queryable,
@@ -119,6 +120,30 @@ export async function findCatalogueTitles(
 ): Promise<Map<string, CatalogueTitle>> {
   const wanted = [...new Set(productIds)];
   if (wanted.length === 0) return new Map();
+  if (wanted.length === 1) {
+    // A save (the storefront's hot path): one seek to the product's latest catalogue title on the
+    // (shopId, productId, catalogueTitleAt, id) index, however many shoppers saved the product.
+    const row = await q
+      .selectFrom("Item")
+      .select(["productId", "titleSnapshot", "handle", "catalogueTitleAt"])
+      .where("shopId", "=", shopId)
+      .where("productId", "=", wanted[0]!)
+      .where("catalogueTitleAt", "is not", null)
+      .orderBy("catalogueTitleAt", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return new Map(
+      row
+        ? [
+            [
+              row.productId,
+              { titleSnapshot: row.titleSnapshot, handle: row.handle, catalogueTitleAt: row.catalogueTitleAt! },
+            ],
+          ]
+        : [],
+    );
+  }
   const rows = await q
     .selectFrom((eb) =>
       eb
