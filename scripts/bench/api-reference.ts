@@ -20,6 +20,7 @@ import { createServer, type ServerResponse } from "node:http";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { pgTypes } from "./pg-types";
+import { numbered } from "./bare-server";
 
 const [url, portText] = process.argv.slice(2) as [string, string];
 const PAGE = 50;
@@ -86,10 +87,6 @@ function sqliteStore(): Store {
 
 function postgresStore(): Store {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
-  const numbered = (text: string) => {
-    let index = 0;
-    return text.replace(/\?/g, () => `$${++index}`);
-  };
   const query = async (text: string, params: unknown[]) => (await pool.query(numbered(text), params)).rows as Row[];
   return {
     keyByHash: async (hash) => (await query(KEY_BY_HASH, [hash]))[0],

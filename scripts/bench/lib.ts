@@ -6,6 +6,7 @@ import type pg from "pg";
 
 import { freePort } from "../lib/net";
 import { nodeArguments } from "../lib/processes";
+import { numbered } from "./bare-server";
 
 export { freePort };
 
@@ -294,10 +295,6 @@ export async function benchSql(url: string): Promise<BenchSql> {
   const { default: pg } = await import("pg");
   const { pgTypes } = await import("./pg-types");
   const pool = new pg.Pool({ connectionString: url, max: 2, types: pgTypes });
-  const numbered = (text: string) => {
-    let index = 0;
-    return text.replace(/\?/g, () => `$${++index}`);
-  };
   const on = (client: pg.Pool | pg.PoolClient): BenchSql => ({
     engine: "postgres",
     all: async <T>(text: string, params: BenchValue[] = []) => (await client.query(numbered(text), params)).rows as T[],

@@ -13,9 +13,10 @@
  * of the app's default size, 10). Usage: storefront-lean-reference.ts <database url> <port>.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { inTransaction, numbered, readBody, serveJson } from "./bare-server";
 
 const [url, portText] = process.argv.slice(2) as [string, string];
 
@@ -95,10 +96,6 @@ function sqliteStore(): Store {
 async function postgresStore(): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   for (const table of TABLES) await pool.query(table);
-  const numbered = (text: string) => {
-    let index = 0;
-    return text.replace(/\?/g, () => `$${++index}`);
-  };
   const [findList, lockList, insertList, deleteItem, insertItem, count, insertEvent, items] = [
     FIND_LIST,
     `${FIND_LIST} FOR UPDATE`,
@@ -111,9 +108,7 @@ async function postgresStore(): Promise<Store> {
   ].map(numbered) as [string, string, string, string, string, string, string, string];
   return {
     toggle: async (shopId, anonymousId, productId, handle) => {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
+      return inTransaction(pool, async (client) => {
         const now = new Date().toISOString();
         let list = (await client.query(lockList, [shopId, anonymousId])).rows[0] as Row | undefined;
         if (!list) {
@@ -127,14 +122,8 @@ async function postgresStore(): Promise<Store> {
         const n = Number((await client.query(count, [listId])).rows[0].n);
         const result = { added, count: n, itemId: row.id as string };
         await client.query(insertEvent, [...event(shopId, listId, result), now]);
-        await client.query("COMMIT");
         return result;
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
     read: async (shopId, anonymousId) => {
       const list = (await pool.query(findList, [shopId, anonymousId])).rows[0] as Row | undefined;
@@ -144,12 +133,6 @@ async function postgresStore(): Promise<Store> {
 }
 
 const store = url.startsWith("file:") ? sqliteStore() : await postgresStore();
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  let body = "";
-  for await (const chunk of request) body += chunk;
-  return body;
-}
 
 async function answer(request: IncomingMessage): Promise<[number, unknown]> {
   const { pathname, searchParams } = new URL(request.url ?? "/", "http://localhost");
@@ -180,14 +163,4 @@ async function answer(request: IncomingMessage): Promise<[number, unknown]> {
   return [404, null];
 }
 
-createServer((request, response) => {
-  answer(request).then(
-    ([status, body]) => {
-      if (body === null) return void response.writeHead(status).end();
-      const json = JSON.stringify(body);
-      response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
-      response.end(json);
-    },
-    (error: unknown) => response.writeHead(500).end(String(error)),
-  );
-}).listen(Number(portText), "127.0.0.1");
+serveJson(Number(portText), answer);

@@ -17,9 +17,10 @@
  * row when missing (the reference runs on a database of its own, migrated like the app's).
  */
 import { timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { inTransaction, numbered, readBody, serveJson } from "./bare-server";
 import { pgTypes } from "./pg-types";
 import { typeidUnboxed } from "typeid-js";
 
@@ -130,10 +131,6 @@ function sqliteStore(): Store {
 
 async function postgresStore(): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
-  const numbered = (text: string) => {
-    let index = 0;
-    return text.replace(/\?/g, () => `$${++index}`);
-  };
   const [shop, findList, lockList, insertList, deleteItem, insertItem, touchAndCount, insertEvent, items] = [
     SHOP,
     FIND_LIST,
@@ -150,9 +147,7 @@ async function postgresStore(): Promise<Store> {
   return {
     shop: async (domain) => (await pool.query(shop, [domain])).rows[0] as Row | undefined,
     toggle: async (shopId, anonymousId, productId, handle) => {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
+      return inTransaction(pool, async (client) => {
         const now = new Date();
         let list = (await client.query(lockList, [shopId, anonymousId])).rows[0] as Row | undefined;
         if (!list) {
@@ -170,14 +165,8 @@ async function postgresStore(): Promise<Store> {
         const count = Number((await client.query(touchAndCount, [now, listId, listId])).rows[0].n);
         const { event, result } = changed(shopId, anonymousId, listId, row, added, count);
         await client.query(insertEvent, [event.id, event.shopId, event.type, event.data, now]);
-        await client.query("COMMIT");
         return result;
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
     read: async (shopId, anonymousId) => {
       const list = (await pool.query(findList, [shopId, anonymousId])).rows[0] as Row | undefined;
@@ -187,12 +176,6 @@ async function postgresStore(): Promise<Store> {
 }
 
 const store = url.startsWith("file:") ? sqliteStore() : await postgresStore();
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  let body = "";
-  for await (const chunk of request) body += chunk;
-  return body;
-}
 
 const sameSecret = (a: string, b: string) => {
   const [left, right] = [Buffer.from(a), Buffer.from(b)];
@@ -235,14 +218,4 @@ async function answer(request: IncomingMessage): Promise<[number, unknown]> {
   return [404, null];
 }
 
-createServer((request, response) => {
-  answer(request).then(
-    ([status, body]) => {
-      if (body === null) return void response.writeHead(status).end();
-      const json = JSON.stringify(body);
-      response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
-      response.end(json);
-    },
-    (error: unknown) => response.writeHead(500).end(String(error)),
-  );
-}).listen(Number(portText), "127.0.0.1");
+serveJson(Number(portText), answer);
