@@ -8,26 +8,15 @@ import { request, type Dispatcher } from "undici";
 import { database, transaction, type Tx } from "~/data/database.server";
 import { waitForEventsRelayed } from "~/data/event-rows.server";
 import { insertAttempts, type AttemptRecord } from "~/data/webhook-delivery-rows.server";
-import {
-  deferDeliveryDue,
-  deleteDeliveryDues,
-  postponeDeliveryDues,
-  type DueKey,
-} from "~/data/webhook-delivery-due-rows.server";
-import {
-  addFailures,
-  findEndpointForDelivery,
-  findEndpointsForDeliveries,
-  resetFailCounts,
-} from "~/data/webhook-endpoint-rows.server";
+import { deferDeliveryDue, deleteDeliveryDues, type DueKey } from "~/data/webhook-delivery-due-rows.server";
+import { addFailures, findEndpointForDelivery, resetFailCounts } from "~/data/webhook-endpoint-rows.server";
 import { getEnv } from "~/env.server";
-import type { DeliverWebhookBatchPayload, DeliverWebhookPayload } from "~/jobs/definitions";
+import type { DeliverWebhookPayload } from "~/jobs/definitions";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
 import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
 import { endpointSecret } from "./endpoint-secrets.server";
-import { envelope, isRedactedEnvelope } from "./fanout.server";
-import type { StoredEvent } from "~/services/events/relay.server";
+import { isRedactedEnvelope } from "./fanout.server";
 import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { assertLiteralHostAllowed, redactAddresses } from "./ssrf.server";
 
@@ -145,16 +134,6 @@ interface LogEntry {
   tracked: boolean;
 }
 
-/** The most attempts one log transaction writes. */
-const LOG_BATCH = 200;
-/**
- * How long the first attempt to finish waits for others before a log write starts. Without it, SQLite's
- * transactions (a fraction of a millisecond) end before the next receiver answers, and every attempt
- * paid a transaction of its own: 5,000 transactions for 5,000 deliveries in the fan-out benchmark.
- * It delays when a job completes, not when its receiver gets the request.
- */
-const LOG_LINGER_MS = 5;
-
 /**
  * Group commit: attempts that finish while a write is in progress are logged together in the next
  * transaction, and each attempt's job completes only once its record is committed (so a crash never
@@ -164,25 +143,19 @@ const LOG_LINGER_MS = 5;
 class DeliveryLog {
   private pending: Array<LogEntry & { resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing = false;
-  private lingering: NodeJS.Timeout | undefined;
 
   write(entry: LogEntry): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ ...entry, resolve, reject });
-      if (this.flushing) return;
-      if (this.pending.length >= LOG_BATCH) void this.flush();
-      else this.lingering ??= setTimeout(() => void this.flush(), LOG_LINGER_MS);
+      if (!this.flushing) void this.flush();
     });
   }
 
   private async flush() {
-    clearTimeout(this.lingering);
-    this.lingering = undefined;
-    if (this.flushing) return;
     this.flushing = true;
     try {
       while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, LOG_BATCH);
+        const batch = this.pending.splice(0, 200);
         try {
           await transaction((tx) => applyBatch(tx, batch));
           for (const entry of batch) entry.resolve();
@@ -208,13 +181,6 @@ export type DeliveryOutcome =
   | { status: "skipped"; reason: "endpoint-deleted" | "endpoint-disabled" | "shop-uninstalled" | "event-redacted" }
   | { status: "succeeded" | "failed"; deliveryId: string; statusCode: number | null; retryInMs: number | null };
 
-/** Why a delivery is not to be sent (and ends), if it is not. */
-function skipReason(state: { disabledAt: Date | null; shopUninstalledAt: Date | null; eventRedacted: boolean }) {
-  if (state.disabledAt !== null) return "endpoint-disabled" as const;
-  if (state.shopUninstalledAt !== null) return "shop-uninstalled" as const;
-  return state.eventRedacted ? ("event-redacted" as const) : null;
-}
-
 /**
  * One attempt: POST the exact envelope bytes, signed, with a timeout and no redirects; log the
  * attempt and keep the endpoint's count of consecutive failed deliveries (disabled at 20), in one transaction. A
@@ -229,6 +195,7 @@ export async function deliverOnce(
     dispatcher,
   }: { attemptsMade: number; maxAttempts?: number; dispatcher: Dispatcher },
 ): Promise<DeliveryOutcome> {
+  const env = getEnv();
   const endpoint = await findEndpointForDelivery(database(), payload.shopId, payload.endpointId, {
     eventId: payload.eventId,
     redactedData: REDACTED_EVENT_DATA,
@@ -238,10 +205,14 @@ export async function deliverOnce(
   // starts new ones): the delivery ends here and is owed no more.
   // So do deliveries of an event a customers/redact erased: the stored event decides, not the queued body, which
   // a redaction cannot always reach (a redelivery's job, or one the relay queued while the redaction ran).
-  const skipped = skipReason({
-    ...endpoint,
-    eventRedacted: endpoint.redactedEventId !== null || isRedactedEnvelope(payload.body),
-  });
+  const skipped =
+    endpoint.disabledAt !== null
+      ? "endpoint-disabled"
+      : endpoint.shopUninstalledAt !== null
+        ? "shop-uninstalled"
+        : endpoint.redactedEventId !== null || isRedactedEnvelope(payload.body)
+          ? "event-redacted"
+          : null;
   if (skipped) {
     if (!payload.redelivery) {
       await transaction(async (tx) => {
@@ -252,27 +223,6 @@ export async function deliverOnce(
     return { status: "skipped", reason: skipped };
   }
 
-  return attempt(payload, endpoint, { attemptsMade, maxAttempts, dispatcher });
-}
-
-type AttemptOutcome = Extract<DeliveryOutcome, { deliveryId: string }>;
-
-/**
- * The attempt itself: POST the envelope, signed, with a timeout and no redirects, then log it (group
- * commit, above). Throws only when the log write fails: the attempt is then not counted. `onSent` is called
- * once the receiver is done with it, before the log write.
- */
-async function attempt(
-  payload: DeliverWebhookPayload,
-  endpoint: { url: string; secretCiphertext: string },
-  {
-    attemptsMade,
-    maxAttempts,
-    dispatcher,
-    onSent,
-  }: { attemptsMade: number; maxAttempts: number; dispatcher: Dispatcher; onSent?: () => void },
-): Promise<AttemptOutcome> {
-  const env = getEnv();
   const deliveryId = newId("delivery");
   const started = performance.now();
   let statusCode: number | null = null;
@@ -308,7 +258,6 @@ async function attempt(
     error = storableText(describe(caught, url));
   }
   const durationMs = Math.round(performance.now() - started);
-  onSent?.();
   const succeeded = error === null;
   const retriesLeft = !succeeded && attemptsMade + 1 < maxAttempts;
   const retryInMs = retriesLeft ? retryDelayMs(attemptsMade + 1, env.WEBHOOK_RETRY_UNIT_MS) : null;
@@ -332,129 +281,4 @@ async function attempt(
     },
   });
   return { status: succeeded ? "succeeded" : "failed", deliveryId, statusCode, retryInMs };
-}
-
-/** What a batch job's run did: counts, and the deliveries that go on in jobs of their own. */
-export interface BatchOutcome {
-  succeeded: number;
-  failed: number;
-  skipped: number;
-  /** First attempts that failed with retries left: each goes on in its own job after `retryInMs`. */
-  retries: Array<{ payload: DeliverWebhookPayload; retryInMs: number }>;
-  /** Attempts whose outcome could not be logged (the database failed): not counted, to be made again. */
-  unlogged: DeliverWebhookPayload[];
-}
-
-/**
- * The first attempts of a batch job's deliveries (docs/decisions/045-webhook-batching.md): one read for
- * the whole batch (events, endpoints, shop), the envelopes built from the stored events, then each
- * delivery as `deliverOnce` makes it, run as `take` admits them (the shop's share of the process's slots),
- * each logged by the group commit. Deliveries not to be sent end together in one transaction.
- */
-export async function deliverBatch(
-  { shopId, deliveries }: DeliverWebhookBatchPayload,
-  {
-    dispatcher,
-    take,
-    queuedAt,
-    requeueAfterMs,
-  }: {
-    dispatcher: Dispatcher;
-    take: () => Promise<() => void>;
-    /** When the batch job was queued. */
-    queuedAt: Date;
-    /** WEBHOOK_REQUEUE_AFTER_MS: how overdue an owed delivery is before the reconciliation pass queues it again. */
-    requeueAfterMs: number;
-  },
-): Promise<BatchOutcome> {
-  const rows = await findEndpointsForDeliveries(database(), shopId, deliveries);
-  const found = new Map(rows.map((row) => [`${row.eventId} ${row.endpointId}`, row]));
-  const outcome: BatchOutcome = { succeeded: 0, failed: 0, skipped: 0, retries: [], unlogged: [] };
-  const ended: DueKey[] = [];
-  const sendable: Array<{ payload: DeliverWebhookPayload; row: (typeof rows)[number] }> = [];
-  for (const key of deliveries) {
-    const row = found.get(`${key.eventId} ${key.endpointId}`);
-    // The endpoint was deleted, or the event purged: its owed row went with it.
-    if (!row) {
-      outcome.skipped++;
-      continue;
-    }
-    // Another job has it (docs/decisions/045-webhook-batching.md): the reconciliation pass queued it again
-    // while this batch waited behind a backlog (it moved the due time a period past the batch's queueing),
-    // or an attempt was made already. A delivery whose row is not there yet (the relay's transaction has
-    // not committed) or is gone is sent: at least once.
-    const takenOver =
-      row.attemptsMade !== null &&
-      (row.attemptsMade > 0 || row.dueAt!.getTime() > queuedAt.getTime() + requeueAfterMs / 2);
-    if (takenOver) {
-      outcome.skipped++;
-      continue;
-    }
-    if (skipReason({ ...row, eventRedacted: row.eventData === REDACTED_EVENT_DATA })) {
-      ended.push(key);
-      outcome.skipped++;
-      continue;
-    }
-    const event = {
-      id: key.eventId,
-      shopId,
-      type: row.eventType as StoredEvent["type"],
-      data: row.eventData,
-      createdAt: row.eventCreatedAt,
-    };
-    const payload = { shopId, ...key, eventType: row.eventType, body: envelope(event, row.shopDomain) };
-    sendable.push({ payload, row });
-  }
-  if (ended.length > 0) {
-    await transaction(async (tx) => {
-      await waitForEventsRelayed(tx, [...new Set(ended.map((key) => key.eventId))]);
-      await deleteDeliveryDues(tx, ended);
-    });
-  }
-  // A lease on the deliveries still waiting for a slot: their due time is kept current, so the
-  // reconciliation pass does not queue them again while this batch holds them; if the worker dies, the
-  // lease lapses and the pass queues them after its grace period.
-  const waiting = new Map(
-    sendable.map(({ payload }) => [payload, { eventId: payload.eventId, endpointId: payload.endpointId }]),
-  );
-  const renewLease = () => {
-    if (waiting.size > 0)
-      postponeDeliveryDues(database(), [...waiting.values()], new Date()).catch((error: unknown) =>
-        logger.warn({ err: error }, "lease on a batch's deliveries not renewed"),
-      );
-  };
-  const lease = setInterval(renewLease, requeueAfterMs / 2);
-  try {
-    await Promise.all(
-      sendable.map(async ({ payload, row }) => {
-        // The slot bounds what the shop's receivers are sent at once; it is freed once the receiver is done,
-        // so the log writes of many deliveries wait together (one group commit) instead of each in a slot.
-        let release: (() => void) | undefined = await take();
-        waiting.delete(payload);
-        const free = () => {
-          release?.();
-          release = undefined;
-        };
-        try {
-          const result = await attempt(payload, row, {
-            attemptsMade: 0,
-            maxAttempts: WEBHOOK_ATTEMPTS,
-            dispatcher,
-            onSent: free,
-          });
-          if (result.status === "succeeded") outcome.succeeded++;
-          else outcome.failed++;
-          if (result.retryInMs !== null) outcome.retries.push({ payload, retryInMs: result.retryInMs });
-        } catch (error) {
-          logger.warn({ err: error, eventId: payload.eventId }, "delivery attempt not logged; it will be made again");
-          outcome.unlogged.push(payload);
-        } finally {
-          free();
-        }
-      }),
-    );
-  } finally {
-    clearInterval(lease);
-  }
-  return outcome;
 }
