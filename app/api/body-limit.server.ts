@@ -61,6 +61,14 @@ function limiter(maxBytes: number): MiddlewareHandler {
   return limit;
 }
 
+/** The length a body declares (Content-Length without Transfer-Encoding); undefined for a chunked one. */
+export function declaredLength(c: Context): number | undefined {
+  const declared = c.req.header("content-length");
+  return declared !== undefined && c.req.header("transfer-encoding") === undefined
+    ? Number.parseInt(declared, 10)
+    : undefined;
+}
+
 /** The body cap of the path, applied to every request that may carry a body. */
 export const limitRequestBody: MiddlewareHandler = async (c, next) => {
   // GET and HEAD bodies are never read; not touching `body` also spares building a full Fetch Request.
@@ -70,9 +78,9 @@ export const limitRequestBody: MiddlewareHandler = async (c, next) => {
   // A declared length is judged from the header alone, as the library does, but without asking for the
   // Fetch Request's body: that would start a web stream over the socket, and the JSON body rules read a
   // body of a declared length from the Node request instead (v1/body.server.ts).
-  const declared = c.req.header("content-length");
-  if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
-    if (Number.parseInt(declared, 10) > maxBytes) throw payloadTooLarge(maxBytes);
+  const declared = declaredLength(c);
+  if (declared !== undefined) {
+    if (declared > maxBytes) throw payloadTooLarge(maxBytes);
     return next();
   }
   return limiter(maxBytes)(c, next);

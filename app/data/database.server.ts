@@ -51,6 +51,7 @@ interface Store {
 }
 
 const WEB_AUTOCHECKPOINT_PAGES = 10_000;
+const TRANSACTION_DEADLINE_MS = 10_000;
 
 let statementsRun = 0;
 /** Kysely's log hook, called once per statement run. */
@@ -68,7 +69,6 @@ const countStatement = (event: LogEvent) => {
 export function statementCount(): number {
   return statementsRun;
 }
-const TRANSACTION_DEADLINE_MS = 10_000;
 
 function open(pool?: pg.Pool): Store {
   const env = getEnv();

@@ -120,31 +120,32 @@ export async function findCatalogueTitles(
 ): Promise<Map<string, CatalogueTitle>> {
   const wanted = [...new Set(productIds)];
   if (wanted.length === 0) return new Map();
-  if (wanted.length === 1) {
-    // A save (the storefront's hot path): one seek to the product's latest catalogue title on the
-    // (shopId, productId, catalogueTitleAt, id) index, however many shoppers saved the product.
-    const row = await q
-      .selectFrom("Item")
-      .select(["productId", "titleSnapshot", "handle", "catalogueTitleAt"])
-      .where("shopId", "=", shopId)
-      .where("productId", "=", wanted[0]!)
-      .where("catalogueTitleAt", "is not", null)
-      .orderBy("catalogueTitleAt", "desc")
-      .orderBy("id", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    return new Map(
-      row
-        ? [
-            [
-              row.productId,
-              { titleSnapshot: row.titleSnapshot, handle: row.handle, catalogueTitleAt: row.catalogueTitleAt! },
-            ],
-          ]
-        : [],
-    );
-  }
-  const rows = await q
+  // A save (the storefront's hot path): one seek to the product's latest catalogue title on the
+  // (shopId, productId, catalogueTitleAt, id) index, however many shoppers saved the product.
+  const rows =
+    wanted.length === 1
+      ? await q
+          .selectFrom("Item")
+          .select(["productId", "titleSnapshot", "handle", "catalogueTitleAt"])
+          .where("shopId", "=", shopId)
+          .where("productId", "=", wanted[0]!)
+          .where("catalogueTitleAt", "is not", null)
+          .orderBy("catalogueTitleAt", "desc")
+          .orderBy("id", "desc")
+          .limit(1)
+          .execute()
+      : await rankedCatalogueTitles(q, shopId, wanted);
+  return new Map(
+    rows.map((row) => [
+      row.productId,
+      { titleSnapshot: row.titleSnapshot, handle: row.handle, catalogueTitleAt: row.catalogueTitleAt! },
+    ]),
+  );
+}
+
+/** Several products' latest catalogue titles: the shop's items of them ranked per product. */
+function rankedCatalogueTitles(q: Queryable, shopId: string, wanted: readonly string[]) {
+  return q
     .selectFrom((eb) =>
       eb
         .selectFrom("Item")
@@ -166,12 +167,6 @@ export async function findCatalogueTitles(
     .select(["productId", "titleSnapshot", "handle", "catalogueTitleAt"])
     .where("rank", "=", 1)
     .execute();
-  return new Map(
-    rows.map((row) => [
-      row.productId,
-      { titleSnapshot: row.titleSnapshot, handle: row.handle, catalogueTitleAt: row.catalogueTitleAt! },
-    ]),
-  );
 }
 
 /** Deletes the item with this key; returns it (undefined: it was not there). */

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { parse as parseContentType } from "content-type";
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "~/lib/problems";
-import { clientAbortProblem, isClientAbort } from "../body-limit.server";
+import { clientAbortProblem, declaredLength, isClientAbort } from "../body-limit.server";
 import type { V1Env } from "./context";
 
 /**
@@ -15,9 +15,7 @@ import type { V1Env } from "./context";
  */
 function nodeRequestWithBody(c: Context<V1Env>): IncomingMessage | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming && c.req.header("content-length") !== undefined && c.req.header("transfer-encoding") === undefined
-    ? incoming
-    : undefined;
+  return incoming && declaredLength(c) !== undefined ? incoming : undefined;
 }
 
 /**
