@@ -30,6 +30,18 @@ export function findPendingEvents(q: Queryable, limit: number): Promise<EventIns
     .execute();
 }
 
+/** Those of `ids` no relay has marked yet (its transaction may be on its way). */
+export async function findUnrelayedEventIds(q: Queryable, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await q
+    .selectFrom("Event")
+    .select("id")
+    .where("id", "in", ids)
+    .where("dispatchedAt", "is", null)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /**
  * Marks those of `ids` still pending as relayed at `at`, in one statement; returns the ids this call
  * marked (an id another relay marked first is not among them).

@@ -151,15 +151,71 @@ export function findOverdueDeliveries(q: Queryable, before: Date, limit: number)
     .execute();
 }
 
-/** Moves re-queued deliveries' due time to `dueAt`, so the next pass does not queue them again at once. */
-export async function postponeDeliveryDues(q: Queryable, keys: readonly DueKey[], dueAt: Date): Promise<void> {
+/**
+ * The reconciliation pass's claim on overdue deliveries: moves the due time of those still due before
+ * `before` to `dueAt` (not again before another grace period) and returns them. The condition is checked
+ * again as each row is written, so a row a batch job's lease renewed since the pass read it
+ * (docs/decisions/045-webhook-batching.md) is not claimed: the pass queues only what it returns.
+ */
+export async function claimOverdueDeliveries(
+  q: Queryable,
+  keys: readonly DueKey[],
+  { before, dueAt }: { before: Date; dueAt: Date },
+): Promise<DueKey[]> {
+  const claimed: DueKey[] = [];
   for (const chunk of chunks(keys)) {
-    await q
+    const rows = await q
       .updateTable("WebhookDeliveryDue")
       .set({ dueAt })
       .where((eb) => keyIn(eb, chunk))
+      .where("dueAt", "<", before)
+      .returning(["eventId", "endpointId"])
       .execute();
+    claimed.push(...rows);
   }
+  return claimed;
+}
+
+/**
+ * A batch job's lease on its deliveries (docs/decisions/045-webhook-batching.md): sets their due time to
+ * `to` where the row is still what the lease last saw, and returns the deliveries it holds. The first take
+ * (`from: { notAfter }`) holds rows with no attempt made and due no later than `notAfter` (the pass's claim
+ * puts a row a grace period past the batch's queueing); each renewal (`from: { at }`) holds the rows still at
+ * the lease's last value. A row the pass claimed, an attempt deferred, or a delivery ended is not returned.
+ */
+export async function leaseDeliveryDues(
+  q: Queryable,
+  keys: readonly DueKey[],
+  { from, to }: { from: { notAfter: Date } | { at: Date }; to: Date },
+): Promise<DueKey[]> {
+  const held: DueKey[] = [];
+  for (const chunk of chunks(keys)) {
+    let update = q
+      .updateTable("WebhookDeliveryDue")
+      .set({ dueAt: to })
+      .where((eb) => keyIn(eb, chunk));
+    update =
+      "at" in from
+        ? update.where("dueAt", "=", from.at)
+        : update.where("attemptsMade", "=", 0).where("dueAt", "<=", from.notAfter);
+    held.push(...(await update.returning(["eventId", "endpointId"]).execute()));
+  }
+  return held;
+}
+
+/**
+ * Whether a delivery is still owed with at most `attemptsMade` attempts logged: a job the reconciliation
+ * pass queued again runs only then (the job Redis lost may have been running, and have logged its attempt
+ * since). Fewer are logged when an attempt's log write failed: the job goes on.
+ */
+export async function isDeliveryOwed(q: Queryable, key: DueKey, attemptsMade: number): Promise<boolean> {
+  const row = await q
+    .selectFrom("WebhookDeliveryDue")
+    .select("attemptsMade")
+    .where("eventId", "=", key.eventId)
+    .where("endpointId", "=", key.endpointId)
+    .executeTakeFirst();
+  return row !== undefined && row.attemptsMade <= attemptsMade;
 }
 
 /** How many deliveries each of these shops is owed now (shops owed none are absent). */

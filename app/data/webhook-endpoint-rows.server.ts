@@ -119,6 +119,50 @@ export function findEndpointForDelivery(
     .executeTakeFirst();
 }
 
+/**
+ * What a batch of first attempts (docs/decisions/045-webhook-batching.md) needs, in one read: for each of
+ * the shop's deliveries named, the stored event (its envelope is built from it), the endpoint, whether
+ * the shop still has the app installed, and the delivery's owed row if there is one yet
+ * (docs/decisions/025-queue-reconciliation.md). A delivery whose event or endpoint is gone has no row.
+ */
+export function findEndpointsForDeliveries(
+  q: Queryable,
+  shopId: string,
+  deliveries: ReadonlyArray<{ eventId: string; endpointId: string }>,
+) {
+  // From a VALUES list of the pairs: each row is then found by primary key (SQLite, without statistics,
+  // preferred the shop's index on Event for `id IN (...) AND shopId = ?`: every event of the shop, read).
+  // PostgreSQL types the parameters of a VALUES list only from a cast.
+  const text = (value: string) => (engine() === "postgres" ? sql`${value}::text` : sql`${value}`);
+  const rows = deliveries.map((key) => sql`(${sql.join([text(key.eventId), text(key.endpointId)])})`);
+  const v = sql<{ column1: string; column2: string }>`(VALUES ${sql.join(rows)})`.as("v");
+  return q
+    .selectFrom(v)
+    .innerJoin("Event as ev", "ev.id", "v.column1")
+    .innerJoin("WebhookEndpoint as e", "e.id", "v.column2")
+    .innerJoin("Shop as s", "s.id", "e.shopId")
+    .leftJoin("WebhookDeliveryDue as d", (join) =>
+      join.onRef("d.eventId", "=", "v.column1").onRef("d.endpointId", "=", "v.column2"),
+    )
+    .select([
+      "d.dueAt",
+      "d.attemptsMade",
+      "ev.id as eventId",
+      "ev.type as eventType",
+      "ev.data as eventData",
+      "ev.createdAt as eventCreatedAt",
+      "e.id as endpointId",
+      "e.url",
+      "e.secretCiphertext",
+      "e.disabledAt",
+      "s.uninstalledAt as shopUninstalledAt",
+      "s.domain as shopDomain",
+    ])
+    .where("ev.shopId", "=", shopId)
+    .where("e.shopId", "=", shopId)
+    .execute();
+}
+
 /** The ids of every endpoint of a shop, enabled or not. */
 export async function findEndpointIdsOfShop(q: Queryable, shopId: string): Promise<string[]> {
   const rows = await q.selectFrom("WebhookEndpoint").select("id").where("shopId", "=", shopId).execute();

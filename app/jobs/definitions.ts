@@ -15,6 +15,9 @@ interface JobKind {
   /** The BullMQ job name (a kind with several names lists them by variant). */
   name: string | Record<string, string>;
   payload?: z.ZodType;
+  /** A second job name on the kind's queue for work taken in batches, with its payload (webhook deliveries). */
+  batchName?: string;
+  batchPayload?: z.ZodType;
   /** Attempts, backoff and how long BullMQ keeps finished jobs. */
   options: JobsOptions;
   /** How the worker consumes a kind's own queue. */
@@ -77,6 +80,23 @@ export const JOBS = {
       attemptsBefore: z.number().int().min(0).optional(),
       /** A redelivery the merchant asked for: one attempt outside the delivery's own schedule. */
       redelivery: z.boolean().optional(),
+      /**
+       * Queued again by the reconciliation pass: made only while the delivery is still owed with no more
+       * attempts logged than this job counts (the lost job may have been running, and logged its attempt).
+       */
+      requeued: z.boolean().optional(),
+    }),
+    /**
+     * The first attempts of several deliveries of one shop, queued by one relay pass as one job
+     * (docs/decisions/045-webhook-batching.md). It names the deliveries only: the worker reads their events
+     * and builds the envelopes, so Redis holds no event body for them. A delivery whose first attempt fails
+     * goes on as a job of its own (`name`, id `<event id>-<endpoint id>`), as does every retry, redelivery
+     * and re-queued delivery.
+     */
+    batchName: "webhook.deliver-batch",
+    batchPayload: z.object({
+      shopId: z.string(),
+      deliveries: z.array(z.object({ eventId: z.string(), endpointId: z.string() })).min(1),
     }),
     /** Completed jobs are kept an hour: long enough for any relay re-run to find their ids and add nothing. */
     options: { removeOnComplete: { age: 3_600 }, removeOnFail: { age: 7 * 24 * 3_600 } },
@@ -257,4 +277,5 @@ export const SCHEDULED_JOBS: ScheduledJob[] = [
 ];
 
 export type DeliverWebhookPayload = z.infer<typeof JOBS.webhookDelivery.payload>;
+export type DeliverWebhookBatchPayload = z.infer<typeof JOBS.webhookDelivery.batchPayload>;
 export type TransferJobPayload = z.infer<typeof JOBS.transfer.payload>;

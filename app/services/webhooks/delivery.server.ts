@@ -6,17 +6,29 @@ import { createHmac } from "node:crypto";
 import type { Readable } from "node:stream";
 import { request, type Dispatcher } from "undici";
 import { database, transaction, type Tx } from "~/data/database.server";
-import { waitForEventsRelayed } from "~/data/event-rows.server";
+import { findUnrelayedEventIds, waitForEventsRelayed } from "~/data/event-rows.server";
 import { insertAttempts, type AttemptRecord } from "~/data/webhook-delivery-rows.server";
-import { deferDeliveryDue, deleteDeliveryDues, type DueKey } from "~/data/webhook-delivery-due-rows.server";
-import { addFailures, findEndpointForDelivery, resetFailCounts } from "~/data/webhook-endpoint-rows.server";
+import {
+  deferDeliveryDue,
+  deleteDeliveryDues,
+  isDeliveryOwed,
+  leaseDeliveryDues,
+  type DueKey,
+} from "~/data/webhook-delivery-due-rows.server";
+import {
+  addFailures,
+  findEndpointForDelivery,
+  findEndpointsForDeliveries,
+  resetFailCounts,
+} from "~/data/webhook-endpoint-rows.server";
 import { getEnv } from "~/env.server";
-import type { DeliverWebhookPayload } from "~/jobs/definitions";
+import type { DeliverWebhookBatchPayload, DeliverWebhookPayload } from "~/jobs/definitions";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
 import { AUTO_DISABLE_AFTER, retryDelayMs, WEBHOOK_ATTEMPTS } from "./schedule";
 import { endpointSecret } from "./endpoint-secrets.server";
-import { isRedactedEnvelope } from "./fanout.server";
+import { envelope, isRedactedEnvelope } from "./fanout.server";
+import type { StoredEvent } from "~/services/events/relay.server";
 import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { assertLiteralHostAllowed, redactAddresses } from "./ssrf.server";
 
@@ -134,6 +146,16 @@ interface LogEntry {
   tracked: boolean;
 }
 
+/** The most attempts one log transaction writes. */
+const LOG_BATCH = 200;
+/**
+ * How long the first attempt to finish waits for others before a log write starts. Without it, SQLite's
+ * transactions (a fraction of a millisecond) end before the next receiver answers, and every attempt
+ * paid a transaction of its own: 5,000 transactions for 5,000 deliveries in the fan-out benchmark.
+ * It delays when a job completes, not when its receiver gets the request.
+ */
+const LOG_LINGER_MS = 5;
+
 /**
  * Group commit: attempts that finish while a write is in progress are logged together in the next
  * transaction, and each attempt's job completes only once its record is committed (so a crash never
@@ -143,19 +165,25 @@ interface LogEntry {
 class DeliveryLog {
   private pending: Array<LogEntry & { resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing = false;
+  private lingering: NodeJS.Timeout | undefined;
 
   write(entry: LogEntry): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ ...entry, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (this.flushing) return;
+      if (this.pending.length >= LOG_BATCH) void this.flush();
+      else this.lingering ??= setTimeout(() => void this.flush(), LOG_LINGER_MS);
     });
   }
 
   private async flush() {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
+    if (this.flushing) return;
     this.flushing = true;
     try {
       while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, 200);
+        const batch = this.pending.splice(0, LOG_BATCH);
         try {
           await transaction((tx) => applyBatch(tx, batch));
           for (const entry of batch) entry.resolve();
@@ -178,14 +206,26 @@ class DeliveryLog {
 const deliveryLog = new DeliveryLog();
 
 export type DeliveryOutcome =
-  | { status: "skipped"; reason: "endpoint-deleted" | "endpoint-disabled" | "shop-uninstalled" | "event-redacted" }
+  | {
+      status: "skipped";
+      reason: "endpoint-deleted" | "endpoint-disabled" | "shop-uninstalled" | "event-redacted" | "made-elsewhere";
+    }
   | { status: "succeeded" | "failed"; deliveryId: string; statusCode: number | null; retryInMs: number | null };
+
+/** Why a delivery is not to be sent (and ends), if it is not. */
+function skipReason(state: { disabledAt: Date | null; shopUninstalledAt: Date | null; eventRedacted: boolean }) {
+  if (state.disabledAt !== null) return "endpoint-disabled" as const;
+  if (state.shopUninstalledAt !== null) return "shop-uninstalled" as const;
+  return state.eventRedacted ? ("event-redacted" as const) : null;
+}
 
 /**
  * One attempt: POST the exact envelope bytes, signed, with a timeout and no redirects; log the
  * attempt and keep the endpoint's count of consecutive failed deliveries (disabled at 20), in one transaction. A
  * deleted or disabled endpoint, one of a shop that uninstalled the app, or an event a customers/redact erased, is
- * sent nothing. `attemptsMade` is how many attempts this job made before.
+ * sent nothing. `attemptsMade` is how many attempts this job made before. A delivery the reconciliation pass
+ * queued again (`requeued`) is made only while the delivery is still owed with no more attempts logged: the
+ * job Redis lost may have been running at the time, and have logged its attempt since.
  */
 export async function deliverOnce(
   payload: DeliverWebhookPayload,
@@ -195,7 +235,9 @@ export async function deliverOnce(
     dispatcher,
   }: { attemptsMade: number; maxAttempts?: number; dispatcher: Dispatcher },
 ): Promise<DeliveryOutcome> {
-  const env = getEnv();
+  if (payload.requeued && !(await isDeliveryOwed(database(), payload, attemptsMade))) {
+    return { status: "skipped", reason: "made-elsewhere" };
+  }
   const endpoint = await findEndpointForDelivery(database(), payload.shopId, payload.endpointId, {
     eventId: payload.eventId,
     redactedData: REDACTED_EVENT_DATA,
@@ -205,14 +247,10 @@ export async function deliverOnce(
   // starts new ones): the delivery ends here and is owed no more.
   // So do deliveries of an event a customers/redact erased: the stored event decides, not the queued body, which
   // a redaction cannot always reach (a redelivery's job, or one the relay queued while the redaction ran).
-  const skipped =
-    endpoint.disabledAt !== null
-      ? "endpoint-disabled"
-      : endpoint.shopUninstalledAt !== null
-        ? "shop-uninstalled"
-        : endpoint.redactedEventId !== null || isRedactedEnvelope(payload.body)
-          ? "event-redacted"
-          : null;
+  const skipped = skipReason({
+    ...endpoint,
+    eventRedacted: endpoint.redactedEventId !== null || isRedactedEnvelope(payload.body),
+  });
   if (skipped) {
     if (!payload.redelivery) {
       await transaction(async (tx) => {
@@ -223,6 +261,27 @@ export async function deliverOnce(
     return { status: "skipped", reason: skipped };
   }
 
+  return attempt(payload, endpoint, { attemptsMade, maxAttempts, dispatcher });
+}
+
+type AttemptOutcome = Extract<DeliveryOutcome, { deliveryId: string }>;
+
+/**
+ * The attempt itself: POST the envelope, signed, with a timeout and no redirects, then log it (group
+ * commit, above). Throws only when the log write fails: the attempt is then not counted. `onSent` is called
+ * once the receiver is done with it, before the log write.
+ */
+async function attempt(
+  payload: DeliverWebhookPayload,
+  endpoint: { url: string; secretCiphertext: string },
+  {
+    attemptsMade,
+    maxAttempts,
+    dispatcher,
+    onSent,
+  }: { attemptsMade: number; maxAttempts: number; dispatcher: Dispatcher; onSent?: () => void },
+): Promise<AttemptOutcome> {
+  const env = getEnv();
   const deliveryId = newId("delivery");
   const started = performance.now();
   let statusCode: number | null = null;
@@ -258,6 +317,7 @@ export async function deliverOnce(
     error = storableText(describe(caught, url));
   }
   const durationMs = Math.round(performance.now() - started);
+  onSent?.();
   const succeeded = error === null;
   const retriesLeft = !succeeded && attemptsMade + 1 < maxAttempts;
   const retryInMs = retriesLeft ? retryDelayMs(attemptsMade + 1, env.WEBHOOK_RETRY_UNIT_MS) : null;
@@ -281,4 +341,302 @@ export async function deliverOnce(
     },
   });
   return { status: succeeded ? "succeeded" : "failed", deliveryId, statusCode, retryInMs };
+}
+
+/** What a batch job's run did: counts, and the deliveries that go on in jobs of their own. */
+export interface BatchOutcome {
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  /**
+   * First attempts that failed with retries left and were not handed to `queueRetry` (none was given, or it
+   * failed): each goes on in its own job at `retryAt` (epoch ms), when its log entry says the retry is due.
+   */
+  retries: Array<{ payload: DeliverWebhookPayload; retryAt: number }>;
+  /** Attempts whose outcome could not be logged (the database failed): not counted, to be made again. */
+  unlogged: DeliverWebhookPayload[];
+}
+
+/**
+ * The first attempts of a batch job's deliveries (docs/decisions/045-webhook-batching.md): one read for
+ * the whole batch (events, endpoints, shop), the envelopes built from the stored events, then each
+ * delivery as `deliverOnce` makes it, run as `take` admits them (the shop's share of the process's slots),
+ * each logged by the group commit. Deliveries not to be sent end together in one transaction.
+ */
+export async function deliverBatch(
+  { shopId, deliveries }: DeliverWebhookBatchPayload,
+  {
+    dispatcher,
+    take,
+    queuedAt,
+    requeueAfterMs,
+    queueRetry,
+  }: {
+    dispatcher: Dispatcher;
+    take: () => Promise<() => void>;
+    /**
+     * Queues a failed first attempt's retry, `delayMs` from now, as soon as the attempt is logged: waiting
+     * for the batch's end would put the retry off by the batch's slowest delivery (up to many receivers'
+     * timeouts), past the `nextRetryAt` the log shows.
+     */
+    queueRetry?: (payload: DeliverWebhookPayload, delayMs: number) => Promise<void>;
+    /** When the batch job was queued. */
+    queuedAt: Date;
+    /** WEBHOOK_REQUEUE_AFTER_MS: how overdue an owed delivery is before the reconciliation pass queues it again. */
+    requeueAfterMs: number;
+  },
+): Promise<BatchOutcome> {
+  // The lease first (below): the deliveries the reconciliation pass queued again while this batch waited
+  // behind a backlog, and those with an attempt made already, are another job's; what the lease holds is
+  // this batch's until its attempts are logged.
+  const lease = new BatchLease(requeueAfterMs);
+  await lease.take(deliveries, queuedAt);
+  const readAt = performance.now();
+  const rows = await findEndpointsForDeliveries(database(), shopId, deliveries);
+  const found = new Map(rows.map((row) => [`${row.eventId} ${row.endpointId}`, row]));
+  const outcome: BatchOutcome = { succeeded: 0, failed: 0, skipped: 0, retries: [], unlogged: [] };
+  const ended: DueKey[] = [];
+  const sendable: Array<{ payload: DeliverWebhookPayload; row: BatchRow }> = [];
+  for (const key of deliveries) {
+    const row = found.get(`${key.eventId} ${key.endpointId}`);
+    // The endpoint was deleted or the event purged (its owed row went with it), or another job has it.
+    if (!row || !lease.has(key)) {
+      outcome.skipped++;
+      continue;
+    }
+    if (skipReason({ ...row, eventRedacted: row.eventData === REDACTED_EVENT_DATA })) {
+      ended.push(key);
+      lease.release(key);
+      outcome.skipped++;
+      continue;
+    }
+    const event = {
+      id: key.eventId,
+      shopId,
+      type: row.eventType as StoredEvent["type"],
+      data: row.eventData,
+      createdAt: row.eventCreatedAt,
+    };
+    const payload = { shopId, ...key, eventType: row.eventType, body: envelope(event, row.shopDomain) };
+    sendable.push({ payload, row });
+  }
+  if (ended.length > 0) {
+    await transaction(async (tx) => {
+      await waitForEventsRelayed(tx, [...new Set(ended.map((key) => key.eventId))]);
+      await deleteDeliveryDues(tx, ended);
+    });
+  }
+  lease.keep();
+  const fresh = new FreshState(shopId);
+  let sentSinceRead = 0;
+  const lateEnded: DueKey[] = [];
+  try {
+    await Promise.all(
+      sendable.map(async ({ payload, row }) => {
+        // The slot bounds what the shop's receivers are sent at once; it is freed once the receiver is done,
+        // so the log writes of many deliveries wait together (one group commit) instead of each in a slot.
+        let release: (() => void) | undefined = await take();
+        const free = () => {
+          if (release) sentSinceRead++;
+          release?.();
+          release = undefined;
+        };
+        try {
+          // The pass may have queued it again while it waited (the lease's renewals came late): its job sends it.
+          if (!(await lease.holds(payload))) {
+            outcome.skipped++;
+            return;
+          }
+          // The state read above may predate the slot by a receiver's timeout or more: an endpoint deleted or
+          // disabled, a shop uninstalled or an event erased meanwhile is sent nothing, as a single job's would not.
+          // The batch's read serves only deliveries that got their slot at once: not after one of its attempts
+          // (or anything else) held the slot first.
+          const atOnce = sentSinceRead === 0 && performance.now() - readAt <= BATCH_STATE_MAX_AGE_MS;
+          const current = atOnce ? row : await fresh.stateOf(payload);
+          const skipped = current
+            ? skipReason({ ...current, eventRedacted: current.eventData === REDACTED_EVENT_DATA })
+            : null;
+          if (!current || skipped) {
+            if (skipped) lateEnded.push({ eventId: payload.eventId, endpointId: payload.endpointId });
+            outcome.skipped++;
+            return;
+          }
+          const result = await attempt(payload, current, {
+            attemptsMade: 0,
+            maxAttempts: WEBHOOK_ATTEMPTS,
+            dispatcher,
+            onSent: free,
+          });
+          if (result.status === "succeeded") outcome.succeeded++;
+          else outcome.failed++;
+          if (result.retryInMs !== null) {
+            const retryAt = Date.now() + result.retryInMs;
+            try {
+              if (!queueRetry) throw new Error("no queue to hand the retry to");
+              await queueRetry(payload, result.retryInMs);
+            } catch {
+              outcome.retries.push({ payload, retryAt }); // the caller queues it with the batch's other hand-offs
+            }
+          }
+        } catch (error) {
+          logger.warn({ err: error, eventId: payload.eventId }, "delivery attempt not logged; it will be made again");
+          outcome.unlogged.push(payload);
+        } finally {
+          free();
+          lease.release(payload);
+        }
+      }),
+    );
+  } finally {
+    lease.stop();
+  }
+  if (lateEnded.length > 0) {
+    await transaction(async (tx) => {
+      await waitForEventsRelayed(tx, [...new Set(lateEnded.map((key) => key.eventId))]);
+      await deleteDeliveryDues(tx, lateEnded);
+    });
+  }
+  return outcome;
+}
+
+type BatchRow = Awaited<ReturnType<typeof findEndpointsForDeliveries>>[number];
+
+const keyOf = (key: DueKey) => `${key.eventId} ${key.endpointId}`;
+
+/** How long a batch waits for the relay to record the deliveries it was queued with. */
+const RELAY_WAIT_MS = 10_000;
+
+/**
+ * A batch job's lease on its deliveries' owed rows (docs/decisions/045-webhook-batching.md): the
+ * reconciliation pass claims only rows due more than a grace period ago, and the lease keeps the due time
+ * of the rows it holds current until their attempts are logged. Taking and renewing are compare-and-set
+ * (`leaseDeliveryDues`), as is the pass's claim, so a row is held by one of them at a time. A delivery is
+ * sent only while its row is held with at least a quarter of the grace period left; a worker that dies stops
+ * renewing, and the pass queues its deliveries again after the grace period.
+ */
+class BatchLease {
+  private readonly held = new Map<string, DueKey>();
+  /** The due time the lease last wrote, and when that write started. */
+  private at: Date | undefined;
+  private renewedAt = Number.NEGATIVE_INFINITY;
+  private renewing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly graceMs: number) {}
+
+  /**
+   * Takes the rows of deliveries with no attempt made that the pass has not claimed: a claim moves the due
+   * time a grace period past the claim, which comes a grace period after the row's queueing at the least.
+   * The relay queues a pass's jobs before its transaction records their rows: a delivery whose event it has
+   * not marked yet is waited for (PostgreSQL: behind the relay's locks; then polled), up to RELAY_WAIT_MS.
+   * One left without a row after that is not sent here; the pass queues it once its row is overdue.
+   */
+  async take(keys: readonly DueKey[], queuedAt: Date): Promise<void> {
+    const to = new Date();
+    [this.at, this.renewedAt] = [to, performance.now()];
+    const from = { notAfter: new Date(queuedAt.getTime() + this.graceMs / 2) };
+    const deadline = performance.now() + RELAY_WAIT_MS;
+    let wanted = keys;
+    for (;;) {
+      const eventIds = (of: readonly DueKey[]) => [...new Set(of.map((key) => key.eventId))];
+      const unrelayed = await transaction(async (tx) => {
+        await waitForEventsRelayed(tx, eventIds(wanted));
+        for (const key of await leaseDeliveryDues(tx, wanted, { from, to })) this.held.set(keyOf(key), key);
+        return new Set(await findUnrelayedEventIds(tx, eventIds(wanted.filter((key) => !this.has(key)))));
+      });
+      wanted = wanted.filter((key) => !this.has(key) && unrelayed.has(key.eventId));
+      if (wanted.length === 0 || performance.now() > deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  has(key: DueKey): boolean {
+    return this.held.has(keyOf(key));
+  }
+
+  /** Renews the lease every half grace period until `stop`. */
+  keep(): void {
+    this.timer = setInterval(() => void this.renew(), this.graceMs / 2);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The delivery's attempt is logged (or it ends otherwise): the lease lets its row go. */
+  release(key: DueKey): void {
+    this.held.delete(keyOf(key));
+  }
+
+  /** Whether the delivery may be sent now: held, renewed first when a quarter of the grace period is all that is left. */
+  async holds(key: DueKey): Promise<boolean> {
+    if (!this.has(key)) return false;
+    if (performance.now() - this.renewedAt > (this.graceMs * 3) / 4) await this.renew();
+    return this.has(key) && performance.now() - this.renewedAt <= (this.graceMs * 3) / 4;
+  }
+
+  private renew(): Promise<void> {
+    this.renewing ??= this.write().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.held.size === 0 || this.at === undefined) return;
+    const to = new Date();
+    const started = performance.now();
+    try {
+      const held = await leaseDeliveryDues(database(), [...this.held.values()], { from: { at: this.at }, to });
+      const kept = new Set(held.map(keyOf));
+      // A row not returned was claimed by the pass, or its attempt was logged meanwhile.
+      for (const id of this.held.keys()) if (!kept.has(id)) this.held.delete(id);
+      [this.at, this.renewedAt] = [to, started];
+    } catch (error) {
+      logger.warn({ err: error }, "lease on a batch's deliveries not renewed");
+    }
+  }
+}
+
+/**
+ * How long after the batch's read a delivery that gets its slot at once may still be sent on that read (the
+ * same window as a single job's, between its read and its request). A delivery that waited for its slot
+ * reads its state again: a batch's deliveries can wait behind a hanging receiver for many timeouts.
+ */
+const BATCH_STATE_MAX_AGE_MS = 25;
+
+/**
+ * Reads the state of a batch's deliveries again, each from a read that started once it had its slot: one
+ * statement for all of those admitted while the previous read was on its way (they wait for it together).
+ */
+class FreshState {
+  private readonly rows = new Map<string, { row: BatchRow | undefined; readAt: number }>();
+  private readonly wanted = new Map<string, DueKey>();
+  private reading: Promise<void> | undefined;
+
+  constructor(private readonly shopId: string) {}
+
+  async stateOf(key: DueKey): Promise<BatchRow | undefined> {
+    const id = `${key.eventId} ${key.endpointId}`;
+    const admittedAt = performance.now();
+    for (;;) {
+      const known = this.rows.get(id);
+      if (known && known.readAt >= admittedAt) return known.row;
+      this.wanted.set(id, key);
+      this.reading ??= this.read().finally(() => (this.reading = undefined));
+      await this.reading;
+    }
+  }
+
+  private async read(): Promise<void> {
+    // Lets the deliveries admitted in this turn join the read.
+    await Promise.resolve();
+    const keys = [...this.wanted.values()];
+    this.wanted.clear();
+    const readAt = performance.now();
+    const rows = await findEndpointsForDeliveries(database(), this.shopId, keys);
+    const found = new Map(rows.map((row) => [`${row.eventId} ${row.endpointId}`, row]));
+    for (const key of keys) {
+      const id = `${key.eventId} ${key.endpointId}`;
+      this.rows.set(id, { row: found.get(id), readAt });
+    }
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * The relay's fan-out (docs/webhooks.md, docs/decisions/013-webhook-delivery.md): every outbox event
- * becomes one delivery job per subscribed, enabled endpoint of its shop, all added to the queue at once.
+ * becomes one delivery per subscribed, enabled endpoint of its shop; a shop's deliveries of one relay pass
+ * are queued as batch jobs (docs/decisions/045-webhook-batching.md), all added to the queue at once.
  */
 import type { Queue } from "bullmq";
 import { database } from "~/data/database.server";
@@ -10,7 +11,7 @@ import {
   type findOverdueDeliveries,
 } from "~/data/webhook-delivery-due-rows.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
-import { JOBS, type DeliverWebhookPayload } from "~/jobs/definitions";
+import { JOBS, type DeliverWebhookBatchPayload, type DeliverWebhookPayload } from "~/jobs/definitions";
 import { isRedactedEventData, REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import type { StoredEvent } from "~/services/events/relay.server";
 import { WEBHOOK_ATTEMPTS } from "./schedule";
@@ -65,10 +66,78 @@ export async function shopPriorities(shopIds: readonly string[]): Promise<(shopI
 }
 
 /**
- * One delivery job per event and subscribed, enabled endpoint of the event's shop (a `ping` goes to the
- * endpoint it names only), added in one call. Idempotent by job id. Events of a deleted shop
- * (shop/redact) have no endpoints and deliver nothing. Returns the deliveries it queued, for the relay to
- * record as owed (docs/decisions/025-queue-reconciliation.md).
+ * The most deliveries of one shop in one batch job (docs/decisions/045-webhook-batching.md): large enough
+ * that the queue's work is a small part of a delivery's, small enough that a shop's batches still
+ * interleave with other shops' deliveries in priority order.
+ */
+export const DELIVERY_BATCH_SIZE = 250;
+
+interface QueuedJob {
+  name: string;
+  data: object;
+  opts: object;
+}
+
+/**
+ * The deliveries of one relay pass as jobs: a shop's deliveries in batch jobs of up to DELIVERY_BATCH_SIZE
+ * (first attempts only; each names its deliveries, the worker reads their events), a shop with one delivery
+ * in the pass in a job of its own with the envelope, as before batches. A batch's id is that of its first
+ * delivery and its size: a relay that runs again over the same events queues the same batches again,
+ * unless new events of the shop joined its last one (then they are sent twice: at least once).
+ */
+function deliveryJobs(
+  deliveries: Array<{ event: StoredEvent; endpointId: string; body: string }>,
+  priority: (shopId: string) => number,
+): QueuedJob[] {
+  const byShop = new Map<string, typeof deliveries>();
+  for (const delivery of deliveries) {
+    const shop = byShop.get(delivery.event.shopId) ?? [];
+    shop.push(delivery);
+    byShop.set(delivery.event.shopId, shop);
+  }
+  const jobs: QueuedJob[] = [];
+  for (const [shopId, shop] of byShop) {
+    if (shop.length === 1) {
+      const [{ event, endpointId, body }] = shop as [(typeof shop)[number]];
+      jobs.push({
+        name: JOBS.webhookDelivery.name,
+        data: { shopId, eventId: event.id, eventType: event.type, endpointId, body },
+        opts: jobOptions(event.id, endpointId, 0, priority(shopId)),
+      });
+      continue;
+    }
+    for (let start = 0; start < shop.length; start += DELIVERY_BATCH_SIZE) {
+      const chunk = shop.slice(start, start + DELIVERY_BATCH_SIZE);
+      // Positions are taken for every delivery of the chunk: the shop's next batch starts behind all of them.
+      const positions = chunk.map(() => priority(shopId));
+      const first = chunk[0]!;
+      const data: DeliverWebhookBatchPayload = {
+        shopId,
+        deliveries: chunk.map(({ event, endpointId }) => ({ eventId: event.id, endpointId })),
+      };
+      jobs.push({
+        name: JOBS.webhookDelivery.batchName,
+        data,
+        opts: {
+          ...JOBS.webhookDelivery.options,
+          jobId: `batch-${first.event.id}-${first.endpointId}-${chunk.length}`,
+          // A batch that fails as a whole (the database down before any attempt) is run again on the schedule.
+          attempts: WEBHOOK_ATTEMPTS,
+          backoff: { type: "webhook" },
+          priority: positions[0]!,
+        },
+      });
+    }
+  }
+  return jobs;
+}
+
+/**
+ * The delivery jobs of one relay pass: one per event and subscribed, enabled endpoint of the event's shop
+ * (a `ping` goes to the endpoint it names only), gathered per shop into batch jobs (above), added in one
+ * call. Idempotent by job id. Events of a deleted shop (shop/redact) have no endpoints and deliver nothing.
+ * Returns the deliveries it queued, for the relay to record as owed
+ * (docs/decisions/025-queue-reconciliation.md).
  */
 export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise<DueDelivery[]> {
   const shopIds = [...new Set(events.map((event) => event.shopId))];
@@ -78,9 +147,8 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
   }));
   const byShop = new Map<string, typeof endpoints>();
   for (const endpoint of endpoints) byShop.set(endpoint.shopId, [...(byShop.get(endpoint.shopId) ?? []), endpoint]);
-  const jobs: Array<{ name: string; data: DeliverWebhookPayload; opts: object }> = [];
+  const deliveries: Array<{ event: StoredEvent; endpointId: string; body: string }> = [];
   const queued: DueDelivery[] = [];
-  const priority = await shopPriorities([...byShop.keys()]);
   for (const event of events) {
     const subscribed = byShop.get(event.shopId);
     // An event erased (customers/redact) before the relay reached it is sent nowhere.
@@ -89,16 +157,35 @@ export async function fanOutEvents(queue: Queue, events: StoredEvent[]): Promise
     const body = envelope(event, subscribed[0]!.shopDomain);
     for (const endpoint of subscribed) {
       if (target ? endpoint.id !== target : !endpoint.types.has(event.type)) continue;
-      jobs.push({
-        name: JOBS.webhookDelivery.name,
-        data: { shopId: event.shopId, eventId: event.id, eventType: event.type, endpointId: endpoint.id, body },
-        opts: jobOptions(event.id, endpoint.id, 0, priority(event.shopId)),
-      });
+      deliveries.push({ event, endpointId: endpoint.id, body });
       queued.push({ eventId: event.id, endpointId: endpoint.id, shopId: event.shopId });
     }
   }
-  if (jobs.length > 0) await queue.addBulk(jobs);
+  if (deliveries.length > 0) {
+    const priority = await shopPriorities([...new Set(queued.map((due) => due.shopId))]);
+    await queue.addBulk(deliveryJobs(deliveries, priority));
+  }
   return queued;
+}
+
+/**
+ * Queues deliveries of a batch job that go on in jobs of their own: a first attempt that failed, its retry
+ * `delayMs` from now with the attempts left (`attemptsBefore`), and an attempt whose outcome could not be
+ * logged, again at once with every attempt. Same job id as the fan-out's, so the reconciliation pass finds it.
+ */
+export async function queueDeliveriesOfBatch(
+  queue: Queue,
+  deliveries: ReadonlyArray<{ payload: DeliverWebhookPayload; attemptsBefore: number; delayMs: number }>,
+  priority: number,
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  await queue.addBulk(
+    deliveries.map(({ payload, attemptsBefore, delayMs }) => ({
+      name: JOBS.webhookDelivery.name,
+      data: { ...payload, ...(attemptsBefore > 0 && { attemptsBefore }) },
+      opts: { ...jobOptions(payload.eventId, payload.endpointId, attemptsBefore, priority), delay: delayMs },
+    })),
+  );
 }
 
 /** An owed delivery with its event and shop domain, as the reconciliation pass reads it. */
@@ -115,9 +202,13 @@ export async function requeueDeliveries(queue: Queue, overdue: OverdueDelivery[]
   // still being owed means it failed for a reason other than its receiver (a receiver's last failure ends
   // the row): the database down through all of its attempts, say. It is removed, so the delivery is
   // queued again rather than lost.
+  // So is a completed one: a job queued again before, that found the delivery made elsewhere (below) while
+  // the attempt that made it failed and lost its retry with Redis.
   const ids = overdue.map((due) => deliveryJobId(due.eventId, due.endpointId));
   const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
-  await Promise.all(ids.filter((_, n) => states[n] === "failed").map((id) => queue.remove(id)));
+  await Promise.all(
+    ids.filter((_, n) => states[n] === "failed" || states[n] === "completed").map((id) => queue.remove(id)),
+  );
   // Counted with themselves (they are owed): behind the shop's backlog, like a new delivery of the shop.
   const priority = await shopPriorities([...new Set(overdue.map((due) => due.shopId))]);
   await queue.addBulk(
@@ -139,6 +230,7 @@ export async function requeueDeliveries(queue: Queue, overdue: OverdueDelivery[]
           endpointId: due.endpointId,
           body: envelope(event, due.shopDomain),
           ...(attemptsBefore > 0 && { attemptsBefore }),
+          requeued: true,
         },
         opts: jobOptions(due.eventId, due.endpointId, attemptsBefore, priority(due.shopId)),
       };

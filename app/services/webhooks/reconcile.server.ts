@@ -7,9 +7,9 @@
 import type { Queue } from "bullmq";
 import { database } from "~/data/database.server";
 import {
+  claimOverdueDeliveries,
   deleteEndedDeliveryDues,
   findOverdueDeliveries,
-  postponeDeliveryDues,
 } from "~/data/webhook-delivery-due-rows.server";
 import { requeueDeliveries } from "./fanout.server";
 
@@ -23,8 +23,14 @@ export async function requeueOverdueDeliveries(
   const overdue = await findOverdueDeliveries(database(), before, limit);
   if (overdue.length === 0) return 0;
   // Not again before another grace period (a job still waiting behind a backlog is looked at once per
-  // period); moved first, so that a job that runs at once moves or ends its row after this.
-  await postponeDeliveryDues(database(), overdue, new Date(now.getTime() + graceMs));
-  await requeueDeliveries(queue, overdue);
-  return overdue.length;
+  // period); claimed first, so that a job that runs at once moves or ends its row after this. Only what the
+  // claim returns is queued: a batch job's lease may have renewed a row since it was read.
+  const claimed = await claimOverdueDeliveries(database(), overdue, {
+    before,
+    dueAt: new Date(now.getTime() + graceMs),
+  });
+  const keys = new Set(claimed.map((key) => `${key.eventId} ${key.endpointId}`));
+  const requeued = overdue.filter((due) => keys.has(`${due.eventId} ${due.endpointId}`));
+  await requeueDeliveries(queue, requeued);
+  return requeued.length;
 }
