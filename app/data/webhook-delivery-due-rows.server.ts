@@ -96,7 +96,7 @@ export async function deferDeliveryDue(
 ): Promise<void> {
   await q
     .updateTable("WebhookDeliveryDue")
-    .set({ dueAt, attemptsMade })
+    .set({ dueAt, attemptsMade, leaseId: null })
     .where("eventId", "=", key.eventId)
     .where("endpointId", "=", key.endpointId)
     .execute();
@@ -153,9 +153,10 @@ export function findOverdueDeliveries(q: Queryable, before: Date, limit: number)
 
 /**
  * The reconciliation pass's claim on overdue deliveries: moves the due time of those still due before
- * `before` to `dueAt` (not again before another grace period) and returns them. The condition is checked
- * again as each row is written, so a row a batch job's lease renewed since the pass read it
- * (docs/decisions/045-webhook-batching.md) is not claimed: the pass queues only what it returns.
+ * `before` to `dueAt` (not again before another grace period), ends any batch's lease on them, and returns
+ * them. The condition is checked again as each row is written, so a row a batch job's lease renewed since
+ * the pass read it (docs/decisions/045-webhook-batching.md) is not claimed: the pass queues only what it
+ * returns.
  */
 export async function claimOverdueDeliveries(
   q: Queryable,
@@ -166,7 +167,7 @@ export async function claimOverdueDeliveries(
   for (const chunk of chunks(keys)) {
     const rows = await q
       .updateTable("WebhookDeliveryDue")
-      .set({ dueAt })
+      .set({ dueAt, leaseId: null })
       .where((eb) => keyIn(eb, chunk))
       .where("dueAt", "<", before)
       .returning(["eventId", "endpointId"])
@@ -177,27 +178,28 @@ export async function claimOverdueDeliveries(
 }
 
 /**
- * A batch job's lease on its deliveries (docs/decisions/045-webhook-batching.md): sets their due time to
- * `to` where the row is still what the lease last saw, and returns the deliveries it holds. The first take
- * (`from: { notAfter }`) holds rows with no attempt made and due no later than `notAfter` (the pass's claim
- * puts a row a grace period past the batch's queueing); each renewal (`from: { at }`) holds the rows still at
- * the lease's last value. A row the pass claimed, an attempt deferred, or a delivery ended is not returned.
+ * A batch job run's lease on its deliveries (docs/decisions/045-webhook-batching.md), compare-and-set:
+ * sets their due time to `at` and returns the deliveries the lease `leaseId` holds.
+ * - `take`: rows no lease holds, with no attempt made, due no later than `notAfter` (the pass's claim puts
+ *   a row a grace period past the batch's queueing). A row another run of a batch holds is not taken.
+ * - `renew`: the rows this lease still holds with no attempt made. A row the pass claimed (its lease lapsed),
+ *   an attempt logged or a delivery ended is not returned.
  */
 export async function leaseDeliveryDues(
   q: Queryable,
   keys: readonly DueKey[],
-  { from, to }: { from: { notAfter: Date } | { at: Date }; to: Date },
+  { leaseId, at, take }: { leaseId: string; at: Date; take?: { notAfter: Date } },
 ): Promise<DueKey[]> {
   const held: DueKey[] = [];
   for (const chunk of chunks(keys)) {
     let update = q
       .updateTable("WebhookDeliveryDue")
-      .set({ dueAt: to })
-      .where((eb) => keyIn(eb, chunk));
-    update =
-      "at" in from
-        ? update.where("dueAt", "=", from.at)
-        : update.where("attemptsMade", "=", 0).where("dueAt", "<=", from.notAfter);
+      .set({ dueAt: at, leaseId })
+      .where((eb) => keyIn(eb, chunk))
+      .where("attemptsMade", "=", 0);
+    update = take
+      ? update.where("leaseId", "is", null).where("dueAt", "<=", take.notAfter)
+      : update.where("leaseId", "=", leaseId);
     held.push(...(await update.returning(["eventId", "endpointId"]).execute()));
   }
   return held;

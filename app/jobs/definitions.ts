@@ -41,6 +41,13 @@ interface JobKind {
   delayMs?: number;
 }
 
+/**
+ * The most deliveries of one shop in one batch job (docs/decisions/045-webhook-batching.md): large enough
+ * that the queue's work is a small part of a delivery's, small enough that a shop's batches still
+ * interleave with other shops' deliveries in priority order. A batch job naming more is refused.
+ */
+export const DELIVERY_BATCH_SIZE = 250;
+
 /** Housekeeping on a schedule: the purges, and the sweeps of the kinds that declare one. */
 export const MAINTENANCE_QUEUE = "maintenance";
 
@@ -96,7 +103,10 @@ export const JOBS = {
     batchName: "webhook.deliver-batch",
     batchPayload: z.object({
       shopId: z.string(),
-      deliveries: z.array(z.object({ eventId: z.string(), endpointId: z.string() })).min(1),
+      deliveries: z
+        .array(z.object({ eventId: z.string().min(1), endpointId: z.string().min(1) }))
+        .min(1)
+        .max(DELIVERY_BATCH_SIZE),
     }),
     /** Completed jobs are kept an hour: long enough for any relay re-run to find their ids and add nothing. */
     options: { removeOnComplete: { age: 3_600 }, removeOnFail: { age: 7 * 24 * 3_600 } },

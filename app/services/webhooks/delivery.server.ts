@@ -2,7 +2,7 @@
  * Webhook delivery attempts (docs/webhooks.md, docs/decisions/013-webhook-delivery.md): one signed POST
  * per job run, its outcome written to the delivery log together with the endpoint's failure count.
  */
-import { createHmac } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { request, type Dispatcher } from "undici";
 import { database, transaction, type Tx } from "~/data/database.server";
@@ -389,16 +389,24 @@ export async function deliverBatch(
   // The lease first (below): the deliveries the reconciliation pass queued again while this batch waited
   // behind a backlog, and those with an attempt made already, are another job's; what the lease holds is
   // this batch's until its attempts are logged.
+  // A delivery named twice (only a forged job does) is one delivery.
+  const unique = [...new Map(deliveries.map((key) => [keyOf(key), key])).values()];
   const lease = new BatchLease(requeueAfterMs);
-  await lease.take(deliveries, queuedAt);
+  await lease.take(unique, queuedAt);
   const readAt = performance.now();
-  const rows = await findEndpointsForDeliveries(database(), shopId, deliveries);
-  const found = new Map(rows.map((row) => [`${row.eventId} ${row.endpointId}`, row]));
-  const outcome: BatchOutcome = { succeeded: 0, failed: 0, skipped: 0, retries: [], unlogged: [] };
+  const rows = await findEndpointsForDeliveries(database(), shopId, unique);
+  const found = new Map(rows.map((row) => [keyOf(row), row]));
+  const outcome: BatchOutcome = {
+    succeeded: 0,
+    failed: 0,
+    skipped: deliveries.length - unique.length,
+    retries: [],
+    unlogged: [],
+  };
   const ended: DueKey[] = [];
-  const sendable: Array<{ payload: DeliverWebhookPayload; row: BatchRow }> = [];
-  for (const key of deliveries) {
-    const row = found.get(`${key.eventId} ${key.endpointId}`);
+  const sendable: DeliverWebhookPayload[] = [];
+  for (const key of unique) {
+    const row = found.get(keyOf(key));
     // The endpoint was deleted or the event purged (its owed row went with it), or another job has it.
     if (!row || !lease.has(key)) {
       outcome.skipped++;
@@ -418,7 +426,7 @@ export async function deliverBatch(
       createdAt: row.eventCreatedAt,
     };
     const payload = { shopId, ...key, eventType: row.eventType, body: envelope(event, row.shopDomain) };
-    sendable.push({ payload, row });
+    sendable.push(payload);
   }
   if (ended.length > 0) {
     await transaction(async (tx) => {
@@ -427,17 +435,16 @@ export async function deliverBatch(
     });
   }
   lease.keep();
-  const fresh = new FreshState(shopId);
-  let sentSinceRead = 0;
+  const fresh = new FreshState(shopId, () => lease.keys());
+  fresh.seed(found, readAt);
   const lateEnded: DueKey[] = [];
   try {
     await Promise.all(
-      sendable.map(async ({ payload, row }) => {
+      sendable.map(async (payload) => {
         // The slot bounds what the shop's receivers are sent at once; it is freed once the receiver is done,
         // so the log writes of many deliveries wait together (one group commit) instead of each in a slot.
         let release: (() => void) | undefined = await take();
         const free = () => {
-          if (release) sentSinceRead++;
           release?.();
           release = undefined;
         };
@@ -449,10 +456,7 @@ export async function deliverBatch(
           }
           // The state read above may predate the slot by a receiver's timeout or more: an endpoint deleted or
           // disabled, a shop uninstalled or an event erased meanwhile is sent nothing, as a single job's would not.
-          // The batch's read serves only deliveries that got their slot at once: not after one of its attempts
-          // (or anything else) held the slot first.
-          const atOnce = sentSinceRead === 0 && performance.now() - readAt <= BATCH_STATE_MAX_AGE_MS;
-          const current = atOnce ? row : await fresh.stateOf(payload);
+          const current = await fresh.stateOf(payload);
           const skipped = current
             ? skipReason({ ...current, eventRedacted: current.eventData === REDACTED_EVENT_DATA })
             : null;
@@ -507,17 +511,19 @@ const keyOf = (key: DueKey) => `${key.eventId} ${key.endpointId}`;
 const RELAY_WAIT_MS = 10_000;
 
 /**
- * A batch job's lease on its deliveries' owed rows (docs/decisions/045-webhook-batching.md): the
- * reconciliation pass claims only rows due more than a grace period ago, and the lease keeps the due time
- * of the rows it holds current until their attempts are logged. Taking and renewing are compare-and-set
- * (`leaseDeliveryDues`), as is the pass's claim, so a row is held by one of them at a time. A delivery is
- * sent only while its row is held with at least a quarter of the grace period left; a worker that dies stops
- * renewing, and the pass queues its deliveries again after the grace period.
+ * A batch job run's lease on its deliveries' owed rows (docs/decisions/045-webhook-batching.md). The run
+ * marks the rows with its own lease id; the reconciliation pass claims only rows due more than a grace
+ * period ago, and the lease keeps the due time of the rows it holds current until their attempts are
+ * logged. Taking and renewing are compare-and-set (`leaseDeliveryDues`), as is the pass's claim, so a row is
+ * held by one run of one batch or claimed by the pass, never two of them: another run of the same batch (its
+ * worker stalled and BullMQ handed it on) or an overlapping batch of another relay takes nothing a live
+ * lease holds. A delivery is sent only while its row is held with at least a quarter of the grace period
+ * left; a worker that dies stops renewing, and the pass queues its deliveries again after the grace period.
  */
 class BatchLease {
+  private readonly id = randomUUID();
   private readonly held = new Map<string, DueKey>();
-  /** The due time the lease last wrote, and when that write started. */
-  private at: Date | undefined;
+  /** When the last write of the lease that succeeded started. */
   private renewedAt = Number.NEGATIVE_INFINITY;
   private renewing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -525,25 +531,31 @@ class BatchLease {
   constructor(private readonly graceMs: number) {}
 
   /**
-   * Takes the rows of deliveries with no attempt made that the pass has not claimed: a claim moves the due
-   * time a grace period past the claim, which comes a grace period after the row's queueing at the least.
-   * The relay queues a pass's jobs before its transaction records their rows: a delivery whose event it has
-   * not marked yet is waited for (PostgreSQL: behind the relay's locks; then polled), up to RELAY_WAIT_MS.
-   * One left without a row after that is not sent here; the pass queues it once its row is overdue.
+   * Takes the rows of deliveries no lease holds, with no attempt made, that the pass has not claimed: a
+   * claim moves the due time a grace period past the claim, which comes a grace period after the row's
+   * queueing at the least. The relay queues a pass's jobs before its transaction records their rows: a
+   * delivery whose event it has not marked yet is waited for (PostgreSQL: behind the relay's locks; then
+   * polled), up to RELAY_WAIT_MS. One left without a row after that is not sent here; the pass queues it
+   * once its row is overdue.
    */
   async take(keys: readonly DueKey[], queuedAt: Date): Promise<void> {
-    const to = new Date();
-    [this.at, this.renewedAt] = [to, performance.now()];
-    const from = { notAfter: new Date(queuedAt.getTime() + this.graceMs / 2) };
+    const at = new Date();
+    const started = performance.now();
+    const take = { notAfter: new Date(queuedAt.getTime() + this.graceMs / 2) };
     const deadline = performance.now() + RELAY_WAIT_MS;
+    const eventIds = (of: readonly DueKey[]) => [...new Set(of.map((key) => key.eventId))];
     let wanted = keys;
     for (;;) {
-      const eventIds = (of: readonly DueKey[]) => [...new Set(of.map((key) => key.eventId))];
-      const unrelayed = await transaction(async (tx) => {
+      // What the transaction found is kept only once it commits (it may be run again).
+      const { held, unrelayed } = await transaction(async (tx) => {
         await waitForEventsRelayed(tx, eventIds(wanted));
-        for (const key of await leaseDeliveryDues(tx, wanted, { from, to })) this.held.set(keyOf(key), key);
-        return new Set(await findUnrelayedEventIds(tx, eventIds(wanted.filter((key) => !this.has(key)))));
+        const held = await leaseDeliveryDues(tx, wanted, { leaseId: this.id, at, take });
+        const taken = new Set(held.map(keyOf));
+        const unrelayed = await findUnrelayedEventIds(tx, eventIds(wanted.filter((key) => !taken.has(keyOf(key)))));
+        return { held, unrelayed: new Set(unrelayed) };
       });
+      for (const key of held) this.held.set(keyOf(key), key);
+      this.renewedAt = started;
       wanted = wanted.filter((key) => !this.has(key) && unrelayed.has(key.eventId));
       if (wanted.length === 0 || performance.now() > deadline) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -552,6 +564,11 @@ class BatchLease {
 
   has(key: DueKey): boolean {
     return this.held.has(keyOf(key));
+  }
+
+  /** The deliveries it holds: those of the batch not yet logged or ended. */
+  keys(): Iterable<DueKey> {
+    return this.held.values();
   }
 
   /** Renews the lease every half grace period until `stop`. */
@@ -581,15 +598,14 @@ class BatchLease {
   }
 
   private async write(): Promise<void> {
-    if (this.held.size === 0 || this.at === undefined) return;
-    const to = new Date();
+    if (this.held.size === 0) return;
     const started = performance.now();
     try {
-      const held = await leaseDeliveryDues(database(), [...this.held.values()], { from: { at: this.at }, to });
+      const held = await leaseDeliveryDues(database(), [...this.held.values()], { leaseId: this.id, at: new Date() });
       const kept = new Set(held.map(keyOf));
       // A row not returned was claimed by the pass, or its attempt was logged meanwhile.
       for (const id of this.held.keys()) if (!kept.has(id)) this.held.delete(id);
-      [this.at, this.renewedAt] = [to, started];
+      this.renewedAt = started;
     } catch (error) {
       logger.warn({ err: error }, "lease on a batch's deliveries not renewed");
     }
@@ -597,29 +613,39 @@ class BatchLease {
 }
 
 /**
- * How long after the batch's read a delivery that gets its slot at once may still be sent on that read (the
- * same window as a single job's, between its read and its request). A delivery that waited for its slot
- * reads its state again: a batch's deliveries can wait behind a hanging receiver for many timeouts.
+ * How old a read of a batch's delivery states may be when a delivery gets its slot and is sent on it (the
+ * same window as a single job's, between its read and its request). A batch's deliveries can wait behind
+ * a hanging receiver for many timeouts: one admitted later reads again.
  */
-const BATCH_STATE_MAX_AGE_MS = 25;
+export const BATCH_STATE_MAX_AGE_MS = 25;
 
 /**
- * Reads the state of a batch's deliveries again, each from a read that started once it had its slot: one
- * statement for all of those admitted while the previous read was on its way (they wait for it together).
+ * The state of a batch's deliveries (event, endpoint, shop) as of a read at most BATCH_STATE_MAX_AGE_MS
+ * old when a delivery gets its slot. A read covers every delivery the batch still holds, so the deliveries
+ * admitted within the next 25 ms are sent on it: with receivers that answer at once, one statement per
+ * 25 ms for the batch, not one per delivery.
  */
 class FreshState {
-  private readonly rows = new Map<string, { row: BatchRow | undefined; readAt: number }>();
+  private rows = new Map<string, BatchRow | undefined>();
+  private readAt = Number.NEGATIVE_INFINITY;
   private readonly wanted = new Map<string, DueKey>();
   private reading: Promise<void> | undefined;
 
-  constructor(private readonly shopId: string) {}
+  constructor(
+    private readonly shopId: string,
+    private readonly remaining: () => Iterable<DueKey>,
+  ) {}
+
+  /** The batch's first read, taken at `readAt`. */
+  seed(rows: ReadonlyMap<string, BatchRow>, readAt: number): void {
+    [this.rows, this.readAt] = [new Map(rows), readAt];
+  }
 
   async stateOf(key: DueKey): Promise<BatchRow | undefined> {
-    const id = `${key.eventId} ${key.endpointId}`;
+    const id = keyOf(key);
     const admittedAt = performance.now();
     for (;;) {
-      const known = this.rows.get(id);
-      if (known && known.readAt >= admittedAt) return known.row;
+      if (this.readAt >= admittedAt - BATCH_STATE_MAX_AGE_MS && this.rows.has(id)) return this.rows.get(id);
       this.wanted.set(id, key);
       this.reading ??= this.read().finally(() => (this.reading = undefined));
       await this.reading;
@@ -629,14 +655,13 @@ class FreshState {
   private async read(): Promise<void> {
     // Lets the deliveries admitted in this turn join the read.
     await Promise.resolve();
-    const keys = [...this.wanted.values()];
+    const keys = new Map(this.wanted);
     this.wanted.clear();
+    for (const key of this.remaining()) keys.set(keyOf(key), key);
     const readAt = performance.now();
-    const rows = await findEndpointsForDeliveries(database(), this.shopId, keys);
-    const found = new Map(rows.map((row) => [`${row.eventId} ${row.endpointId}`, row]));
-    for (const key of keys) {
-      const id = `${key.eventId} ${key.endpointId}`;
-      this.rows.set(id, { row: found.get(id), readAt });
-    }
+    const rows = await findEndpointsForDeliveries(database(), this.shopId, [...keys.values()]);
+    const found = new Map(rows.map((row) => [keyOf(row), row]));
+    this.rows = new Map([...keys.keys()].map((id) => [id, found.get(id)]));
+    this.readAt = readAt;
   }
 }

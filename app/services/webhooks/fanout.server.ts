@@ -11,7 +11,12 @@ import {
   type findOverdueDeliveries,
 } from "~/data/webhook-delivery-due-rows.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
-import { JOBS, type DeliverWebhookBatchPayload, type DeliverWebhookPayload } from "~/jobs/definitions";
+import {
+  DELIVERY_BATCH_SIZE,
+  JOBS,
+  type DeliverWebhookBatchPayload,
+  type DeliverWebhookPayload,
+} from "~/jobs/definitions";
 import { isRedactedEventData, REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import type { StoredEvent } from "~/services/events/relay.server";
 import { WEBHOOK_ATTEMPTS } from "./schedule";
@@ -64,13 +69,6 @@ export async function shopPriorities(shopIds: readonly string[]): Promise<(shopI
     return Math.min(position, LOWEST_PRIORITY);
   };
 }
-
-/**
- * The most deliveries of one shop in one batch job (docs/decisions/045-webhook-batching.md): large enough
- * that the queue's work is a small part of a delivery's, small enough that a shop's batches still
- * interleave with other shops' deliveries in priority order.
- */
-export const DELIVERY_BATCH_SIZE = 250;
 
 interface QueuedJob {
   name: string;

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "WebhookDeliveryDue" ADD COLUMN     "leaseId" TEXT;
+
