@@ -58,6 +58,9 @@ function handleError(thrown: unknown, c: Context): Response {
   return response;
 }
 
+const REDOC_CDN_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
+const EMPTY_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
+
 const DOCS_HTML = `<!doctype html>
 <html lang="en">
   <head>
@@ -144,7 +147,11 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
   let redoc: Promise<Buffer> | undefined;
   app.get("/docs", (c) => c.html(DOCS_HTML));
   app.get("/docs/redoc.standalone.js", async (c) => {
-    redoc ??= readFile(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js"));
+    redoc ??= readFile(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js")).then(
+      // The bundle's footer loads Redocly's logo from its CDN (it has no option to turn that off): the page
+      // loads nothing from beyond this host, so the logo is an empty image.
+      (bundle) => Buffer.from(bundle.toString("utf8").replaceAll(REDOC_CDN_LOGO, EMPTY_IMAGE)),
+    );
     return c.body(new Uint8Array(await redoc), 200, {
       "Content-Type": "application/javascript; charset=utf-8",
       "Cache-Control": "public, max-age=3600",
