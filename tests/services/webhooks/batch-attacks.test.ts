@@ -87,52 +87,22 @@ const changes: Array<[string, Change]> = [
 describe("a batch's delivery waiting for the shop's slot", () => {
   it.each(changes)("is not sent once %s", async (_name, change) => {
     // GIVEN a batch of two deliveries of one shop, which has one slot: the first hangs at its receiver
-    let answerFirst = () => {};
-    const slow = await startReceiver((_request, _index, res) => {
-      answerFirst = () => res.writeHead(200).end();
-      return "hold";
-    });
-    const other = await startReceiver();
+    const setup = await hangingBatch(120_000);
     try {
-      const shop = await createShop();
-      const { endpoint: slowEndpoint } = await createWebhookEndpoint(shop.id, slow.url);
-      const { endpoint } = await createWebhookEndpoint(shop.id, other.url);
-      const firstEvent = await storeEvent(shop.id, "9001");
-      const eventId = await storeEvent(shop.id, "9002");
-      const keys = [
-        { eventId: firstEvent, endpointId: slowEndpoint.id },
-        { eventId, endpointId: endpoint.id },
-      ];
-      await insertDeliveryDues(
-        database(),
-        keys.map((key) => ({ ...key, shopId: shop.id })),
-        new Date(),
-      );
-      const slots = new ShopSlots(1);
-      const batch = deliverBatch(
-        {
-          shopId: shop.id,
-          deliveries: keys,
-        },
-        { dispatcher: agent, take: () => slots.take(shop.id), queuedAt: new Date(), requeueAfterMs: 120_000 },
-      );
-      await slow.waitFor(1);
-
       // WHEN the second delivery's event, endpoint or shop changes while it waits, and then the slot frees
       // (after the window in which a delivery may go on a read older than its slot)
-      await change({ shop, endpointId: endpoint.id, eventId });
+      await change({ shop: setup.shop, ...setup.waiting });
       await new Promise((resolve) => setTimeout(resolve, 2 * BATCH_STATE_MAX_AGE_MS));
-      answerFirst();
-      const outcome = await batch;
+      setup.answerFirst();
+      const outcome = await setup.batch;
 
       // THEN it is not sent (docs/webhooks.md: "enabled when the attempt starts"; an erased event is never sent)
       expect(outcome).toMatchObject({ succeeded: 1, skipped: 1 });
-      expect(other.received).toHaveLength(0);
+      expect(setup.other.received).toHaveLength(0);
       // and it is owed no more: the reconciliation pass does not queue it again
-      expect(await countDueDeliveriesByShop(database(), [shop.id])).toEqual(new Map());
+      expect(await countDueDeliveriesByShop(database(), [setup.shop.id])).toEqual(new Map());
     } finally {
-      await slow.close();
-      await other.close();
+      await setup.close();
     }
   });
 });

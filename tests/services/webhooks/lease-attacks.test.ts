@@ -82,32 +82,42 @@ function slowReceiver(delayMs: number, status = 200) {
   });
 }
 
+/**
+ * A shop with one slot per process and an endpoint at `receiverUrl`, two relayed events, and `run`: one run of
+ * the batch job of their two deliveries in a worker process of its own (its own slots), queued at one time.
+ */
+async function batchOfTwo(receiverUrl: string, customers: [string, string], queueRetry?: (eventId: string) => void) {
+  const shop = await createShop();
+  const { endpoint } = await createWebhookEndpoint(shop.id, receiverUrl);
+  const first = await relayedEvent(shop.id, [endpoint.id], customers[0]);
+  const second = await relayedEvent(shop.id, [endpoint.id], customers[1]);
+  const payload: DeliverWebhookBatchPayload = {
+    shopId: shop.id,
+    deliveries: [
+      { eventId: first, endpointId: endpoint.id },
+      { eventId: second, endpointId: endpoint.id },
+    ],
+  };
+  const queuedAt = new Date();
+  const run = () => {
+    const slots = new ShopSlots(1);
+    return deliverBatch(payload, {
+      dispatcher: agent,
+      take: () => slots.take(shop.id),
+      queuedAt,
+      requeueAfterMs: GRACE_MS,
+      ...(queueRetry && { queueRetry: async (delivery) => queueRetry(delivery.eventId) }),
+    });
+  };
+  return { shop, endpoint, second, run };
+}
+
 describe("one batch job run twice at once (BullMQ's stalled-job recovery hands it to a second worker)", () => {
   it("sends a delivery that was still waiting for its slot once, not once per run", { timeout: 60_000 }, async () => {
     // GIVEN a shop with one slot per process and a receiver that takes 1 s; a batch of two of its deliveries
     const receiver = await slowReceiver(1_000);
     try {
-      const shop = await createShop();
-      const { endpoint } = await createWebhookEndpoint(shop.id, receiver.url);
-      const first = await relayedEvent(shop.id, [endpoint.id], "9401");
-      const second = await relayedEvent(shop.id, [endpoint.id], "9402");
-      const payload: DeliverWebhookBatchPayload = {
-        shopId: shop.id,
-        deliveries: [
-          { eventId: first, endpointId: endpoint.id },
-          { eventId: second, endpointId: endpoint.id },
-        ],
-      };
-      const queuedAt = new Date();
-      const run = () => {
-        const slots = new ShopSlots(1); // each run in a worker process of its own
-        return deliverBatch(payload, {
-          dispatcher: agent,
-          take: () => slots.take(shop.id),
-          queuedAt,
-          requeueAfterMs: GRACE_MS,
-        });
-      };
+      const { second, run } = await batchOfTwo(receiver.url, ["9401", "9402"]);
 
       // WHEN the batch runs, and while its first delivery is at the receiver (the second holds a lease and
       // waits for the slot), the same job runs again elsewhere (its lock lapsed: a Redis hiccup, a busy loop)
@@ -134,29 +144,10 @@ describe("one batch job run twice at once (BullMQ's stalled-job recovery hands i
       // GIVEN the same, with a receiver that fails each request after 1 s
       const receiver = await slowReceiver(1_000, 500);
       try {
-        const shop = await createShop();
-        const { endpoint } = await createWebhookEndpoint(shop.id, receiver.url);
-        const first = await relayedEvent(shop.id, [endpoint.id], "9411");
-        const second = await relayedEvent(shop.id, [endpoint.id], "9412");
-        const payload: DeliverWebhookBatchPayload = {
-          shopId: shop.id,
-          deliveries: [
-            { eventId: first, endpointId: endpoint.id },
-            { eventId: second, endpointId: endpoint.id },
-          ],
-        };
-        const queuedAt = new Date();
         const retries: string[] = [];
-        const run = () => {
-          const slots = new ShopSlots(1);
-          return deliverBatch(payload, {
-            dispatcher: agent,
-            take: () => slots.take(shop.id),
-            queuedAt,
-            requeueAfterMs: GRACE_MS,
-            queueRetry: async (delivery) => void retries.push(delivery.eventId),
-          });
-        };
+        const { shop, endpoint, second, run } = await batchOfTwo(receiver.url, ["9411", "9412"], (eventId) =>
+          retries.push(eventId),
+        );
 
         // WHEN it runs twice at once, as above
         const firstRun = run();
