@@ -205,9 +205,15 @@ function AttemptsTable({
             <Wrapping width="7rem">{dateTime(attempt.createdAt, { seconds: true })}</Wrapping>
           </IndexTable.Cell>
           <IndexTable.Cell>
-            <Text as="span" fontWeight="semibold">
-              {attempt.eventType}
-            </Text>
+            {/* The event's id tells apart the attempts of one event from another's, as receivers deduplicate. */}
+            <BlockStack gap="050">
+              <Text as="span" fontWeight="semibold">
+                {attempt.eventType}
+              </Text>
+              <Text as="span" variant="bodySm" tone="subdued" breakWord>
+                {attempt.eventId}
+              </Text>
+            </BlockStack>
           </IndexTable.Cell>
           <IndexTable.Cell>
             <Text as="span" alignment="end" numeric>
@@ -248,7 +254,7 @@ function AttemptsTable({
                 ? t("webhook.attempt.none")
                 : endpointDisabled
                   ? t("webhook.attempt.notSent")
-                  : dateTime(attempt.nextRetryAt)}
+                  : dateTime(attempt.nextRetryAt, { seconds: true })}
             </Wrapping>
           </IndexTable.Cell>
           <IndexTable.Cell>
