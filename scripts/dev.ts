@@ -176,6 +176,8 @@ try {
     port: env.PLATFORM_STAND_IN_PORT,
     storefrontPort: env.PLATFORM_STOREFRONT_PORT,
     apiVersion: SHOPIFY_API_VERSION,
+    // The theme's app embed, switched on once, stays on across restarts, as on the platform.
+    stateFile: path.join(root, ".data", "stand-in-theme.json"),
   });
 } catch (error) {
   const { code, port } = error as NodeJS.ErrnoException & { port?: number };

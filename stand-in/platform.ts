@@ -15,7 +15,7 @@
  * docs/admin.md and docs/storefront.md say how it fits together.
  */
 import { createHmac, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -43,6 +43,40 @@ export interface PlatformStandInOptions {
   host?: string;
   /** `X-Shopify-API-Version` of the webhooks it sends (the app's API version). */
   apiVersion?: string;
+  /**
+   * A JSON file that keeps each shop's theme (its app embed, switched on or off in the theme editor) from one
+   * start to the next, as the platform keeps it: read at start, written after each change. Unset: kept in
+   * memory only (tests). The app's metafields are not kept: the app's database, which a developer may reset,
+   * is what says which it wrote.
+   */
+  stateFile?: string;
+}
+
+/** What the stand-in keeps of a shop in `stateFile`. */
+type KeptState = Pick<StandInShop, "theme">;
+
+function restoreState(file: string, shops: StandInShop[]): void {
+  let kept: Record<string, KeptState>;
+  try {
+    kept = JSON.parse(readFileSync(file, "utf8")) as Record<string, KeptState>;
+  } catch {
+    return; // none yet, or unreadable: the shops start as given
+  }
+  for (const shop of shops) {
+    const state = kept[shop.domain];
+    if (!state) continue;
+    if (state.theme?.blocks) shop.theme.blocks = state.theme.blocks;
+  }
+}
+
+function keepState(file: string, shops: StandInShop[]): void {
+  const state: Record<string, KeptState> = Object.fromEntries(
+    shops.map((shop) => [shop.domain, { theme: shop.theme }]),
+  );
+  mkdirSync(path.dirname(file), { recursive: true });
+  // Written whole, then renamed: a stop in the middle leaves the last state, not half of one.
+  writeFileSync(`${file}.tmp`, JSON.stringify(state, null, 2));
+  renameSync(`${file}.tmp`, file);
 }
 
 export interface PlatformStandIn {
@@ -85,7 +119,17 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   const byStore = new Map(shops.map((shop) => [storeName(shop.domain), shop]));
   const byToken = new Map(shops.map((shop) => [shop.accessToken, shop]));
 
+  const { stateFile } = options;
+  if (stateFile) restoreState(stateFile, shops);
+
   const app = new Hono();
+  // What a request may have changed (a POST: the theme editor) is kept for the next start.
+  if (stateFile) {
+    app.use(async (c, next) => {
+      await next();
+      if (c.req.method !== "GET" && c.req.method !== "HEAD") keepState(stateFile, shops);
+    });
+  }
   const exchanges: PlatformStandIn["tokenExchanges"] = [];
 
   // ---- Admin GraphQL API ------------------------------------------------------------------------------
