@@ -11,6 +11,7 @@ const ENGINE_FREE = [
   "tests/stand-in/online-store.test.ts",
   "tests/stand-in/admin-schema.test.ts",
   "tests/stand-in/theme-state.test.ts",
+  "tests/server/redis-connections.test.ts",
   "tests/deploy/deploy.test.ts",
   "tests/jobs/definitions.test.ts",
   "tests/api/json-pointer.test.ts",

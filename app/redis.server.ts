@@ -13,16 +13,18 @@ export function createRedis(role: "request" | "worker", overrides: RedisOptions 
   return new Redis(getEnv().REDIS_URL, { ...options, ...overrides });
 }
 
-const globalForRedis = globalThis as unknown as { requestRedis?: Redis };
+const globalForRedis = globalThis as unknown as { requestRedis?: Redis; rateLimitRedis?: Redis };
 
 /**
- * The shared fail-fast connection of the web process. Commands issued in the same tick go out together in
- * one write (ioredis's auto-pipelining): a storefront request counts itself in two rate-limit buckets, and
- * that is one round trip, not two (docs/decisions/044-request-path-budgets.md).
+ * The shared fail-fast connection of the web process: readiness, the queues' adds (BullMQ), forgetting
+ * counters. No auto-pipelining here: BullMQ defines its scripts on the connection when a queue is first
+ * used, and ioredis's auto-pipelining queues a command into a pipeline built before its script was defined,
+ * where it is missing; the reply count then falls short and ioredis throws from a callback, taking the
+ * process down (redis/ioredis#1931; seen in a CI run of this project).
  */
 export function getRequestRedis(): Redis {
   if (!globalForRedis.requestRedis) {
-    const redis = createRedis("request", { enableAutoPipelining: true });
+    const redis = createRedis("request");
     // Errors surface to callers (readiness answers 503); the connection keeps retrying in the background.
     redis.on("error", () => {});
     globalForRedis.requestRedis = redis;
@@ -30,10 +32,28 @@ export function getRequestRedis(): Redis {
   return globalForRedis.requestRedis;
 }
 
+/**
+ * The rate limiters' fail-fast connection, and theirs only. Commands issued in the same tick go out
+ * together in one write (ioredis's auto-pipelining): a storefront request counts itself in two rate-limit
+ * buckets, and that is one round trip, not two (docs/decisions/044-request-path-budgets.md). It is safe
+ * here because the only script sent on it, the limiters', is defined by the first limiter before any
+ * command goes out on the connection (see getRequestRedis for what goes wrong otherwise).
+ */
+export function getRateLimitRedis(): Redis {
+  if (!globalForRedis.rateLimitRedis) {
+    const redis = createRedis("request", { enableAutoPipelining: true });
+    redis.on("error", () => {});
+    globalForRedis.rateLimitRedis = redis;
+  }
+  return globalForRedis.rateLimitRedis;
+}
+
+/** Closes the web process's connections (the shared one and the rate limiters'). */
 export async function closeRequestRedis(): Promise<void> {
-  const redis = globalForRedis.requestRedis;
+  const connections = [globalForRedis.requestRedis, globalForRedis.rateLimitRedis];
   globalForRedis.requestRedis = undefined;
-  if (redis) await redis.quit().catch(() => redis.disconnect());
+  globalForRedis.rateLimitRedis = undefined;
+  await Promise.all(connections.map((redis) => redis?.quit().catch(() => redis.disconnect())));
 }
 
 /**

@@ -4,7 +4,7 @@ import { database, statementCount } from "~/data/database.server";
 import { JOBS } from "~/jobs/definitions";
 import { queue } from "~/jobs/queues.server";
 import { markUninstalled } from "~/data/shop-rows.server";
-import { getRequestRedis, whenRedisReady } from "~/redis.server";
+import { getRateLimitRedis, getRequestRedis, whenRedisReady } from "~/redis.server";
 import { AUTHENTICATION_TTL_MS } from "~/services/keys/authentication-cache.server";
 import { createShopWithKey } from "../factories";
 import { apiHarness } from "../support/harness";
@@ -20,21 +20,26 @@ process.env.RATE_LIMIT_STOREFRONT_PER_MINUTE = "100000";
 
 const { callsOf } = await apiHarness();
 
-/** Writes to the web process's Redis socket: each is one round trip (commands sent together, replies awaited). */
+/**
+ * Writes to the web process's Redis sockets (the shared connection and the rate limiters'): each is one round
+ * trip (commands sent together, replies awaited).
+ */
 function countRedisWrites() {
-  const redis = getRequestRedis();
-  const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
-  const write = stream.write;
   let writes = 0;
-  stream.write = function (this: unknown, ...args: unknown[]) {
-    writes++;
-    return write.apply(this, args);
-  };
+  const restores = [getRequestRedis(), getRateLimitRedis()].map((redis) => {
+    const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+    const write = stream.write;
+    stream.write = function (this: unknown, ...args: unknown[]) {
+      writes++;
+      return write.apply(this, args);
+    };
+    return () => void (stream.write = write);
+  });
   return {
     get writes() {
       return writes;
     },
-    restore: () => void (stream.write = write),
+    restore: () => restores.forEach((restore) => restore()),
   };
 }
 
@@ -42,7 +47,7 @@ let restore = () => {};
 afterEach(() => restore());
 
 async function measured(call: () => Promise<Response>) {
-  await whenRedisReady(getRequestRedis(), 5_000);
+  await Promise.all([whenRedisReady(getRequestRedis(), 5_000), whenRedisReady(getRateLimitRedis(), 5_000)]);
   const redis = countRedisWrites();
   restore = redis.restore;
   const before = statementCount();

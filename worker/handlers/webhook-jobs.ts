@@ -113,13 +113,18 @@ export const webhookJobs = {
       env.WEBHOOK_CONCURRENCY,
       batchesPerShop(env.WEBHOOK_CONCURRENCY),
     );
+    // The batches' hand-offs (retries as jobs of their own) go out on a connection of their own, without
+    // auto-pipelining: a second BullMQ client on an auto-pipelined connection may define scripts after a
+    // pipeline was built without them (app/redis.server.ts, getRequestRedis).
+    const handOffs = createRedis("worker");
+    handOffs.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
     return {
-      run: createWebhookHandler(agent, slots, queue(JOBS.webhookDelivery.queue, connection)),
+      run: createWebhookHandler(agent, slots, queue(JOBS.webhookDelivery.queue, handOffs)),
       connection,
       backoffStrategy: webhookBackoff,
       close: async () => {
         await agent.close();
-        await connection.quit().catch(() => connection.disconnect());
+        await Promise.all([connection, handOffs].map((redis) => redis.quit().catch(() => redis.disconnect())));
       },
     };
   },

@@ -4,7 +4,7 @@ import { getEnv } from "~/env.server";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { rateLimitKey, rateLimitPrefix, type RateLimitBucket } from "~/lib/rate-limit-keys.server";
-import { getRequestRedis, whenRedisReady } from "~/redis.server";
+import { getRateLimitRedis, whenRedisReady } from "~/redis.server";
 import type { V1Env } from "./context";
 import { shopperOf } from "./shopper.server";
 
@@ -42,7 +42,7 @@ function limiterFor(bucket: Bucket): RateLimiterRedis {
   let limiter = limiters.get(cacheKey);
   if (!limiter) {
     limiter = new RateLimiterRedis({
-      storeClient: getRequestRedis(),
+      storeClient: getRateLimitRedis(),
       keyPrefix: rateLimitPrefix(bucket),
       points,
       duration,
@@ -105,7 +105,7 @@ export function rateLimit(
     // A connection still being established refuses commands (fail-fast mode), which would silently move
     // counting to process memory; wait for it briefly. One that already failed falls through at once to
     // the in-memory insurance limiter.
-    await whenRedisReady(getRequestRedis(), 1_000).catch(() => undefined);
+    await whenRedisReady(getRateLimitRedis(), 1_000).catch(() => undefined);
     const outcomes = await Promise.allSettled(keys.map(({ bucket, key }) => limiterFor(bucket).consume(key)));
     const counts: Count[] = [];
     const refused: Bucket[] = [];
