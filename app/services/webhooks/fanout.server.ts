@@ -78,10 +78,11 @@ interface QueuedJob {
 
 /**
  * The deliveries of one relay pass as jobs: a shop's deliveries in batch jobs of up to DELIVERY_BATCH_SIZE
- * (first attempts only; each names its deliveries, the worker reads their events), a shop with one delivery
- * in the pass in a job of its own with the envelope, as before batches. A batch's id is that of its first
- * delivery and its size: a relay that runs again over the same events queues the same batches again,
- * unless new events of the shop joined its last one (then they are sent twice: at least once).
+ * (first attempts only; each names its deliveries, the worker reads their events). A shop with one delivery
+ * in the pass gets a batch of one: every first attempt goes through the batch's lease, so two relays whose
+ * passes overlap (two workers) send a delivery once, whichever way each pass grouped it. A batch's id is that
+ * of its first delivery and its size; a delivery's own id (`<event>-<endpoint>`) is left to the jobs that
+ * carry it on (its retries, the reconciliation pass).
  */
 function deliveryJobs(
   deliveries: Array<{ event: StoredEvent; endpointId: string; body: string }>,
@@ -95,15 +96,6 @@ function deliveryJobs(
   }
   const jobs: QueuedJob[] = [];
   for (const [shopId, shop] of byShop) {
-    if (shop.length === 1) {
-      const [{ event, endpointId, body }] = shop as [(typeof shop)[number]];
-      jobs.push({
-        name: JOBS.webhookDelivery.name,
-        data: { shopId, eventId: event.id, eventType: event.type, endpointId, body },
-        opts: jobOptions(event.id, endpointId, 0, priority(shopId)),
-      });
-      continue;
-    }
     for (let start = 0; start < shop.length; start += DELIVERY_BATCH_SIZE) {
       const chunk = shop.slice(start, start + DELIVERY_BATCH_SIZE);
       // Positions are taken for every delivery of the chunk: the shop's next batch starts behind all of them.

@@ -41,7 +41,7 @@ describe("delivery guarantees under faults", () => {
       // Queued by priority (docs/decisions/026-fairness-between-shops.md): the shop's first owed delivery.
       const job = (await queue.getJobs(["prioritized"]))[0]!;
       expect(job.opts.priority).toBe(1);
-      expect(job.id).toBe(`${event.id}-${endpoint.id}`);
+      expect(job.id).toBe(`batch-${event.id}-${endpoint.id}-1`);
     } finally {
       await queue.obliterate({ force: true });
       await queue.close();
@@ -84,9 +84,12 @@ describe("delivery guarantees under faults", () => {
 
   it("a worker killed in the middle of a delivery leaves it to be retried by another, not lost", async () => {
     const receiver = await startReceiver((_request, index) => (index === 0 ? "hold" : undefined));
-    // A short lock, so the dead worker's job is taken over within seconds, yet renewed (every half of it)
-    // in time on a loaded machine: a late renewal would run the delivery twice.
-    const env = { WORKER_LOCK_DURATION_MS: "5000", WEBHOOK_TIMEOUT_MS: "10000" };
+    // The first attempt is made under its batch's lease (docs/decisions/045-webhook-batching.md): the dead
+    // worker's batch, taken over by the second worker once its lock lapses, sends nothing the lease holds, and
+    // the reconciliation pass queues the delivery again a grace period after the last renewal. A short lock
+    // and grace period (renewed every half of each, in time on a loaded machine: a late renewal would run
+    // the delivery twice) keep that within seconds.
+    const env = { WORKER_LOCK_DURATION_MS: "5000", WEBHOOK_TIMEOUT_MS: "10000", WEBHOOK_REQUEUE_AFTER_MS: "8000" };
     const first = startProcess("worker/index.ts", env);
     let second: ReturnType<typeof startProcess> | undefined;
     try {

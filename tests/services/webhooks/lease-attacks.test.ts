@@ -11,13 +11,13 @@ import { database, transaction } from "~/data/database.server";
 import { insertEvent, markEventsRelayed } from "~/data/event-rows.server";
 import { deferDeliveryDue, insertDeliveryDues } from "~/data/webhook-delivery-due-rows.server";
 import { resetEnvCache } from "~/env.server";
-import { JOBS, type DeliverWebhookBatchPayload } from "~/jobs/definitions";
+import { JOBS, type DeliverWebhookBatchPayload, type DeliverWebhookPayload } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { newId } from "~/lib/ids";
 import { relayOutbox } from "~/services/events/relay.server";
 import type { StoredEvent } from "~/services/events/relay.server";
-import { deliverBatch } from "~/services/webhooks/delivery.server";
-import { fanOutEvents } from "~/services/webhooks/fanout.server";
+import { deliverBatch, deliverOnce } from "~/services/webhooks/delivery.server";
+import { fanOutEvents, queueDeliveriesOfBatch } from "~/services/webhooks/fanout.server";
 import { requeueOverdueDeliveries } from "~/services/webhooks/reconcile.server";
 import { ShopSlots } from "../../../worker/shop-slots";
 import { createShop, createWebhookEndpoint } from "../../factories";
@@ -223,6 +223,79 @@ describe("two relays (worker x2, docs/deploy.md) fanning out overlapping sets of
       // THEN each event is sent once (the relay's batches overlap; the lease is there to keep two holders apart)
       expect(batches.map((job) => job.id).sort()).toHaveLength(2);
       expect(Object.fromEntries(countBy(eventIdsOf(receiver.received)))).toEqual({ [e1]: 1, [e2]: 1, [e3]: 1 });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("two relays where one's pass holds a single delivery of the shop and the other's a batch (soak, 563ac38)", () => {
+  it("send the delivery once, and its failed first attempt leaves its retry queued", { timeout: 60_000 }, async () => {
+    // GIVEN a shop whose receiver fails every request, and one event in the outbox
+    const receiver = await slowReceiver(100, 500);
+    try {
+      const shop = await createShop();
+      const { endpoint } = await createWebhookEndpoint(shop.id, receiver.url);
+      const e1 = await pendingEvent(shop.id, "9511");
+
+      // WHEN relay A reads it alone and, before A fans it out, a second event comes and relay B relays both
+      let readByA!: () => void;
+      const aRead = new Promise<void>((resolve) => (readByA = resolve));
+      let letAGoOn!: () => void;
+      const aMayGoOn = new Promise<void>((resolve) => (letAGoOn = resolve));
+      const ofShop = (events: StoredEvent[]) => events.filter((event) => event.shopId === shop.id);
+      const relayA = relayOutbox({
+        fanOut: async (events: StoredEvent[]) => {
+          readByA();
+          await aMayGoOn;
+          return fanOutEvents(queue, ofShop(events));
+        },
+      });
+      await aRead;
+      const e2 = await pendingEvent(shop.id, "9512");
+      await relayOutbox({ fanOut: (events: StoredEvent[]) => fanOutEvents(queue, ofShop(events)) });
+      letAGoOn();
+      await relayA;
+
+      // and every job the two relays queued for the shop runs at once, as the worker's handlers run them
+      const jobs = (await queue.getJobs(["prioritized", "waiting"])).filter(
+        (job) => (job.data as { shopId?: string }).shopId === shop.id,
+      );
+      const slots = new ShopSlots(10);
+      await Promise.all(
+        jobs.map(async (job) => {
+          if (job.name === JOBS.webhookDelivery.name) {
+            await deliverOnce(job.data as DeliverWebhookPayload, { attemptsMade: 0, dispatcher: agent });
+            return;
+          }
+          await deliverBatch(job.data as DeliverWebhookBatchPayload, {
+            dispatcher: agent,
+            take: () => slots.take(shop.id),
+            queuedAt: new Date(job.timestamp),
+            requeueAfterMs: GRACE_MS,
+            queueRetry: (payload, delayMs) =>
+              queueDeliveriesOfBatch(queue, [{ payload, attemptsBefore: 1, delayMs }], 1),
+          });
+        }),
+      );
+
+      // THEN each event had one first attempt, and each is owed with its retry queued as the second attempt
+      expect(Object.fromEntries(countBy(eventIdsOf(receiver.received)))).toEqual({ [e1]: 1, [e2]: 1 });
+      for (const eventId of [e1, e2]) {
+        const retry = await queue.getJob(`${eventId}-${endpoint.id}`);
+        expect({ eventId, state: await retry?.getState(), data: retry?.data }).toMatchObject({
+          eventId,
+          state: "delayed",
+          data: { attemptsBefore: 1 },
+        });
+      }
+      const owed = await database()
+        .selectFrom("WebhookDeliveryDue")
+        .select(["eventId", "attemptsMade"])
+        .where("shopId", "=", shop.id)
+        .orderBy("eventId")
+        .execute();
+      expect(owed.map((row) => Number(row.attemptsMade))).toEqual([1, 1]);
     } finally {
       await receiver.close();
     }
