@@ -187,6 +187,7 @@ export async function claimOverdueDeliveries(
  */
 export async function leaseDeliveryDues(
   q: Queryable,
+  shopId: string,
   keys: readonly DueKey[],
   { leaseId, at, take }: { leaseId: string; at: Date; take?: { notAfter: Date } },
 ): Promise<DueKey[]> {
@@ -195,6 +196,7 @@ export async function leaseDeliveryDues(
     let update = q
       .updateTable("WebhookDeliveryDue")
       .set({ dueAt: at, leaseId })
+      .where("shopId", "=", shopId)
       .where((eb) => keyIn(eb, chunk))
       .where("attemptsMade", "=", 0);
     update = take

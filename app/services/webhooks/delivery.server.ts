@@ -391,7 +391,7 @@ export async function deliverBatch(
   // this batch's until its attempts are logged.
   // A delivery named twice (only a forged job does) is one delivery.
   const unique = [...new Map(deliveries.map((key) => [keyOf(key), key])).values()];
-  const lease = new BatchLease(requeueAfterMs);
+  const lease = new BatchLease(shopId, requeueAfterMs);
   await lease.take(unique, queuedAt);
   const readAt = performance.now();
   const rows = await findEndpointsForDeliveries(database(), shopId, unique);
@@ -507,6 +507,14 @@ type BatchRow = Awaited<ReturnType<typeof findEndpointsForDeliveries>>[number];
 
 const keyOf = (key: DueKey) => `${key.eventId} ${key.endpointId}`;
 
+/** A batch none of whose deliveries the relay has recorded yet, after RELAY_WAIT_MS: run again later. */
+export class RelayNotRecorded extends Error {
+  constructor(missing: number) {
+    super(`the relay has not recorded ${missing} of this batch's deliveries yet; the batch runs again later`);
+    this.name = "RelayNotRecorded";
+  }
+}
+
 /** How long a batch waits for the relay to record the deliveries it was queued with. */
 const RELAY_WAIT_MS = 10_000;
 
@@ -528,7 +536,10 @@ class BatchLease {
   private renewing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly graceMs: number) {}
+  constructor(
+    private readonly shopId: string,
+    private readonly graceMs: number,
+  ) {}
 
   /**
    * Takes the rows of deliveries no lease holds, with no attempt made, that the pass has not claimed: a
@@ -549,7 +560,7 @@ class BatchLease {
       // What the transaction found is kept only once it commits (it may be run again).
       const { held, unrelayed } = await transaction(async (tx) => {
         await waitForEventsRelayed(tx, eventIds(wanted));
-        const held = await leaseDeliveryDues(tx, wanted, { leaseId: this.id, at, take });
+        const held = await leaseDeliveryDues(tx, this.shopId, wanted, { leaseId: this.id, at, take });
         const taken = new Set(held.map(keyOf));
         const unrelayed = await findUnrelayedEventIds(tx, eventIds(wanted.filter((key) => !taken.has(keyOf(key)))));
         return { held, unrelayed: new Set(unrelayed) };
@@ -557,7 +568,16 @@ class BatchLease {
       for (const key of held) this.held.set(keyOf(key), key);
       this.renewedAt = started;
       wanted = wanted.filter((key) => !this.has(key) && unrelayed.has(key.eventId));
-      if (wanted.length === 0 || performance.now() > deadline) return;
+      if (wanted.length === 0) return;
+      if (performance.now() > deadline) {
+        // The relay that queued this batch has not recorded these deliveries (it died, or its transaction
+        // waits on locks). Completing would keep the batch's id, and the next relay pass's add of the same
+        // batch would add nothing: the batch fails instead, and BullMQ runs it again on the schedule. What
+        // it holds meanwhile the pass queues again once overdue.
+        if (this.held.size === 0) throw new RelayNotRecorded(wanted.length);
+        logger.warn({ missing: wanted.length }, "batch sends what the relay recorded; the rest is left to the pass");
+        return;
+      }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -601,7 +621,10 @@ class BatchLease {
     if (this.held.size === 0) return;
     const started = performance.now();
     try {
-      const held = await leaseDeliveryDues(database(), [...this.held.values()], { leaseId: this.id, at: new Date() });
+      const held = await leaseDeliveryDues(database(), this.shopId, [...this.held.values()], {
+        leaseId: this.id,
+        at: new Date(),
+      });
       const kept = new Set(held.map(keyOf));
       // A row not returned was claimed by the pass, or its attempt was logged meanwhile.
       for (const id of this.held.keys()) if (!kept.has(id)) this.held.delete(id);

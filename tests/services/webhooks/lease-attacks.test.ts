@@ -16,7 +16,7 @@ import { queuePrefix } from "~/jobs/queues.server";
 import { newId } from "~/lib/ids";
 import { relayOutbox } from "~/services/events/relay.server";
 import type { StoredEvent } from "~/services/events/relay.server";
-import { deliverBatch, deliverOnce } from "~/services/webhooks/delivery.server";
+import { deliverBatch, deliverOnce, RelayNotRecorded } from "~/services/webhooks/delivery.server";
 import { fanOutEvents, queueDeliveriesOfBatch } from "~/services/webhooks/fanout.server";
 import { requeueOverdueDeliveries } from "~/services/webhooks/reconcile.server";
 import { ShopSlots } from "../../../worker/shop-slots";
@@ -296,6 +296,95 @@ describe("two relays where one's pass holds a single delivery of the shop and th
         .orderBy("eventId")
         .execute();
       expect(owed.map((row) => Number(row.attemptsMade))).toEqual([1, 1]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("a batch job forged in Redis naming another shop's delivery (review of 5b4fdd8)", () => {
+  it("takes no lease on it: that shop's own batch sends it", { timeout: 60_000 }, async () => {
+    const receiver = await slowReceiver(0);
+    try {
+      // GIVEN shop B's change relayed: its batch of one queued, its delivery owed
+      const attacker = await createShop();
+      const victim = await createShop();
+      const { endpoint } = await createWebhookEndpoint(victim.id, receiver.url);
+      const eventId = await pendingEvent(victim.id, "9801");
+      await relayOutbox({
+        fanOut: (events: StoredEvent[]) =>
+          fanOutEvents(
+            queue,
+            events.filter((event) => event.shopId === victim.id),
+          ),
+      });
+      const [legit] = (await queue.getJobs(["prioritized", "waiting"])).filter(
+        (job) => (job.data as { shopId?: string }).shopId === victim.id,
+      );
+      const slots = new ShopSlots(10);
+      const run = (data: DeliverWebhookBatchPayload, queuedAt: Date) =>
+        deliverBatch(data, {
+          dispatcher: agent,
+          take: () => slots.take(data.shopId),
+          queuedAt,
+          requeueAfterMs: GRACE_MS,
+        });
+
+      // WHEN a forged batch of shop A naming B's delivery runs first: nothing is sent, B's row is not leased
+      const forged = await run({ shopId: attacker.id, deliveries: [{ eventId, endpointId: endpoint.id }] }, new Date());
+      expect(forged).toMatchObject({ succeeded: 0, skipped: 1 });
+      const due = await database()
+        .selectFrom("WebhookDeliveryDue")
+        .select(["leaseId"])
+        .where("eventId", "=", eventId)
+        .executeTakeFirstOrThrow();
+      expect({ received: receiver.received.length, leaseId: due.leaseId }).toEqual({ received: 0, leaseId: null });
+
+      // THEN B's own batch sends it
+      await run(legit!.data as DeliverWebhookBatchPayload, new Date(legit!.timestamp));
+      expect(eventIdsOf(receiver.received)).toEqual([eventId]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("a relay pass that queued a quiet shop's one delivery and died before its transaction (review of 5b4fdd8)", () => {
+  it("fails the batch (BullMQ runs it again) rather than completing it unsent", { timeout: 90_000 }, async () => {
+    const receiver = await slowReceiver(0);
+    try {
+      const shop = await createShop();
+      await createWebhookEndpoint(shop.id, receiver.url);
+      const eventId = await pendingEvent(shop.id, "9802");
+      const ofShop = (events: StoredEvent[]) => events.filter((event) => event.shopId === shop.id);
+      // GIVEN a relay pass that queues the batch of one and dies before it records the delivery
+      await expect(
+        relayOutbox({
+          fanOut: async (events: StoredEvent[]) => {
+            await fanOutEvents(queue, ofShop(events));
+            throw new Error("the relay's process died here");
+          },
+        }),
+      ).rejects.toThrow();
+      const [batch] = (await queue.getJobs(["prioritized", "waiting"])).filter(
+        (job) => (job.data as { shopId?: string }).shopId === shop.id,
+      );
+      const slots = new ShopSlots(10);
+      const run = () =>
+        deliverBatch(batch!.data as DeliverWebhookBatchPayload, {
+          dispatcher: agent,
+          take: () => slots.take(shop.id),
+          queuedAt: new Date(batch!.timestamp),
+          requeueAfterMs: GRACE_MS,
+        });
+      // WHEN the batch runs while no relay records it for RELAY_WAIT_MS: it fails (a completed batch would keep
+      // its id, and the next relay pass's add of the same batch would add nothing)
+      await expect(run()).rejects.toBeInstanceOf(RelayNotRecorded);
+      expect(receiver.received).toHaveLength(0);
+      // THEN once the next pass records it, the batch's next run (BullMQ's retry) sends it
+      await relayOutbox({ fanOut: (events: StoredEvent[]) => fanOutEvents(queue, ofShop(events)) });
+      await run();
+      expect(eventIdsOf(receiver.received)).toEqual([eventId]);
     } finally {
       await receiver.close();
     }
