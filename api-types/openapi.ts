@@ -453,6 +453,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/storefront/wishlist/items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an item's note or quantity
+         * @description Additive. Sets `note` and/or `quantity` of one of the shopper's items, on whichever of their lists it sits (emits item.updated naming what changed; the same values again change nothing and emit nothing). An item of another shopper is a 404.
+         */
+        patch: operations["patchStorefrontWishlistItemsByItemId"];
+        trace?: never;
+    };
+    "/storefront/wishlist/items/{itemId}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move or copy an item to another list
+         * @description Additive. Moves one of the shopper's items to another of their lists (`listId`), keeping its note, quantity and date (emits item.removed on the list it leaves and item.added on the one it joins, naming each other; the analytics count no new save). With `copy: true` it stays where it is and a copy joins the list (201, emits item.added). 409 `item-in-list` when that list holds the product already, `list-full` when it is full; 404 for an item or a list the shopper does not have.
+         */
+        post: operations["postStorefrontWishlistItemsByItemIdMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/storefront/wishlist/share": {
         parameters: {
             query?: never;
@@ -492,6 +532,82 @@ export interface paths {
          */
         post: operations["postStorefrontWishlistToggle"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storefront/wishlists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shopper's lists
+         * @description Additive. Summaries (no items) of every list the shopper keeps: the default list first (as GET /storefront/wishlist reads it, `id` null until it is made), then the named lists oldest first.
+         */
+        get: operations["getStorefrontWishlists"];
+        put?: never;
+        /**
+         * Create a named list
+         * @description Additive. Creates an empty list (emits list.created). 403 `multiple-lists-disabled` when the shop keeps one list per shopper (settings.multipleLists); 409 `list-name-taken` when the shopper has a list of that name (ignoring case), `too-many-lists` when they keep the most lists allowed (`maxLists`). The shopper's default list is made first if it was not.
+         */
+        post: operations["postStorefrontWishlists"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storefront/wishlists/{listId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the shopper's lists
+         * @description Additive. The list with its items, newest first, as GET /storefront/wishlist shows the default one.
+         */
+        get: operations["getStorefrontWishlistsByListId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a named list
+         * @description Additive. Deletes the list and its items (emits list.deleted; no item.removed for its items). 409 `default-list` for the shopper's default list, which is kept (empty it instead). Its share link ends.
+         */
+        delete: operations["deleteStorefrontWishlistsByListId"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a list
+         * @description Additive. Renames one of the shopper's lists, the default one included (no event). 409 `list-name-taken` when another of their lists has that name (ignoring case).
+         */
+        patch: operations["patchStorefrontWishlistsByListId"];
+        trace?: never;
+    };
+    "/storefront/wishlists/{listId}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a list's share link
+         * @description Additive. As POST /storefront/wishlist/share, for one of the shopper's lists: each list has its own link (emits list.shared once).
+         */
+        post: operations["postStorefrontWishlistsByListIdShare"];
+        /**
+         * Turn a list's share link off
+         * @description Additive. As DELETE /storefront/wishlist/share, for one of the shopper's lists.
+         */
+        delete: operations["deleteStorefrontWishlistsByListIdShare"];
         options?: never;
         head?: never;
         patch?: never;
@@ -657,6 +773,66 @@ export interface webhooks {
          * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
          */
         post: operations["onItemRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * item.updated event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onItemUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "list.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * list.created event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onListCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "list.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * list.deleted event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onListDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -897,10 +1073,17 @@ export interface components {
             /** @example itm_01jd2x6c5ef0q8w3d0s8b2n7k4 */
             id: string;
             /**
+             * @description Additive: the shopper's note (up to 280 characters of plain text; null for none). Show it as text, never as markup: it is stored as the shopper typed it.
+             * @example size M for Sam
+             */
+            note: string | null;
+            /**
              * @description A 64-bit platform id as a string of decimal digits.
              * @example 7234567890123
              */
             productId: string;
+            /** @description Additive: how many the shopper means to buy (1-99, default 1): what Add to cart adds. */
+            quantity: number;
             /** @description Product title at save time. Every save is given the product's title (and current handle) from the shop's catalogue by the service within seconds. Until then it is the title the save carried (empty without one), and it stays that for a product the shop does not have. Additive: the catalogue's title replaces a title the save carried, and a later save of a product whose catalogue title the shop already knows takes that title (and handle) at once, whatever title it carried. */
             titleSnapshot: string;
             /**
@@ -928,6 +1111,8 @@ export interface components {
                 customerId: string | null;
                 item: components["schemas"]["Item"];
                 listId: string;
+                /** @description Additive: present when the item came by a move from another list of the owner (that list's id); the item.removed of that list carries `movedToListId`. A move is no new save. */
+                movedFromListId?: string;
             };
             id: string;
             shopDomain: string;
@@ -953,11 +1138,39 @@ export interface components {
                 customerId: string | null;
                 item: components["schemas"]["Item"];
                 listId: string;
+                /** @description Additive: present when the item was moved to another list of the owner (that list's id). */
+                movedToListId?: string;
             };
             id: string;
             shopDomain: string;
             /** @enum {string} */
             type: "item.removed";
+        };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        ItemUpdatedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: the shopper changed an item's note or quantity (PATCH). */
+            data: {
+                anonymousId: string | null;
+                /** @description The members of the item the change set to a new value. */
+                changed: ("note" | "quantity")[];
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                customerId: string | null;
+                item: components["schemas"]["Item"];
+                listId: string;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "item.updated";
         };
         /** @description Follow the job with GET on its kind's path. */
         JobAccepted: {
@@ -981,6 +1194,56 @@ export interface components {
             updatedAt: string;
         };
         /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        ListCreatedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: the shopper created a named list (a default list emits none). */
+            data: {
+                anonymousId: string | null;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                customerId: string | null;
+                listId: string;
+                name: string;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "list.created";
+        };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        ListDeletedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: the shopper deleted a named list. */
+            data: {
+                anonymousId: string | null;
+                /** @description Items the list held; they went with it (no item.removed). */
+                count: number;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                customerId: string | null;
+                listId: string;
+                name: string;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "list.deleted";
+        };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
         ListMergedEvent: {
             /**
              * Format: date-time
@@ -994,6 +1257,8 @@ export interface components {
                  * @example 7234567890123
                  */
                 customerId: string;
+                /** @description Additive: the guest list merged (one event per guest list merged into a customer's list at login). */
+                fromListId?: string;
                 listId: string;
                 mergedCount: number;
             };
@@ -1089,8 +1354,12 @@ export interface components {
             headlessOrigins: string[];
             /** @description An email-marketing integration flag. Default false. */
             integrationConfigured: boolean;
+            /** @description Additive. The most lists one shopper (customer or guest) may keep, their default list included (1-100). Creating one more is a 409 `too-many-lists`; lowering it deletes nothing. Default 20. */
+            maxListsPerOwner: number;
             /** @description Default false. */
             metafieldSyncEnabled: boolean;
+            /** @description Additive. true: shoppers may keep named lists besides their default one (POST /storefront/wishlists), and the theme's heart opens a list picker. false: creating a list is a 403 `multiple-lists-disabled`; lists made before stay readable, and can be renamed, emptied and deleted. Default false. */
+            multipleLists: boolean;
             /** @description false: no share links are created and shared lists are not shown. Default true. */
             shareEnabled: boolean;
             /** @description The shop's page that shows a shared list (`?share=<token>`). Default `/pages/wishlist`. */
@@ -1106,7 +1375,9 @@ export interface components {
             guestEnabled?: boolean;
             headlessOrigins?: string[];
             integrationConfigured?: boolean;
+            maxListsPerOwner?: number;
             metafieldSyncEnabled?: boolean;
+            multipleLists?: boolean;
             shareEnabled?: boolean;
             sharePath?: string;
             /** @description Texts by locale. At most 50 locales, 50 texts per locale, 128 KiB as JSON in all; replaces the stored texts whole. */
@@ -1186,6 +1457,28 @@ export interface components {
             strings: {
                 [key: string]: string;
             };
+        };
+        StorefrontLists: {
+            /** @description The default list first, then the others oldest first. Never empty. */
+            data: components["schemas"]["StorefrontListSummary"][];
+            /** @description The most lists a shopper may keep, the default one included. */
+            maxLists: number;
+            /** @description Whether the shop lets shoppers create named lists. */
+            multipleLists: boolean;
+        };
+        StorefrontListSummary: {
+            count: number;
+            default: boolean;
+            /** @description null for a default list not made yet (no item saved): reads never create lists. */
+            id: string | null;
+            name: string;
+            share: components["schemas"]["Share"];
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            updatedAt: string | null;
         };
         ToggleResult: {
             added: boolean;
@@ -1410,7 +1703,7 @@ export interface components {
              * @example 2026-11-22T14:30:00.000Z
              */
             disabledAt: string | null;
-            events: ("item.added" | "item.removed" | "list.merged" | "list.shared")[];
+            events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted")[];
             /** @description Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx. */
             failCount: number;
             id: string;
@@ -4675,8 +4968,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Wishlist"] & {
-                        /** @description Additive. true when the guest list had a share link, which this merge turned off. */
+                        /** @description Additive. true when a guest list had a share link, which this merge turned off. */
                         guestShareLinkEnded: boolean;
+                        /** @description Additive. What became of each guest list (the default first); empty when there was nothing to merge. A guest's named list joins the customer's list of the same name (ignoring case), else becomes theirs while they keep fewer lists than the shop allows, else joins their default list. */
+                        lists: {
+                            /** @description The guest's list. */
+                            fromListId: string;
+                            /** @description The customer's list it joined or became. */
+                            listId: string;
+                            mergedCount: number;
+                            name: string;
+                            /**
+                             * @description `merged`: its items joined the customer's list (the default one, or the one of the same name); `moved`: the list became the customer's whole.
+                             * @enum {string}
+                             */
+                            outcome: "merged" | "moved";
+                            /** @description Items not carried over: the customer's list had no room for them. */
+                            skippedCount: number;
+                        }[];
                     };
                 };
             };
@@ -5207,6 +5516,11 @@ export interface operations {
                     customerId?: string | number;
                     handle: string;
                     /**
+                     * @description Additive: one of the shopper's lists (GET /storefront/wishlists); absent, their default list. A list the shopper does not have is a 404.
+                     * @example lst_01jd2x6c5ef0q8w3d0s8b2n7k4
+                     */
+                    listId?: string;
+                    /**
                      * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
                      * @example 7234567890123
                      */
@@ -5299,6 +5613,25 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `listId` names a list the shopper does not have: `not-found` */
+            404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -5460,6 +5793,8 @@ export interface operations {
                 /** @description Private-key calls only. */
                 customerId?: string | number;
                 itemId?: string;
+                /** @description Additive: one of the shopper's lists (GET /storefront/wishlists); absent, their default list. A list the shopper does not have is a 404. */
+                listId?: string;
             };
             header?: never;
             path?: never;
@@ -5476,6 +5811,11 @@ export interface operations {
                     anonymousId?: string;
                     /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
                     customerId?: string | number;
+                    /**
+                     * @description Additive: one of the shopper's lists (GET /storefront/wishlists); absent, their default list. A list the shopper does not have is a 404.
+                     * @example lst_01jd2x6c5ef0q8w3d0s8b2n7k4
+                     */
+                    listId?: string;
                     /**
                      * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
                      * @example 7234567890123
@@ -5559,6 +5899,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `listId` names a list the shopper does not have: `not-found` */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
             413: {
                 headers: {
@@ -5616,6 +5974,540 @@ export interface operations {
             /** @description Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchStorefrontWishlistItemsByItemId: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path: {
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                    /**
+                     * @description Plain text, up to 280 characters (line breaks allowed); "" or null clears it. Stored as sent and shown as text, never as markup.
+                     * @example size M for Sam
+                     */
+                    note?: string | null;
+                    /** @description 1-99. */
+                    quantity?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The item as it is now */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shopper has no such item: `not-found` */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStorefrontWishlistItemsByItemIdMove: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description true: copy rather than move. Default false. */
+                    copy?: boolean;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                    /**
+                     * @description The shopper's list to move (or copy) the item to.
+                     * @example lst_01jd2x6c5ef0q8w3d0s8b2n7k4
+                     */
+                    listId: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Moved: the item as it is now */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            /** @description Copied: the new item */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shopper has no such item or list: `not-found` */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `item-in-list`, `list-full`, or Idempotency key in use (`idempotency-key-in-use`) */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6160,6 +7052,11 @@ export interface operations {
                     customerId?: string | number;
                     handle: string;
                     /**
+                     * @description Additive: one of the shopper's lists (GET /storefront/wishlists); absent, their default list. A list the shopper does not have is a 404.
+                     * @example lst_01jd2x6c5ef0q8w3d0s8b2n7k4
+                     */
+                    listId?: string;
+                    /**
                      * @description Decimal digits (at most 2^64-1) or gid://shopify/Product/<digits>; an integer up to 2^53-1 is also taken.
                      * @example 7234567890123
                      */
@@ -6233,6 +7130,25 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `listId` names a list the shopper does not have: `not-found` */
+            404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     RateLimit: components["headers"]["RateLimit-Shopper.optional"];
@@ -6331,6 +7247,1570 @@ export interface operations {
             429: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStorefrontWishlists: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shopper's lists */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorefrontLists"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStorefrontWishlists: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                    /**
+                     * @description 1-60 characters (spaces at either end are dropped), no control characters. Unique per shopper, compared ignoring case.
+                     * @example Gifts for Sam
+                     */
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorefrontListSummary"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `list-name-taken`, `too-many-lists`, or Idempotency key in use (`idempotency-key-in-use`) */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStorefrontWishlistsByListId: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path: {
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wishlist"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shopper has no such list (another shopper's, another shop's, or deleted): `not-found` */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteStorefrontWishlistsByListId: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path: {
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shopper has no such list (another shopper's, another shop's, or deleted): `not-found` */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `default-list` */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchStorefrontWishlistsByListId: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path: {
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                    /**
+                     * @description 1-60 characters (spaces at either end are dropped), no control characters. Unique per shopper, compared ignoring case.
+                     * @example Gifts for Sam
+                     */
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Renamed */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorefrontListSummary"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shopper has no such list (another shopper's, another shop's, or deleted): `not-found` */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `list-name-taken` */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStorefrontWishlistsByListIdShare: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: within 24 hours the same key and the same request get the original status and body back with `Idempotent-Replayed: true`, and the work is not repeated. The same key with another request is 422 `idempotency-key-reused`; while the first is still running, 409 `idempotency-key-in-use`.
+                 * @example order-2026-11-22-0001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The share link */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareResult"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shopper has no such list (another shopper's, another shop's, or deleted): `not-found` */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency key in use */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteStorefrontWishlistsByListIdShare: {
+        parameters: {
+            query?: {
+                /** @description Anonymous id (ignored for a logged-in customer). */
+                aid?: string;
+                /** @description Private-key calls only. */
+                customerId?: string | number;
+            };
+            header?: never;
+            path: {
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The guest's anonymous id (public-key and app proxy guests; ignored for a logged-in customer).
+                     * @example 5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11
+                     */
+                    anonymousId?: string;
+                    /** @description Private-key calls only: the customer whose list to change (or send anonymousId; naming both is a 400 `ambiguous-shopper`). */
+                    customerId?: string | number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The share link is off (or there was none) */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The shopper has no such list (another shopper's, another shop's, or deleted): `not-found` */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload too large (JSON bodies are capped at 262144 bytes) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed (or Idempotency-Key reused) */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shopper.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
+                    "X-RateLimit-Limit-Address": components["headers"]["X-RateLimit-Limit-Address"];
+                    "X-RateLimit-Limit-Shopper": components["headers"]["X-RateLimit-Limit-Shopper.optional"];
+                    "X-RateLimit-Remaining-Address": components["headers"]["X-RateLimit-Remaining-Address"];
+                    "X-RateLimit-Remaining-Shopper": components["headers"]["X-RateLimit-Remaining-Shopper.optional"];
+                    "X-RateLimit-Reset-Address": components["headers"]["X-RateLimit-Reset-Address"];
+                    "X-RateLimit-Reset-Shopper": components["headers"]["X-RateLimit-Reset-Shopper.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
                     RateLimit: components["headers"]["RateLimit-Shopper.optional"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shopper.optional"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6520,7 +9000,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared")[];
+                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -7705,6 +10185,72 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ItemRemovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onItemUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ItemUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onListCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onListDeleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListDeletedEvent"];
             };
         };
         responses: {

@@ -231,9 +231,76 @@ export async function updateMergedItem(
   q: Queryable,
   shopId: string,
   itemId: string,
-  changes: { addedAt?: Date; variantId?: string },
+  changes: { addedAt?: Date; variantId?: string; note?: string },
 ): Promise<void> {
   await q.updateTable("Item").set(changes).where("id", "=", itemId).where("shopId", "=", shopId).execute();
+}
+
+/** The item with this id, if it sits on this list of the shop. */
+export function findItemOfList(
+  q: Queryable,
+  shopId: string,
+  listId: string,
+  itemId: string,
+): Promise<ItemRow | undefined> {
+  return q
+    .selectFrom("Item")
+    .selectAll()
+    .where("id", "=", itemId)
+    .where("listId", "=", listId)
+    .where("shopId", "=", shopId)
+    .executeTakeFirst();
+}
+
+/** The list an item of the shop sits on (undefined: no such item in this shop). */
+export async function findListIdOfItem(q: Queryable, shopId: string, itemId: string): Promise<string | undefined> {
+  const row = await q
+    .selectFrom("Item")
+    .select("listId")
+    .where("id", "=", itemId)
+    .where("shopId", "=", shopId)
+    .executeTakeFirst();
+  return row?.listId;
+}
+
+/** Sets the shopper's note and quantity of an item; returns it as it is now. */
+export function updateItemDetails(
+  q: Queryable,
+  shopId: string,
+  itemId: string,
+  changes: { note?: string; quantity?: number },
+): Promise<ItemRow | undefined> {
+  return q
+    .updateTable("Item")
+    .set(changes)
+    .where("id", "=", itemId)
+    .where("shopId", "=", shopId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Moves one item to another list of the shop, keeping everything else; returns it as it is now. */
+export function moveItem(q: Queryable, shopId: string, itemId: string, listId: string): Promise<ItemRow | undefined> {
+  return q
+    .updateTable("Item")
+    .set({ listId })
+    .where("id", "=", itemId)
+    .where("shopId", "=", shopId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * A copy of the item on another list (a new id; product, variant, title, note, quantity and the dates kept).
+ * Undefined when that list holds the product already.
+ */
+export function copyItem(q: Queryable, item: ItemRow, listId: string): Promise<ItemRow | undefined> {
+  return q
+    .insertInto("Item")
+    .values({ ...item, id: newId("item"), listId })
+    .onConflict((conflict) => conflict.doNothing())
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Moves these items into another list of the shop, in one statement. */

@@ -63,6 +63,7 @@ export async function insertDefaultLists(
         shopId,
         [column]: owner,
         name: "Wishlist",
+        nameKey: "wishlist",
         isDefault: true,
         shareEnabled: false,
         createdAt: at,
@@ -183,6 +184,7 @@ export async function retireList(
     .set({
       retiredAt: at,
       isDefault: null,
+      nameKey: null,
       updatedAt: at,
       ...(drop ? { shareToken: null } : {}),
       ...(typeof shareToken === "object" ? { customerId: shareToken.customerId } : {}),
@@ -327,4 +329,166 @@ export async function findSortedListsPage(
 /** A LIKE pattern for `text` anywhere, its own `%`, `_` and `\` escaped (with `escape '\'`). */
 function containingPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (match) => `\\${match}`)}%`;
+}
+
+/** An owner, as the columns of their lists name them. */
+export interface OwnerRef {
+  column: OwnerColumn;
+  value: string;
+}
+
+/** A list with its item count. */
+export type CountedListRow = ListRow & { count: number };
+
+/**
+ * The owner's live lists with their item counts: the default first, then the others oldest first (by id,
+ * which is time-ordered).
+ */
+export async function findOwnerLists(q: Queryable, shopId: string, owner: OwnerRef): Promise<CountedListRow[]> {
+  const rows = await q
+    .selectFrom("List")
+    .selectAll("List")
+    .select((eb) =>
+      eb
+        .selectFrom("Item")
+        .select((inner) => inner.fn.countAll<number>().as("n"))
+        .whereRef("Item.listId", "=", "List.id")
+        .as("count"),
+    )
+    .where("List.shopId", "=", shopId)
+    .where(`List.${owner.column}`, "=", owner.value)
+    .where(`List.${otherColumn(owner.column)}`, "is", null)
+    .where("List.retiredAt", "is", null)
+    .orderBy(sql`case when ${sql.ref("List.isDefault")} then 0 else 1 end`)
+    .orderBy("List.id")
+    .execute();
+  return rows.map((row) => ({ ...row, count: Number(row.count) }));
+}
+
+/**
+ * One live list of the owner (undefined: none such in this shop for this owner). With `lock`, locked for
+ * the transaction (PostgreSQL: FOR UPDATE; SQLite: the transaction holds the write lock).
+ */
+export function findOwnerList(
+  q: Queryable,
+  shopId: string,
+  owner: OwnerRef,
+  listId: string,
+  { lock = false }: { lock?: boolean } = {},
+): Promise<ListRow | undefined> {
+  return q
+    .selectFrom("List")
+    .selectAll()
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .where(owner.column, "=", owner.value)
+    .where(otherColumn(owner.column), "is", null)
+    .where("retiredAt", "is", null)
+    .$if(lock && engine() === "postgres", (query) => query.forUpdate())
+    .executeTakeFirst();
+}
+
+/** How many live lists the owner has. */
+export async function countOwnerLists(q: Queryable, shopId: string, owner: OwnerRef): Promise<number> {
+  const row = await q
+    .selectFrom("List")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .where(owner.column, "=", owner.value)
+    .where(otherColumn(owner.column), "is", null)
+    .where("retiredAt", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The owner's live list whose name compares equal to `nameKey`, if any. */
+export function findOwnerListByNameKey(
+  q: Queryable,
+  shopId: string,
+  owner: OwnerRef,
+  nameKey: string,
+): Promise<ListRow | undefined> {
+  return q
+    .selectFrom("List")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .where(owner.column, "=", owner.value)
+    .where(otherColumn(owner.column), "is", null)
+    .where("nameKey", "=", nameKey)
+    .where("retiredAt", "is", null)
+    .executeTakeFirst();
+}
+
+/**
+ * A new list of the owner, not their default and not shared. Undefined when the owner has a live list of
+ * that name already (the unique (shop, owner, nameKey) index: a concurrent creator's insert does nothing).
+ */
+export function insertNamedList(
+  q: Queryable,
+  shopId: string,
+  owner: OwnerRef,
+  { name, nameKey }: { name: string; nameKey: string },
+  at: Date,
+): Promise<ListRow | undefined> {
+  return q
+    .insertInto("List")
+    .values({
+      id: newId("list"),
+      shopId,
+      [owner.column]: owner.value,
+      name,
+      nameKey,
+      isDefault: null,
+      shareEnabled: false,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflict((conflict) => conflict.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Renames the list; returns it as it is now. */
+export function renameList(
+  q: Queryable,
+  shopId: string,
+  listId: string,
+  { name, nameKey }: { name: string; nameKey: string },
+  at: Date,
+): Promise<ListRow | undefined> {
+  return q
+    .updateTable("List")
+    .set({ name, nameKey, updatedAt: at })
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .where("retiredAt", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes a list that is not its owner's default (its items go with it). Returns whether it did. */
+export async function deleteNamedList(q: Queryable, shopId: string, listId: string): Promise<boolean> {
+  await q.deleteFrom("Item").where("shopId", "=", shopId).where("listId", "=", listId).execute();
+  const result = await q
+    .deleteFrom("List")
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .where("isDefault", "is", null)
+    .where("retiredAt", "is", null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Hands a guest's named list to the customer at login: it becomes theirs (the anonymous id cleared), under
+ * the name it had. Its share link ends, as the guest's default list's does
+ * (docs/decisions/033-guest-share-link-at-login.md).
+ */
+export async function transferList(q: Queryable, shopId: string, listId: string, customerId: string, at: Date) {
+  await q
+    .updateTable("List")
+    .set({ customerId, anonymousId: null, shareToken: null, shareEnabled: false, updatedAt: at })
+    .where("id", "=", listId)
+    .where("shopId", "=", shopId)
+    .execute();
 }

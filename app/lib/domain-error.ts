@@ -19,6 +19,16 @@ export const DOMAIN_ERROR_CODES = [
   "event_redacted",
   /** The list holds the most items a list may hold; `details.maxItems` gives it. */
   "list_full",
+  /** The owner has a list of that name already (compared ignoring case). */
+  "list_name_taken",
+  /** The owner keeps the most lists the shop allows; `details.maxLists` gives it. */
+  "too_many_lists",
+  /** The change is not allowed on an owner's default list (deleting it). */
+  "default_list",
+  /** The list a move or copy names holds the product already; `details.itemId` names its item. */
+  "item_in_list",
+  /** The shop does not let shoppers keep named lists (settings.multipleLists false). */
+  "multiple_lists_disabled",
   "sharing_disabled",
   "guest_lists_disabled",
   "shop_uninstalled",

@@ -86,6 +86,13 @@ export const PROBLEM_TYPES = {
       "This shop does not allow wishlist share links (settings.shareEnabled is false): links cannot be created and " +
       "shared lists are not shown.",
   },
+  "multiple-lists-disabled": {
+    status: 403,
+    title: "Named lists are disabled",
+    description:
+      "This shop keeps one wishlist per shopper (settings.multipleLists is false): a named list cannot be " +
+      "created. Lists made before stay readable, and can be renamed, emptied and deleted.",
+  },
   "not-found": {
     status: 404,
     title: "Not found",
@@ -109,6 +116,34 @@ export const PROBLEM_TYPES = {
       "The wishlist already holds the most items a list may hold (500 unless the service is configured otherwise; " +
       "the `maxItems` member gives it). Remove an item before saving another; removing always works. Imports " +
       "skip the rows beyond it and report them.",
+  },
+  "list-name-taken": {
+    status: 409,
+    title: "List name taken",
+    description:
+      "The shopper has a list of that name already. Names are compared trimmed and ignoring case: `Gifts` and " +
+      "` gifts ` are the same name. Choose another name, or use the existing list.",
+  },
+  "too-many-lists": {
+    status: 409,
+    title: "Too many lists",
+    description:
+      "The shopper keeps the most lists the shop allows (settings.maxListsPerOwner, 20 by default, the default " +
+      "list included; the `maxLists` member gives it). Delete a list before creating another.",
+  },
+  "default-list": {
+    status: 409,
+    title: "Default list",
+    description:
+      "The change is not allowed on the shopper's default list: it cannot be deleted (empty it instead, or " +
+      "rename it). Every shopper keeps one default list, which GET /storefront/wishlist reads.",
+  },
+  "item-in-list": {
+    status: 409,
+    title: "Already on that list",
+    description:
+      "The list a move or copy names holds the product already (a list holds a product once, whatever its " +
+      "variant); the `itemId` member names the item there. Nothing was changed.",
   },
   "idempotency-key-in-use": {
     status: 409,

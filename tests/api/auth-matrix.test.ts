@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { findApiKeysOfShop } from "~/data/api-key-rows.server";
@@ -7,6 +8,10 @@ import { resetEnvCache } from "~/env.server";
 import { insertTransferJob } from "~/data/transfer-job-rows.server";
 import { newId } from "~/lib/ids";
 import { createApiKey, revokeApiKey } from "~/services/keys/api-keys.server";
+import type { Owner } from "~/services/owners/owner";
+import { updateShopSettings } from "~/services/shops/shops.server";
+import { createList as createNamedList } from "~/services/wishlists/named-lists.server";
+import { addItem } from "~/services/wishlists/wishlists.server";
 import { getStorage } from "~/services/storage/index.server";
 import { startExport } from "~/services/transfers/jobs.server";
 import { createUpload } from "~/services/transfers/uploads.server";
@@ -22,6 +27,34 @@ resetEnvCache();
 
 const { app, call } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
+await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
+
+const GUEST = "6f1c2c1e-3a5b-4c7d-8e9f-0a1b2c3d4e5f";
+
+/** The shopper each mode names (withOwner, proxyPath): their lists are the ones its calls reach. */
+function ownerOf(mode: Mode): Owner {
+  if (mode === "public") return { kind: "anonymous", anonymousId: GUEST };
+  return { kind: "customer", customerId: mode.startsWith("proxy") ? "42" : "31" };
+}
+
+/** A new named list of the mode's shopper. */
+async function namedList(mode: Mode): Promise<string> {
+  const list = await createNamedList({ shopId: shop.id, owner: ownerOf(mode), name: `List ${randomUUID()}` });
+  return list.id;
+}
+
+/** A new item of the mode's shopper, on their default list. */
+async function savedItem(mode: Mode): Promise<string> {
+  const { item } = await addItem({
+    shopId: shop.id,
+    owner: ownerOf(mode),
+    item: { productId: String(Math.floor(Math.random() * 1e9)), handle: "matrix" },
+  });
+  return item.id;
+}
+
+/** Where each move call (by its path) copies its item to. */
+const moveTargets = new Map<string, string>();
 const revoked = await createApiKey({ shopId: shop.id, label: "revoked" });
 await revokeApiKey({ shopId: shop.id, keyId: revoked.key.id });
 
@@ -30,9 +63,11 @@ interface Endpoint {
   method: string;
   /** Storefront endpoints accept every mode; the rest are private only. */
   storefront?: boolean;
-  /** Builds the path (fresh ids per call, so a DELETE never meets an already deleted key). */
-  path: () => Promise<string>;
+  /** Builds the path (fresh ids per call, so a DELETE never meets an already deleted key), for the mode's shopper. */
+  path: (mode: Mode) => Promise<string>;
   body?: unknown;
+  /** The body, when it depends on what `path` made. */
+  bodyOf?: (path: string) => unknown;
   /** Status with a valid private key. */
   ok: number;
   /** Status with the public key when it differs from `ok` (identify: customers only). */
@@ -243,25 +278,96 @@ const endpoints: Endpoint[] = [
     ok: 200,
     publicStatus: 403,
   },
+  // Named lists (issue 28): each call reaches a list or item of the mode's shopper.
+  {
+    name: "GET /storefront/wishlists",
+    method: "GET",
+    storefront: true,
+    path: async () => "/storefront/wishlists",
+    ok: 200,
+  },
+  {
+    name: "POST /storefront/wishlists",
+    method: "POST",
+    storefront: true,
+    path: async () => "/storefront/wishlists",
+    bodyOf: () => ({ name: `New ${randomUUID()}` }),
+    ok: 201,
+  },
+  {
+    name: "GET /storefront/wishlists/{listId}",
+    method: "GET",
+    storefront: true,
+    path: async (mode) => `/storefront/wishlists/${await namedList(mode)}`,
+    ok: 200,
+  },
+  {
+    name: "PATCH /storefront/wishlists/{listId}",
+    method: "PATCH",
+    storefront: true,
+    path: async (mode) => `/storefront/wishlists/${await namedList(mode)}`,
+    bodyOf: () => ({ name: `Renamed ${randomUUID()}` }),
+    ok: 200,
+  },
+  {
+    name: "DELETE /storefront/wishlists/{listId}",
+    method: "DELETE",
+    storefront: true,
+    path: async (mode) => `/storefront/wishlists/${await namedList(mode)}`,
+    ok: 204,
+  },
+  {
+    name: "POST /storefront/wishlists/{listId}/share",
+    method: "POST",
+    storefront: true,
+    path: async (mode) => `/storefront/wishlists/${await namedList(mode)}/share`,
+    ok: 200,
+  },
+  {
+    name: "DELETE /storefront/wishlists/{listId}/share",
+    method: "DELETE",
+    storefront: true,
+    path: async (mode) => `/storefront/wishlists/${await namedList(mode)}/share`,
+    ok: 204,
+  },
+  {
+    name: "PATCH /storefront/wishlist/items/{itemId}",
+    method: "PATCH",
+    storefront: true,
+    path: async (mode) => `/storefront/wishlist/items/${await savedItem(mode)}`,
+    body: { quantity: 2 },
+    ok: 200,
+  },
+  {
+    name: "POST /storefront/wishlist/items/{itemId}/move",
+    method: "POST",
+    storefront: true,
+    path: async (mode) => {
+      const path = `/storefront/wishlist/items/${await savedItem(mode)}/move`;
+      moveTargets.set(path, await namedList(mode));
+      return path;
+    },
+    bodyOf: (path) => ({ listId: moveTargets.get(path), copy: true }),
+    ok: 201,
+  },
 ];
-
-const GUEST = "6f1c2c1e-3a5b-4c7d-8e9f-0a1b2c3d4e5f";
 
 /** Adds the owner a storefront call needs in each mode; other endpoints are left as they are. */
 function withOwner(mode: Mode, endpoint: Endpoint, path: string) {
+  const body = endpoint.bodyOf ? endpoint.bodyOf(path) : endpoint.body;
   if (!endpoint.storefront || path.startsWith("/storefront/lists/") || path === "/storefront/config") {
-    return { path, body: endpoint.body };
+    return { path, body };
   }
   const owner =
     mode === "private" || mode === "revoked" ? { customerId: "31" } : mode === "public" ? { anonymousId: GUEST } : {};
-  if (endpoint.method === "POST" && endpoint.body !== undefined) {
+  if (endpoint.method === "POST" && body !== undefined) {
     // identify carries the guest's anonymousId already; the owner is the customer.
     const named = path.endsWith("/identify") && "anonymousId" in owner ? {} : owner;
-    return { path, body: { ...(endpoint.body as object), ...named } };
+    return { path, body: { ...(body as object), ...named } };
   }
   const query =
     "customerId" in owner ? `customerId=${owner.customerId}` : "anonymousId" in owner ? `aid=${owner.anonymousId}` : "";
-  return { path: query ? `${path}?${query}` : path, body: endpoint.body };
+  return { path: query ? `${path}?${query}` : path, body };
 }
 
 type Mode = "none" | "private" | "revoked" | "public" | "proxy signed" | "proxy tampered";
@@ -323,7 +429,7 @@ const cases = endpoints.flatMap((endpoint) =>
 
 describe("calling modes x endpoints", () => {
   it.each(cases)("$endpoint.name with $mode -> $status", async ({ endpoint, mode, status }) => {
-    const response = await request(mode, endpoint, await endpoint.path());
+    const response = await request(mode, endpoint, await endpoint.path(mode));
     expect(response.status).toBe(status);
     if (status >= 400) {
       expect(response.headers.get("content-type")).toBe("application/problem+json");

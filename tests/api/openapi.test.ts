@@ -39,6 +39,15 @@ describe("the OpenAPI description", () => {
         "GET /storefront/lists/{shareToken}",
         "POST /storefront/identify",
         "GET /storefront/config",
+        "GET /storefront/wishlists",
+        "POST /storefront/wishlists",
+        "GET /storefront/wishlists/{listId}",
+        "PATCH /storefront/wishlists/{listId}",
+        "DELETE /storefront/wishlists/{listId}",
+        "POST /storefront/wishlists/{listId}/share",
+        "DELETE /storefront/wishlists/{listId}/share",
+        "PATCH /storefront/wishlist/items/{itemId}",
+        "POST /storefront/wishlist/items/{itemId}/move",
         "GET /analytics/top-products",
         "GET /analytics/activity",
         "GET /webhooks",
@@ -67,6 +76,9 @@ describe("the OpenAPI description", () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([
       "item.added",
       "item.removed",
+      "item.updated",
+      "list.created",
+      "list.deleted",
       "list.merged",
       "list.shared",
       "ping",
@@ -137,6 +149,7 @@ const PATTERN_EXAMPLES: Array<{ match: string[]; reject: string[] }> = [
   { match: ["order-2026-11-22-0001", "a"], reject: ["two words", "", "é"] }, // Idempotency-Key
   { match: ["en", "pt-BR", "zh-Hant-TW"], reject: ["EN", "not a locale", "e", "en_US"] }, // settings.strings locale
   { match: ["add", "share.title", "link_copied-2"], reject: ["bad key!", "", "a".repeat(65)] }, // settings.strings key
+  { match: ["Gifts", " a "], reject: ["", "   "] }, // a list name: something besides spaces
 ];
 
 describe("the patterns of the OpenAPI description", () => {
@@ -270,6 +283,8 @@ describe("what the OpenAPI description declares", () => {
         "integrationConfigured",
         "strings",
         "headlessOrigins",
+        "multipleLists",
+        "maxListsPerOwner",
       ].sort(),
     );
     const owner = document.components.schemas.Owner;
@@ -285,12 +300,14 @@ describe("what the OpenAPI description declares", () => {
     expect(anonymous.properties.customerId).toMatchObject({ type: "null" });
   });
 
-  it("an item's additive `available`, required and boolean, beside the contract's fields", async () => {
+  it("an item's additive `available`, `note` and `quantity`, required, beside the contract's fields", async () => {
     const { document } = await load();
     const item = document.components.schemas.Item;
     expect([...item.required].sort()).toEqual(
-      ["id", "productId", "variantId", "handle", "titleSnapshot", "addedAt", "available"].sort(),
+      ["id", "productId", "variantId", "handle", "titleSnapshot", "addedAt", "available", "note", "quantity"].sort(),
     );
+    expect(item.properties.note).toMatchObject({ description: expect.stringMatching(/^Additive/) });
+    expect(item.properties.quantity).toMatchObject({ type: "integer", minimum: 1, maximum: 99 });
     expect(item.properties.available).toMatchObject({
       type: "boolean",
       description: expect.stringMatching(/^Additive/),
@@ -471,10 +488,17 @@ describe("the document says what the server does (issue 25)", () => {
       expect(refused.status).toBe(400);
       expect((await refused.json()).type).toBe(`${BASE_URL}/problems/invalid-id`);
       if (!path.replace(`{${name}}`, "").includes("{")) {
-        // The only id in the path, well formed: not found (never a 400).
+        // The only id in the path, well formed: not found (never a 400). A storefront operation called with
+        // no shopper answers that first (a 4xx other than invalid-id).
         const right = `${prefix}01jabcdefghjkmnpqrstvwxyz0`;
         expect(pattern.test(right)).toBe(true);
-        expect((await call(right)).status).toBe(404);
+        const answer = await call(right);
+        if (path.startsWith("/storefront/")) {
+          expect(answer.status).toBeLessThan(500);
+          expect((await answer.json()).type).not.toBe(`${BASE_URL}/problems/invalid-id`);
+        } else {
+          expect(answer.status).toBe(404);
+        }
       }
     },
   );

@@ -39,6 +39,8 @@ describe("GET /v1/shop", () => {
         integrationConfigured: false,
         strings: {},
         headlessOrigins: [],
+        multipleLists: false,
+        maxListsPerOwner: 20,
       },
       publicKey: shop.publicKey,
       usage: { lists: 2, items: 3 },

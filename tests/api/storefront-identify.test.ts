@@ -54,7 +54,9 @@ describe("POST /storefront/identify (guest merge)", () => {
     expect(byProduct["4"]).toEqual(customerOnly);
     expect(byProduct["5"]).toEqual({ ...customerPlain, variantId: "50" });
 
-    expect(await mergedEvents(shop.id)).toEqual([{ listId: list.id, customerId: "500", mergedCount: 1 }]);
+    expect(await mergedEvents(shop.id)).toEqual([
+      { listId: list.id, customerId: "500", mergedCount: 1, fromListId: expect.stringMatching(/^lst_/) },
+    ]);
     // The anonymous id now reads an empty list and can never reach the customer's.
     const guestView = await (await proxy("/storefront/wishlist", null, undefined, { aid })).json();
     expect(guestView).toMatchObject({ id: null, count: 0 });

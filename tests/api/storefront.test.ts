@@ -47,6 +47,8 @@ describe("storefront wishlist: public key (anonymous)", () => {
         titleSnapshot: "Red hat",
         addedAt: expect.any(String),
         available: true,
+        note: null,
+        quantity: 1,
       },
     ]);
     const off = await (await publicCall("/storefront/wishlist/toggle", { method: "POST", body })).json();

@@ -19,7 +19,13 @@ const privateAuth = { Authorization: `Bearer ${secret}` };
 const publicAuth = { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey };
 const type = (slug: string) => `http://localhost:3000/problems/${slug}`;
 
-/** Every operation of the served document that takes a request body (issue 11 item 12: there are ten). */
+/** Well-formed ids for the path parameters of body routes: the body rules answer before any lookup. */
+const PATH_IDS: Record<string, string> = {
+  "{listId}": "lst_01jabcdefghjkmnpqrstvwxyz0",
+  "{itemId}": "itm_01jabcdefghjkmnpqrstvwxyz0",
+};
+
+/** Every operation of the served document that takes a request body (issue 11 item 12: ten; issue 28: four more). */
 const document = (await (await app.request(`${BASE_URL}/openapi.json`)).json()) as {
   paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>>;
 };
@@ -29,8 +35,8 @@ const bodyRoutes = Object.entries(document.paths).flatMap(([template, operations
     .map(([method, operation]) => ({
       name: `${method.toUpperCase()} ${template}`,
       method: method.toUpperCase(),
-      // No path parameters on these; the assertion below would catch one.
-      path: `/v1${template}`,
+      // Path parameters are ids of the list above; the assertion below catches one it lacks.
+      path: `/v1${template.replace(/\{[A-Za-z]+\}/g, (name) => PATH_IDS[name] ?? name)}`,
       required: operation.requestBody?.required === true,
       operation,
     })),
@@ -52,19 +58,25 @@ function chunkedBody(totalBytes: number, chunkBytes = 64 * 1024): ReadableStream
 }
 
 describe("body routes", () => {
-  it("are the ten operations of the contract that require a JSON body", () => {
-    expect(requiredBodyRoutes.map((route) => route.name).sort()).toEqual([
-      "DELETE /storefront/wishlist/items",
-      "PATCH /shop/settings",
-      "POST /exports",
-      "POST /imports",
-      "POST /imports/upload",
-      "POST /keys",
-      "POST /storefront/identify",
-      "POST /storefront/wishlist/items",
-      "POST /storefront/wishlist/toggle",
-      "POST /webhooks",
-    ]);
+  it("are the ten operations of the contract that require a JSON body, and the four of named lists (issue 28)", () => {
+    expect(requiredBodyRoutes.map((route) => route.name).sort()).toEqual(
+      [
+        "DELETE /storefront/wishlist/items",
+        "PATCH /shop/settings",
+        "PATCH /storefront/wishlist/items/{itemId}",
+        "PATCH /storefront/wishlists/{listId}",
+        "POST /exports",
+        "POST /imports",
+        "POST /imports/upload",
+        "POST /keys",
+        "POST /storefront/identify",
+        "POST /storefront/wishlist/items",
+        "POST /storefront/wishlist/items/{itemId}/move",
+        "POST /storefront/wishlist/toggle",
+        "POST /storefront/wishlists",
+        "POST /webhooks",
+      ].sort(),
+    );
     for (const route of bodyRoutes) expect(route.path, route.name).not.toContain("{");
   });
 });

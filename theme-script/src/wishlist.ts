@@ -161,6 +161,8 @@ function start(settings: EmbedSettings) {
       handle: target.handle,
       titleSnapshot: target.title ?? "",
       addedAt: new Date().toISOString(),
+      note: null,
+      quantity: 1,
     };
     items = adding ? [placeholder, ...items] : items.filter((item) => !existing.includes(item));
     render();

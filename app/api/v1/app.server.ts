@@ -8,6 +8,7 @@ import { registerAnalyticsRoutes } from "./routes/analytics.server";
 import { registerKeyRoutes } from "./routes/keys.server";
 import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
+import { registerStorefrontListRoutes } from "./routes/storefront-lists.server";
 import { registerStorefrontRoutes } from "./routes/storefront.server";
 import { registerTransferRoutes } from "./routes/transfers.server";
 import { registerComplianceRoutes } from "./routes/privacy.server";
@@ -72,6 +73,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   app.use("*", concretePathsFirst(app));
 
   registerStorefrontRoutes(app);
+  registerStorefrontListRoutes(app);
   registerShopRoutes(app);
   registerKeyRoutes(app);
   registerListRoutes(app);

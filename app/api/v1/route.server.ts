@@ -10,7 +10,8 @@ import { idempotency } from "./idempotency-key.server";
 import { refuseNulCharacters } from "./nul-characters.server";
 import { IDEMPOTENCY_KEY_PARAMETER, withResponseHeaders } from "./openapi.server";
 import { rateLimit } from "./rate-limit.server";
-import { problemAnswer } from "./route-shapes";
+import { parseId } from "~/lib/ids";
+import { PATH_ID_KINDS, problemAnswer } from "./route-shapes";
 
 /**
  * One place that turns a route definition into a handler chain and an OpenAPI operation:
@@ -129,6 +130,25 @@ function operationIdOf(method: string, path: string): string {
   return `${method.toLowerCase()}${words.join("")}`;
 }
 
+/**
+ * Checks the route's id path parameters (`idParameter`) before the body and the shopper are read: an id
+ * with the wrong prefix is a 400 `invalid-id` whatever else is wrong with the request, as the document says.
+ */
+function pathIds(route: RouteConfig): MiddlewareHandler<V1Env>[] {
+  const params = route.request?.params as { shape?: Record<string, unknown> } | undefined;
+  const ids = Object.entries(params?.shape ?? {}).flatMap(([name, schema]) => {
+    const kind = PATH_ID_KINDS.get(schema as never);
+    return kind ? [{ name, kind }] : [];
+  });
+  if (ids.length === 0) return [];
+  return [
+    async (c, next) => {
+      for (const { name, kind } of ids) parseId(kind, c.req.param(name) ?? "", name);
+      await next();
+    },
+  ];
+}
+
 /** Builds the route: its middleware chain, security, and derived error responses. */
 export function apiRoute<R extends ApiRoute>(definition: R) {
   const { modes, deprecation, ...config } = definition;
@@ -140,6 +160,7 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
     ...(config.method === "post" ? [idempotency] : []),
     ...(deprecation ? [deprecationHeaders(deprecation)] : []),
     refuseNulCharacters,
+    ...pathIds(config),
   ];
   return createRoute({
     operationId: operationIdOf(config.method, config.path),

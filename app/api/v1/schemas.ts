@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { pageParamsSchema } from "~/lib/validation";
 import { shopSettingsFields } from "~/services/shops/settings";
+import { SUBSCRIBABLE_EVENTS } from "~/services/webhooks/endpoints.server";
 
 /**
  * Response and shared schemas of /v1. The same objects validate requests and generate /openapi.json
@@ -68,6 +69,18 @@ export const ItemSchema = z
         "Additive: false once the product is gone from the shop (deleted there, or unknown to the shop's " +
         "catalogue): show the item as no longer available and do not link to its page. Not stock " +
         "availability: a product that is sold out or unpublished is still available here.",
+    }),
+    note: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "Additive: the shopper's note (up to 280 characters of plain text; null for none). Show it as text, " +
+          "never as markup: it is stored as the shopper typed it.",
+        example: "size M for Sam",
+      }),
+    quantity: z.number().int().min(1).max(99).openapi({
+      description: "Additive: how many the shopper means to buy (1-99, default 1): what Add to cart adds.",
     }),
   })
   .openapi("Item");
@@ -161,6 +174,17 @@ export const SettingsSchema = z
         "Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted " +
         "to an origin that some shop declares; the request itself only to its own shop's origins.",
     }),
+    multipleLists: shopSettingsFields.multipleLists.meta({
+      description:
+        "Additive. true: shoppers may keep named lists besides their default one (POST /storefront/wishlists), " +
+        "and the theme's heart opens a list picker. false: creating a list is a 403 `multiple-lists-disabled`; " +
+        "lists made before stay readable, and can be renamed, emptied and deleted. Default false.",
+    }),
+    maxListsPerOwner: shopSettingsFields.maxListsPerOwner.meta({
+      description:
+        "Additive. The most lists one shopper (customer or guest) may keep, their default list included (1-100). " +
+        "Creating one more is a 409 `too-many-lists`; lowering it deletes nothing. Default 20.",
+    }),
   })
   .openapi("Settings");
 
@@ -228,7 +252,7 @@ export const WebhookEndpointSchema = z
   .object({
     id: z.string().regex(/^whe_[A-Za-z0-9]+$/),
     url: z.string().openapi({ format: "uri" }),
-    events: z.array(z.enum(["item.added", "item.removed", "list.merged", "list.shared"])),
+    events: z.array(z.enum(SUBSCRIBABLE_EVENTS)),
     disabledAt: Timestamp.nullable().openapi({
       description:
         "Set after 20 consecutive failed deliveries (each failed on its last retry); the endpoint then receives nothing.",
@@ -392,12 +416,78 @@ const itemEventData = z.object({
   count: z.number().int().openapi({ description: "Number of items in the list after the change." }),
 });
 
+const ownerEventData = {
+  listId: z.string(),
+  customerId: PlatformId.nullable(),
+  anonymousId: z.string().nullable(),
+};
+
 export const WEBHOOK_EVENTS = {
-  "item.added": envelope("item.added", itemEventData, "ItemAddedEvent"),
-  "item.removed": envelope("item.removed", itemEventData, "ItemRemovedEvent"),
+  "item.added": envelope(
+    "item.added",
+    itemEventData.extend({
+      movedFromListId: z
+        .string()
+        .optional()
+        .openapi({
+          description:
+            "Additive: present when the item came by a move from another list of the owner (that list's id); " +
+            "the item.removed of that list carries `movedToListId`. A move is no new save.",
+        }),
+    }),
+    "ItemAddedEvent",
+  ),
+  "item.removed": envelope(
+    "item.removed",
+    itemEventData.extend({
+      movedToListId: z.string().optional().openapi({
+        description: "Additive: present when the item was moved to another list of the owner (that list's id).",
+      }),
+    }),
+    "ItemRemovedEvent",
+  ),
+  "item.updated": envelope(
+    "item.updated",
+    z
+      .object({
+        ...ownerEventData,
+        item: ItemSchema,
+        changed: z
+          .array(z.enum(["note", "quantity"]))
+          .openapi({ description: "The members of the item the change set to a new value." }),
+      })
+      .openapi({ description: "Additive: the shopper changed an item's note or quantity (PATCH)." }),
+    "ItemUpdatedEvent",
+  ),
+  "list.created": envelope(
+    "list.created",
+    z
+      .object({ ...ownerEventData, name: z.string() })
+      .openapi({ description: "Additive: the shopper created a named list (a default list emits none)." }),
+    "ListCreatedEvent",
+  ),
+  "list.deleted": envelope(
+    "list.deleted",
+    z
+      .object({
+        ...ownerEventData,
+        name: z.string(),
+        count: z.number().int().openapi({ description: "Items the list held; they went with it (no item.removed)." }),
+      })
+      .openapi({ description: "Additive: the shopper deleted a named list." }),
+    "ListDeletedEvent",
+  ),
   "list.merged": envelope(
     "list.merged",
-    z.object({ listId: z.string(), customerId: PlatformId, mergedCount: z.number().int() }),
+    z.object({
+      listId: z.string(),
+      customerId: PlatformId,
+      mergedCount: z.number().int(),
+      fromListId: z.string().optional().openapi({
+        description:
+          "Additive: the guest list merged (one event per guest list merged into a customer's list at login).",
+      }),
+    }),
     "ListMergedEvent",
   ),
   "list.shared": envelope(

@@ -4,6 +4,7 @@ import type { UploadRow as Upload } from "~/data/upload-rows.server";
 import type { WebhookDeliveryRow } from "~/data/webhook-delivery-rows.server";
 import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
 import { toTimestamp } from "~/lib/time";
+import type { SubscribableEvent } from "~/services/webhooks/endpoints.server";
 
 /** Database rows to the API shapes of docs/openapi.json (wishlists, lists and items: services/wishlists/views.ts). */
 
@@ -23,7 +24,7 @@ export function serializeWebhookEndpoint(endpoint: WebhookEndpointRow) {
   return {
     id: endpoint.id,
     url: endpoint.url,
-    events: JSON.parse(endpoint.events) as Array<"item.added" | "item.removed" | "list.merged" | "list.shared">,
+    events: JSON.parse(endpoint.events) as SubscribableEvent[],
     disabledAt: toTimestamp(endpoint.disabledAt),
     failCount: endpoint.failCount,
     createdAt: toTimestamp(endpoint.createdAt),

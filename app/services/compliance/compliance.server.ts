@@ -234,6 +234,9 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
             handle: item.handle,
             title: item.titleSnapshot,
             addedAt: item.addedAt.toISOString(),
+            // The shopper's own words and intent: personal data, exported as kept (issue 28).
+            note: item.note || null,
+            quantity: item.quantity,
           })),
       })),
   };

@@ -7,7 +7,15 @@ import type { Queryable } from "~/data/database.server";
 import { insertEvent as insertEventRow } from "~/data/event-rows.server";
 import { newId } from "~/lib/ids";
 
-export type EventType = "item.added" | "item.removed" | "list.merged" | "list.shared" | "ping";
+export type EventType =
+  | "item.added"
+  | "item.removed"
+  | "item.updated"
+  | "list.created"
+  | "list.deleted"
+  | "list.merged"
+  | "list.shared"
+  | "ping";
 
 interface NewEvent {
   shopId: string;

@@ -57,7 +57,9 @@ function customerChanges(events: StoredEvent[]): Map<string, string[]> {
 
 function itemChange(event: StoredEvent): ItemChange | null {
   if (event.type !== "item.added" && event.type !== "item.removed") return null;
-  const data = JSON.parse(event.data) as ItemEventData;
+  const data = JSON.parse(event.data) as ItemEventData & { movedFromListId?: string; movedToListId?: string };
+  // A move between two lists of one owner is no save and no removal (docs/decisions/046-named-lists.md).
+  if (data.movedFromListId !== undefined || data.movedToListId !== undefined) return null;
   const owner = ownerOfColumns(data);
   return { shopId: event.shopId, type: event.type, at: event.createdAt, productId: data.item.productId, owner };
 }

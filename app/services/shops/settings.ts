@@ -71,6 +71,8 @@ export const shopSettingsFields = {
   integrationConfigured: z.boolean(),
   strings: stringsSchema,
   headlessOrigins: z.array(originSchema),
+  multipleLists: z.boolean(),
+  maxListsPerOwner: z.number().int().min(1).max(100),
 };
 
 /** The stored document: members it lacks take their defaults. */
@@ -82,6 +84,8 @@ export const shopSettingsSchema = z.object({
   integrationConfigured: shopSettingsFields.integrationConfigured.default(false),
   strings: shopSettingsFields.strings.default({}),
   headlessOrigins: shopSettingsFields.headlessOrigins.default([]),
+  multipleLists: shopSettingsFields.multipleLists.default(false),
+  maxListsPerOwner: shopSettingsFields.maxListsPerOwner.default(20),
 });
 
 export type ShopSettings = z.output<typeof shopSettingsSchema>;
@@ -103,6 +107,8 @@ export const shopSettingsPatchSchema = z
     integrationConfigured: z.boolean(),
     strings: boundedStringsSchema,
     headlessOrigins: z.array(originSchema).max(50),
+    multipleLists: z.boolean(),
+    maxListsPerOwner: z.number().int().min(1).max(100),
   })
   .partial()
   .strict();

@@ -29,7 +29,15 @@ import { encryptSecret, generateWebhookSecret } from "./endpoint-secrets.server"
 import { envelope, LOWEST_PRIORITY, shopPriorities } from "./fanout.server";
 
 /** The event types an endpoint may subscribe to (docs/webhooks.md); `ping` is sent only by the test call. */
-export const SUBSCRIBABLE_EVENTS = ["item.added", "item.removed", "list.merged", "list.shared"] as const;
+export const SUBSCRIBABLE_EVENTS = [
+  "item.added",
+  "item.removed",
+  "list.merged",
+  "list.shared",
+  "item.updated",
+  "list.created",
+  "list.deleted",
+] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 export const MAX_ENDPOINTS_PER_SHOP = 20;

@@ -20,7 +20,17 @@
  */
 import { transaction, type UnitOfWork } from "~/data/database.server";
 import { deleteItemsOfList, findItemsOfList, moveItems, updateMergedItem } from "~/data/item-rows.server";
-import { findDefaultLists, retireList, touchListsBefore } from "~/data/list-rows.server";
+import {
+  countOwnerLists,
+  findDefaultLists,
+  findOwnerList,
+  findOwnerListByNameKey,
+  findOwnerLists,
+  retireList,
+  touchListsBefore,
+  transferList,
+} from "~/data/list-rows.server";
+import { shopSettingsOf } from "~/services/shops/shops.server";
 import { recordEvent } from "~/services/events/outbox.server";
 import { lockDefaultList, maxItemsPerList } from "./wishlists.server";
 import type { ListWithItems } from "./views";
@@ -28,23 +38,85 @@ import type { ListWithItems } from "./views";
 export interface MergeResult {
   /** The customer's default list after the merge, with its items. */
   list: ListWithItems;
-  /** Items moved from the guest list. */
+  /** Items moved from the guest's default list. */
   mergedCount: number;
   /** false: there was no guest list to merge (a repeat). */
   merged: boolean;
-  /** true: the guest list had a share link, which the merge turned off. */
+  /** true: a guest list had a share link, which the merge turned off. */
   guestShareLinkEnded: boolean;
+  /** What became of each guest list: merged into a list of the customer's, or moved across whole. */
+  lists: MergedList[];
+}
+
+export interface MergedList {
+  /** The guest's list. */
+  fromListId: string;
+  /** The customer's list it became or joined. */
+  listId: string;
+  name: string;
+  /** "merged": its items joined the customer's list of that name; "moved": it became the customer's. */
+  outcome: "merged" | "moved";
+  /** Items that joined the customer's list (all of them for a list moved across). */
+  mergedCount: number;
+  /** Items not carried over: the customer's list had no room for them. */
+  skippedCount: number;
+}
+
+type Tx = Parameters<Parameters<typeof transaction>[0]>[0];
+
+/**
+ * Moves the guest list's items into the customer's list (overlap: the customer's item stays, with the
+ * guest's date when earlier, the guest's variant when it had none, the guest's note when it had none),
+ * earliest saved first while there is room; returns how many moved and how many did not fit.
+ */
+async function mergeItems(tx: Tx, shopId: string, guestListId: string, customerListId: string) {
+  const guestItems = await findItemsOfList(tx, shopId, guestListId);
+  const customerItems = await findItemsOfList(tx, shopId, customerListId);
+  const owned = new Map(customerItems.map((item) => [item.productId, item]));
+  const room = Math.max(0, maxItemsPerList() - customerItems.length);
+  const toMove: typeof guestItems = [];
+  for (const item of guestItems) {
+    const existing = owned.get(item.productId);
+    if (!existing) {
+      toMove.push(item);
+      continue;
+    }
+    const changes = {
+      ...(item.addedAt < existing.addedAt ? { addedAt: item.addedAt } : {}),
+      ...(existing.variantId === "" && item.variantId !== "" ? { variantId: item.variantId } : {}),
+      ...(existing.note === "" && item.note !== "" ? { note: item.note } : {}),
+    };
+    if (Object.keys(changes).length > 0) await updateMergedItem(tx, shopId, existing.id, changes);
+  }
+  // Earliest saved first (then by id, for a stable choice); what does not fit is deleted with the guest list.
+  toMove.sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const moved = toMove.slice(0, room);
+  await moveItems(
+    tx,
+    shopId,
+    moved.map((item) => item.id),
+    customerListId,
+  );
+  await deleteItemsOfList(tx, shopId, guestListId);
+  return { mergedCount: moved.length, skippedCount: toMove.length - moved.length };
 }
 
 export async function mergeGuestList(
   { shopId, customerId, anonymousId }: { shopId: string; customerId: string; anonymousId: string },
   unit?: UnitOfWork<MergeResult>,
 ): Promise<MergeResult> {
+  const { settings } = await shopSettingsOf(shopId);
   return transaction(async (tx) => {
     const now = new Date();
-    const customerList = await lockDefaultList(tx, shopId, { kind: "customer", customerId }, true, now);
+    const customer = { kind: "customer" as const, customerId };
+    const customerList = await lockDefaultList(tx, shopId, customer, true, now);
     // Locked after the customer's list, in the same order as every other merge (no deadlock).
     const [guest] = await findDefaultLists(tx, shopId, "anonymousId", [anonymousId], { lock: true });
+    const guestLists = guest
+      ? (await findOwnerLists(tx, shopId, { column: "anonymousId", value: anonymousId })).filter(
+          (list) => list.id !== guest.id,
+        )
+      : [];
     let result: MergeResult;
     if (!guest) {
       const items = await findItemsOfList(tx, shopId, customerList.id);
@@ -53,50 +125,74 @@ export async function mergeGuestList(
         mergedCount: 0,
         merged: false,
         guestShareLinkEnded: false,
+        lists: [],
       };
     } else {
-      const guestItems = await findItemsOfList(tx, shopId, guest.id);
-      const customerItems = await findItemsOfList(tx, shopId, customerList.id);
-      const owned = new Map(customerItems.map((item) => [item.productId, item]));
-      const room = Math.max(0, maxItemsPerList() - customerItems.length);
-      const toMove: typeof guestItems = [];
-      for (const item of guestItems) {
-        const existing = owned.get(item.productId);
-        if (!existing) {
-          toMove.push(item);
-          continue;
-        }
-        const changes = {
-          ...(item.addedAt < existing.addedAt ? { addedAt: item.addedAt } : {}),
-          ...(existing.variantId === "" && item.variantId !== "" ? { variantId: item.variantId } : {}),
-        };
-        if (Object.keys(changes).length > 0) await updateMergedItem(tx, shopId, existing.id, changes);
-      }
-      // Earliest saved first (then by id, for a stable choice); what does not fit is deleted with the guest list.
-      toMove.sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      const moved = toMove.slice(0, room);
-      await moveItems(
-        tx,
-        shopId,
-        moved.map((item) => item.id),
-        customerList.id,
-      );
-      const mergedCount = moved.length;
-      await deleteItemsOfList(tx, shopId, guest.id);
-      const guestShareLinkEnded = guest.shareToken !== null && guest.shareEnabled;
+      const lists: MergedList[] = [];
+      const { mergedCount, skippedCount } = await mergeItems(tx, shopId, guest.id, customerList.id);
+      lists.push({
+        fromListId: guest.id,
+        listId: customerList.id,
+        name: customerList.name,
+        outcome: "merged",
+        mergedCount,
+        skippedCount,
+      });
+      let guestShareLinkEnded = guest.shareToken !== null && guest.shareEnabled;
       // The guest list names the customer it became (a customers/redact erases it and the events of its guest
       // days), and its share link ends (docs/decisions/033-guest-share-link-at-login.md).
       await retireList(tx, shopId, guest.id, now, { customerId, dropShareToken: true });
-      await touchListsBefore(tx, shopId, [customerList.id], now);
+      const touched = new Set([customerList.id]);
+      // The guest's named lists, oldest first: into the customer's list of the same name, else across whole
+      // while the customer has room for another list, else into the customer's default list.
+      const customerRef = { column: "customerId" as const, value: customerId };
+      let listCount = await countOwnerLists(tx, shopId, customerRef);
+      for (const named of guestLists) {
+        await findOwnerList(tx, shopId, { column: "anonymousId", value: anonymousId }, named.id, { lock: true });
+        guestShareLinkEnded ||= named.shareToken !== null && named.shareEnabled;
+        const same = named.nameKey ? await findOwnerListByNameKey(tx, shopId, customerRef, named.nameKey) : undefined;
+        if (!same && listCount < settings.maxListsPerOwner) {
+          await transferList(tx, shopId, named.id, customerId, now);
+          listCount++;
+          lists.push({
+            fromListId: named.id,
+            listId: named.id,
+            name: named.name,
+            outcome: "moved",
+            mergedCount: named.count,
+            skippedCount: 0,
+          });
+          continue;
+        }
+        const into = same ?? customerList;
+        const counts = await mergeItems(tx, shopId, named.id, into.id);
+        await retireList(tx, shopId, named.id, now, { customerId, dropShareToken: true });
+        touched.add(into.id);
+        lists.push({ fromListId: named.id, listId: into.id, name: into.name, outcome: "merged", ...counts });
+      }
+      await touchListsBefore(tx, shopId, [...touched], now);
+      for (const entry of lists) {
+        await recordEvent(tx, {
+          shopId,
+          type: "list.merged",
+          createdAt: now,
+          data: {
+            listId: entry.listId,
+            customerId,
+            mergedCount: entry.mergedCount,
+            fromListId: entry.fromListId,
+          },
+        });
+      }
       const list = { ...customerList, updatedAt: now };
-      await recordEvent(tx, {
-        shopId,
-        type: "list.merged",
-        createdAt: now,
-        data: { listId: customerList.id, customerId, mergedCount },
-      });
       const items = await findItemsOfList(tx, shopId, customerList.id);
-      result = { list: { ...list, items, count: items.length }, mergedCount, merged: true, guestShareLinkEnded };
+      result = {
+        list: { ...list, items, count: items.length },
+        mergedCount,
+        merged: true,
+        guestShareLinkEnded,
+        lists,
+      };
     }
     await unit?.within?.(tx, result);
     return result;

@@ -19,7 +19,7 @@ import { recordEvent } from "~/services/events/outbox.server";
 import type { Owner } from "~/services/owners/owner";
 import type { ShopSettings } from "~/services/shops/settings";
 import { shopSettingsOf } from "~/services/shops/shops.server";
-import { assertGuestWritesAllowed, lockDefaultList } from "./wishlists.server";
+import { assertGuestWritesAllowed, lockOwnerList } from "./wishlists.server";
 import type { ListWithItems } from "./views";
 
 /** Share tokens: 128 random bits, URL-safe; unguessable, since the token alone opens the list. */
@@ -51,7 +51,7 @@ export interface ShareResult {
  * only where guests may keep lists.
  */
 export async function shareWishlist(
-  { shopId, owner }: { shopId: string; owner: Owner },
+  { shopId, owner, listId }: { shopId: string; owner: Owner; listId?: string },
   unit?: UnitOfWork<ShareResult>,
 ): Promise<ShareResult> {
   const { domain, settings } = await shopSettingsOf(shopId);
@@ -59,7 +59,7 @@ export async function shareWishlist(
   assertSharingAllowed(settings);
   return transaction(async (tx) => {
     const at = new Date();
-    const list = await lockDefaultList(tx, shopId, owner, true, at);
+    const list = (await lockOwnerList(tx, shopId, owner, listId, true, at))!;
     let result: ShareResult;
     if (list.shareToken && list.shareEnabled) {
       const url = shareUrl(domain, settings.sharePath, list.shareToken);
@@ -95,14 +95,23 @@ export async function shareWishlist(
  * The default list is locked, as `shareWishlist` and the merge lock it: a share or a merge in flight and
  * this change apply one after the other.
  */
-export async function stopSharingWishlist({ shopId, owner }: { shopId: string; owner: Owner }): Promise<{
+export async function stopSharingWishlist({
+  shopId,
+  owner,
+  listId,
+}: {
+  shopId: string;
+  owner: Owner;
+  /** One of the owner's named lists; absent: their default list (and the links guests' lists left to it). */
+  listId?: string;
+}): Promise<{
   removed: number;
 }> {
   return transaction(async (tx) => {
     const at = new Date();
-    const list = await lockDefaultList(tx, shopId, owner, false, at);
+    const list = await lockOwnerList(tx, shopId, owner, listId, false, at);
     let removed = list && (await removeShareToken(tx, shopId, list.id, at)) ? 1 : 0;
-    if (owner.kind === "customer") {
+    if (owner.kind === "customer" && (listId === undefined || list?.isDefault)) {
       removed += await removeShareTokensOfRetiredLists(tx, shopId, owner.customerId, at);
     }
     return { removed };

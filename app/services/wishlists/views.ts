@@ -19,6 +19,8 @@ export function itemView(item: ItemRow) {
     titleSnapshot: item.titleSnapshot,
     addedAt: toTimestamp(item.addedAt),
     available: item.unavailableAt === null,
+    note: item.note === "" ? null : item.note,
+    quantity: item.quantity,
   };
 }
 

@@ -20,6 +20,7 @@ import {
   deleteItemById,
   deleteItemByKey,
   findItemByKey,
+  findListIdOfItem,
   findItemsOfList,
   findSavedKeys,
   insertItem,
@@ -30,6 +31,7 @@ import {
 } from "~/data/item-rows.server";
 import {
   findDefaultLists,
+  findOwnerList,
   insertDefaultLists,
   touchListAndCount,
   touchListsBefore,
@@ -64,11 +66,13 @@ export interface NewItem extends ItemRef {
 interface ChangeInput {
   shopId: string;
   owner: Owner;
+  /** The owner's list the change is made on; absent: their default list. */
+  listId?: string;
   at?: Date;
   settings?: Pick<ShopSettings, "guestEnabled">;
 }
 
-function ownerValue(owner: Owner): { column: OwnerColumn; value: string } {
+export function ownerValue(owner: Owner): { column: OwnerColumn; value: string } {
   return owner.kind === "customer"
     ? { column: "customerId", value: owner.customerId }
     : { column: "anonymousId", value: owner.anonymousId };
@@ -115,6 +119,29 @@ export async function lockDefaultList(tx: Tx, shopId: string, owner: Owner, crea
   return created;
 }
 
+/**
+ * The list a change names, locked as `lockDefaultList` locks the default: the owner's list `listId` (not
+ * found: another owner's, another shop's, deleted or retired), or their default list when none is named.
+ */
+export async function lockOwnerList(
+  tx: Tx,
+  shopId: string,
+  owner: Owner,
+  listId: string | undefined,
+  create: boolean,
+  at: Date,
+): Promise<ListRow | undefined> {
+  if (listId === undefined)
+    return create ? lockDefaultList(tx, shopId, owner, true, at) : lockDefaultList(tx, shopId, owner, false, at);
+  const list = await findOwnerList(tx, shopId, ownerValue(owner), listId, { lock: true });
+  if (!list) throw listNotFound(listId);
+  return list;
+}
+
+export function listNotFound(listId: string) {
+  return new DomainError("not_found", `This shopper has no list ${listId}.`);
+}
+
 /** The most items one list may hold (MAX_ITEMS_PER_LIST). */
 export function maxItemsPerList(): number {
   return getEnv().MAX_ITEMS_PER_LIST;
@@ -129,7 +156,7 @@ function listFull(max: number) {
 }
 
 /** Counts the list after the change (touching it), refuses a save past the cap, and writes the event. */
-async function finishChange(
+export async function finishChange(
   tx: Tx,
   {
     shopId,
@@ -138,10 +165,13 @@ async function finishChange(
     item,
     type,
     at,
-  }: Required<Omit<ChangeInput, "settings">> & {
+    extra,
+  }: Required<Omit<ChangeInput, "settings" | "listId">> & {
     list: ListRow;
     item: ItemRow;
     type: "item.added" | "item.removed";
+    /** Members the event carries besides the usual ones (a move names the other list). */
+    extra?: object;
   },
 ) {
   const count = (await touchListAndCount(tx, shopId, list.id, at)) ?? 0;
@@ -153,7 +183,7 @@ async function finishChange(
     shopId,
     type,
     createdAt: at,
-    data: { listId: list.id, ...ownerColumns(owner), item: itemView(item), count },
+    data: { listId: list.id, ...ownerColumns(owner), item: itemView(item), count, ...extra },
   });
   return count;
 }
@@ -192,9 +222,9 @@ export interface ToggleResult {
 /** Saves the product if it is not in the list, removes it (whatever its saved variant) if it is. */
 export async function toggleItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<ToggleResult>) {
   await checkGuestWrites(input);
-  const { shopId, owner, item, at = new Date() } = input;
+  const { shopId, owner, item, listId, at = new Date() } = input;
   const result = await transaction(async (tx) => {
-    const list = await lockDefaultList(tx, shopId, owner, true, at);
+    const list = (await lockOwnerList(tx, shopId, owner, listId, true, at))!;
     const removed = await deleteItemByKey(tx, shopId, keyOf(list.id, item));
     let result: ToggleResult;
     if (removed) {
@@ -225,9 +255,9 @@ export interface AddResult {
  */
 export async function addItem(input: ChangeInput & { item: NewItem }, unit?: UnitOfWork<AddResult>) {
   await checkGuestWrites(input);
-  const { shopId, owner, item, at = new Date() } = input;
+  const { shopId, owner, item, listId, at = new Date() } = input;
   const result = await transaction(async (tx) => {
-    const list = await lockDefaultList(tx, shopId, owner, true, at);
+    const list = (await lockOwnerList(tx, shopId, owner, listId, true, at))!;
     const created = await insertItem(tx, shopId, newItemRow(list.id, item, at));
     let result: AddResult;
     if (created) {
@@ -243,7 +273,11 @@ export async function addItem(input: ChangeInput & { item: NewItem }, unit?: Uni
   return result;
 }
 
-/** Removes one item, by id or by product (whatever its variant). Removing what is not there changes nothing. */
+/**
+ * Removes one item, by id or by product (whatever its variant), from the list named (default: the owner's
+ * default list; an item named by id: the owner's list that holds it). Removing what is not there changes
+ * nothing; naming a list the owner does not have is `not_found`.
+ */
 export async function removeItem(
   input: ChangeInput & { target: { itemId: string } | ItemRef },
   unit?: UnitOfWork<{ removed: boolean }>,
@@ -251,7 +285,12 @@ export async function removeItem(
   await checkGuestWrites(input);
   const { shopId, owner, target, at = new Date() } = input;
   return transaction(async (tx) => {
-    const list = await lockDefaultList(tx, shopId, owner, false, at);
+    // An item named by id is removed from whichever of the owner's lists holds it when no list is named.
+    const listId = input.listId ?? ("itemId" in target ? await findListIdOfItem(tx, shopId, target.itemId) : undefined);
+    const list =
+      input.listId === undefined && listId !== undefined
+        ? await findOwnerList(tx, shopId, ownerValue(owner), listId, { lock: true })
+        : await lockOwnerList(tx, shopId, owner, listId, false, at);
     const removed = !list
       ? undefined
       : "itemId" in target

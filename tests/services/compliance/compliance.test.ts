@@ -10,6 +10,7 @@ import { database, engine } from "~/data/database.server";
 import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { purgeProcessedPlatformWebhooks } from "~/services/shops/platform-webhook-ledger.server";
+import { updateShopSettings } from "~/services/shops/shops.server";
 import { countActiveOwners } from "~/data/daily-stat-rows.server";
 import { WEBHOOK_EVENTS } from "~/api/v1/schemas";
 import { type DeliverWebhookPayload, JOBS } from "~/jobs/definitions";
@@ -173,9 +174,10 @@ async function shopWithEndpoint() {
   const created = await app.request(`${BASE_URL}/v1/webhooks`, {
     method: "POST",
     headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ url: receiver.url, events: ["item.added", "item.removed", "list.merged", "list.shared"] }),
+    body: JSON.stringify({ url: receiver.url, events: [...EVENT_TYPES] }),
   });
   expect(created.status).toBe(201);
+  await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
   return { shop, secret };
 }
 
@@ -224,7 +226,17 @@ const EMAIL_IN_FILE = "SOMEONE.REDACTED@example.COM";
 const OTHER_CUSTOMER = "8402957613024";
 platform.answer(withProductLookups(customerSearch({}, undefined, { ids: [OTHER_CUSTOMER] })));
 
-const EVENT_TYPES = ["item.added", "item.removed", "list.merged", "list.shared"] as const;
+const EVENT_TYPES = [
+  "item.added",
+  "item.removed",
+  "list.merged",
+  "list.shared",
+  "item.updated",
+  "list.created",
+  "list.deleted",
+] as const;
+/** A note the customer writes on a saved item (issue 28): their own words, erased with them. */
+const NOTE = "note-7391846502913 for Sam";
 
 /** The shop's events with their deliveries to the (failing) receiver: one delivery id per event. */
 const deliveredEvents = (shopId: string) =>
@@ -247,6 +259,19 @@ describe("customers/redact", () => {
     expect((await shopper.identify(CUSTOMER)).status).toBe(200);
     expect((await shopper.save(CUSTOMER, "102", { "Idempotency-Key": randomUUID() })).status).toBe(201);
     const customerToken = (await shopper.share(CUSTOMER)).token;
+    // Named lists (issue 28): one created and deleted, one kept with a noted item moved onto it.
+    const named = async (name: string) =>
+      (await (await shopper.proxy("/storefront/wishlists", CUSTOMER, "POST", { name })).json()) as { id: string };
+    const gone = await named("Gone");
+    expect((await shopper.proxy(`/storefront/wishlists/${gone.id}`, CUSTOMER, "DELETE")).status).toBe(204);
+    const gifts = await named("Gifts");
+    const noted = (await (await shopper.save(CUSTOMER, "105")).json()) as { id: string };
+    const patched = await shopper.proxy(`/storefront/wishlist/items/${noted.id}`, CUSTOMER, "PATCH", { note: NOTE });
+    expect(patched.status).toBe(200);
+    const moved = await shopper.proxy(`/storefront/wishlist/items/${noted.id}/move`, CUSTOMER, "POST", {
+      listId: gifts.id,
+    });
+    expect(moved.status).toBe(200);
     // A product saved and removed again (item.added, item.removed).
     expect((await shopper.toggle(CUSTOMER, "104")).status).toBe(200);
     expect((await shopper.toggle(CUSTOMER, "104")).status).toBe(200);
@@ -293,7 +318,7 @@ describe("customers/redact", () => {
       (rows) => EVENT_TYPES.every((type) => rows.some((row) => row.type === type)),
       "a delivery of each event type attempted",
     );
-    const needles = [CUSTOMER, guestToken, customerToken];
+    const needles = [CUSTOMER, guestToken, customerToken, NOTE];
     expect(await tablesMentioning(needles)).not.toEqual([]);
     expect(filesMentioning(needles)).not.toEqual([]);
     expect(await redisMentioning([CUSTOMER])).not.toEqual([]);

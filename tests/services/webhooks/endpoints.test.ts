@@ -56,7 +56,7 @@ describe("webhook endpoint management", () => {
     [{ url: "ftp://receiver.example/hooks", events: ["item.added"] }, 422, "#/url"],
     [{ url: "https://user:pass@receiver.example/hooks", events: ["item.added"] }, 422, "#/url"],
     [{ url: "receiver.example/hooks", events: ["item.added"] }, 422, "#/url"],
-    [{ url: "https://receiver.example/hooks", events: ["item.updated"] }, 422, "#/events/0"],
+    [{ url: "https://receiver.example/hooks", events: ["item.renamed"] }, 422, "#/events/0"],
     [{ url: "https://receiver.example/hooks", events: ["ping"] }, 422, "#/events/0"],
     [{ url: "https://receiver.example/hooks", events: [] }, 422, "#/events"],
     [{ url: "https://receiver.example/hooks" }, 422, "#/events"],

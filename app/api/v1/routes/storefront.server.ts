@@ -16,14 +16,14 @@ import { ItemSchema, OwnerSchema, ShareSchema, Timestamp } from "../schemas";
 import { anonymousIdSchema, OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
 import { parameterProblem, requireBodySent } from "../validation-problems.server";
 
-const ALL_MODES = ["private", "public", "proxy"] as const;
+export const ALL_MODES = ["private", "public", "proxy"] as const;
 
 /**
  * Storefront bodies are open: clients written for other versions of the interface send members of their
  * own, which are accepted and ignored (dropped before anything is stored). The members listed are checked
  * strictly (422 with a pointer to each bad one).
  */
-const OPEN_BODY = {
+export const OPEN_BODY = {
   additionalProperties: true,
   description:
     "Members not listed here are accepted and ignored, so clients that send more keep working; the listed " +
@@ -55,10 +55,24 @@ const ItemInput = {
     }),
 };
 
+/** The list a save or removal acts on, in the body: absent, the shopper's default list. */
+const ListIdMember = {
+  listId: z
+    .string()
+    .regex(/^lst_[A-Za-z0-9]+$/, "must be a list id (lst_...)")
+    .optional()
+    .openapi({
+      description:
+        "Additive: one of the shopper's lists (GET /storefront/wishlists); absent, their default list. A list the " +
+        "shopper does not have is a 404.",
+      example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4",
+    }),
+};
+
 /** A save (toggle, add): the item and, in the body or the query, the shopper. */
 const SAVE_REQUEST = {
   query: OwnerQuery,
-  body: jsonBody(z.object({ ...ItemInput, ...OwnerInput }).openapi(OPEN_BODY)),
+  body: jsonBody(z.object({ ...ItemInput, ...ListIdMember, ...OwnerInput }).openapi(OPEN_BODY)),
 };
 
 /** Share and unshare: the shopper in the query, or in an optional body. */
@@ -67,7 +81,7 @@ const OWNER_REQUEST = {
   body: jsonBody(z.object(OwnerInput).openapi(OPEN_BODY), { required: false }),
 };
 
-const StorefrontListSchema = z
+export const StorefrontListSchema = z
   .object({
     id: z.string().nullable().openapi({ description: "null until the first item is saved: reads never create lists." }),
     owner: OwnerSchema,
@@ -80,8 +94,9 @@ const StorefrontListSchema = z
   })
   .openapi("Wishlist");
 
-/** A save's 409: besides a retry while the first request runs (every POST), the list being full. */
+/** A save's 404 and 409: a list the shopper does not have; besides a retry while the first request runs (every POST), the list being full. */
 const SAVE_CONFLICT = {
+  404: problemAnswer("`listId` names a list the shopper does not have: `not-found`"),
   409: problemAnswer(
     "Wishlist full (`list-full`: the list already holds the most items a list may hold, given in `maxItems`; " +
       "remove an item first), or Idempotency key in use (`idempotency-key-in-use`)",
@@ -160,17 +175,26 @@ const removeRoute = apiRoute({
         .string()
         .regex(/^itm_[A-Za-z0-9]+$/, "must be an item id (itm_...)")
         .optional(),
+      listId: ListIdMember.listId,
     }),
     body: jsonBody(
       z
-        .object({ productId: ItemInput.productId.optional(), variantId: ItemInput.variantId, ...OwnerInput })
+        .object({
+          productId: ItemInput.productId.optional(),
+          variantId: ItemInput.variantId,
+          ...ListIdMember,
+          ...OwnerInput,
+        })
         .openapi(OPEN_BODY),
     ),
   },
-  responses: { 204: { description: "Removed (or was not there)" } },
+  responses: {
+    204: { description: "Removed (or was not there)" },
+    404: problemAnswer("`listId` names a list the shopper does not have: `not-found`"),
+  },
 });
 
-const ShareResultSchema = z
+export const ShareResultSchema = z
   .object({
     listId: z.string(),
     token: z
@@ -272,8 +296,32 @@ const identifyRoute = apiRoute({
       "The customer's list after the merge",
       StorefrontListSchema.extend({
         guestShareLinkEnded: z.boolean().openapi({
-          description: "Additive. true when the guest list had a share link, which this merge turned off.",
+          description: "Additive. true when a guest list had a share link, which this merge turned off.",
         }),
+        lists: z
+          .array(
+            z.object({
+              fromListId: z.string().openapi({ description: "The guest's list." }),
+              listId: z.string().openapi({ description: "The customer's list it joined or became." }),
+              name: z.string(),
+              outcome: z.enum(["merged", "moved"]).openapi({
+                description:
+                  "`merged`: its items joined the customer's list (the default one, or the one of the same name); " +
+                  "`moved`: the list became the customer's whole.",
+              }),
+              mergedCount: z.number().int(),
+              skippedCount: z
+                .number()
+                .int()
+                .openapi({ description: "Items not carried over: the customer's list had no room for them." }),
+            }),
+          )
+          .openapi({
+            description:
+              "Additive. What became of each guest list (the default first); empty when there was nothing to merge. " +
+              "A guest's named list joins the customer's list of the same name (ignoring case), else becomes " +
+              "theirs while they keep fewer lists than the shop allows, else joins their default list.",
+          }),
       }),
     ),
   },
@@ -322,8 +370,8 @@ function saveInput(
   shopper: Shopper,
   body: z.output<(typeof SAVE_REQUEST.body.content)["application/json"]["schema"]>,
 ) {
-  const { anonymousId: _anonymousId, customerId: _customerId, ...item } = body;
-  return { shopId: caller.shopId, owner: shopper.owner("body"), item, settings: caller.settings };
+  const { anonymousId: _anonymousId, customerId: _customerId, listId, ...item } = body;
+  return { shopId: caller.shopId, owner: shopper.owner("body"), item, listId, settings: caller.settings };
 }
 
 export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
@@ -355,8 +403,8 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
       });
     }
     const owner: Owner = { kind: "customer", customerId };
-    const reply = idempotentReply(c, ({ list, guestShareLinkEnded }: MergeResult) =>
-      c.json({ ...wishlistView(owner, list), guestShareLinkEnded }, 200),
+    const reply = idempotentReply(c, ({ list, guestShareLinkEnded, lists }: MergeResult) =>
+      c.json({ ...wishlistView(owner, list), guestShareLinkEnded, lists }, 200),
     );
     const merged = await mergeGuestList(
       { shopId: caller.shopId, customerId, anonymousId: body.anonymousId },
@@ -423,7 +471,11 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
         errors: [{ pointer: "#/productId", detail: "required when itemId is not given" }],
       });
     }
-    await removeItem({ shopId: caller.shopId, owner, target, settings: caller.settings });
+    const listId = query.listId ?? body.listId;
+    if (query.listId !== undefined && body.listId !== undefined && query.listId !== body.listId) {
+      throw parameterProblem([{ path: ["listId"], message: "names another list than the body's listId" }]);
+    }
+    await removeItem({ shopId: caller.shopId, owner, target, listId, settings: caller.settings });
     return c.body(null, 204);
   });
 }
