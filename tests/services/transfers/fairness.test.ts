@@ -109,8 +109,10 @@ describe("running jobs per shop", () => {
           .map((row) => ({ start: row.startedAt!.getTime(), end: row.finishedAt!.getTime() }))
           .sort((a, b) => a.start - b.start);
         for (let n = 1; n < spans.length; n++) expect(spans[n]!.start).toBeGreaterThanOrEqual(spans[n - 1]!.end);
-        // The quiet shop's job did not wait for the noisy shop's burst.
-        expect(quietRow!.finishedAt!.getTime()).toBeLessThan(spans[spans.length - 1]!.start);
+        // The quiet shop's job did not wait for the noisy shop's burst: it started while the noisy shop still
+        // had a job waiting. (Its end is not compared: on a loaded machine a 750-row export can finish in less
+        // time than the quiet job's own run took, and it once did, by 64 ms.)
+        expect(quietRow!.startedAt!.getTime()).toBeLessThan(spans[spans.length - 1]!.start);
         expect(noisyRows.map((row) => row.id).sort()).toEqual([...noisyIds].sort());
       } finally {
         for (const worker of workers) expect(await worker.stop(30_000)).toBe(0);
