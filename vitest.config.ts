@@ -41,7 +41,7 @@ export default defineConfig({
       // web and two worker processes on one database (docs/benchmarks.md); the PostgreSQL restart, which
       // stops and starts a server of its own (there is no SQLite server to restart); the relay racing a
       // delivery's log, and a settings change beside an open insert, windows SQLite's single writer does not
-      // have; and the connection pool running dry (SQLite has no pool).
+      // have; the connection pool running dry (SQLite has no pool); and named lists' row-lock windows.
       {
         extends: true,
         test: {
@@ -54,6 +54,7 @@ export default defineConfig({
             "tests/services/webhooks/relay-race.test.ts",
             "tests/api/pool-busy.test.ts",
             "tests/api/settings-lock.test.ts",
+            "tests/api/named-lists-races.test.ts",
           ],
         },
       },

@@ -1537,10 +1537,10 @@ export interface components {
              */
             finishedAt: string | null;
             /**
-             * @description Exports: the file's format (`marketing_csv` is additive).
+             * @description Exports: the file's format (`marketing_csv` and `csv_six_columns` are additive).
              * @enum {string|null}
              */
-            format: "csv" | "marketing_csv" | null;
+            format: "csv" | "marketing_csv" | "csv_six_columns" | null;
             /** @description Imports, once succeeded: rows actually inserted (0 on a re-run). For a dry run, what would have been. Rows already saved are neither imported nor skipped: rowsProcessed - imported - skipped. */
             imported: number | null;
             /** @example job_01jd2x6c5ef0q8w3d0s8b2n7k4 */
@@ -2440,10 +2440,10 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description `csv`: the generic columns, which re-import cleanly. `marketing_csv` (additive): one row per item a customer saved with `customer_id, email, first_name, last_name, product_id, product_title, variant_id, variant_title, price, currency, added_at`, read from the platform when the export runs; guest rows are left out. Personal data: the file is deleted with the other export files, and at once when one of its customers is erased (customers/redact).
+                     * @description `csv`: the generic columns, which re-import cleanly, followed (additive) by `list_name` (empty for the shopper's default list), `note` and `quantity`. `csv_six_columns` (additive): the six generic columns alone, for readers that want exactly those. `marketing_csv` (additive): one row per item a customer saved with `customer_id, email, first_name, last_name, product_id, product_title, variant_id, variant_title, price, currency, added_at`, read from the platform when the export runs; guest rows are left out. Personal data: the file is deleted with the other export files, and at once when one of its customers is erased (customers/redact).
                      * @enum {string}
                      */
-                    format: "csv" | "marketing_csv";
+                    format: "csv" | "marketing_csv" | "csv_six_columns";
                 };
             };
         };

@@ -24,6 +24,9 @@ export interface ItemInsert extends ItemKey {
   addedAt: Date;
   /** When the worker is due to ask the platform for the product's title and handle; null or absent: never. */
   productLookupAt?: Date | null;
+  /** The shopper's note ("" or absent: none) and quantity (absent: 1). */
+  note?: string;
+  quantity?: number;
 }
 
 /** A product's title and handle as the shop's catalogue gave them to one of its items. */
@@ -78,6 +81,8 @@ async function insertValues(q: Queryable, shopId: string, rows: readonly ItemIns
     ...known.get(row.productId),
     addedAt: row.addedAt,
     productLookupAt: row.productLookupAt ?? null,
+    note: row.note ?? "",
+    quantity: row.quantity ?? 1,
   }));
 }
 
@@ -435,6 +440,10 @@ export function exportItemsPage(q: Queryable, shopId: string, { after, limit }: 
       "l.customerId",
       "l.anonymousId",
       "l.retiredAt",
+      "l.name as listName",
+      "l.isDefault as listIsDefault",
+      "i.note",
+      "i.quantity",
       "i.productId",
       "i.variantId",
       "i.handle",

@@ -63,6 +63,7 @@ const fileName = (job: TransferJobView) => job.filename ?? `wishlist-export-${jo
 const KIND_TEXT: Record<NonNullable<TransferJobView["format"]>, MessageKey> = {
   csv: "exports.kind.csv",
   marketing_csv: "exports.kind.marketing",
+  csv_six_columns: "exports.kind.sixColumns",
 };
 
 export default function Exports() {

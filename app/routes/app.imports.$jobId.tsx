@@ -78,6 +78,9 @@ const FIELD_LABELS: Record<Field, MessageKey> = {
   handle: "import.field.handle",
   title: "import.field.title",
   addedAt: "import.field.addedAt",
+  listName: "import.field.listName",
+  note: "import.field.note",
+  quantity: "import.field.quantity",
 };
 
 const REASON_LABELS: Record<ImportIssue["reason"], MessageKey> = {

@@ -94,7 +94,8 @@ describe("items per list: at most MAX_ITEMS_PER_LIST", () => {
       row("502", 1), // another customer's list has its own room
     ];
     const result = await transaction((tx) => importItems(tx, { shopId: shop.id, rows }));
-    expect(result.inserted.sort()).toEqual(["501|700001", "501|700002", "502|1"]); // customer|product (decision 032)
+    // <list>|product (decision 032): the customers' default lists
+    expect(result.inserted.sort()).toEqual(["501\u0001|700001", "501\u0001|700002", "502\u0001|1"]);
     expect(result.full).toEqual([rows[3], rows[5]]);
     expect(await countItems(shop.id, "501")).toBe(max);
 

@@ -68,7 +68,10 @@ describe("the Exports page", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/csv/);
     const { data } = Papa.parse<string[]>((await response.text()).trimEnd(), { newline: "\r\n" });
-    expect(data[0]).toEqual(["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"]);
+    expect(data[0]).toEqual([
+      ...["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"],
+      ...["list_name", "note", "quantity"],
+    ]);
     expect(
       data
         .slice(1)

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { pageParamsSchema } from "~/lib/validation";
 import { shopSettingsFields } from "~/services/shops/settings";
+import { EXPORT_FORMATS } from "~/services/transfers/transfer-requests";
 import { SUBSCRIBABLE_EVENTS } from "~/services/webhooks/endpoints.server";
 
 /**
@@ -307,9 +308,9 @@ export const TransferJobSchema = z
     }),
     source: z.enum(["csv", "vendor_a", "vendor_b"]).nullable().openapi({ description: "Imports: the file's format." }),
     format: z
-      .enum(["csv", "marketing_csv"])
+      .enum(EXPORT_FORMATS)
       .nullable()
-      .openapi({ description: "Exports: the file's format (`marketing_csv` is additive)." }),
+      .openapi({ description: "Exports: the file's format (`marketing_csv` and `csv_six_columns` are additive)." }),
     dryRun: z.boolean().nullable().openapi({ description: "Imports: true when nothing is written." }),
     rowsProcessed: z
       .number()

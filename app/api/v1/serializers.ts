@@ -4,6 +4,7 @@ import type { UploadRow as Upload } from "~/data/upload-rows.server";
 import type { WebhookDeliveryRow } from "~/data/webhook-delivery-rows.server";
 import type { WebhookEndpointRow } from "~/data/webhook-endpoint-rows.server";
 import { toTimestamp } from "~/lib/time";
+import { EXPORT_FORMATS, type ExportFormat } from "~/services/transfers/transfer-requests";
 import type { SubscribableEvent } from "~/services/webhooks/endpoints.server";
 
 /** Database rows to the API shapes of docs/openapi.json (wishlists, lists and items: services/wishlists/views.ts). */
@@ -54,7 +55,11 @@ export function serializeTransferJob(job: TransferJob, result: { url: string; ex
     status: job.status as "queued" | "running" | "succeeded" | "failed",
     source: job.kind === "import" ? (job.source as "csv" | "vendor_a" | "vendor_b") : null,
     format:
-      job.kind === "export" ? (job.format === "marketing_csv" ? ("marketing_csv" as const) : ("csv" as const)) : null,
+      job.kind === "export"
+        ? (EXPORT_FORMATS as readonly string[]).includes(job.format ?? "")
+          ? (job.format as ExportFormat)
+          : ("csv" as const)
+        : null,
     dryRun: job.kind === "import" ? job.dryRun : null,
     rowsProcessed: job.rowsRead,
     imported: job.kind === "import" && job.status === "succeeded" ? (job.imported ?? 0) : null,

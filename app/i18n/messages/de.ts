@@ -436,6 +436,8 @@ export const de: Messages = {
 
   "exports.kind.csv":
     "Alle gemerkten Artikel in den allgemeinen Spalten; die Datei lässt sich problemlos wieder importieren.",
+  "exports.kind.sixColumns":
+    "Jeder gemerkte Artikel nur in den sechs allgemeinen Spalten (ohne Listennamen, Notizen und Mengen).",
   "exports.kind.marketing":
     "Die gemerkten Artikel der Kunden mit ihren E-Mail-Adressen und Namen, Produkt- und Variantentiteln und Preisen, für Kampagnen. Gäste sind nicht enthalten.",
   "exports.started": "Export gestartet",
@@ -569,6 +571,9 @@ export const de: Messages = {
   "import.field.handle": "Handle",
   "import.field.title": "Titel",
   "import.field.addedAt": "Hinzugefügt am",
+  "import.field.listName": "Listenname",
+  "import.field.note": "Notiz",
+  "import.field.quantity": "Menge",
   "import.reason.malformedRow": "Fehlerhafte Zeile",
   "import.reason.unparseableProductId": "Unlesbare Produkt-ID",
   "import.reason.unparseableVariantId": "Unlesbare Varianten-ID",

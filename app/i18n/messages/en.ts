@@ -424,6 +424,7 @@ export const en = {
   "imports.error": "The imports could not be shown",
 
   "exports.kind.csv": "Every saved item in the generic columns; the file imports back cleanly.",
+  "exports.kind.sixColumns": "Every saved item in the six generic columns only (no list names, notes or quantities).",
   "exports.kind.marketing":
     "Customers' saved items with their emails and names, product and variant titles and prices, for campaigns. Guests are left out.",
   "exports.started": "Export started",
@@ -551,6 +552,9 @@ export const en = {
   "import.field.handle": "Handle",
   "import.field.title": "Title",
   "import.field.addedAt": "Date added",
+  "import.field.listName": "List name",
+  "import.field.note": "Note",
+  "import.field.quantity": "Quantity",
   "import.reason.malformedRow": "Malformed row",
   "import.reason.unparseableProductId": "Unreadable product id",
   "import.reason.unparseableVariantId": "Unreadable variant id",

@@ -430,6 +430,8 @@ export const es: Messages = {
 
   "exports.kind.csv":
     "Todos los artículos guardados en las columnas genéricas; el archivo se vuelve a importar sin problemas.",
+  "exports.kind.sixColumns":
+    "Cada artículo guardado solo en las seis columnas genéricas (sin nombres de lista, notas ni cantidades).",
   "exports.kind.marketing":
     "Los artículos guardados de los clientes con sus correos electrónicos y nombres, los títulos de productos y variantes y los precios, para campañas. Los invitados quedan fuera.",
   "exports.started": "Exportación iniciada",
@@ -562,6 +564,9 @@ export const es: Messages = {
   "import.field.handle": "Identificador",
   "import.field.title": "Título",
   "import.field.addedAt": "Fecha de adición",
+  "import.field.listName": "Nombre de la lista",
+  "import.field.note": "Nota",
+  "import.field.quantity": "Cantidad",
   "import.reason.malformedRow": "Fila mal formada",
   "import.reason.unparseableProductId": "ID de producto ilegible",
   "import.reason.unparseableVariantId": "ID de variante ilegible",

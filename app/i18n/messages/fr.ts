@@ -438,6 +438,8 @@ export const fr: Messages = {
 
   "exports.kind.csv":
     "Tous les articles enregistrés dans les colonnes génériques ; le fichier se réimporte sans problème.",
+  "exports.kind.sixColumns":
+    "Chaque article enregistré dans les six colonnes génériques seulement (sans noms de liste, notes ni quantités).",
   "exports.kind.marketing":
     "Les articles enregistrés des clients avec leurs e-mails et noms, les titres des produits et variantes et les prix, pour les campagnes. Les invités sont exclus.",
   "exports.started": "Exportation lancée",
@@ -573,6 +575,9 @@ export const fr: Messages = {
   "import.field.handle": "Identifiant",
   "import.field.title": "Titre",
   "import.field.addedAt": "Date d’ajout",
+  "import.field.listName": "Nom de la liste",
+  "import.field.note": "Note",
+  "import.field.quantity": "Quantité",
   "import.reason.malformedRow": "Ligne mal formée",
   "import.reason.unparseableProductId": "ID produit illisible",
   "import.reason.unparseableVariantId": "ID variante illisible",

@@ -9,7 +9,18 @@
  * than name an app (docs/imports.md, "Formats"). The sources' ids are the API contract's values and stay.
  */
 
-export type Field = "customerId" | "email" | "anonymousId" | "productId" | "variantId" | "handle" | "title" | "addedAt";
+export type Field =
+  | "customerId"
+  | "email"
+  | "anonymousId"
+  | "productId"
+  | "variantId"
+  | "handle"
+  | "title"
+  | "addedAt"
+  | "listName"
+  | "note"
+  | "quantity";
 
 export const SOURCES = ["csv", "vendor_a", "vendor_b"] as const;
 export type Source = (typeof SOURCES)[number];
@@ -48,6 +59,11 @@ export const FORMATS: Record<Source, SourceFormat> = {
           addedAt: "added_at",
           // Optional and additive: lets rule 3's email lookup apply to generic files too.
           email: "email",
+          // Optional trailing columns (issue 28): the customer's named list (empty: the default one), the
+          // shopper's note and quantity.
+          listName: "list_name",
+          note: "note",
+          quantity: "quantity",
         },
       },
     ],
@@ -67,6 +83,8 @@ export const FORMATS: Record<Source, SourceFormat> = {
           handle: "Product Handle",
           title: "Product Title",
           addedAt: "Date Added",
+          // The list the item was on in the other app ("Default" for its default list; issue 28).
+          listName: "Wishlist Name",
         },
       },
       {

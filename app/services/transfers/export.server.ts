@@ -14,7 +14,14 @@ import type { Readable } from "node:stream";
 import { deriveKey } from "~/lib/derived-keys.server";
 import { itemExportStream } from "./item-export-stream.server";
 
-export const EXPORT_COLUMNS = ["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"];
+/** The contract's six generic columns: `csv_six_columns` exports these alone. */
+export const SIX_COLUMNS = ["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"];
+/**
+ * `csv`: the six, then the optional trailing columns of issue 28 (readers of the six keep working): the
+ * list's name (empty for the owner's default list, so a re-import puts the item back on it), the note and
+ * the quantity.
+ */
+export const EXPORT_COLUMNS = [...SIX_COLUMNS, "list_name", "note", "quantity"];
 
 export function anonymousPseudonym(anonymousId: string): string {
   const hex = createHmac("sha256", deriveKey("export-pseudonym")).update(anonymousId).digest("hex").slice(0, 32);
@@ -22,20 +29,30 @@ export function anonymousPseudonym(anonymousId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** The CSV file as a stream of text chunks, one per batch; `onRows` hears the running total. */
-export function exportCsv(shopId: string, onRows?: (rows: number) => void): Readable {
+/**
+ * The CSV file as a stream of text chunks, one per batch; `onRows` hears the running total. `sixColumns`:
+ * the contract's six columns only.
+ */
+export function exportCsv(
+  shopId: string,
+  onRows?: (rows: number) => void,
+  { sixColumns = false }: { sixColumns?: boolean } = {},
+): Readable {
   return itemExportStream(
     shopId,
-    EXPORT_COLUMNS,
+    sixColumns ? SIX_COLUMNS : EXPORT_COLUMNS,
     (live) =>
-      live.map((row) => [
-        row.customerId ?? "",
-        row.anonymousId ? anonymousPseudonym(row.anonymousId) : "",
-        row.productId,
-        row.variantId,
-        row.handle,
-        row.addedAt.toISOString(),
-      ]),
+      live.map((row) => {
+        const six = [
+          row.customerId ?? "",
+          row.anonymousId ? anonymousPseudonym(row.anonymousId) : "",
+          row.productId,
+          row.variantId,
+          row.handle,
+          row.addedAt.toISOString(),
+        ];
+        return sixColumns ? six : [...six, row.listIsDefault ? "" : row.listName, row.note, row.quantity];
+      }),
     onRows,
   );
 }

@@ -13,7 +13,9 @@ import { isDomainError } from "~/lib/domain-error";
 import { PlatformUnavailable } from "~/services/platform/admin-api.server";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { getStorage } from "~/services/storage/index.server";
-import { importItems, maxItemsPerList, type ImportRow } from "~/services/wishlists/wishlists.server";
+import { shopSettingsOf } from "~/services/shops/shops.server";
+import { listName, MAX_LIST_NAME, MAX_NOTE } from "~/services/wishlists/named-lists.server";
+import { importItems, importListKey, maxItemsPerList, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
 import { isMalformedFile, malformedFile, readCsv, type CsvRecord } from "./csv-reader.server";
 import { createCustomerLookup, type CustomerLookup } from "./customers.server";
@@ -91,8 +93,8 @@ interface PendingRow extends Omit<ImportRow, "customerId"> {
   email: string | null;
 }
 
-/** A customer's list holds a product once, whatever the variant (docs/decisions/032-one-item-per-product.md). */
-const itemKey = (customerId: string, productId: string) => flat(`${customerId}|${productId}`);
+/** A list holds a product once, whatever the variant (docs/decisions/032-one-item-per-product.md). */
+const itemKey = (listKey: string, productId: string) => flat(`${listKey}|${productId}`);
 
 /**
  * A copy of `text` that holds on to nothing else: cells are slices of papaparse's chunk strings, and a
@@ -269,8 +271,9 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
 
   const columns = mapping.columns;
   const startedAt = now();
+  const { settings } = await shopSettingsOf(shopId);
   const seen = dryRun ? new Set<string>() : null; // keys a dry run would have inserted in earlier batches
-  const uncommitted = dryRun ? new Map<string, number>() : undefined; // and how many per customer
+  const uncommitted = dryRun ? new Map<string, number>() : undefined; // and how many per list
   let pending: PendingRow[] = [];
   let lastLine = 0; // the last line read: every row up to it is skipped, pending or written
 
@@ -300,7 +303,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
         tally.skip(row.line, "customer-not-found", row.email ?? undefined);
         continue;
       }
-      const key = seen ? itemKey(customerId, row.productId) : "";
+      const key = seen ? itemKey(importListKey({ customerId, list: row.list }), row.productId) : "";
       if (seen?.has(key)) {
         tally.unchanged += 1;
         continue;
@@ -336,7 +339,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     try {
       let saved = stored;
       result = await transaction(async (tx) => {
-        const written = await importItems(tx, { shopId, rows, at: startedAt, uncommitted });
+        const written = await importItems(tx, { shopId, rows, at: startedAt, uncommitted, settings });
         if (dryRun) {
           rolledBack = written;
           throw new DryRunRollback();
@@ -350,8 +353,8 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       result = rolledBack;
       for (const key of result.inserted) {
         seen!.add(flat(key));
-        const customerId = key.slice(0, key.indexOf("|"));
-        uncommitted!.set(customerId, (uncommitted!.get(customerId) ?? 0) + 1);
+        const listKey = key.slice(0, key.lastIndexOf("|"));
+        uncommitted!.set(listKey, (uncommitted!.get(listKey) ?? 0) + 1);
       }
     }
     settle(tally, result.inserted.length, result.full);
@@ -401,7 +404,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
           if (resume && record.line <= resume.line) continue; // accounted for by an earlier attempt
           lastLine = record.line;
           tally.rows += 1;
-          const row = resolveRow(record, columns, format.dateOrder, tally, now);
+          const row = resolveRow(record, columns, format.dateOrder, tally, now, source !== "csv");
           if (row) pending.push(row);
           if (pending.length >= BATCH_ROWS) await flush();
         }
@@ -468,6 +471,8 @@ function resolveRow(
   dateOrder: (typeof FORMATS)[Source]["dateOrder"],
   tally: Tally,
   now: () => Date,
+  /** Another app's file: its list named "Default" is its default list. */
+  vendor: boolean,
 ): PendingRow | null {
   if (record.malformed) {
     tally.skip(record.line, "malformed-row");
@@ -509,5 +514,33 @@ function resolveRow(
     handle: cell(record, columns.handle).slice(0, 255),
     title: cell(record, columns.title).slice(0, 255),
     addedAt,
+    ...listDetails(record, columns, vendor),
+  };
+}
+
+/** Control characters other than line breaks and tabs: never kept in a list name or a note. */
+const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const firstCodePoints = (text: string, count: number) => Array.from(text).slice(0, count).join("");
+
+/**
+ * The optional trailing columns (issue 28): the list's name (empty: the default list; in another app's file,
+ * "Default" too), the note and the quantity. What a storefront call would refuse is made to fit rather than refused: a name loses control
+ * characters and what passes 60 characters, a note what passes 280; a quantity that is no whole number
+ * from 1 to 99 is 1.
+ */
+function listDetails(record: CsvRecord, columns: Partial<Record<Field, number>>, vendor: boolean) {
+  const rawName = cell(record, columns.listName).replace(CONTROL, " ");
+  const fitted = firstCodePoints(listName(rawName).name, MAX_LIST_NAME).trim();
+  const name = vendor && fitted.toLowerCase() === "default" ? "" : fitted;
+  const note = firstCodePoints(
+    cell(record, columns.note).replace(/[\p{Cc}]/gu, (c) => (c === "\n" || c === "\t" ? c : " ")),
+    MAX_NOTE,
+  );
+  const rawQuantity = cell(record, columns.quantity).trim();
+  const quantity = /^\d{1,2}$/.test(rawQuantity) && Number(rawQuantity) >= 1 ? Number(rawQuantity) : 1;
+  return {
+    ...(name ? { list: listName(name) } : {}),
+    ...(note.trim() ? { note } : {}),
+    quantity,
   };
 }

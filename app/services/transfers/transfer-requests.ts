@@ -33,14 +33,16 @@ export const importRequestSchema = z
  * `csv`: the contract's six generic columns, re-importable. `marketing_csv` (additive): customers' emails and
  * names, product and variant titles and prices, for campaigns (docs/decisions/036-marketing-export.md).
  */
-export const EXPORT_FORMATS = ["csv", "marketing_csv"] as const;
+export const EXPORT_FORMATS = ["csv", "marketing_csv", "csv_six_columns"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const exportRequestSchema = z
   .object({
     format: z.enum(EXPORT_FORMATS).meta({
       description:
-        "`csv`: the generic columns, which re-import cleanly. `marketing_csv` (additive): one row per item a " +
+        "`csv`: the generic columns, which re-import cleanly, followed (additive) by `list_name` (empty for the " +
+        "shopper's default list), `note` and `quantity`. `csv_six_columns` (additive): the six generic columns " +
+        "alone, for readers that want exactly those. `marketing_csv` (additive): one row per item a " +
         "customer saved with `customer_id, email, first_name, last_name, product_id, product_title, variant_id, " +
         "variant_title, price, currency, added_at`, read from the platform when the export runs; guest rows are " +
         "left out. Personal data: the file is deleted with the other export files, and at once when one of its " +

@@ -163,7 +163,7 @@ async function runExport(job: RunnableJobRow) {
     key,
     job.format === "marketing_csv"
       ? exportMarketingCsv({ shopId: job.shopId, shopDomain: job.shopDomain }, onRows)
-      : exportCsv(job.shopId, onRows),
+      : exportCsv(job.shopId, onRows, { sixColumns: job.format === "csv_six_columns" }),
     "text/csv; charset=utf-8",
   );
   await markTransferJobSucceeded(database(), job.shopId, job.id, { rowsRead: rows, resultKey: key }, new Date());

@@ -19,7 +19,13 @@
  *    own link, if any, is the customer's choice and stays.
  */
 import { transaction, type UnitOfWork } from "~/data/database.server";
-import { deleteItemsOfList, findItemsOfList, moveItems, updateMergedItem } from "~/data/item-rows.server";
+import {
+  countItemsOfLists,
+  deleteItemsOfList,
+  findItemsOfList,
+  moveItems,
+  updateMergedItem,
+} from "~/data/item-rows.server";
 import {
   countOwnerLists,
   findDefaultLists,
@@ -154,17 +160,23 @@ export async function mergeGuestList(
         if (!same && listCount < settings.maxListsPerOwner) {
           await transferList(tx, shopId, named.id, customerId, now);
           listCount++;
+          // Counted under the lock: a save to the guest list may have come since the lists were read.
+          const carried = (await countItemsOfLists(tx, shopId, [named.id])).get(named.id) ?? 0;
           lists.push({
             fromListId: named.id,
             listId: named.id,
             name: named.name,
             outcome: "moved",
-            mergedCount: named.count,
+            mergedCount: carried,
             skippedCount: 0,
           });
           continue;
         }
-        const into = same ?? customerList;
+        // The customer's list of that name is locked before its items are read: a save to it meanwhile would
+        // otherwise collide with a moved item, or pass the item cap.
+        const into = same
+          ? ((await findOwnerList(tx, shopId, customerRef, same.id, { lock: true })) ?? customerList)
+          : customerList;
         const counts = await mergeItems(tx, shopId, named.id, into.id);
         await retireList(tx, shopId, named.id, now, { customerId, dropShareToken: true });
         touched.add(into.id);

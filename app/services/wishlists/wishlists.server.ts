@@ -30,9 +30,12 @@ import {
   type ItemRow,
 } from "~/data/item-rows.server";
 import {
+  countOwnerLists,
   findDefaultLists,
   findOwnerList,
+  findOwnerListByNameKey,
   insertDefaultLists,
+  insertNamedList,
   touchListAndCount,
   touchListsBefore,
   type ListRow,
@@ -193,13 +196,15 @@ export async function finishChange(
  * a title the save carries is the shopper's (or the import file's) until the catalogue's replaces it
  * (docs/decisions/029-catalogue-titles.md).
  */
-const newItemRow = (listId: string, item: NewItem, addedAt: Date) => ({
+const newItemRow = (listId: string, item: NewItem & { note?: string; quantity?: number }, addedAt: Date) => ({
   ...keyOf(listId, item),
   variantId: item.variantId ?? "",
   handle: item.handle,
   titleSnapshot: item.title ?? "",
   addedAt,
   productLookupAt: new Date(),
+  ...(item.note ? { note: item.note } : {}),
+  ...(item.quantity !== undefined && item.quantity !== 1 ? { quantity: item.quantity } : {}),
 });
 
 /** The owner's default list with its items (newest first), or null: reading never creates a list. */
@@ -285,12 +290,20 @@ export async function removeItem(
   await checkGuestWrites(input);
   const { shopId, owner, target, at = new Date() } = input;
   return transaction(async (tx) => {
-    // An item named by id is removed from whichever of the owner's lists holds it when no list is named.
-    const listId = input.listId ?? ("itemId" in target ? await findListIdOfItem(tx, shopId, target.itemId) : undefined);
-    const list =
-      input.listId === undefined && listId !== undefined
-        ? await findOwnerList(tx, shopId, ownerValue(owner), listId, { lock: true })
-        : await lockOwnerList(tx, shopId, owner, listId, false, at);
+    let list: ListRow | undefined;
+    if (input.listId === undefined && "itemId" in target) {
+      // An item named by id is removed from whichever of the owner's lists holds it. Its list is read, then
+      // locked; a move in between (it locks both lists) sends the search round again.
+      for (let round = 0; round < 3 && !list; round++) {
+        const listId = await findListIdOfItem(tx, shopId, target.itemId);
+        if (listId === undefined) break;
+        const locked = await findOwnerList(tx, shopId, ownerValue(owner), listId, { lock: true });
+        if (!locked) break; // another owner's item: nothing to remove
+        if ((await findListIdOfItem(tx, shopId, target.itemId)) === locked.id) list = locked;
+      }
+    } else {
+      list = await lockOwnerList(tx, shopId, owner, input.listId, false, at);
+    }
     const removed = !list
       ? undefined
       : "itemId" in target
@@ -307,50 +320,106 @@ export async function removeItem(
 export interface ImportRow extends NewItem {
   customerId: string;
   addedAt: Date;
+  /** The customer's named list the item goes on, as compared (`listName(...).nameKey`); absent: the default list. */
+  list?: { name: string; nameKey: string };
+  note?: string;
+  quantity?: number;
+}
+
+/**
+ * The list an imported row goes on, as one key: the customer and the list's compared name ("" for the
+ * default list). `uncommitted` and the keys `importItems` returns use it.
+ */
+export function importListKey(row: Pick<ImportRow, "customerId" | "list">): string {
+  return `${row.customerId}\u0001${row.list?.nameKey ?? ""}`;
 }
 
 const IMPORT_CHUNK = 250;
 
 /**
- * Saves imported items into their customers' default lists (created when missing), in the caller's
- * transaction: items already saved are left as they are. The lists are locked in id order (PostgreSQL),
- * as a storefront change locks its one list, so counts in concurrent events stay true. Imports write no
- * events (docs/decisions/014-imports-exports.md).
+ * Saves imported items into their customers' lists (created when missing), in the caller's transaction:
+ * items already saved are left as they are. The default lists are locked in id order (PostgreSQL), as a
+ * storefront change locks its one list, so counts in concurrent events stay true; named lists are found or
+ * created under that lock, as a storefront create does (named-lists.server.ts). Imports write no events
+ * (docs/decisions/014-imports-exports.md).
  *
+ * A row naming a list (`list`) goes on the customer's list of that name when the shop keeps named lists
+ * (`multipleLists`), made when missing while the customer keeps fewer than `maxListsPerOwner` lists; else
+ * on the default list (nothing is lost), counted in `redirected`.
  * No list passes MAX_ITEMS_PER_LIST: rows for a list that is full are not saved and come back in `full`
  * (the caller reports them as skipped); rows whose item is already saved are never counted as full.
- * `uncommitted` (a dry run's earlier batches, rolled back) counts per customer the items that would already
- * be in the list, so they take up its room as they would in a real run.
- * A row whose product the customer's list holds already (with any variant) is left out: one item per product.
- * Returns the `customerId|productId` keys actually inserted, and those rows.
+ * `uncommitted` (a dry run's earlier batches, rolled back) counts per list (`importListKey`) the items that
+ * would already be in it, so they take up its room as they would in a real run.
+ * A row whose product the list holds already (with any variant) is left out: one item per product.
+ * Returns the `<importListKey>|productId` keys actually inserted, and those rows.
  */
 export async function importItems<R extends ImportRow>(
   tx: Tx,
   {
     shopId,
-    rows,
+    rows: given,
     at = new Date(),
     uncommitted,
-  }: { shopId: string; rows: R[]; at?: Date; uncommitted?: ReadonlyMap<string, number> },
-): Promise<{ inserted: string[]; full: R[] }> {
-  const customers = [...new Set(rows.map((row) => row.customerId))];
-  const lists = new Map<string, string>();
+    settings = { multipleLists: false, maxListsPerOwner: 1 },
+  }: {
+    shopId: string;
+    rows: R[];
+    at?: Date;
+    uncommitted?: ReadonlyMap<string, number>;
+    settings?: Pick<ShopSettings, "multipleLists" | "maxListsPerOwner">;
+  },
+): Promise<{ inserted: string[]; full: R[]; redirected: number }> {
+  const customers = [...new Set(given.map((row) => row.customerId))];
+  const defaults = new Map<string, ListRow>();
   for (const list of await findDefaultLists(tx, shopId, "customerId", customers, { lock: true })) {
-    lists.set(list.customerId!, list.id);
+    defaults.set(list.customerId!, list);
   }
-  const missing = customers.filter((customerId) => !lists.has(customerId));
+  const missing = customers.filter((customerId) => !defaults.has(customerId));
   if (missing.length > 0) {
     await insertDefaultLists(tx, shopId, "customerId", missing, at);
     for (const list of await findDefaultLists(tx, shopId, "customerId", missing, { lock: true })) {
-      lists.set(list.customerId!, list.id);
+      defaults.set(list.customerId!, list);
     }
   }
+  // Each row's list: the default one unless it names another (its own name counts as the default's).
+  const lists = new Map<string, string>();
+  for (const [customerId, list] of defaults) lists.set(importListKey({ customerId }), list.id);
+  let redirected = 0;
+  const listCounts = new Map<string, number>();
+  const rows: R[] = [];
+  for (const row of given) {
+    const named = row.list && row.list.nameKey !== defaults.get(row.customerId)!.nameKey ? row.list : undefined;
+    if (!named) {
+      rows.push(row.list ? { ...row, list: undefined } : row);
+      continue;
+    }
+    const key = importListKey({ customerId: row.customerId, list: named });
+    if (!lists.has(key) && settings.multipleLists) {
+      const owner = { column: "customerId" as const, value: row.customerId };
+      const found = await findOwnerListByNameKey(tx, shopId, owner, named.nameKey);
+      if (found) lists.set(key, found.id);
+      else {
+        const count = listCounts.get(row.customerId) ?? (await countOwnerLists(tx, shopId, owner));
+        if (count < settings.maxListsPerOwner) {
+          const created = await insertNamedList(tx, shopId, owner, named, at);
+          if (created) lists.set(key, created.id);
+          listCounts.set(row.customerId, count + 1);
+        } else listCounts.set(row.customerId, count);
+      }
+    }
+    if (lists.has(key)) rows.push(row);
+    else {
+      redirected += 1;
+      rows.push({ ...row, list: undefined });
+    }
+  }
+  const listOf = (row: R) => lists.get(importListKey(row))!;
 
-  const customerOf = new Map([...lists].map(([customerId, listId]) => [listId, customerId]));
+  const ownerOf = new Map([...lists].map(([key, listId]) => [listId, key]));
   const counted = await countItemsOfLists(tx, shopId, [...lists.values()]);
   const counts = new Map<string, number>();
-  for (const [customerId, listId] of lists) {
-    counts.set(listId, (counted.get(listId) ?? 0) + (uncommitted?.get(customerId) ?? 0));
+  for (const [key, listId] of lists) {
+    counts.set(listId, (counted.get(listId) ?? 0) + (uncommitted?.get(key) ?? 0));
   }
   const max = maxItemsPerList();
 
@@ -368,7 +437,7 @@ export async function importItems<R extends ImportRow>(
       const take: R[] = [];
       const held: R[] = [];
       for (const row of pending) {
-        const listId = lists.get(row.customerId)!;
+        const listId = listOf(row);
         const left = room.get(listId) ?? max - counts.get(listId)!;
         if (left > 0) {
           take.push(row);
@@ -385,18 +454,18 @@ export async function importItems<R extends ImportRow>(
       const created = await insertItems(
         tx,
         shopId,
-        take.map((row) => newItemRow(lists.get(row.customerId)!, row, row.addedAt)),
+        take.map((row) => newItemRow(listOf(row), row, row.addedAt)),
       );
       for (const key of created) {
         touched.add(key.listId);
         counts.set(key.listId, counts.get(key.listId)! + 1);
-        inserted.push(`${customerOf.get(key.listId)}|${key.productId}`);
+        inserted.push(`${ownerOf.get(key.listId)}|${key.productId}`);
       }
       pending = held;
     }
     if (atCap.length > 0) {
       // A row held back for a full list may still name an item already saved: that one is unchanged, not full.
-      const keys = atCap.map((row) => keyOf(lists.get(row.customerId)!, row));
+      const keys = atCap.map((row) => keyOf(listOf(row), row));
       const saved = new Set((await findSavedKeys(tx, shopId, keys)).map(flat));
       full.push(...atCap.filter((_, position) => !saved.has(flat(keys[position]!))));
     }
@@ -404,6 +473,7 @@ export async function importItems<R extends ImportRow>(
   // Lists already touched at `at` are not written again: an import passes its start time for every batch.
   await touchListsBefore(tx, shopId, [...touched], at);
   // Imported rows emit no events: their customers' metafields are marked here (the sweep queues the sync).
-  await noteCustomerChanges(tx, new Map([[shopId, [...touched].map((listId) => customerOf.get(listId)!)]]));
-  return { inserted, full };
+  const touchedCustomers = new Set([...touched].map((listId) => ownerOf.get(listId)!.split("\u0001")[0]!));
+  await noteCustomerChanges(tx, new Map([[shopId, [...touchedCustomers]]]));
+  return { inserted, full, redirected };
 }

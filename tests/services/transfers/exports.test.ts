@@ -4,6 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { resetEnvCache } from "~/env.server";
 import { newId } from "~/lib/ids";
+import { updateShopSettings } from "~/services/shops/shops.server";
+import { createList, updateItem } from "~/services/wishlists/named-lists.server";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../../factories";
 import { connectToPlatform, download, finished, RISKY_HANDLES, runImport, upload, viaApp } from "./helpers";
@@ -71,7 +73,10 @@ describe("exports through the real worker", () => {
     expect(response.headers.get("content-disposition")).toBe(`attachment; filename="wishlist-export-${job.jobId}.csv"`);
     const text = await response.text();
     const { data } = Papa.parse<string[]>(text.trimEnd(), { newline: "\r\n" });
-    expect(data[0]).toEqual(["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"]);
+    expect(data[0]).toEqual([
+      ...["customer_id", "anonymous_id", "product_id", "variant_id", "handle", "added_at"],
+      ...["list_name", "note", "quantity"],
+    ]);
     const rows = data.slice(1);
     expect(rows).toHaveLength(rowCount);
     const byProduct = new Map(rows.map((row) => [row[2], row]));
@@ -79,7 +84,7 @@ describe("exports through the real worker", () => {
       expect(byProduct.get(String(100 + index))![4]).toBe(`'${handle}`);
     }
     expect(byProduct.get("100")![5]).toBe("2024-01-01T00:00:00.000Z");
-    expect(byProduct.get("200")).toEqual(["3001", "", "200", "201", "plain, comma", expect.any(String)]);
+    expect(byProduct.get("200")).toEqual(["3001", "", "200", "201", "plain, comma", expect.any(String), "", "", "1"]);
     const guestRow = byProduct.get("300")!;
     expect(guestRow[0]).toBe("");
     expect(guestRow[1]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -117,6 +122,72 @@ describe("exports through the real worker", () => {
       .execute();
     expect(copied.map((item) => item.handle)).toEqual([...RISKY_HANDLES, "plain, comma"]);
     expect(copied[0]!.addedAt.toISOString()).toBe("2024-01-01T00:00:00.000Z");
+  });
+
+  it("carries list names, notes and quantities (issue 28) into a file that re-imports them; six columns on request", async () => {
+    const { shop, secret } = await createShopWithKey();
+    await connectToPlatform(shop.domain);
+    await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
+    const api = clientFor(secret);
+    const customer = { kind: "customer" as const, customerId: "3001" };
+    const gifts = await createList({ shopId: shop.id, owner: customer, name: "=Gifts+1" });
+    const saved = await addItem({ shopId: shop.id, owner: customer, item: { productId: "11", handle: "a" } });
+    await updateItem({
+      shopId: shop.id,
+      owner: customer,
+      itemId: saved.item.id,
+      changes: { note: 'size M, "Sam"', quantity: 3 },
+    });
+    await addItem({ shopId: shop.id, owner: customer, listId: gifts.id, item: { productId: "12", handle: "b" } });
+
+    const job = await finished(api, "exports", (await api.POST("/exports", { body: { format: "csv" } })).data!.jobId);
+    const text = await (await download(fetcher, job.resultUrl!)).text();
+    const rows = Papa.parse<string[]>(text.trimEnd(), { newline: "\r\n" }).data.slice(1);
+    const byProduct = new Map(rows.map((row) => [row[2], row.slice(6)]));
+    // The default list's rows name no list; a name a spreadsheet could run is guarded, as every cell is.
+    expect(byProduct.get("11")).toEqual(["", 'size M, "Sam"', "3"]);
+    expect(byProduct.get("12")).toEqual(["'=Gifts+1", "", "1"]);
+
+    // Into another shop that keeps named lists, the file makes the same lists, notes and quantities.
+    const other = await createShopWithKey();
+    await connectToPlatform(other.shop.domain);
+    await updateShopSettings({ shopId: other.shop.id, patch: { multipleLists: true } });
+    const otherApi = clientFor(other.secret);
+    const copy = await runImport(otherApi, { source: "csv", fileUrl: (await upload(otherApi, fetcher, text)).fileUrl });
+    expect(copy).toMatchObject({ status: "succeeded", imported: 2, skipped: 0 });
+    const copied = await database()
+      .selectFrom("Item")
+      .innerJoin("List", "List.id", "Item.listId")
+      .select(["Item.productId", "List.name", "List.isDefault", "Item.note", "Item.quantity"])
+      .where("Item.shopId", "=", other.shop.id)
+      .orderBy("Item.productId")
+      .execute();
+    expect(copied).toEqual([
+      { productId: "11", name: "Wishlist", isDefault: true, note: 'size M, "Sam"', quantity: 3 },
+      { productId: "12", name: "=Gifts+1", isDefault: null, note: "", quantity: 1 },
+    ]);
+    // Into a shop that keeps one list per shopper, every row lands on the default list: nothing is lost.
+    const single = await createShopWithKey();
+    await connectToPlatform(single.shop.domain);
+    const singleApi = clientFor(single.secret);
+    const flat = await runImport(singleApi, {
+      source: "csv",
+      fileUrl: (await upload(singleApi, fetcher, text)).fileUrl,
+    });
+    expect(flat).toMatchObject({ status: "succeeded", imported: 2 });
+    const lists = await database().selectFrom("List").select("name").where("shopId", "=", single.shop.id).execute();
+    expect(lists.map((list) => list.name)).toEqual(["Wishlist"]);
+
+    // The contract's six columns alone, on request.
+    const six = await finished(
+      api,
+      "exports",
+      (await api.POST("/exports", { body: { format: "csv_six_columns" } })).data!.jobId,
+    );
+    expect(six).toMatchObject({ format: "csv_six_columns" });
+    const sixText = await (await download(fetcher, six.resultUrl!)).text();
+    expect(sixText.split("\r\n")[0]).toBe("customer_id,anonymous_id,product_id,variant_id,handle,added_at");
+    expect(sixText).not.toContain("Sam");
   });
 
   it("leaves out retired guest lists, even a whole batch of them before the live items", async () => {
@@ -160,8 +231,8 @@ describe("exports through the real worker", () => {
     expect(job.rowsProcessed).toBe(1);
     const text = await (await download(fetcher, job.resultUrl!)).text();
     expect(text.trimEnd().split("\r\n")).toEqual([
-      "customer_id,anonymous_id,product_id,variant_id,handle,added_at",
-      expect.stringMatching(/^4001,,9,,live,/),
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at,list_name,note,quantity",
+      expect.stringMatching(/^4001,,9,,live,.*,,,1$/),
     ]);
   });
 
@@ -174,7 +245,7 @@ describe("exports through the real worker", () => {
     const job = await finished(api, "exports", ids[0]!);
     expect(job.rowsProcessed).toBe(0);
     expect(await (await download(fetcher, job.resultUrl!)).text()).toBe(
-      "customer_id,anonymous_id,product_id,variant_id,handle,added_at\r\n",
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at,list_name,note,quantity\r\n",
     );
 
     const first = await api.GET("/exports", { params: { query: { limit: 2 } } });

@@ -59,10 +59,10 @@ describe("the import report of a file with an outsized header row", () => {
 
   it("says nothing was left out when every header is listed", async () => {
     const { api } = await connectedShop();
-    const file = "customer_id,anonymous_id,product_id,variant_id,handle,added_at,note\n1001,,7001,,h,2024-01-01,x\n";
+    const file = "customer_id,anonymous_id,product_id,variant_id,handle,added_at,comment\n1001,,7001,,h,2024-01-01,x\n";
     const { fileUrl } = await upload(api, fetcher, file);
     const job = await runImport(api, { source: "csv", fileUrl, dryRun: true });
     const report = await (await download(fetcher, job.resultUrl!)).json();
-    expect(report.columns).toMatchObject({ unmapped: ["note"], unmappedTruncated: false });
+    expect(report.columns).toMatchObject({ unmapped: ["comment"], unmappedTruncated: false });
   });
 });

@@ -171,14 +171,16 @@ describe("the marketing export", () => {
     expect(asked.length).toBeGreaterThan(0);
     for (const call of asked) expect((call.variables.ids as string[]).length).toBeLessThanOrEqual(250);
 
-    // The re-importable export is unchanged by it: still the contract's six columns.
+    // The re-importable export is unchanged by it: the contract's six columns and the trailing ones of issue 28.
     const generic = await finished(
       api,
       "exports",
       (await api.POST("/exports", { body: { format: "csv" } })).data!.jobId,
     );
     const genericText = await (await download(fetcher, generic.resultUrl!)).text();
-    expect(genericText.split("\r\n")[0]).toBe("customer_id,anonymous_id,product_id,variant_id,handle,added_at");
+    expect(genericText.split("\r\n")[0]).toBe(
+      "customer_id,anonymous_id,product_id,variant_id,handle,added_at,list_name,note,quantity",
+    );
     expect(genericText).not.toContain("ada@example.com");
   });
 

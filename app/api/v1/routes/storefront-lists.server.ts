@@ -31,8 +31,15 @@ import { OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
 import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, ALL_MODES } from "./storefront.server";
 
 const codePoints = (text: string) => Array.from(text).length;
-/** Control characters other than line breaks and tabs: never part of a name or a note. */
-const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+/**
+ * Never part of a name: control characters, lone surrogates, and format characters (bidi overrides and the
+ * like) except the zero-width joiner and non-joiner that Persian words and emoji sequences need.
+ */
+const NAME_REFUSED = /[\p{Cc}\p{Cs}\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
+/** Never part of a note: the same, line breaks and tabs aside. */
+const NOTE_REFUSED = /(?![\n\t])\p{Cc}|\p{Cs}|[\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
+/** Characters that draw nothing: a name of these alone (and spaces) looks blank. */
+const INVISIBLE = /\s|\u200c|\u200d|[\u115f\u1160\u2800\u3164\uffa0]/gu;
 
 export const ListNameInput = z
   .string()
@@ -41,7 +48,11 @@ export const ListNameInput = z
     const length = codePoints(value.normalize("NFC").trim());
     return length >= 1 && length <= MAX_LIST_NAME;
   }, `must be 1-${MAX_LIST_NAME} characters, not counting spaces at either end`)
-  .refine((value) => !CONTROL.test(value), "must not hold control characters (line breaks, tabs, NUL...)")
+  .refine(
+    (value) => !NAME_REFUSED.test(value),
+    "must not hold control or format characters (line breaks, tabs, NUL, text direction overrides...)",
+  )
+  .refine((value) => value.replace(INVISIBLE, "") !== "", "must hold a visible character")
   .openapi({
     minLength: 1,
     maxLength: MAX_LIST_NAME,
@@ -62,7 +73,10 @@ const NoteInput = z
   .string()
   .max(2_000)
   .refine((value) => codePoints(value) <= MAX_NOTE, `must be at most ${MAX_NOTE} characters`)
-  .refine((value) => !/[\p{Cc}]/u.test(value.replace(/[\n\t]/g, "")), "must not hold control characters")
+  .refine(
+    (value) => !NOTE_REFUSED.test(value),
+    "must not hold control or format characters other than line breaks and tabs",
+  )
   .nullable()
   .openapi({
     type: ["string", "null"],
