@@ -36,11 +36,24 @@ type EditableSettings = {
   metafieldSyncEnabled: boolean;
   strings: StringOverrides;
   headlessOrigins: string[];
+  multipleLists: boolean;
+  /** A number once typed as one; the text as typed otherwise (the save then names the field). */
+  maxListsPerOwner: number | string;
 };
 
 function editable(settings: EditableSettings): EditableSettings {
   const { guestEnabled, shareEnabled, sharePath, metafieldSyncEnabled, strings, headlessOrigins } = settings;
-  return { guestEnabled, shareEnabled, sharePath, metafieldSyncEnabled, strings, headlessOrigins };
+  const { multipleLists, maxListsPerOwner } = settings;
+  return {
+    guestEnabled,
+    shareEnabled,
+    sharePath,
+    metafieldSyncEnabled,
+    strings,
+    headlessOrigins,
+    multipleLists,
+    maxListsPerOwner,
+  };
 }
 
 /** Same settings whatever the order of members (strings are objects keyed by locale and key). */
@@ -59,6 +72,8 @@ function sameSettings(a: EditableSettings, b: EditableSettings) {
 /** The page's single-value fields: the label each is shown with (in the error list too) and its help text. */
 const FIELDS = {
   guestEnabled: { label: "settings.guest.label", help: "settings.guest.help" },
+  multipleLists: { label: "settings.multipleLists.label", help: "settings.multipleLists.help" },
+  maxListsPerOwner: { label: "settings.maxLists.label", help: "settings.maxLists.help" },
   metafieldSyncEnabled: { label: "settings.metafield.label", help: "settings.metafield.help" },
   shareEnabled: { label: "settings.sharing.title", help: "settings.sharing.help" },
   sharePath: { label: "settings.sharePath.label", help: "settings.sharePath.help" },
@@ -130,7 +145,7 @@ export default function SettingsPage() {
   }
   const touchedMember = (member: string) => (field: string) => field === member || field.startsWith(`${member}.`);
 
-  const checkbox = (field: "guestEnabled" | "metafieldSyncEnabled" | "shareEnabled") => (
+  const checkbox = (field: "guestEnabled" | "metafieldSyncEnabled" | "shareEnabled" | "multipleLists") => (
     <Checkbox
       label={t(FIELDS[field].label)}
       helpText={t(FIELDS[field].help)}
@@ -182,6 +197,23 @@ export default function SettingsPage() {
           <Section id="wishlists">
             <BlockStack gap="300">
               {checkbox("guestEnabled")}
+              {checkbox("multipleLists")}
+              <TextField
+                label={t(FIELDS.maxListsPerOwner.label)}
+                helpText={t(FIELDS.maxListsPerOwner.help)}
+                type="number"
+                min={1}
+                max={100}
+                autoComplete="off"
+                value={String(form.maxListsPerOwner)}
+                onChange={(value) =>
+                  change(
+                    { maxListsPerOwner: /^\d{1,3}$/.test(value) ? Number(value) : value },
+                    touchedMember("maxListsPerOwner"),
+                  )
+                }
+                error={errors.maxListsPerOwner}
+              />
               {checkbox("metafieldSyncEnabled")}
             </BlockStack>
           </Section>

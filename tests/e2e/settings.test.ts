@@ -95,6 +95,30 @@ describe("the Settings page", () => {
     await context.close();
   }, 120_000);
 
+  it("turns named lists on with a cap, refusing a cap out of range beside its field (issue 28)", async () => {
+    const { context, page, app } = await openSettings();
+    expect(await savedSettings()).toMatchObject({ multipleLists: false, maxListsPerOwner: 20 });
+    await app.getByLabel("Let shoppers keep several named lists", { exact: true }).click();
+    const cap = app.getByLabel("Most lists per shopper", { exact: true });
+    expect(await cap.inputValue()).toBe("20");
+    await cap.fill("500");
+    await saveBarButton(page, "Save").click();
+    await app.getByText("The settings were not saved").waitFor({ timeout: 90_000 });
+    expect(await inlineError(app, "Most lists per shopper")).not.toBeNull();
+    expect(await savedSettings()).toMatchObject({ multipleLists: false, maxListsPerOwner: 20 });
+    await cap.fill("5");
+    await saveAndSeeToast(page);
+    expect(await savedSettings()).toMatchObject({ multipleLists: true, maxListsPerOwner: 5 });
+    await page.reload();
+    await waitForHydration(page);
+    expect(await app.getByLabel("Let shoppers keep several named lists", { exact: true }).isChecked()).toBe(true);
+    expect(await app.getByLabel("Most lists per shopper", { exact: true }).inputValue()).toBe("5");
+    await screenshot(page, "settings-named-lists");
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
+    await context.close();
+  }, 120_000);
+
   it("refuses origins that are not origins, beside the field at fault, and saves a good one", async () => {
     expect((await savedSettings()).headlessOrigins).toEqual([]);
     expect(await corsGrant("https://shop.example.com")).toBeNull();

@@ -365,6 +365,11 @@ export const de: Messages = {
   "settings.guest.label": "Gast-Wunschlisten",
   "settings.guest.help":
     "Nicht angemeldete Kundinnen und Kunden führen eine Wunschliste im Browser; sie wird bei der Anmeldung in ihr Konto übernommen.",
+  "settings.multipleLists.label": "Mehrere benannte Listen pro Kunde erlauben",
+  "settings.multipleLists.help":
+    "Kundinnen und Kunden können neben ihrer Wunschliste Listen wie Geschenke oder Wohnzimmer anlegen. Ausschalten behält, was sie angelegt haben; neue Listen sind dann nicht mehr möglich.",
+  "settings.maxLists.label": "Höchstzahl der Listen pro Kunde",
+  "settings.maxLists.help": "1 bis 100, die Wunschliste eingeschlossen. Ein kleinerer Wert löscht nichts.",
   "settings.metafield.label": "Synchronisierung in Kunden-Metafelder",
   "settings.metafield.help":
     "Kopiert die Wunschliste jeder Kundin und jedes Kunden in ein Kunden-Metafeld, für Themes und Flows, die es lesen.",

@@ -356,6 +356,11 @@ export const en = {
   "settings.guest.label": "Guest wishlists",
   "settings.guest.help":
     "Shoppers who are not logged in keep a wishlist in their browser; it joins their account when they log in.",
+  "settings.multipleLists.label": "Let shoppers keep several named lists",
+  "settings.multipleLists.help":
+    "Shoppers can create lists such as Gifts or Living room besides their wishlist. Turning it off keeps what they made; they can no longer create lists.",
+  "settings.maxLists.label": "Most lists per shopper",
+  "settings.maxLists.help": "1 to 100, the wishlist itself included. Lowering it deletes nothing.",
   "settings.metafield.label": "Customer metafield sync",
   "settings.metafield.help":
     "Copies each customer's wishlist to a customer metafield, for themes and flows that read it.",

@@ -360,6 +360,11 @@ export const es: Messages = {
   "settings.guest.label": "Listas de deseos de invitados",
   "settings.guest.help":
     "Los clientes que no han iniciado sesión guardan una lista de deseos en su navegador; se une a su cuenta cuando inician sesión.",
+  "settings.multipleLists.label": "Permitir varias listas con nombre por cliente",
+  "settings.multipleLists.help":
+    "Los clientes pueden crear listas como Regalos o Salón además de su lista de deseos. Desactivarlo conserva lo que crearon; ya no podrán crear listas.",
+  "settings.maxLists.label": "Máximo de listas por cliente",
+  "settings.maxLists.help": "De 1 a 100, incluida la lista de deseos. Reducirlo no elimina nada.",
   "settings.metafield.label": "Sincronización de metacampos de cliente",
   "settings.metafield.help":
     "Copia la lista de deseos de cada cliente en un metacampo de cliente, para los temas y flujos que lo leen.",

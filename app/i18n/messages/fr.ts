@@ -366,6 +366,11 @@ export const fr: Messages = {
   "settings.guest.label": "Listes de souhaits des invités",
   "settings.guest.help":
     "Les clients non connectés gardent une liste de souhaits dans leur navigateur ; elle rejoint leur compte lorsqu’ils se connectent.",
+  "settings.multipleLists.label": "Permettre plusieurs listes nommées par client",
+  "settings.multipleLists.help":
+    "Les clients peuvent créer des listes comme Cadeaux ou Salon en plus de leur liste de souhaits. La désactiver conserve ce qu’ils ont créé ; ils ne peuvent plus créer de listes.",
+  "settings.maxLists.label": "Nombre maximal de listes par client",
+  "settings.maxLists.help": "De 1 à 100, liste de souhaits comprise. Le réduire ne supprime rien.",
   "settings.metafield.label": "Synchronisation des métachamps client",
   "settings.metafield.help":
     "Copie la liste de souhaits de chaque client dans un métachamp client, pour les thèmes et les flux qui le lisent.",
