@@ -154,7 +154,10 @@ export async function mergeGuestList(
       const customerRef = { column: "customerId" as const, value: customerId };
       let listCount = await countOwnerLists(tx, shopId, customerRef);
       for (const named of guestLists) {
-        await findOwnerList(tx, shopId, { column: "anonymousId", value: anonymousId }, named.id, { lock: true });
+        const stillThere = await findOwnerList(tx, shopId, { column: "anonymousId", value: anonymousId }, named.id, {
+          lock: true,
+        });
+        if (!stillThere) continue; // the guest deleted it while the lists were read
         guestShareLinkEnded ||= named.shareToken !== null && named.shareEnabled;
         const same = named.nameKey ? await findOwnerListByNameKey(tx, shopId, customerRef, named.nameKey) : undefined;
         if (!same && listCount < settings.maxListsPerOwner) {

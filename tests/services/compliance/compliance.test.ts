@@ -17,6 +17,7 @@ import { type DeliverWebhookPayload, JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { deliverOnce } from "~/services/webhooks/delivery.server";
+import { SUBSCRIBABLE_EVENTS } from "~/services/webhooks/endpoints.server";
 import { envelope } from "~/services/webhooks/fanout.server";
 import { customerSearch, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
 import { createShopWithKey, sessionRow } from "../../factories";
@@ -226,15 +227,8 @@ const EMAIL_IN_FILE = "SOMEONE.REDACTED@example.COM";
 const OTHER_CUSTOMER = "8402957613024";
 platform.answer(withProductLookups(customerSearch({}, undefined, { ids: [OTHER_CUSTOMER] })));
 
-const EVENT_TYPES = [
-  "item.added",
-  "item.removed",
-  "list.merged",
-  "list.shared",
-  "item.updated",
-  "list.created",
-  "list.deleted",
-] as const;
+/** Every event an endpoint may subscribe to: each one naming the customer is erased with them. */
+const EVENT_TYPES = SUBSCRIBABLE_EVENTS;
 /** A note the customer writes on a saved item (issue 28): their own words, erased with them. */
 const NOTE = "note-7391846502913 for Sam";
 
