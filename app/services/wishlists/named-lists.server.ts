@@ -39,7 +39,14 @@ import { ownerColumns, type Owner } from "~/services/owners/owner";
 import type { ShopSettings } from "~/services/shops/settings";
 import { shopSettingsOf } from "~/services/shops/shops.server";
 import { itemView, type ListWithItems } from "./views";
-import { assertGuestWritesAllowed, finishChange, listNotFound, lockDefaultList, ownerValue } from "./wishlists.server";
+import {
+  assertGuestWritesAllowed,
+  finishChange,
+  listNotFound,
+  lockDefaultList,
+  lockListOfItem,
+  ownerValue,
+} from "./wishlists.server";
 
 /** The longest list name, in characters (after trimming). */
 export const MAX_LIST_NAME = 60;
@@ -198,21 +205,11 @@ export async function deleteList(input: OwnerInput & { listId: string }): Promis
 }
 
 /** The owner's item `itemId` and its list, the list locked (not found: another owner's item, or none). */
-async function lockItemOfOwner(tx: Tx, shopId: string, owner: Owner, itemId: string, listId: string | undefined) {
-  const lists = listId
-    ? [await findOwnerList(tx, shopId, ownerValue(owner), listId)]
-    : await findOwnerLists(tx, shopId, ownerValue(owner));
-  for (const list of lists) {
-    if (!list) continue;
-    const item = await findItemOfList(tx, shopId, list.id, itemId);
-    if (item) {
-      const locked = await findOwnerList(tx, shopId, ownerValue(owner), list.id, { lock: true });
-      // Re-read under the lock: a concurrent change may have moved or removed it meanwhile.
-      const current = locked && (await findItemOfList(tx, shopId, locked.id, itemId));
-      if (locked && current) return { list: locked, item: current };
-    }
-  }
-  throw new DomainError("not_found", `This shopper has no item ${itemId}.`);
+async function lockItemOfOwner(tx: Tx, shopId: string, owner: Owner, itemId: string) {
+  const list = await lockListOfItem(tx, shopId, owner, itemId);
+  const item = list && (await findItemOfList(tx, shopId, list.id, itemId));
+  if (!list || !item) throw new DomainError("not_found", `This shopper has no item ${itemId}.`);
+  return { list, item };
 }
 
 export interface ItemDetails {
@@ -222,16 +219,16 @@ export interface ItemDetails {
 
 /**
  * Sets an item's note and quantity (emits item.updated naming what changed; a change to the same values
- * changes nothing and emits nothing). `listId` narrows the search to one list.
+ * changes nothing and emits nothing), on whichever of the owner's lists the item sits.
  */
 export async function updateItem(
-  input: OwnerInput & { itemId: string; listId?: string; changes: ItemDetails },
+  input: OwnerInput & { itemId: string; changes: ItemDetails },
   unit?: UnitOfWork<ItemRow>,
 ): Promise<ItemRow> {
   assertGuestWritesAllowed(input.owner, await settingsOf(input));
   const { shopId, owner, itemId, at = new Date() } = input;
   return transaction(async (tx) => {
-    const { list, item } = await lockItemOfOwner(tx, shopId, owner, itemId, input.listId);
+    const { list, item } = await lockItemOfOwner(tx, shopId, owner, itemId);
     const changes: { note?: string; quantity?: number } = {};
     if (input.changes.note !== undefined && (input.changes.note ?? "") !== item.note) {
       changes.note = input.changes.note ?? "";
@@ -275,7 +272,7 @@ export async function moveItem(
   const { shopId, owner, itemId, toListId, copy, at = new Date() } = input;
   return transaction(async (tx) => {
     const target = await lockForListChange(tx, shopId, owner, toListId, at);
-    const { list: source, item } = await lockItemOfOwner(tx, shopId, owner, itemId, undefined);
+    const { list: source, item } = await lockItemOfOwner(tx, shopId, owner, itemId);
     const existing = await findItemByKey(tx, shopId, { listId: target.id, productId: item.productId });
     if (existing) throw itemInList(existing);
     let result: ItemRow;

@@ -76,6 +76,22 @@ export function wishlistView(owner: Owner, list: ListWithItems | null) {
   };
 }
 
+/**
+ * A summary of one of the shopper's lists, as the storefront shows it (no owner: it is the caller). Their
+ * default list not made yet (`listOwnerLists` gives it the id "") has a null `id` and `updatedAt`.
+ */
+export function storefrontListSummaryView(list: ListRow & { count: number }) {
+  const made = list.id !== "";
+  return {
+    id: made ? list.id : null,
+    name: list.name,
+    default: list.isDefault === true,
+    count: list.count,
+    share: { enabled: list.shareEnabled, token: list.shareToken },
+    updatedAt: made ? toTimestamp(list.updatedAt) : null,
+  };
+}
+
 /** A list opened by its share token: no owner, no share details. */
 export function sharedListView(list: ListWithItems) {
   return {

@@ -141,6 +141,26 @@ export async function lockOwnerList(
   return list;
 }
 
+/**
+ * The owner's list that holds the item `itemId`, locked (undefined: no such item, or another owner's). The
+ * list is read, then locked; a move in between (it locks both lists) sends the search round again.
+ */
+export async function lockListOfItem(
+  tx: Tx,
+  shopId: string,
+  owner: Owner,
+  itemId: string,
+): Promise<ListRow | undefined> {
+  for (let round = 0; round < 3; round++) {
+    const listId = await findListIdOfItem(tx, shopId, itemId);
+    if (listId === undefined) return undefined;
+    const locked = await findOwnerList(tx, shopId, ownerValue(owner), listId, { lock: true });
+    if (!locked) return undefined;
+    if ((await findListIdOfItem(tx, shopId, itemId)) === locked.id) return locked;
+  }
+  return undefined;
+}
+
 export function listNotFound(listId: string) {
   return new DomainError("not_found", `This shopper has no list ${listId}.`);
 }
@@ -290,20 +310,10 @@ export async function removeItem(
   await checkGuestWrites(input);
   const { shopId, owner, target, at = new Date() } = input;
   return transaction(async (tx) => {
-    let list: ListRow | undefined;
-    if (input.listId === undefined && "itemId" in target) {
-      // An item named by id is removed from whichever of the owner's lists holds it. Its list is read, then
-      // locked; a move in between (it locks both lists) sends the search round again.
-      for (let round = 0; round < 3 && !list; round++) {
-        const listId = await findListIdOfItem(tx, shopId, target.itemId);
-        if (listId === undefined) break;
-        const locked = await findOwnerList(tx, shopId, ownerValue(owner), listId, { lock: true });
-        if (!locked) break; // another owner's item: nothing to remove
-        if ((await findListIdOfItem(tx, shopId, target.itemId)) === locked.id) list = locked;
-      }
-    } else {
-      list = await lockOwnerList(tx, shopId, owner, input.listId, false, at);
-    }
+    const list =
+      input.listId === undefined && "itemId" in target
+        ? await lockListOfItem(tx, shopId, owner, target.itemId)
+        : await lockOwnerList(tx, shopId, owner, input.listId, false, at);
     const removed = !list
       ? undefined
       : "itemId" in target

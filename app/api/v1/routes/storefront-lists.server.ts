@@ -5,9 +5,8 @@
  * calls (shopper.server.ts).
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { idPattern, parseId } from "~/lib/ids";
+import { parseId } from "~/lib/ids";
 import type { CountedListRow } from "~/data/list-rows.server";
-import { toTimestamp } from "~/lib/time";
 import {
   createList,
   deleteList,
@@ -21,14 +20,14 @@ import {
 } from "~/services/wishlists/named-lists.server";
 import { shopSettingsOf } from "~/services/shops/shops.server";
 import { shareWishlist, stopSharingWishlist } from "~/services/wishlists/sharing.server";
-import { itemView, wishlistView } from "~/services/wishlists/views";
+import { itemView, storefrontListSummaryView, wishlistView } from "~/services/wishlists/views";
 import type { V1Env } from "../context";
 import { idempotentReply } from "../idempotency-key.server";
 import { apiRoute } from "../route.server";
 import { idParameter, jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
 import { ItemSchema, ShareSchema, Timestamp } from "../schemas";
 import { OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
-import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, ALL_MODES } from "./storefront.server";
+import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, ALL_MODES, ListIdInput } from "./storefront.server";
 
 const codePoints = (text: string) => Array.from(text).length;
 /**
@@ -62,12 +61,6 @@ export const ListNameInput = z
       `1-${MAX_LIST_NAME} characters (spaces at either end are dropped), no control characters. Unique per ` +
       "shopper, compared ignoring case.",
   });
-
-/** A list id in a body: the owner's list to act on. */
-export const ListIdInput = z
-  .string()
-  .regex(new RegExp(idPattern("list")), "must be a list id (lst_...)")
-  .openapi({ example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" });
 
 const NoteInput = z
   .string()
@@ -112,18 +105,6 @@ const StorefrontListsSchema = z
     maxLists: z.number().int().openapi({ description: "The most lists a shopper may keep, the default one included." }),
   })
   .openapi("StorefrontLists");
-
-function summaryView(list: CountedListRow) {
-  const made = list.id !== "";
-  return {
-    id: made ? list.id : null,
-    name: list.name,
-    default: list.isDefault === true,
-    count: list.count,
-    share: { enabled: list.shareEnabled, token: list.shareToken },
-    updatedAt: made ? toTimestamp(list.updatedAt) : null,
-  };
-}
 
 const ListIdParam = z.object({ listId: idParameter("listId", "list") });
 const ItemIdParam = z.object({ itemId: idParameter("itemId", "item") });
@@ -307,7 +288,11 @@ export function registerStorefrontListRoutes(app: OpenAPIHono<V1Env>) {
     const settings = caller.settings ?? (await shopSettingsOf(caller.shopId)).settings;
     const lists = await listOwnerLists({ shopId: caller.shopId, owner });
     return c.json(
-      { data: lists.map(summaryView), multipleLists: settings.multipleLists, maxLists: settings.maxListsPerOwner },
+      {
+        data: lists.map(storefrontListSummaryView),
+        multipleLists: settings.multipleLists,
+        maxLists: settings.maxListsPerOwner,
+      },
       200,
     );
   });
@@ -316,7 +301,7 @@ export function registerStorefrontListRoutes(app: OpenAPIHono<V1Env>) {
     const caller = c.get("caller");
     const { name } = c.req.valid("json");
     const owner = shopperOf(c).owner("body");
-    const reply = idempotentReply(c, (list: CountedListRow) => c.json(summaryView(list), 201));
+    const reply = idempotentReply(c, (list: CountedListRow) => c.json(storefrontListSummaryView(list), 201));
     return reply.send(await createList({ shopId: caller.shopId, owner, name, settings: caller.settings }, reply.unit));
   });
 
@@ -334,7 +319,7 @@ export function registerStorefrontListRoutes(app: OpenAPIHono<V1Env>) {
     const listId = parseId("list", c.req.valid("param").listId, "listId");
     const { name } = c.req.valid("json");
     const list = await renameList({ shopId: caller.shopId, owner, listId, name, settings: caller.settings });
-    return c.json(summaryView(list), 200);
+    return c.json(storefrontListSummaryView(list), 200);
   });
 
   app.openapi(deleteRoute, async (c) => {

@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseId } from "~/lib/ids";
+import { idPattern, parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
 import type { Owner } from "~/services/owners/owner";
 import { getStorefrontConfig } from "~/services/shops/storefront-config.server";
@@ -56,17 +56,18 @@ const ItemInput = {
 };
 
 /** The list a save or removal acts on, in the body: absent, the shopper's default list. */
+/** A list id in a body or a query: one of the shopper's lists. */
+export const ListIdInput = z
+  .string()
+  .regex(new RegExp(idPattern("list")), "must be a list id (lst_...)")
+  .openapi({ example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" });
+
 const ListIdMember = {
-  listId: z
-    .string()
-    .regex(/^lst_[A-Za-z0-9]+$/, "must be a list id (lst_...)")
-    .optional()
-    .openapi({
-      description:
-        "Additive: one of the shopper's lists (GET /storefront/wishlists); absent, their default list. A list the " +
-        "shopper does not have is a 404.",
-      example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4",
-    }),
+  listId: ListIdInput.optional().openapi({
+    description:
+      "Additive: one of the shopper's lists (GET /storefront/wishlists); absent, their default list. A list the " +
+      "shopper does not have is a 404.",
+  }),
 };
 
 /** A save (toggle, add): the item and, in the body or the query, the shopper. */
