@@ -1448,6 +1448,10 @@ export interface components {
             guestEnabled: boolean;
             /** @description The locale chosen from Accept-Language (best fit), `en` by default. */
             locale: string;
+            /** @description Additive. The most lists a shopper may keep, the default one included. */
+            maxLists: number;
+            /** @description Additive. Whether shoppers may keep named lists besides their default one (a list picker). */
+            multipleLists: boolean;
             /** @description Where theme code calls the API on the shop's domain. */
             proxyPath: string;
             shareEnabled: boolean;
@@ -1472,6 +1476,15 @@ export interface components {
             /** @description null for a default list not made yet (no item saved): reads never create lists. */
             id: string | null;
             name: string;
+            /** @description Only with `include=products`: the products the list holds (newest first), each with its item id, so a storefront can fill its hearts and tick a list picker without reading every list. */
+            products?: {
+                handle: string;
+                /** @example itm_01J9Z8Q4V6S3N2M1K0H9G8F7E6 */
+                itemId: string;
+                /** @example 7982301 */
+                productId: string;
+                variantId: string | null;
+            }[];
             share: components["schemas"]["Share"];
             /**
              * Format: date-time
@@ -7309,6 +7322,8 @@ export interface operations {
                 aid?: string;
                 /** @description Private-key calls only. */
                 customerId?: string | number;
+                /** @description `products`: each summary also names the products on the list (`products`). */
+                include?: "products";
             };
             header?: never;
             path?: never;

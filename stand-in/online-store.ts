@@ -9,6 +9,11 @@
  *  - `/pages/<handle>`: a page with the wishlist page block (the shop's share page);
  *  - `/account/login`: browse as a guest or as one of the shop's customers (a cookie, as the platform's
  *    customer session is);
+ *  - the Ajax Cart API (`/cart.js`, `/cart/add.js`, `/cart/change.js`, `/cart/clear.js`) and a cart page
+ *    (`/cart`), one cart per browser (a cookie): what the wishlist page's "Add to cart" calls;
+ *  - `Shopify.loadFeatures` and the Customer Privacy API (`Shopify.customerPrivacy`), answering as the
+ *    visitor's region and choice say: the footer's switch picks "consent not required", "required, not given
+ *    yet" (a cookie banner), "given" or "refused";
  *  - `/apps/service/*`: the app proxy. The request is signed as the platform signs it (`shop`,
  *    `logged_in_customer_id`, `path_prefix`, `timestamp`, then `signature`: HMAC-SHA256 with the app secret
  *    over the sorted `key=value` pairs run together) and forwarded to `<app url>/proxy/*`.
@@ -104,6 +109,73 @@ function productJson(product: StandInProduct, host: string) {
   };
 }
 
+/** A line of a stand-in cart, as the Ajax Cart API reads it. */
+interface CartLine {
+  variantId: string;
+  quantity: number;
+}
+
+/** The visitor's privacy answer (the footer's switch): consent not required, or required and pending/given/refused. */
+const CONSENT_STATES = ["not-required", "pending", "granted", "denied"] as const;
+type ConsentState = (typeof CONSENT_STATES)[number];
+
+/** The platform's Cart Error answer (`/cart/add.js` and the like). */
+const cartError = (c: Context, status: 404 | 422 | 400, description: string) =>
+  c.json({ status, message: "Cart Error", description }, status);
+
+/**
+ * `window.Shopify` as a storefront page has it: the root route, and `loadFeatures`, which loads the Customer
+ * Privacy API (`consent-tracking-api`) asynchronously, as the platform's loader does. Preferences processing is
+ * allowed where consent is not required, or once given; `setTrackingConsent` records the choice and fires
+ * `visitorConsentCollected` on the document.
+ */
+function shopifyGlobal(consent: ConsentState) {
+  return `<script>
+window.Shopify = window.Shopify || {};
+Shopify.routes = { root: "/" };
+Shopify.loadFeatures = function (features, callback) {
+  setTimeout(function () {
+    var state = ${JSON.stringify(consent)};
+    var allowed = function () { return state === "not-required" || state === "granted"; };
+    Shopify.customerPrivacy = {
+      preferencesProcessingAllowed: allowed,
+      analyticsProcessingAllowed: allowed,
+      marketingAllowed: allowed,
+      saleOfDataAllowed: allowed,
+      shouldShowBanner: function () { return state === "pending"; },
+      setTrackingConsent: function (consent, done) {
+        state = consent.preferences ? "granted" : "denied";
+        document.cookie = "standin_consent=" + state + "; path=/; SameSite=Lax";
+        var detail = { preferencesAllowed: allowed(), analyticsAllowed: allowed(), marketingAllowed: allowed(), saleOfDataAllowed: allowed() };
+        document.dispatchEvent(new CustomEvent("visitorConsentCollected", { detail: detail }));
+        if (done) done();
+      }
+    };
+    callback(features.every(function (f) { return f.name === "consent-tracking-api"; }) ? undefined : new Error("unknown feature"));
+  }, 10);
+};
+</script>`;
+}
+
+/** The cookie banner a shop in a consent region shows until the visitor answers. */
+const CONSENT_BANNER = `<div class="site-consent" role="region" aria-label="Cookie consent">
+  <p>This shop uses cookies to remember your preferences, such as a guest wishlist.</p>
+  <button type="button" class="site-button" data-consent="true">Accept</button>
+  <button type="button" class="site-button" data-consent="false">Decline</button>
+</div>
+<script>
+document.querySelectorAll("[data-consent]").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var answer = button.dataset.consent === "true";
+    Shopify.loadFeatures([{ name: "consent-tracking-api", version: "0.1" }], function () {
+      Shopify.customerPrivacy.setTrackingConsent({ preferences: answer, analytics: answer, marketing: answer, sale_of_data: answer }, function () {
+        button.closest(".site-consent").remove();
+      });
+    });
+  });
+});
+</script>`;
+
 export function createStorefront(options: StorefrontOptions) {
   const { appUrl, apiSecret, shop } = options;
   const controls: StorefrontControls = { tamperSignatures: false };
@@ -154,6 +226,9 @@ export function createStorefront(options: StorefrontOptions) {
   }
 
   const app = new Hono();
+  /** Carts by their token (the `cart` cookie), as the platform keeps one per browser. */
+  const carts = new Map<string, CartLine[]>();
+  const madeIn = new WeakMap<Request, string>();
 
   function shopper(c: Context) {
     const id = getCookie(c, "standin_customer");
@@ -162,7 +237,68 @@ export function createStorefront(options: StorefrontOptions) {
     const locale = (LOCALES.includes(asked as Locale) ? asked : getCookie(c, "standin_locale")) as Locale | undefined;
     if (asked && LOCALES.includes(asked as Locale))
       setCookie(c, "standin_locale", asked, { path: "/", sameSite: "Lax" });
-    return { customer, locale: locale && LOCALES.includes(locale) ? locale : "en" };
+    const consent = getCookie(c, "standin_consent") as ConsentState | undefined;
+    return {
+      customer,
+      locale: locale && LOCALES.includes(locale) ? locale : "en",
+      consent: consent && CONSENT_STATES.includes(consent) ? consent : ("not-required" as ConsentState),
+    };
+  }
+
+  /** The browser's cart (made on first use, as the platform's `cart` cookie is). */
+  function cartOf(c: Context, create = false): { token: string; lines: CartLine[] } {
+    // A cart made earlier in this request has no cookie on the request yet.
+    let token = madeIn.get(c.req.raw) ?? getCookie(c, "cart");
+    if (!token || !carts.has(token)) {
+      token = crypto.randomUUID();
+      if (!create) return { token, lines: [] };
+      carts.set(token, []);
+      madeIn.set(c.req.raw, token);
+      setCookie(c, "cart", token, { path: "/", sameSite: "Lax" });
+    }
+    return { token, lines: carts.get(token)! };
+  }
+
+  function variantById(id: string) {
+    for (const product of shop.products) {
+      const variant = variantsOf(product).find((candidate) => candidate.id === id);
+      if (variant) return { product, variant };
+    }
+    return null;
+  }
+
+  /** A cart line as `/cart.js` and `/cart/add.js` write it (money in cents). */
+  function lineJson(line: CartLine) {
+    const { product, variant } = variantById(line.variantId)!;
+    const price = cents(variant.price);
+    return {
+      id: Number(variant.id),
+      key: `${variant.id}:stand-in`,
+      quantity: line.quantity,
+      variant_id: Number(variant.id),
+      product_id: Number(product.id),
+      title: variant.title === "Default Title" ? product.title : `${product.title} - ${variant.title}`,
+      product_title: product.title,
+      variant_title: variant.title === "Default Title" ? null : variant.title,
+      handle: product.handle,
+      price,
+      line_price: price * line.quantity,
+      url: `/products/${product.handle}?variant=${variant.id}`,
+      properties: {},
+    };
+  }
+
+  function cartJson(token: string, lines: CartLine[]) {
+    const items = lines.map(lineJson);
+    return {
+      token,
+      note: null,
+      attributes: {},
+      item_count: items.reduce((sum, item) => sum + item.quantity, 0),
+      total_price: items.reduce((sum, item) => sum + item.line_price, 0),
+      currency: shop.currency ?? "USD",
+      items,
+    };
   }
 
   function liquidProduct(product: StandInProduct) {
@@ -176,8 +312,9 @@ export function createStorefront(options: StorefrontOptions) {
   }
 
   async function page(c: Context, title: string, main: string, product?: StandInProduct) {
-    const { customer, locale } = shopper(c);
+    const { customer, locale, consent } = shopper(c);
     const embed = options.embed();
+    const cartCount = cartOf(c).lines.reduce((sum, line) => sum + line.quantity, 0);
     const scope = {
       request: { locale: { iso_code: locale } },
       customer: customer ? { id: Number(customer.id), first_name: customer.firstName } : null,
@@ -198,11 +335,12 @@ export function createStorefront(options: StorefrontOptions) {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)} · ${escapeHtml(shop.name)}</title>
 <style>${STYLES}</style>
+${shopifyGlobal(consent)}
 </head>
 <body>
 <header class="site-header">
   <a class="site-name" href="/">${escapeHtml(shop.name)}</a>
-  <nav aria-label="Main"><a href="/collections/all">Catalog</a> <a href="/pages/wishlist">Wishlist</a></nav>
+  <nav aria-label="Main"><a href="/collections/all">Catalog</a> <a href="/pages/wishlist">Wishlist</a> <a href="/cart">Cart (<span data-cart-count>${cartCount}</span>)</a></nav>
   <span class="site-account">${
     customer
       ? `Logged in as ${escapeHtml(customer.firstName)} ${escapeHtml(customer.lastName)} · <a href="/account/logout">Log out</a>`
@@ -216,7 +354,16 @@ ${embed.enabled ? "" : `<p class="site-notice" role="note">The Wishlist app embe
 <main id="main">
 ${rendered}
 </main>
-<footer class="site-footer">Local storefront of the platform stand-in: theme app extension rendered from extensions/wishlist-theme.</footer>
+<footer class="site-footer">Local storefront of the platform stand-in: theme app extension rendered from extensions/wishlist-theme.
+<form method="post" action="/stand-in/consent"><label>Visitor privacy <select name="consent">${[
+      ["not-required", "Consent not required in this region"],
+      ["pending", "Consent required, not given yet"],
+      ["granted", "Consent required and given"],
+      ["denied", "Consent required and refused"],
+    ]
+      .map(([value, label]) => `<option value="${value}"${value === consent ? " selected" : ""}>${label}</option>`)
+      .join("")}</select></label> <button class="site-button">Apply</button></form></footer>
+${consent === "pending" ? CONSENT_BANNER : ""}
 ${embedHtml}
 </body>
 </html>`);
@@ -264,7 +411,7 @@ ${embedHtml}
       product.title,
       `<div class="product"><div class="product__media" style="background:${escapeHtml(product.colour)}" role="img" aria-label="${escapeHtml(product.title)}"></div>
       <div class="product__info"><h1>${escapeHtml(product.title)}</h1><p class="product__price">$${escapeHtml(chosen.price)}</p>
-      <form method="post" action="/cart/add">${picker}<button type="button" class="site-button">Add to cart</button></form>
+      <form method="post" action="/cart/add">${picker}<input type="hidden" name="quantity" value="1"><button class="site-button">Add to cart</button></form>
       <!--block:wishlist-button--></div></div>`,
       product,
     );
@@ -295,6 +442,114 @@ ${embedHtml}
   app.get("/account/logout", (c) => {
     deleteCookie(c, "standin_customer", { path: "/" });
     return c.redirect("/", 303);
+  });
+
+  // ---- the cart (the platform's Ajax Cart API and cart page) ------------------------------------------
+  /**
+   * Adds lines as `/cart/add.js` does: `{ items: [{ id, quantity }] }` or one `{ id, quantity }` (JSON or a
+   * form). All or nothing: an unknown variant is a 404, a sold-out one or a bad quantity a 422.
+   */
+  async function addToCart(c: Context): Promise<Response | CartLine[]> {
+    const type = c.req.header("content-type") ?? "";
+    const body = (
+      type.includes("application/json") ? await c.req.json().catch(() => null) : await c.req.parseBody()
+    ) as {
+      items?: Array<{ id?: unknown; quantity?: unknown }>;
+      id?: unknown;
+      quantity?: unknown;
+    } | null;
+    const wanted = body?.items ?? (body?.id !== undefined ? [{ id: body.id, quantity: body.quantity }] : null);
+    if (!wanted || !Array.isArray(wanted) || wanted.length === 0)
+      return cartError(c, 400, "Parameter Missing or Invalid: Required parameter missing or invalid: items");
+    const lines: CartLine[] = [];
+    for (const entry of wanted) {
+      const found = variantById(String(entry.id ?? ""));
+      if (!found) return cartError(c, 404, "Cannot find variant");
+      const quantity = entry.quantity === undefined ? 1 : Number(entry.quantity);
+      if (!Number.isInteger(quantity) || quantity < 1)
+        return cartError(c, 422, "Quantity must be a positive whole number.");
+      if (found.variant.available === false)
+        return cartError(c, 422, `The product '${found.product.title}' is already sold out.`);
+      lines.push({ variantId: found.variant.id, quantity });
+    }
+    const cart = cartOf(c, true);
+    for (const line of lines) {
+      const existing = cart.lines.find((candidate) => candidate.variantId === line.variantId);
+      if (existing) existing.quantity += line.quantity;
+      else cart.lines.push({ ...line });
+    }
+    return lines;
+  }
+  app.get("/cart.js", (c) => {
+    const { token, lines } = cartOf(c);
+    return c.json(cartJson(token, lines));
+  });
+  app.post("/cart/add.js", async (c) => {
+    const added = await addToCart(c);
+    if (added instanceof Response) return added;
+    const cart = cartOf(c, true);
+    const items = added.map((line) =>
+      lineJson(cart.lines.find((candidate) => candidate.variantId === line.variantId)!),
+    );
+    return c.json(added.length === 1 && !c.req.header("content-type")?.includes("json") ? items[0] : { items });
+  });
+  app.post("/cart/add", async (c) => {
+    const added = await addToCart(c);
+    return added instanceof Response ? added : c.redirect("/cart", 303);
+  });
+  app.post("/cart/change.js", async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { id?: unknown; quantity?: unknown } | null;
+    const cart = cartOf(c, true);
+    const id = String(body?.id ?? "").replace(/:.*$/, "");
+    const line = cart.lines.find((candidate) => candidate.variantId === id);
+    const quantity = Number(body?.quantity);
+    if (!line) return cartError(c, 400, "no valid id or line parameter");
+    if (!Number.isInteger(quantity) || quantity < 0) return cartError(c, 422, "Quantity must be a whole number.");
+    if (quantity === 0) cart.lines.splice(cart.lines.indexOf(line), 1);
+    else line.quantity = quantity;
+    return c.json(cartJson(cart.token, cart.lines));
+  });
+  app.post("/cart/clear.js", (c) => {
+    const cart = cartOf(c, true);
+    cart.lines.length = 0;
+    return c.json(cartJson(cart.token, cart.lines));
+  });
+  app.post("/cart/clear", (c) => {
+    cartOf(c, true).lines.length = 0;
+    return c.redirect("/cart", 303);
+  });
+  app.get("/cart", (c) => {
+    const { token, lines } = cartOf(c);
+    const cart = cartJson(token, lines);
+    const money = (amount: number) => `$${(amount / 100).toFixed(2)}`;
+    return page(
+      c,
+      "Your cart",
+      `<h1>Your cart</h1>${
+        cart.items.length === 0
+          ? "<p>Your cart is empty.</p>"
+          : `<table class="cart"><caption class="visually-hidden">Items in your cart</caption><thead><tr><th scope="col">Product</th><th scope="col">Quantity</th><th scope="col">Total</th></tr></thead><tbody>${cart.items
+              .map(
+                (item) =>
+                  `<tr data-cart-line="${escapeHtml(String(item.variant_id))}"><td><a href="${escapeHtml(item.url)}">${escapeHtml(item.title)}</a></td><td data-quantity>${item.quantity}</td><td>${money(item.line_price)}</td></tr>`,
+              )
+              .join("")}</tbody></table>
+            <p class="cart__total">Subtotal: ${money(cart.total_price)}</p>
+            <form method="post" action="/cart/clear"><button class="site-button">Empty the cart</button></form>
+            <p>Checkout is the platform's own and is not part of this stand-in.</p>`
+      }`,
+    );
+  });
+
+  // ---- the visitor's privacy answer (the footer's switch) ----------------------------------------------
+  app.post("/stand-in/consent", async (c) => {
+    const form = await c.req.parseBody();
+    const consent = String(form.consent ?? "");
+    if (!CONSENT_STATES.includes(consent as ConsentState)) return c.text("Unknown consent state", 400);
+    setCookie(c, "standin_consent", consent, { path: "/", sameSite: "Lax" });
+    // Back to the page the switch was on (its path only: never another site).
+    const back = URL.canParse(c.req.header("referer") ?? "") ? new URL(c.req.header("referer")!) : null;
+    return c.redirect(back ? `/${back.pathname.replace(/^[/\\]+/, "")}${back.search}` : "/", 303);
   });
 
   app.get("/extension-assets/:file", (c) => {
@@ -393,4 +648,9 @@ const STYLES = `
   .site-button { display: inline-block; min-height: 44px; padding: 0 20px; margin: 0 8px 12px 0; border: 1px solid #1f1f1f; border-radius: 4px; background: #1f1f1f; color: #fff; font: inherit; cursor: pointer; }
   .accounts { display: flex; flex-direction: column; align-items: flex-start; }
   .site-footer { padding: 24px 32px; border-top: 1px solid #e5e5e5; font-size: 13px; color: #555; }
+  .site-footer form { margin-top: 8px; }
+  .site-consent { position: fixed; left: 16px; bottom: 16px; max-width: 360px; padding: 16px; background: #fff; border: 1px solid #1f1f1f; border-radius: 6px; z-index: 10; }
+  .cart { border-collapse: collapse; width: 100%; }
+  .cart th, .cart td { text-align: left; padding: 8px; border-bottom: 1px solid #e5e5e5; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 `;

@@ -36,6 +36,19 @@ export interface CatalogueTitle {
   catalogueTitleAt: Date;
 }
 
+/** Which products sit on each of the lists (the storefront's hearts and list picker), newest first. */
+export function findProductsOfLists(q: Queryable, shopId: string, listIds: readonly string[]) {
+  if (listIds.length === 0) return Promise.resolve([]);
+  return q
+    .selectFrom("Item")
+    .select(["id", "listId", "productId", "variantId", "handle"])
+    .where("shopId", "=", shopId)
+    .where("listId", "in", listIds)
+    .orderBy("addedAt", "desc")
+    .orderBy("id", "desc")
+    .execute();
+}
+
 /** A list's items, newest first. */
 export function findItemsOfList(q: Queryable, shopId: string, listId: string): Promise<ItemRow[]> {
   return q

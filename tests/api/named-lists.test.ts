@@ -46,6 +46,39 @@ const listRows = (shopId: string) =>
 const eventTypes = async (shopId: string) => (await eventsOf(shopId)).map((row) => row.type);
 
 describe.each(MODES)("named lists, %s", (mode) => {
+  it("names each list's products with include=products (the theme's hearts and picker), and the config says lists are on", async () => {
+    const { call } = await shopper(mode);
+    const gifts = (await json(await call("/storefront/wishlists", { method: "POST", body: { name: "Gifts" } }))).body;
+    const hat = (
+      await json(
+        await call("/storefront/wishlist/items", {
+          method: "POST",
+          body: { productId: "101", variantId: "201", handle: "red-hat", listId: gifts.id },
+        }),
+      )
+    ).body;
+    await call("/storefront/wishlist/toggle", { method: "POST", body: { productId: "102", handle: "blue-hat" } });
+    const lists = await json(await call("/storefront/wishlists?include=products"));
+    expect(lists.status).toBe(200);
+    expect(lists.body.data.map((list: { name: string; products: unknown[] }) => [list.name, list.products])).toEqual([
+      ["Wishlist", [{ itemId: expect.stringMatching(/^itm_/), productId: "102", variantId: null, handle: "blue-hat" }]],
+      ["Gifts", [{ itemId: hat.id, productId: "101", variantId: "201", handle: "red-hat" }]],
+    ]);
+    // Without it the summaries stay light; anything else is refused
+    const plain = (await json(await call("/storefront/wishlists"))).body;
+    expect(plain.data.every((list: object) => !("products" in list))).toBe(true);
+    const refused = await json(await call("/storefront/wishlists?include=items"));
+    expect(refused).toMatchObject({ status: 400, body: { type: expect.stringContaining("invalid-parameter") } });
+    const config = await json(await call("/storefront/config", { headers: { "Accept-Language": "en" } }));
+    expect(config.body).toMatchObject({ multipleLists: true, maxLists: 20 });
+  });
+
+  it("include=products of a guest or customer with no list yet shows the default list, empty", async () => {
+    const { call } = await shopper(mode);
+    const lists = await json(await call("/storefront/wishlists?include=products"));
+    expect(lists.body.data).toEqual([expect.objectContaining({ id: null, default: true, count: 0, products: [] })]);
+  });
+
   it("creates, lists, reads, renames and deletes lists; saves go to the list named", async () => {
     const { shop, call } = await shopper(mode);
     // GIVEN a shopper with no list: their default list shows, not made yet

@@ -29,6 +29,8 @@ describe("GET /storefront/config", () => {
       strings: { ...DEFAULT_STRINGS.fr, add: "J'adore" },
       guestEnabled: false,
       shareEnabled: true,
+      multipleLists: false,
+      maxLists: 20,
       sharePath: "/pages/wishlist",
       customerLoggedIn: false,
       proxyPath: "/apps/service",

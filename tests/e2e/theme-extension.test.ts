@@ -556,8 +556,14 @@ describe("Storefront", { timeout: 240_000 }, () => {
       const described = (title: string) => rows.filter({ hasText: title });
       await expect.poll(() => rows.count()).toBe(3);
       const sweater = described("Orchard Knit Sweater");
+      // Its variant picker (for "Add to cart") shows the saved variant, and which of the others are sold out.
       expect(await sweater.locator(".wl-info").innerText()).toBe(
-        ["Orchard Knit Sweater", "Medium", "€1.234,50", "In stock", `Added ${today}`].join("\n"),
+        ["Orchard Knit Sweater", "Small", "Medium", "Large (Sold out)", "€1.234,50", "In stock", `Added ${today}`].join(
+          "\n",
+        ),
+      );
+      expect(await sweater.getByRole("combobox", { name: "Option: Orchard Knit Sweater" }).inputValue()).toBe(
+        "9200000007",
       );
       const image = sweater.getByRole("img", { name: "Orchard Knit Sweater" });
       expect(await image.getAttribute("src")).toBe(
@@ -593,7 +599,15 @@ describe("Storefront", { timeout: 240_000 }, () => {
       await expect.poll(() => sharedRows.count(), { timeout: 90_000 }).toBe(2);
       const jour = new Intl.DateTimeFormat("fr", { dateStyle: "medium" }).format(new Date());
       expect(await sharedRows.filter({ hasText: "Orchard Knit Sweater" }).locator(".wl-info").innerText()).toBe(
-        ["Orchard Knit Sweater", "Medium", "€1.234,50", "En stock", `Ajouté le ${jour}`].join("\n"),
+        [
+          "Orchard Knit Sweater",
+          "Small",
+          "Medium",
+          "Large (Épuisé)",
+          "€1.234,50",
+          "En stock",
+          `Ajouté le ${jour}`,
+        ].join("\n"),
       );
       expect(await sharedRows.filter({ hasText: "Pebble Canvas Tote" }).locator(".wl-info").innerText()).toBe(
         ["Pebble Canvas Tote", "€78,00", "Épuisé", `Ajouté le ${jour}`].join("\n"),

@@ -21,7 +21,13 @@ export type List = Pick<Schemas["SharedList"], "count"> & {
   guestShareLinkEnded?: boolean;
 };
 
-export type Config = Pick<Schemas["StorefrontConfig"], "strings" | "guestEnabled" | "shareEnabled" | "sharePath">;
+export type Config = Pick<
+  Schemas["StorefrontConfig"],
+  "strings" | "guestEnabled" | "shareEnabled" | "sharePath" | "multipleLists" | "maxLists"
+>;
+
+/** One of the shopper's lists, with the products it holds (`GET /storefront/wishlists?include=products`). */
+export type ListSummary = Schemas["StorefrontListSummary"];
 
 /** A refused or failed call: the HTTP status (0 when the server was not reached) and the seconds to wait on 429. */
 export class ApiError extends Error {
@@ -52,10 +58,17 @@ export function createApi(proxy: string, locale: string) {
 
   const owner = (aid: string | null) => (aid ? `?aid=${encodeURIComponent(aid)}` : "");
   return {
+    /** Any storefront call (`path` under /v1/storefront): the list picker's and the page's own operations. */
+    call,
+    owner,
     config: () => call<Config>("GET", "/config"),
     list: (aid: string | null) => call<List>("GET", `/wishlist${owner(aid)}`),
-    add: (aid: string | null, item: { productId: string; variantId?: string; handle?: string; title?: string }) =>
-      call<Item>("POST", `/wishlist/items${owner(aid)}`, item),
+    lists: (aid: string | null) =>
+      call<{ data: ListSummary[] }>("GET", `/wishlists${owner(aid)}${aid ? "&" : "?"}include=products`),
+    add: (
+      aid: string | null,
+      item: { productId: string; variantId?: string; handle?: string; title?: string; listId?: string },
+    ) => call<Item>("POST", `/wishlist/items${owner(aid)}`, item),
     remove: (aid: string | null, itemId: string) =>
       call<void>("DELETE", `/wishlist/items${owner(aid)}${aid ? "&" : "?"}itemId=${encodeURIComponent(itemId)}`, {}),
     identify: (aid: string) => call<List>("POST", "/identify", { anonymousId: aid }),

@@ -5,8 +5,8 @@
  * shopper's list, hands the wishlist page block's own script what it needs (page-context.ts), and exposes
  * `window.Wishlist` and the `wishlist:change` event for theme developers.
  */
-import { ApiError, createApi, type Config, type Item } from "./wishlist-client";
-import { PAGE_EVENT, type PageContext } from "./page-context";
+import { ApiError, createApi, type Config, type Item, type ListSummary } from "./wishlist-client";
+import { PAGE_EVENT, PICKER_READY, type PageContext, type PickerContext, type Target } from "./page-context";
 
 interface EmbedSettings {
   proxy: string;
@@ -18,6 +18,8 @@ interface EmbedSettings {
   cardSelector: string;
   position: string;
   badge: boolean;
+  /** The list picker's script (wishlist-lists.js), loaded on the first press of a heart in a shop with lists. */
+  pickerUrl: string;
   strings: Record<string, string>;
 }
 
@@ -37,8 +39,18 @@ if (settingsElement && !(window as { Wishlist?: unknown }).Wishlist) start(JSON.
 function start(settings: EmbedSettings) {
   const api = createApi(settings.proxy, settings.locale);
   const strings = settings.strings;
-  let config: Config = { strings, guestEnabled: true, shareEnabled: true, sharePath: settings.sharePath };
+  let config: Config = {
+    strings,
+    guestEnabled: true,
+    shareEnabled: true,
+    sharePath: settings.sharePath,
+    multipleLists: false,
+    maxLists: 1,
+  };
   let items: Item[] = [];
+  // Where the shop has named lists: every list of the shopper with the products it holds (hearts are full when
+  // a product is on any of them). Null in a shop with one list per shopper.
+  let lists: ListSummary[] | null = null;
   // Whether the shopper's own list has a share link (its `share.enabled`), for the page's Stop sharing.
   let shared = false;
   let blockedUntil = 0;
@@ -51,18 +63,22 @@ function start(settings: EmbedSettings) {
   // The guest id is also kept for the page's life: storage cleared mid-visit (or refused, as in some private
   // modes) must not split the guest's list, nor make removals fail for want of an id.
   let aidInPage: string | null = null;
+  // Whether the visitor allows preferences storage (the platform's Customer Privacy API): without it a guest's
+  // id lives in this page only. A customer's list needs no id in the browser: never asked.
+  let storageAllowed = false;
+  let toldSessionOnly = false;
   const storage = {
     // Only an id this script could have made: anything else in storage (edited by hand, another script) is
     // ignored and replaced on the next save.
     get: () => {
-      const stored = safely(() => localStorage.getItem(AID_KEY));
+      const stored = storageAllowed || settings.customer ? safely(() => localStorage.getItem(AID_KEY)) : null;
       if (stored && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(stored))
         aidInPage = stored;
       return aidInPage;
     },
     set: (value: string) => {
       aidInPage = value;
-      safely(() => localStorage.setItem(AID_KEY, value));
+      if (storageAllowed) safely(() => localStorage.setItem(AID_KEY, value));
     },
     drop: () => {
       aidInPage = null;
@@ -71,6 +87,41 @@ function start(settings: EmbedSettings) {
   };
   // A customer is named by the platform's signature; a guest by the anonymous id kept in this browser.
   const guestId = () => (settings.customer ? null : storage.get());
+  /** The guest's id, made (and kept as consent allows) on the first save. */
+  function ensureGuestId(): string | null {
+    if (settings.customer) return null;
+    const aid = guestId() ?? crypto.randomUUID();
+    storage.set(aid);
+    if (!storageAllowed && !toldSessionOnly) {
+      toldSessionOnly = true;
+      setTimeout(() => say(text("sessionOnly"), { href: settings.loginUrl, text: text("logIn") }), 1500);
+    }
+    return aid;
+  }
+
+  /**
+   * Asks the platform's Customer Privacy API whether preferences may be stored (false without an answer in 3 s,
+   * or without the API), and follows the visitor's later answers (`visitorConsentCollected`).
+   */
+  function privacy(): Promise<boolean> {
+    const shopify = (window as { Shopify?: ShopifyGlobal }).Shopify;
+    document.addEventListener("visitorConsentCollected", (event) => {
+      storageAllowed = (event as CustomEvent<{ preferencesAllowed?: boolean }>).detail?.preferencesAllowed === true;
+      if (!aidInPage) return;
+      if (storageAllowed) storage.set(aidInPage);
+      else safely(() => localStorage.removeItem(AID_KEY));
+    });
+    return new Promise((resolve) => {
+      setTimeout(() => resolve(false), 3000);
+      try {
+        shopify!.loadFeatures([{ name: "consent-tracking-api", version: "0.1" }], (error) =>
+          resolve(!error && shopify!.customerPrivacy!.preferencesProcessingAllowed() === true),
+        );
+      } catch {
+        resolve(false);
+      }
+    });
+  }
 
   // ---- announcements ---------------------------------------------------------------------------------
   const live = document.createElement("div");
@@ -79,13 +130,21 @@ function start(settings: EmbedSettings) {
   live.setAttribute("aria-live", "polite");
   document.body.append(live);
   let hideTimer = 0;
-  function say(message: string, link?: { href: string; text: string }) {
+  /** Announces `message`, with a link or a button (`run`: "Undo") after it. */
+  function say(message: string, link?: { href?: string; text: string; run?: () => void }) {
     live.textContent = message;
     if (link) {
-      const anchor = document.createElement("a");
-      anchor.href = link.href;
-      anchor.textContent = link.text;
-      live.append(" ", anchor);
+      const action = document.createElement(link.run ? "button" : "a");
+      if (action instanceof HTMLAnchorElement) action.href = link.href!;
+      else {
+        action.className = "wl-undo";
+        action.onclick = () => {
+          live.classList.remove("wl-show");
+          link.run!();
+        };
+      }
+      action.textContent = link.text;
+      live.append(" ", action);
     }
     live.classList.add("wl-show");
     clearTimeout(hideTimer);
@@ -107,6 +166,11 @@ function start(settings: EmbedSettings) {
   // ---- state ---------------------------------------------------------------------------------------
   const savedItems = (productId: string | null, handle: string) =>
     items.filter((item) => (productId ? item.productId === productId : item.handle === handle));
+  const onAnyList = (productId: string | null, handle: string) =>
+    savedItems(productId, handle).length > 0 ||
+    !!lists?.some((list) =>
+      list.products!.some((saved) => (productId ? saved.productId === productId : saved.handle === handle)),
+    );
 
   /**
    * The state of every heart, and the count badges. A button with visible labels (the product page's) says
@@ -116,13 +180,17 @@ function start(settings: EmbedSettings) {
    */
   function render() {
     for (const button of document.querySelectorAll<HTMLButtonElement>("[data-wishlist-button]")) {
-      const saved = savedItems(button.dataset.productId ?? null, button.dataset.handle ?? "").length > 0;
+      const saved = onAnyList(button.dataset.productId ?? null, button.dataset.handle ?? "");
       button.toggleAttribute("data-saved", saved);
       if (!button.querySelector("[data-when]")) button.setAttribute("aria-pressed", String(saved));
       button.setAttribute("aria-busy", String(pending.has(button.dataset.handle ?? "")));
     }
     for (const count of document.querySelectorAll("[data-wishlist-count]")) {
-      count.textContent = items.length ? String(items.length) : "";
+      // Products saved, on any of the shopper's lists.
+      const saved = new Set(
+        [...items, ...(lists ?? []).flatMap((list) => list.products!)].map((item) => item.productId),
+      );
+      count.textContent = saved.size ? String(saved.size) : "";
     }
   }
 
@@ -169,13 +237,8 @@ function start(settings: EmbedSettings) {
     try {
       if (adding) {
         const productId = target.productId ?? (await productIdOf(target.handle));
-        let aid = guestId();
-        if (!settings.customer) {
-          // A save keeps the guest id in this browser (again, if storage was cleared since).
-          aid ??= crypto.randomUUID();
-          storage.set(aid);
-        }
-        const saved = await api.add(aid, {
+        // A save keeps the guest id in this browser (again, if storage was cleared since).
+        const saved = await api.add(ensureGuestId(), {
           productId,
           handle: target.handle,
           ...(target.variantId ? { variantId: target.variantId } : {}),
@@ -214,8 +277,46 @@ function start(settings: EmbedSettings) {
       ? document.querySelector("form[action*='/cart/add']")
       : null;
     const variant = (form?.querySelector<HTMLInputElement>("[name=id]")?.value ?? data.variantId) || undefined;
-    void toggle({ productId: data.productId, handle: data.handle ?? "", variantId: variant, title: data.title });
+    const target = { productId: data.productId, handle: data.handle ?? "", variantId: variant, title: data.title };
+    if (lists && button.dataset.wishlistButton !== undefined) void pick(button, target);
+    else void toggle(target);
   });
+
+  // ---- the list picker (shops with named lists), its script loaded on first use ---------------------------
+  let picker: Promise<(context: PickerContext, target: Target, opener: HTMLElement) => void> | null = null;
+  async function pick(opener: HTMLElement, target: Target) {
+    if (!settings.customer && !config.guestEnabled) {
+      say(text("loginToSave"), { href: settings.loginUrl, text: text("logIn") });
+      return;
+    }
+    picker ??= new Promise((resolve, reject) => {
+      document.addEventListener(PICKER_READY, (event) => resolve((event as CustomEvent).detail), { once: true });
+      const script = document.createElement("script");
+      script.src = settings.pickerUrl;
+      script.onerror = () => {
+        picker = null;
+        reject(new ApiError(0));
+      };
+      document.head.append(script);
+    });
+    try {
+      (await picker)(context(), target, opener);
+    } catch (error) {
+      failure(error);
+    }
+  }
+
+  /** Reads the shopper's lists again (after the picker or the page changed them) and redraws the hearts. */
+  async function refresh(change?: { productId: string; handle: string; added: boolean }) {
+    const aid = guestId();
+    if (settings.customer || aid) {
+      const [list, summaries] = await Promise.all([api.list(aid), lists ? api.lists(aid) : null]);
+      items = list.items;
+      if (summaries) lists = summaries.data;
+    }
+    render();
+    if (change) emit({ ...change, count: items.length });
+  }
 
   function addCardHearts() {
     if (!settings.cards) return;
@@ -246,8 +347,11 @@ function start(settings: EmbedSettings) {
     badge.href = /^\/(?![/\\\s])/.test(config.sharePath) ? config.sharePath : settings.sharePath;
     const count = document.createElement("span");
     count.dataset.wishlistCount = "";
-    badge.append(icon(), count);
-    badge.setAttribute("aria-label", text("title"));
+    // Named by its text ("Wishlist 2"), not by a label that would differ from what it shows.
+    const name = document.createElement("span");
+    name.className = "wl-hidden";
+    name.textContent = text("title");
+    badge.append(icon(), name, count);
     (document.querySelector("header") ?? document.body).append(badge);
   }
 
@@ -255,6 +359,7 @@ function start(settings: EmbedSettings) {
   async function load() {
     let shareEnded = false;
     const loadedConfig = api.config().catch(() => null);
+    if (!settings.customer) storageAllowed = await privacy();
     let aid = storage.get();
     try {
       if (settings.customer && aid) {
@@ -275,6 +380,14 @@ function start(settings: EmbedSettings) {
       if (error instanceof ApiError && error.status === 429) failure(error);
     }
     config = (await loadedConfig) ?? config;
+    if (config.multipleLists && !loadFailed) {
+      lists = [];
+      if (settings.customer || aid)
+        lists = await api.lists(guestId()).then(
+          (answer) => answer.data,
+          () => [],
+        );
+    }
     // The guest's share link ended at this login (docs/decisions/033-guest-share-link-at-login.md).
     if (shareEnded) say(text("shareEnded"));
     // The merchant's texts (GET /storefront/config) replace the theme's defaults.
@@ -285,13 +398,23 @@ function start(settings: EmbedSettings) {
     addBadge();
     render();
     // The wishlist page block's script (wishlist-page.js) renders the page from here on.
-    const page: PageContext = {
+    const page = context();
+    (window as unknown as { Wishlist: { _page: PageContext } }).Wishlist._page = page;
+    document.dispatchEvent(new CustomEvent(PAGE_EVENT, { detail: page }));
+  }
+
+  function context(): PageContext {
+    return {
       api,
       customer: settings.customer,
       loginUrl: settings.loginUrl,
       locale: settings.locale,
       guestId,
+      ensureGuestId,
+      storageAllowed: () => storageAllowed || !!settings.customer,
       items: () => items,
+      lists: () => lists,
+      refresh,
       config: () => config,
       strings,
       loadFailed,
@@ -300,8 +423,6 @@ function start(settings: EmbedSettings) {
       failure,
       on,
     };
-    (window as unknown as { Wishlist: { _page: PageContext } }).Wishlist._page = page;
-    document.dispatchEvent(new CustomEvent(PAGE_EVENT, { detail: page }));
   }
 
   /** Calls `listener` after every change; returns the function that stops it. */
@@ -334,6 +455,12 @@ function start(settings: EmbedSettings) {
     },
     on,
   };
+}
+
+/** The platform's `window.Shopify` on a storefront page, the members this script uses. */
+interface ShopifyGlobal {
+  loadFeatures: (features: Array<{ name: string; version: string }>, done: (error?: unknown) => void) => void;
+  customerPrivacy?: { preferencesProcessingAllowed: () => boolean };
 }
 
 function safely<T>(read: () => T): T | null {

@@ -84,6 +84,8 @@ export async function getStorefrontConfig({
     strings,
     guestEnabled: settings.guestEnabled,
     shareEnabled: settings.shareEnabled,
+    multipleLists: settings.multipleLists,
+    maxLists: settings.maxListsPerOwner,
     sharePath: settings.sharePath,
     customerLoggedIn,
     proxyPath: "/apps/service",

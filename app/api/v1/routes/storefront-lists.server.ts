@@ -11,6 +11,7 @@ import {
   createList,
   deleteList,
   listOwnerLists,
+  listOwnerListsWithProducts,
   MAX_LIST_NAME,
   MAX_NOTE,
   moveItem,
@@ -93,6 +94,21 @@ const StorefrontListSummarySchema = z
     count: z.number().int(),
     share: ShareSchema,
     updatedAt: Timestamp.nullable(),
+    products: z
+      .array(
+        z.object({
+          itemId: z.string().openapi({ example: "itm_01J9Z8Q4V6S3N2M1K0H9G8F7E6" }),
+          productId: z.string().openapi({ example: "7982301" }),
+          variantId: z.string().nullable(),
+          handle: z.string(),
+        }),
+      )
+      .optional()
+      .openapi({
+        description:
+          "Only with `include=products`: the products the list holds (newest first), each with its item id, so " +
+          "a storefront can fill its hearts and tick a list picker without reading every list.",
+      }),
   })
   .openapi("StorefrontListSummary");
 
@@ -127,7 +143,13 @@ const listsRoute = apiRoute({
     "Additive. Summaries (no items) of every list the shopper keeps: the default list first (as GET " +
     "/storefront/wishlist reads it, `id` null until it is made), then the named lists oldest first.",
   modes: ALL_MODES,
-  request: { query: OwnerQuery },
+  request: {
+    query: OwnerQuery.extend({
+      include: z.enum(["products"]).optional().openapi({
+        description: "`products`: each summary also names the products on the list (`products`).",
+      }),
+    }),
+  },
   responses: { 200: jsonResponse("The shopper's lists", StorefrontListsSchema) },
 });
 
@@ -286,10 +308,17 @@ export function registerStorefrontListRoutes(app: OpenAPIHono<V1Env>) {
     const caller = c.get("caller");
     const owner = shopperOf(c).owner("query");
     const settings = caller.settings ?? (await shopSettingsOf(caller.shopId)).settings;
-    const lists = await listOwnerLists({ shopId: caller.shopId, owner });
+    const input = { shopId: caller.shopId, owner };
+    const data =
+      c.req.valid("query").include === "products"
+        ? (await listOwnerListsWithProducts(input)).map((list) => ({
+            ...storefrontListSummaryView(list),
+            products: list.products,
+          }))
+        : (await listOwnerLists(input)).map(storefrontListSummaryView);
     return c.json(
       {
-        data: lists.map(storefrontListSummaryView),
+        data,
         multipleLists: settings.multipleLists,
         maxLists: settings.maxListsPerOwner,
       },

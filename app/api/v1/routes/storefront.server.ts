@@ -338,6 +338,12 @@ const StorefrontConfigSchema = z
     }),
     guestEnabled: z.boolean().openapi({ description: "false: show the heart to logged-in customers only." }),
     shareEnabled: z.boolean(),
+    multipleLists: z.boolean().openapi({
+      description: "Additive. Whether shoppers may keep named lists besides their default one (a list picker).",
+    }),
+    maxLists: z.number().int().openapi({
+      description: "Additive. The most lists a shopper may keep, the default one included.",
+    }),
     sharePath: z.string().openapi({ description: "The shop's page that shows a shared list (?share=<token>)." }),
     customerLoggedIn: z.boolean().openapi({ description: "true when the app proxy signed a logged-in customer." }),
     proxyPath: z.string().openapi({ description: "Where theme code calls the API on the shop's domain." }),
