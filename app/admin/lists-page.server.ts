@@ -1,15 +1,22 @@
 /**
  * The admin's Lists page (docs/admin.md, docs/decisions/031-list-owners-from-the-platform.md): the shop's
- * lists filtered by customer (an id, or a name or email the platform searches for) and by product (an id
- * or a stored title), sorted by last update or item count, a page at a time, each owner named as the shop
- * knows them. The address carries the whole state (`customer`, `product`, `sort`, `cursor`), so a page can
+ * lists, default and named (docs/decisions/046-named-lists.md), filtered by customer (an id, or a name or
+ * email the platform searches for), by product (an id or a stored title) and by list name, sorted by last
+ * update or item count, a page at a time, each owner named as the shop knows them, with how many lists they
+ * keep. The address carries the whole state (`customer`, `product`, `name`, `sort`, `cursor`), so a page can
  * be reloaded, shared or gone back to.
  */
 import { z } from "zod";
 import { formFailure } from "~/admin/forms.server";
 import { DEFAULT_LIST_SORT, LIST_SORTS, type ListSort } from "~/admin/list-sorts";
 import { database } from "~/data/database.server";
-import { findSortedListsPage, type ListKey, type ListSortKey, type SortedListRow } from "~/data/list-rows.server";
+import {
+  countListsOfOwners,
+  findSortedListsPage,
+  type ListKey,
+  type ListSortKey,
+  type SortedListRow,
+} from "~/data/list-rows.server";
 import { decodeCursor, encodeCursor } from "~/lib/cursor.server";
 import { canonicalPlatformId } from "~/lib/ids";
 import { toTimestamp } from "~/lib/time";
@@ -21,7 +28,8 @@ import {
   searchCustomerIds,
   type CustomerContact,
 } from "~/services/owners/customer-directory.server";
-import { ownerOfColumns } from "~/services/owners/owner";
+import { ownerKey, ownerOfColumns } from "~/services/owners/owner";
+import { listName } from "~/services/wishlists/named-lists.server";
 
 export const LISTS_PAGE_SIZE = 25;
 
@@ -35,11 +43,15 @@ export interface OwnerView {
   customerId: string | null;
   /** The customer's name and email as the platform gave them now; null when it did not (or a guest). */
   contact: CustomerContact | null;
+  /** How many lists the owner keeps in the shop (their default and named ones), this one included. */
+  listCount: number;
 }
 
 export interface ListRowView {
   id: string;
   name: string;
+  /** The owner's default list (the one the storefront's heart saves to), whatever its name now. */
+  default: boolean;
   owner: OwnerView;
   count: number;
   shared: boolean;
@@ -47,8 +59,8 @@ export interface ListRowView {
 }
 
 export interface ListsPageData {
-  filters: { customer: string; product: string; sort: ListSort };
-  fieldErrors: { customer?: string; product?: string };
+  filters: { customer: string; product: string; name: string; sort: ListSort };
+  fieldErrors: { customer?: string; product?: string; name?: string };
   /** The customer search could not run (the platform did not answer): no lists are shown. */
   searchUnavailable: boolean;
   /** More customers matched the search than the page filters by (SEARCH_LIMIT). */
@@ -89,11 +101,12 @@ export async function loadListsPage({
 }): Promise<ListsPageData> {
   const customer = typedText(search, "customer");
   const product = typedText(search, "product");
+  const name = typedText(search, "name");
   const sortName = search.get("sort") ?? "";
   // An order the page does not offer (an edited address) shows the default one.
   const sort: ListSort = Object.hasOwn(LIST_SORTS, sortName) ? (sortName as ListSort) : DEFAULT_LIST_SORT;
   const data: ListsPageData = {
-    filters: { customer, product, sort },
+    filters: { customer, product, name, sort },
     fieldErrors: {},
     searchUnavailable: false,
     searchTruncated: false,
@@ -109,13 +122,15 @@ export async function loadListsPage({
       // Digits are a customer id, in the API's canonical form; anything else is a name or an email.
       customer: byId ? platformIdSchema : searchText,
       product: searchText,
+      name: searchText,
     })
-    .safeParse({ customer, product });
+    .safeParse({ customer, product, name });
   if (!checked.success) {
     const { fieldErrors } = formFailure(checked.error);
     if (fieldErrors.customer)
       data.fieldErrors.customer = `${byId ? "Customer ID" : "Customer search"} ${fieldErrors.customer}`;
     if (fieldErrors.product) data.fieldErrors.product = `Product ${fieldErrors.product}`;
+    if (fieldErrors.name) data.fieldErrors.name = `List name ${fieldErrors.name}`;
     return data;
   }
 
@@ -134,7 +149,7 @@ export async function loadListsPage({
   }
 
   // A cursor is signed for this shop, filter and order: it cannot be edited, nor used with another one.
-  const scope = `admin-lists:${shopId}:${JSON.stringify([customer, product, sort])}`;
+  const scope = `admin-lists:${shopId}:${JSON.stringify([customer, product, sort, name])}`;
   const position = readPosition(scope, search.get("cursor"));
   if (!position) {
     data.cursorError = true;
@@ -147,6 +162,8 @@ export async function loadListsPage({
     customerIds,
     product:
       product === "" ? undefined : { id: canonicalPlatformId(product), title: product.toLocaleLowerCase("en-US") },
+    // Compared as the names are (decision 046): NFC and lower-cased as the stored key is.
+    nameKey: name === "" ? undefined : listName(name).nameKey,
     ...position,
     limit: LISTS_PAGE_SIZE + 1,
   });
@@ -161,11 +178,16 @@ export async function loadListsPage({
     row ? encodeCursor(scope, { [side]: keyOf(row, key), id: row.id }) : null;
 
   const owners = pageRows.map(ownerOfColumns);
-  const { contacts, unavailable } = await findCustomerContacts({
-    shopId,
-    shopDomain,
-    customerIds: owners.flatMap((owner) => (owner.kind === "customer" ? [owner.customerId] : [])),
-  });
+  const customerIdsOnPage = owners.flatMap((owner) => (owner.kind === "customer" ? [owner.customerId] : []));
+  const [{ contacts, unavailable }, listCounts] = await Promise.all([
+    findCustomerContacts({ shopId, shopDomain, customerIds: customerIdsOnPage }),
+    // One grouped statement for the page's owners, however many lists each keeps.
+    countListsOfOwners(database(), shopId, {
+      customerIds: customerIdsOnPage,
+      anonymousIds: owners.flatMap((owner) => (owner.kind === "anonymous" ? [owner.anonymousId] : [])),
+    }),
+  ]);
+  const listCountOf = new Map(listCounts.map((row) => [ownerKey(ownerOfColumns(row)), row.count]));
   data.contactsUnavailable = unavailable;
   data.page = {
     lists: pageRows.map((row, index) => {
@@ -174,10 +196,13 @@ export async function loadListsPage({
       return {
         id: row.id,
         name: row.name,
+        default: row.isDefault === true,
         owner: {
           type: owner.kind === "customer" ? "customer" : "anonymous",
           customerId,
           contact: customerId ? (contacts.get(customerId) ?? null) : null,
+          // At least this list: a list deleted since the page's statement is not counted.
+          listCount: Math.max(listCountOf.get(ownerKey(owner)) ?? 0, 1),
         },
         count: row.itemCount,
         shared: row.shareEnabled,

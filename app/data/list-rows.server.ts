@@ -245,6 +245,7 @@ export type SortedListRow = ListRow & { itemCount: number };
  *  - `customerIds`: only lists of these customers (an empty array finds none);
  *  - `product`: only lists holding a product whose id is `product.id`, or whose stored title contains
  *    `product.title` (lower-case; compared with the title lower-cased, LIKE with its wildcards escaped);
+ *  - `nameKey`: only lists whose name, as compared (`nameKey`: trimmed, NFC, lower-cased), contains it;
  *  - the first `limit` after `after`, or the last `limit` before `before` (still returned in sort order).
  * The item count is a correlated count over Item (indexed by list): nothing to keep in step on writes.
  */
@@ -256,6 +257,7 @@ export async function findSortedListsPage(
     direction,
     customerIds,
     product,
+    nameKey,
     after,
     before,
     limit,
@@ -264,6 +266,7 @@ export async function findSortedListsPage(
     direction: "asc" | "desc";
     customerIds?: readonly string[];
     product?: { id: string | null; title: string };
+    nameKey?: string;
     after?: ListKey;
     before?: ListKey;
     limit: number;
@@ -284,6 +287,9 @@ export async function findSortedListsPage(
     .where("List.shopId", "=", shopId)
     .where("List.retiredAt", "is", null)
     .$if(customerIds !== undefined, (query) => query.where("List.customerId", "in", customerIds!))
+    .$if(nameKey !== undefined, (query) =>
+      query.where(sql<boolean>`${sql.ref("List.nameKey")} like ${containingPattern(nameKey!)} escape '\\'`),
+    )
     .$if(product !== undefined, (query) =>
       query.where(({ exists, selectFrom }) =>
         exists(
@@ -363,6 +369,35 @@ export async function findOwnerLists(q: Queryable, shopId: string, owner: OwnerR
     .orderBy("List.id")
     .execute();
   return rows.map((row) => ({ ...row, count: Number(row.count) }));
+}
+
+/**
+ * How many live lists each of these owners keeps in the shop, in one grouped statement (the admin's Lists
+ * page shows it beside each owner of a page); an owner with no live list is absent.
+ */
+export async function countListsOfOwners(
+  q: Queryable,
+  shopId: string,
+  { customerIds, anonymousIds }: { customerIds: readonly string[]; anonymousIds: readonly string[] },
+): Promise<Array<{ customerId: string | null; anonymousId: string | null; count: number }>> {
+  const customers = [...new Set(customerIds)];
+  const guests = [...new Set(anonymousIds)];
+  if (customers.length === 0 && guests.length === 0) return [];
+  const rows = await q
+    .selectFrom("List")
+    .select(["customerId", "anonymousId"])
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("retiredAt", "is", null)
+    .where(({ or, and, eb }) =>
+      or([
+        ...(customers.length > 0 ? [and([eb("customerId", "in", customers), eb("anonymousId", "is", null)])] : []),
+        ...(guests.length > 0 ? [and([eb("anonymousId", "in", guests), eb("customerId", "is", null)])] : []),
+      ]),
+    )
+    .groupBy(["customerId", "anonymousId"])
+    .execute();
+  return rows.map((row) => ({ customerId: row.customerId, anonymousId: row.anonymousId, count: Number(row.n) }));
 }
 
 /**

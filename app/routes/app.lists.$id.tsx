@@ -5,10 +5,12 @@ import {
   Badge,
   Banner,
   BlockStack,
+  Box,
   Card,
   DataTable,
   EmptyState,
   InlineGrid,
+  InlineStack,
   Link,
   Page,
   SkeletonBodyText,
@@ -23,15 +25,18 @@ import { useI18n } from "~/i18n/i18n-context";
 import { isDomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
 import { getShopSettings } from "~/services/shops/shops.server";
-import { getListWithItems } from "~/services/wishlists/browse.server";
-import { listView, merchantItemView } from "~/services/wishlists/views";
+import { getListsOfOwner, getListWithItems } from "~/services/wishlists/browse.server";
+import { listSummaryView, listView, merchantItemView } from "~/services/wishlists/views";
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
   const listId = params.id ?? "";
   // A list of another shop is not found here, the same as an id that is not a list id at all.
   const notFound = () =>
-    data({ listId, list: null, shareUrl: null, contact: null, contactsUnavailable: false }, { status: 404 });
+    data(
+      { listId, list: null, ownerLists: [], shareUrl: null, contact: null, contactsUnavailable: false },
+      { status: 404 },
+    );
   if (!isId("list", listId)) return notFound();
   try {
     const [list, settings] = await Promise.all([getListWithItems({ shopId, listId }), getShopSettings({ shopId })]);
@@ -40,12 +45,11 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
       view.share.enabled && view.share.token
         ? `https://${shopDomain}${settings.sharePath}?share=${encodeURIComponent(view.share.token)}`
         : null;
-    const { contact, contactsUnavailable } = await loadListOwner({
-      shopId,
-      shopDomain,
-      customerId: view.owner.type === "customer" ? view.owner.customerId : null,
-    });
-    return { listId, list: view, shareUrl, contact, contactsUnavailable };
+    const [ownerLists, { contact, contactsUnavailable }] = await Promise.all([
+      getListsOfOwner({ shopId, list }),
+      loadListOwner({ shopId, shopDomain, customerId: view.owner.type === "customer" ? view.owner.customerId : null }),
+    ]);
+    return { listId, list: view, ownerLists: ownerLists.map(listSummaryView), shareUrl, contact, contactsUnavailable };
   } catch (error) {
     if (isDomainError(error, "not_found")) return notFound();
     throw error;
@@ -53,7 +57,7 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
 };
 
 export default function ListDetail() {
-  const { listId, list, shareUrl, contact, contactsUnavailable } = useLoaderData<typeof loader>();
+  const { listId, list, ownerLists, shareUrl, contact, contactsUnavailable } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const { t, rich, dateTime, number } = useI18n();
   if (navigation.state === "loading" && navigation.location.pathname.startsWith("/app/lists/")) {
@@ -102,6 +106,9 @@ export default function ListDetail() {
           </Banner>
         ) : null}
         <HeadedCard title={list.name}>
+          <div>
+            <Badge>{list.default ? t("list.kind.default") : t("list.kind.named")}</Badge>
+          </div>
           <InlineGrid columns={{ xs: 1, sm: 3 }} gap="400">
             <Fact label={t("list.owner")} details={ownerDetails}>
               {owner}
@@ -143,16 +150,31 @@ export default function ListDetail() {
             </EmptyState>
           ) : (
             <DataTable
-              columnContentTypes={["text", "text", "text", "text"]}
+              columnContentTypes={["text", "numeric", "text", "text", "text", "text"]}
               headings={[
                 t("list.column.product"),
+                t("list.column.quantity"),
+                t("list.column.note"),
                 t("list.column.handle"),
                 t("list.column.added"),
                 t("list.column.admin"),
               ]}
               rows={list.items.map((item) => [
                 <ProductName key={item.id} {...item} />,
-                <ProductHandle key={item.id} {...item} />,
+                number(item.quantity),
+                // The shopper's own words: rendered as text (React escapes it), never as markup.
+                item.note === null ? (
+                  <Text key={item.id} as="span" tone="subdued">
+                    {t("list.noNote")}
+                  </Text>
+                ) : (
+                  <div key={item.id} style={NOTE_CELL}>
+                    {item.note}
+                  </div>
+                ),
+                <div key={item.id} style={HANDLE_CELL}>
+                  <ProductHandle {...item} />
+                </div>,
                 dateTime(item.addedAt!),
                 // A product deleted in the shop has no admin page to open.
                 item.available ? (
@@ -168,10 +190,79 @@ export default function ListDetail() {
             />
           )}
         </Card>
+        <OwnerLists
+          lists={ownerLists}
+          current={list.id}
+          heading={
+            list.owner.type === "customer" ? t("list.ownerLists.heading", { owner }) : t("list.ownerLists.headingGuest")
+          }
+        />
       </BlockStack>
     </Page>
   );
 }
+
+/**
+ * Every list of the list's owner, this one among them (docs/decisions/046-named-lists.md): a customer or a
+ * guest may keep named lists beside their default one. Each other list is a link to its own page.
+ */
+function OwnerLists({
+  lists,
+  current,
+  heading,
+}: {
+  lists: Array<{ id: string; name: string; default: boolean; count: number; updatedAt: string | null }>;
+  current: string;
+  heading: string;
+}) {
+  const { t, plural, number, dateTime } = useI18n();
+  return (
+    <Card padding="0">
+      <BlockStack gap="0">
+        <Box padding="400">
+          <BlockStack gap="100">
+            <Text as="h2" variant="headingMd">
+              {heading}
+            </Text>
+            <Text as="p" tone="subdued">
+              {lists.length > 1 ? plural("list.ownerLists.count", lists.length) : t("list.ownerLists.only")}
+            </Text>
+          </BlockStack>
+        </Box>
+        <DataTable
+          columnContentTypes={["text", "numeric", "text"]}
+          headings={[
+            t("list.ownerLists.column.list"),
+            t("list.ownerLists.column.items"),
+            t("list.ownerLists.column.updated"),
+          ]}
+          rows={lists.map((other) => [
+            <InlineStack key={other.id} gap="200" blockAlign="center" wrap={false}>
+              {other.id === current ? (
+                <Text as="span" fontWeight="semibold" breakWord>
+                  {other.name}
+                </Text>
+              ) : (
+                <Link url={`/app/lists/${other.id}`}>{other.name}</Link>
+              )}
+              {other.default ? <Badge>{t("list.kind.default")}</Badge> : null}
+              {other.id === current ? <Badge>{t("list.ownerLists.current")}</Badge> : null}
+            </InlineStack>,
+            number(other.count),
+            other.updatedAt ? dateTime(other.updatedAt) : "",
+          ])}
+        />
+      </BlockStack>
+    </Card>
+  );
+}
+
+/**
+ * Table cells keep their text on one line (Polaris): a 280-character note, or a long handle a shopper sent,
+ * pushed the other columns past the page's edge. They wrap instead, keeping the line breaks a note has.
+ */
+const NOTE_CELL = { whiteSpace: "pre-line", overflowWrap: "anywhere", minWidth: "10rem", maxWidth: "20rem" } as const;
+const HANDLE_CELL = { whiteSpace: "normal", overflowWrap: "anywhere", minWidth: "8rem", maxWidth: "14rem" } as const;
 
 /**
  * The catalogue's title; until the platform has answered for the product, its id, with the title the save

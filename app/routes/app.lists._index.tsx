@@ -10,6 +10,7 @@ import {
   IndexFilters,
   IndexFiltersMode,
   IndexTable,
+  InlineStack,
   Link,
   Page,
   Text,
@@ -59,9 +60,11 @@ export default function Lists() {
   const [, setSearchParams] = useSearchParams();
   const [customer, setCustomer] = useState(data.filters.customer);
   const [product, setProduct] = useState(data.filters.product);
+  const [listName, setListName] = useState(data.filters.name);
   useEffect(() => setCustomer(data.filters.customer), [data.filters.customer]);
   useEffect(() => setProduct(data.filters.product), [data.filters.product]);
-  const filtered = data.filters.customer !== "" || data.filters.product !== "";
+  useEffect(() => setListName(data.filters.name), [data.filters.name]);
+  const filtered = data.filters.customer !== "" || data.filters.product !== "" || data.filters.name !== "";
   const { mode, setMode } = useSetIndexFiltersMode(filtered ? IndexFiltersMode.Filtering : IndexFiltersMode.Default);
   const loading = navigation.state === "loading" && navigation.location.pathname === "/app/lists";
   const i18n = useI18n();
@@ -79,30 +82,37 @@ export default function Lists() {
     });
 
   // What the merchant types is applied once they pause; a value the page already shows is not asked for again.
-  const typed = useRef({ customer: data.filters.customer, product: data.filters.product });
-  typed.current = { customer: data.filters.customer, product: data.filters.product };
+  const typed = useRef(data.filters);
+  typed.current = data.filters;
   useEffect(() => {
-    if (customer.trim() === typed.current.customer && product.trim() === typed.current.product) return;
-    const timer = setTimeout(() => navigate({ customer: customer.trim(), product: product.trim() }), TYPING_PAUSE_MS);
+    const shown = typed.current;
+    if (customer.trim() === shown.customer && product.trim() === shown.product && listName.trim() === shown.name)
+      return;
+    const timer = setTimeout(
+      () => navigate({ customer: customer.trim(), product: product.trim(), name: listName.trim() }),
+      TYPING_PAUSE_MS,
+    );
     return () => clearTimeout(timer);
     // navigate changes on every render; the typed values are what this waits on.
-  }, [customer, product]);
+  }, [customer, product, listName]);
 
   const clearAll = () => {
     setCustomer("");
     setProduct("");
-    navigate({ customer: null, product: null });
+    setListName("");
+    navigate({ customer: null, product: null, name: null });
   };
 
   return (
     <Page>
       <TitleBar title={t("page.lists")} />
       <BlockStack gap="400">
-        {data.fieldErrors.customer || data.fieldErrors.product ? (
+        {data.fieldErrors.customer || data.fieldErrors.product || data.fieldErrors.name ? (
           <Banner tone="critical" title={t("lists.checkFilters")}>
             <BlockStack gap="100">
               {data.fieldErrors.customer ? <p>{data.fieldErrors.customer}</p> : null}
               {data.fieldErrors.product ? <p>{data.fieldErrors.product}</p> : null}
+              {data.fieldErrors.name ? <p>{data.fieldErrors.name}</p> : null}
             </BlockStack>
           </Banner>
         ) : null}
@@ -159,9 +169,24 @@ export default function Lists() {
                   />
                 ),
               },
+              {
+                key: "name",
+                label: t("lists.filter.name"),
+                shortcut: true,
+                pinned: true,
+                filter: (
+                  <TextField
+                    label={t("lists.filter.nameField")}
+                    value={listName}
+                    onChange={setListName}
+                    autoComplete="off"
+                    helpText={t("lists.filter.nameHelp")}
+                  />
+                ),
+              },
             ]}
-            appliedFilters={
-              data.filters.product
+            appliedFilters={[
+              ...(data.filters.product
                 ? [
                     {
                       key: "product",
@@ -172,8 +197,20 @@ export default function Lists() {
                       },
                     },
                   ]
-                : []
-            }
+                : []),
+              ...(data.filters.name
+                ? [
+                    {
+                      key: "name",
+                      label: t("lists.filter.nameApplied", { name: data.filters.name }),
+                      onRemove: () => {
+                        setListName("");
+                        navigate({ name: null });
+                      },
+                    },
+                  ]
+                : []),
+            ]}
             onClearAll={clearAll}
             sortOptions={sortOptions(i18n)}
             sortSelected={[toPolarisSort(data.filters.sort)]}
@@ -277,15 +314,18 @@ function ListsTable({
         <IndexTable.Row id={list.id} key={list.id} position={index}>
           <IndexTable.Cell>
             <BlockStack gap="050">
-              <Link
-                url={`/app/lists/${list.id}`}
-                removeUnderline
-                accessibilityLabel={t("lists.linkLabel", { list: list.name, owner: ownerLabel(list.owner, i18n) })}
-              >
-                <Text as="span" fontWeight="semibold">
-                  {list.name}
-                </Text>
-              </Link>
+              <InlineStack gap="200" blockAlign="center">
+                <Link
+                  url={`/app/lists/${list.id}`}
+                  removeUnderline
+                  accessibilityLabel={t("lists.linkLabel", { list: list.name, owner: ownerLabel(list.owner, i18n) })}
+                >
+                  <Text as="span" fontWeight="semibold" breakWord>
+                    {list.name}
+                  </Text>
+                </Link>
+                {list.default ? <Badge>{t("lists.defaultList")}</Badge> : null}
+              </InlineStack>
               <Text as="span" variant="bodySm" tone="subdued">
                 {list.id}
               </Text>
@@ -309,7 +349,11 @@ function ListsTable({
   );
 }
 
-/** The owner's name, with their email and id below it; a customer the platform did not name, by id. */
+/**
+ * The owner's name, with their email and id below it; a customer the platform did not name, by id. An owner
+ * with several lists (named lists beside their default one) says how many: for a customer, a link to all of
+ * them (the customer filter); a guest is never shown by id, so only the number.
+ */
 function OwnerCell({ owner }: { owner: ListRowView["owner"] }) {
   const i18n = useI18n();
   const label = ownerLabel(owner, i18n);
@@ -317,6 +361,7 @@ function OwnerCell({ owner }: { owner: ListRowView["owner"] }) {
     owner.contact?.name ? owner.contact.email : null,
     owner.contact ? i18n.t("lists.ownerId", { id: String(owner.customerId) }) : null,
   ];
+  const lists = i18n.plural("lists.ownerLists", owner.listCount);
   return (
     <BlockStack gap="050">
       <Text as="span">{label}</Text>
@@ -327,6 +372,22 @@ function OwnerCell({ owner }: { owner: ListRowView["owner"] }) {
             {detail}
           </Text>
         ))}
+      {owner.listCount > 1 ? (
+        owner.customerId !== null ? (
+          <Text as="span" variant="bodySm">
+            <Link
+              url={`/app/lists?customer=${owner.customerId}`}
+              accessibilityLabel={i18n.plural("lists.ownerListsLabel", owner.listCount, { owner: label })}
+            >
+              {lists}
+            </Link>
+          </Text>
+        ) : (
+          <Text as="span" variant="bodySm" tone="subdued">
+            {lists}
+          </Text>
+        )
+      ) : null}
     </BlockStack>
   );
 }

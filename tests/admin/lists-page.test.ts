@@ -20,12 +20,19 @@ const { loadListsPage, loadListOwner, LISTS_PAGE_SIZE } = await import("~/admin/
 const { CONTACT_TTL_MS, findCustomerContacts, customerSearchQuery } =
   await import("~/services/owners/customer-directory.server");
 const { toggleItem } = await import("~/services/wishlists/wishlists.server");
+const { createList, renameList } = await import("~/services/wishlists/named-lists.server");
+const { getListsOfOwner, getListWithItems } = await import("~/services/wishlists/browse.server");
+const { updateShopSettings } = await import("~/services/shops/shops.server");
 const { createShop } = await import("../factories");
 
 type Page = Awaited<ReturnType<typeof loadListsPage>>;
+type Owner = import("~/services/owners/owner").Owner;
 
 const shop = await createShop();
 const otherShop = await createShop();
+// Named lists (the last describe) are made in shops of their own, so the counts and orders above stay.
+const named = await createShop();
+const elsewhere = await createShop();
 const standIn = demoShopData({ domain: shop.domain, accessToken: "shpat_lists" });
 // Customers 9000-9009 are known to the shop; 9010-9029 are not (deleted, or erased): shown by id.
 for (let n = 0; n < 10; n++) {
@@ -134,6 +141,7 @@ describe("owners' names and emails (finding 10)", () => {
       type: "customer",
       customerId: "7001",
       contact: { name: "Ada Lovelace", email: "ada@example.com" },
+      listCount: 1,
     });
     expect(page.contactsUnavailable).toBe(false);
 
@@ -143,7 +151,7 @@ describe("owners' names and emails (finding 10)", () => {
     expect(byCustomer.get("9003")!.contact).toEqual({ name: "Buyer N3", email: "buyer3@example.com" });
     // Unknown to the platform (a null node): shown by id, and not a failure.
     expect(byCustomer.get("9015")!.contact).toBeNull();
-    expect(byCustomer.get(null)).toEqual({ type: "anonymous", customerId: null, contact: null });
+    expect(byCustomer.get(null)).toEqual({ type: "anonymous", customerId: null, contact: null, listCount: 1 });
     // One query for the page's customers, asking for nothing but names and emails, by customer GID.
     const lookups = platform.calls.filter((call) => call.query.includes("WishlistListOwners"));
     expect(lookups.length).toBeGreaterThan(0);
@@ -198,7 +206,7 @@ describe("owners' names and emails (finding 10)", () => {
     const page = await load({}, failing);
     expect(page.contactsUnavailable).toBe(true);
     expect(page.page!.lists.map((list) => list.owner)).toEqual([
-      { type: "customer", customerId: "7001", contact: null },
+      { type: "customer", customerId: "7001", contact: null, listCount: 1 },
     ]);
     const owner = await loadListOwner({ shopId: failing.id, shopDomain: failing.domain, customerId: "7001" });
     expect(owner).toEqual({ contact: null, contactsUnavailable: true });
@@ -400,5 +408,167 @@ describe("sorting and pages (finding 10)", () => {
     const theirPage = await load({}, otherShop);
     expect(new Set(ids(theirPage))).toEqual(theirs);
     expect(theirs.size).toBe(3);
+  });
+});
+
+describe("named lists (issue 28, item 8)", () => {
+  const guest = { kind: "anonymous" as const, anonymousId: "3f0c6f5e-2f61-4a55-9d3c-6a1f0e2b7c22" };
+  const ada = { kind: "customer" as const, customerId: "7001" };
+  const grace = { kind: "customer" as const, customerId: "7002" };
+  const save = (shopId: string, owner: Owner, index: number, listId?: string) => {
+    const product = products[index]!;
+    return toggleItem({
+      shopId,
+      owner,
+      listId,
+      item: { productId: product.id, handle: product.handle, title: product.title },
+      at: minute(50 + index),
+    });
+  };
+  let gifts: { id: string };
+  let room: { id: string };
+  let guestList: { id: string };
+
+  beforeAll(async () => {
+    await connect(named.domain);
+    await connect(elsewhere.domain, "shpat_elsewhere");
+    await updateShopSettings({ shopId: named.id, patch: { multipleLists: true } });
+    await updateShopSettings({ shopId: elsewhere.id, patch: { multipleLists: true } });
+    // Ada: her default list (1 item), "Gifts for Sam" (2), "Living room" (empty); Grace: her default list
+    // only, renamed (still her default).
+    await save(named.id, ada, 0);
+    gifts = await createList({ shopId: named.id, owner: ada, name: "Gifts for Sam" });
+    await save(named.id, ada, 1, gifts.id);
+    await save(named.id, ada, 2, gifts.id);
+    room = await createList({ shopId: named.id, owner: ada, name: "Living room" });
+    await save(named.id, grace, 3);
+    const graceList = await database()
+      .selectFrom("List")
+      .select("id")
+      .where("shopId", "=", named.id)
+      .where("customerId", "=", "7002")
+      .executeTakeFirstOrThrow();
+    await renameList({ shopId: named.id, owner: grace, listId: graceList.id, name: "Grace's picks" });
+    // A guest with a default list and a named one; the guest's own "Gifts" is theirs, not Ada's.
+    await save(named.id, guest, 4);
+    guestList = await createList({ shopId: named.id, owner: guest, name: "GIFTS ideas" });
+    // Ada in another shop: named lists that must never show or count here.
+    await createList({ shopId: elsewhere.id, owner: ada, name: "Gifts elsewhere" });
+    await createList({ shopId: elsewhere.id, owner: ada, name: "Living room" });
+  });
+
+  const loadNamed = (query: Record<string, string> = {}) => load(query, named);
+
+  it("shows every list of a customer, which is their default one, and how many lists each owner keeps", async () => {
+    const page = await loadNamed({ customer: "7001", sort: "items-desc" });
+    expect(page.page!.lists.map((list) => ({ name: list.name, default: list.default, count: list.count }))).toEqual([
+      { name: "Gifts for Sam", default: false, count: 2 },
+      { name: "Wishlist", default: true, count: 1 },
+      { name: "Living room", default: false, count: 0 },
+    ]);
+    // Three lists in this shop (the other shop's two are not counted), each row says so.
+    expect(page.page!.lists.map((list) => list.owner.listCount)).toEqual([3, 3, 3]);
+
+    const everyone = await loadNamed();
+    const countOf = (customerId: string | null) =>
+      everyone.page!.lists.filter((list) => list.owner.customerId === customerId).map((list) => list.owner.listCount);
+    expect(countOf("7002")).toEqual([1]);
+    expect(countOf(null)).toEqual([2, 2]);
+    // The guest's anonymous id is never part of what the page shows.
+    expect(JSON.stringify(everyone)).not.toContain(guest.anonymousId);
+  });
+
+  it("keeps a renamed default list marked as the default", async () => {
+    const page = await loadNamed({ customer: "7002" });
+    expect(page.page!.lists.map((list) => [list.name, list.default])).toEqual([["Grace's picks", true]]);
+  });
+
+  it.each([
+    ["part of a name, in another case", "gifts", ["Gifts for Sam", "GIFTS ideas"]],
+    ["a name with spaces around it", "  living ROOM ", ["Living room"]],
+    // Grace renamed hers: Ada's and the guest's default lists.
+    ["the default lists' name", "wishlist", ["Wishlist", "Wishlist"]],
+    ["a LIKE wildcard, taken as itself", "%", []],
+    ["an underscore, taken as itself", "_", []],
+    ["a name no list has", "kitchen", []],
+  ])("filters by list name: %s", async (_, name, expected) => {
+    const page = await loadNamed({ name, sort: "updated-asc" });
+    expect(page.fieldErrors).toEqual({});
+    expect(page.page!.lists.map((list) => list.name).sort()).toEqual([...expected].sort());
+    expect(page.filters.name).toBe(name.trim());
+  });
+
+  it("combines the list name with the customer and product filters", async () => {
+    expect((await loadNamed({ customer: "7001", name: "gifts" })).page!.lists.map((list) => list.id)).toEqual([
+      gifts.id,
+    ]);
+    expect((await loadNamed({ product: products[1]!.id, name: "gifts" })).page!.lists.map((list) => list.id)).toEqual([
+      gifts.id,
+    ]);
+    expect((await loadNamed({ product: products[1]!.id, name: "room" })).page!.lists).toEqual([]);
+  });
+
+  it("pages a listing filtered by list name both ways, and refuses a cursor of another list name", async () => {
+    // The first shop's 34 lists are all default lists named Wishlist.
+    const { forwards, backwards } = await walk({ name: "WISH", sort: "items-desc" });
+    expect(forwards.map((page) => page.lists.length)).toEqual([LISTS_PAGE_SIZE, 34 - LISTS_PAGE_SIZE]);
+    expect(new Set(forwards.flatMap((page) => page.lists.map((list) => list.id)))).toEqual(await listIdsOf(shop.id));
+    expect(backwards.map((page) => page.lists.map((list) => list.id))).toEqual(
+      forwards.map((page) => page.lists.map((list) => list.id)),
+    );
+    // A cursor is signed for its filters: taken with another list name, or none, it is refused.
+    const cursor = forwards[0]!.nextCursor!;
+    expect((await load({ name: "WISH", sort: "items-desc", cursor })).cursorError).toBe(false);
+    expect((await load({ name: "list", sort: "items-desc", cursor })).cursorError).toBe(true);
+    expect((await load({ sort: "items-desc", cursor })).cursorError).toBe(true);
+  });
+
+  it("refuses an overlong list name filter inline, and shows no lists", async () => {
+    expect(await loadNamed({ name: "x".repeat(201) })).toMatchObject({
+      fieldErrors: { name: "List name must be at most 200 characters" },
+      page: null,
+    });
+  });
+
+  it("never finds another shop's list by its name", async () => {
+    expect((await loadNamed({ name: "elsewhere" })).page!.lists).toEqual([]);
+    expect((await load({ name: "elsewhere" }, elsewhere)).page!.lists.map((list) => list.name)).toEqual([
+      "Gifts elsewhere",
+    ]);
+  });
+
+  it("gives a list's page every list of its owner, with counts, in this shop only", async () => {
+    const list = await getListWithItems({ shopId: named.id, listId: room.id });
+    const lists = await getListsOfOwner({ shopId: named.id, list });
+    // The default first, then the others oldest first; this one among them.
+    expect(lists.map((row) => ({ name: row.name, default: row.isDefault === true, count: row.count }))).toEqual([
+      { name: "Wishlist", default: true, count: 1 },
+      { name: "Gifts for Sam", default: false, count: 2 },
+      { name: "Living room", default: false, count: 0 },
+    ]);
+    expect(lists.every((row) => row.shopId === named.id && row.customerId === "7001")).toBe(true);
+
+    // A guest's lists, by their anonymous id: the guest's own, not Ada's "Gifts".
+    const guests = await getListsOfOwner({
+      shopId: named.id,
+      list: await getListWithItems({ shopId: named.id, listId: guestList.id }),
+    });
+    expect(guests.map((row) => [row.name, row.count])).toEqual([
+      ["Wishlist", 1],
+      ["GIFTS ideas", 0],
+    ]);
+
+    // Ada's lists in the other shop: theirs only (the same customer id is another shop's shopper there).
+    const [theirs] = (await load({ customer: "7001", name: "living" }, elsewhere)).page!.lists;
+    const their = await getListsOfOwner({
+      shopId: elsewhere.id,
+      list: await getListWithItems({ shopId: elsewhere.id, listId: theirs!.id }),
+    });
+    expect(their.map((row) => row.name)).toEqual(["Wishlist", "Gifts elsewhere", "Living room"]);
+    expect(their.every((row) => row.shopId === elsewhere.id)).toBe(true);
+    // And a list id of the other shop is not found in this one.
+    await expect(getListWithItems({ shopId: named.id, listId: theirs!.id })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 });

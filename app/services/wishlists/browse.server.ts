@@ -5,9 +5,17 @@
  */
 import { database } from "~/data/database.server";
 import { countItemsOfLists, findItemsOfList } from "~/data/item-rows.server";
-import { findActiveList, findListsPage } from "~/data/list-rows.server";
+import {
+  findActiveList,
+  findListsPage,
+  findOwnerLists,
+  type CountedListRow,
+  type ListRow,
+} from "~/data/list-rows.server";
 import { DomainError } from "~/lib/domain-error";
+import { ownerOfColumns } from "~/services/owners/owner";
 import type { ListWithItems } from "./views";
+import { ownerValue } from "./wishlists.server";
 
 /**
  * Up to `limit + 1` lists with their counts, in id order: after `after` (the extra one, last, tells the
@@ -41,4 +49,13 @@ export async function getListWithItems({ shopId, listId }: { shopId: string; lis
   if (!list) throw new DomainError("not_found", `No list ${listId} in this shop.`);
   const items = await findItemsOfList(database(), shopId, list.id);
   return { ...list, items, count: items.length };
+}
+
+/**
+ * Every live list of the owner of `list` (a customer or a guest), `list` among them, with their item counts:
+ * the default first, then the others oldest first. One statement, scoped to the shop: the same customer id
+ * in another shop is another shop's shopper.
+ */
+export function getListsOfOwner({ shopId, list }: { shopId: string; list: ListRow }): Promise<CountedListRow[]> {
+  return findOwnerLists(database(), shopId, ownerValue(ownerOfColumns(list)));
 }
