@@ -1517,7 +1517,7 @@ export interface components {
                 productId: string;
                 /** @description Times removed in the range. */
                 removes: number;
-                /** @description Lists holding the product now. */
+                /** @description Shoppers holding the product now, on any of their lists (one shopper with it on two lists counts once). */
                 savers: number;
                 /** @description Times saved in the range. */
                 saves: number;

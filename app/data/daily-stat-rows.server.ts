@@ -4,6 +4,7 @@
  * them in the transaction that marks the events relayed; the analytics reads sum them over a range. Each
  * write takes one statement for all its rows.
  */
+import { sql } from "kysely";
 import type { Queryable } from "./database.server";
 
 export interface DayKey {
@@ -106,17 +107,20 @@ export async function countActiveOwners(q: Queryable, shopId: string, from: stri
 }
 
 /**
- * For the top products: per product, the lists holding it now (on the `(shopId, productId)` index of
- * `Item`). A read of `Item` for the analytics report; `Item`'s writes are in its own module.
+ * For the top products: per product, the shoppers holding it now on any of their lists (on the
+ * `(shopId, productId)` index of `Item`). A read of `Item` for the analytics report; `Item`'s writes are in its own module.
  */
 export async function countSaversOfProducts(q: Queryable, shopId: string, productIds: readonly string[]) {
   if (productIds.length === 0) return new Map<string, number>();
+  // Shoppers, not lists: one customer with a product on two of their lists is one saver.
+  const owner = sql<string>`coalesce('c:' || ${sql.ref("List.customerId")}, 'a:' || ${sql.ref("List.anonymousId")})`;
   const rows = await q
     .selectFrom("Item")
-    .select((eb) => ["productId", eb.fn.count<number>("listId").distinct().as("savers")])
-    .where("shopId", "=", shopId)
-    .where("productId", "in", productIds)
-    .groupBy("productId")
+    .innerJoin("List", (join) => join.onRef("List.id", "=", "Item.listId").onRef("List.shopId", "=", "Item.shopId"))
+    .select((eb) => ["Item.productId", eb.fn.count<number>(owner).distinct().as("savers")])
+    .where("Item.shopId", "=", shopId)
+    .where("Item.productId", "in", productIds)
+    .groupBy("Item.productId")
     .execute();
   return new Map(rows.map((row) => [row.productId, Number(row.savers)]));
 }

@@ -29,7 +29,7 @@ export function rangeDays(range: Range, now = new Date()): string[] {
 
 /**
  * Most saved products in the range, from the daily product rollups; for those products only, the current
- * savers (distinct lists holding the product now) and the latest handle and title.
+ * savers (distinct shoppers holding the product now, on any of their lists) and the latest handle and title.
  */
 export async function topProducts({
   shopId,

@@ -71,12 +71,12 @@ describe("analytics over named lists", () => {
     ]);
     const { totals } = await activity({ shopId, range: "7d" });
     expect(totals).toEqual({ adds: 6, removes: 1, activeShoppers: 2 });
-    // and the current savers are the lists holding each product now, named ones included: product 1 on the
-    // customer's default list and Gifts and on the guest's Ideas; product 2 on the default list (its copy);
-    // product 3 on Gifts, where it was moved.
+    // and the current savers are the shoppers holding each product now, on any list: product 1 on the
+    // customer's default list and Gifts (one shopper) and on the guest's Ideas; product 2 on the default list
+    // (its copy); product 3 on Gifts, where it was moved.
     const { products } = await topProducts({ shopId, range: "7d" });
     expect(products.map(({ productId, saves, removes, savers }) => ({ productId, saves, removes, savers }))).toEqual([
-      { productId: "1", saves: 3, removes: 0, savers: 3 },
+      { productId: "1", saves: 3, removes: 0, savers: 2 },
       { productId: "2", saves: 2, removes: 1, savers: 1 },
       { productId: "3", saves: 1, removes: 0, savers: 1 },
     ]);

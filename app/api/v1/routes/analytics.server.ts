@@ -41,7 +41,13 @@ const TopProductsSchema = z
           }),
         saves: z.number().int().openapi({ description: "Times saved in the range." }),
         removes: z.number().int().openapi({ description: "Times removed in the range." }),
-        savers: z.number().int().openapi({ description: "Lists holding the product now." }),
+        savers: z
+          .number()
+          .int()
+          .openapi({
+            description:
+              "Shoppers holding the product now, on any of their lists (one shopper with it on two lists counts once).",
+          }),
       }),
     ),
   })
