@@ -364,6 +364,14 @@ ${rendered}
       .map(([value, label]) => `<option value="${value}"${value === consent ? " selected" : ""}>${label}</option>`)
       .join("")}</select></label> <button class="site-button">Apply</button></form></footer>
 ${consent === "pending" ? CONSENT_BANNER : ""}
+<script>
+// The theme's cart count follows what the wishlist adds (its wishlist:cart event), as a theme's cart drawer would.
+document.addEventListener("wishlist:cart", function () {
+  fetch("/cart.js").then(function (response) { return response.json(); }).then(function (cart) {
+    document.querySelector("[data-cart-count]").textContent = cart.item_count;
+  });
+});
+</script>
 ${embedHtml}
 </body>
 </html>`);

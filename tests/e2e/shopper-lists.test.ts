@@ -227,7 +227,10 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     await tabs.getByRole("tab", { name: "Birthday (2)", selected: true }).waitFor();
     const birthday = page.getByRole("tabpanel", { name: "Birthday (2)" });
     // Each item can go to another of the lists
-    await birthday.getByRole("combobox", { name: "Move to…: Meadow Sun Hat" }).waitFor();
+    // The hat is on the default list already: the move is refused, and the page says why
+    await birthday.getByRole("combobox", { name: "Move to…: Meadow Sun Hat" }).selectOption({ label: "Wishlist" });
+    await page.getByRole("status").filter({ hasText: "That list already holds this product." }).waitFor();
+    expect(await birthday.getByRole("combobox", { name: "Move to…: Meadow Sun Hat" }).inputValue()).toBe("");
     // Remove the scarf, then undo: it comes back with its note
     await birthday.getByRole("button", { name: "Remove from wishlist: Ember Wool Scarf" }).click();
     await expect.poll(() => page.locator(".wl-list > li").count()).toBe(1);
@@ -257,8 +260,78 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
         expect.objectContaining({ titleSnapshot: "Meadow Sun Hat" }),
       ],
     });
-    // The refused duplicate name
-    expectNoPageErrors(page, [/HTTP 409 POST .*\/storefront\/wishlists$/]);
+    // The refused duplicate name and move
+    expectNoPageErrors(page, [/HTTP 409 POST .*\/storefront\/wishlists$/, /HTTP 409 POST .*\/move$/]);
+    await context.close();
+  });
+
+  it("a guest's whole journey: saves to two lists, writes a note, adds a list to the cart, shares it, logs in and finds the lists merged", async () => {
+    await settings({ multipleLists: true });
+    const { context, page } = await openStorefront(stack, "/collections/all");
+    await scriptReady(page);
+    // 1. Two lists: the shirt on the wishlist and on a new "Gifts for Sam", the scarf on the gifts only
+    await cardHeart(page, "Aurora Linen Shirt").click();
+    const dialog = page.getByRole("dialog", { name: "Save to a list" });
+    await dialog.getByRole("checkbox", { name: "Wishlist" }).check();
+    await dialog.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await dialog.getByRole("textbox", { name: "New list" }).fill("Gifts for Sam");
+    await dialog.getByRole("button", { name: "Create" }).click();
+    await expect.poll(() => dialog.getByRole("checkbox", { name: "Gifts for Sam" }).isChecked()).toBe(true);
+    await screenshot(page, "journey-1-two-lists");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await cardHeart(page, "Ember Wool Scarf").click();
+    await dialog.getByRole("checkbox", { name: "Gifts for Sam" }).check();
+    await dialog.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await dialog.getByRole("button", { name: "Done" }).click();
+
+    // 2. A note on the gifts list
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    const tabs = page.getByRole("tablist", { name: "Your lists" });
+    await tabs.getByRole("tab", { name: "Gifts for Sam (2)" }).click();
+    const gifts = page.getByRole("tabpanel", { name: "Gifts for Sam (2)" });
+    await expect.poll(() => gifts.locator(".wl-list > li").count()).toBe(2);
+    const note = gifts.getByRole("textbox", { name: "Note: Ember Wool Scarf" });
+    await note.fill("size M for Sam");
+    await note.press("Tab");
+    await page.getByRole("status").filter({ hasText: "Change saved" }).waitFor();
+    await screenshot(page, "journey-2-note");
+
+    // 3. The whole gifts list into the cart
+    await page.getByRole("button", { name: "Add all to cart" }).click();
+    await page.getByRole("status").filter({ hasText: "Added to your cart: 2." }).waitFor();
+    expect(await cartLines(page)).toEqual(["9100000001 x1", "9100000009 x1"]);
+    await expect.poll(() => page.locator("[data-cart-count]").textContent()).toBe("2");
+    await screenshot(page, "journey-3-add-all-to-cart");
+
+    // 4. Sharing the gifts list only: a friend sees its two items and the note
+    await page.getByRole("button", { name: "Share wishlist" }).click();
+    const link = page.getByRole("textbox", { name: "Link to your wishlist" });
+    await expect.poll(() => link.inputValue()).toContain("?share=");
+    const shared = new URL(await link.inputValue());
+    const friend = await openStorefront(stack, `${shared.pathname}${shared.search}`);
+    const sharedRows = friend.page.locator(".wl-list > li");
+    await expect.poll(() => sharedRows.count(), { timeout: 90_000 }).toBe(2);
+    expect(await sharedRows.filter({ hasText: "Ember Wool Scarf" }).locator(".wl-item-note").textContent()).toBe(
+      "size M for Sam",
+    );
+    await screenshot(friend.page, "journey-4-shared-list");
+    await friend.context.close();
+
+    // 5. Logging in: both lists become the customer's, the note kept
+    await logIn(page, /^Alan Turing/);
+    expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBeNull();
+    expect(await customerLists("7003")).toEqual({
+      Wishlist: [expect.objectContaining({ titleSnapshot: "Aurora Linen Shirt" })],
+      "Gifts for Sam": [
+        expect.objectContaining({ titleSnapshot: "Ember Wool Scarf", note: "size M for Sam" }),
+        expect.objectContaining({ titleSnapshot: "Aurora Linen Shirt" }),
+      ],
+    });
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    await tabs.getByRole("tab", { name: "Gifts for Sam (2)" }).waitFor();
+    await tabs.getByRole("tab", { name: "Wishlist (1)", selected: true }).waitFor();
+    await screenshot(page, "journey-5-merged-at-login");
+    expectNoPageErrors(page);
     await context.close();
   });
 

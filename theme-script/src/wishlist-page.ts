@@ -438,8 +438,14 @@ async function renderPage(root: HTMLElement, context: PageContext, settings: Pag
             context.say(text("moved"));
             await context.refresh({ productId: item.productId, handle: item.handle, added: true });
           } catch (error) {
+            const onIt = context
+              .lists()
+              ?.find((candidate) => candidate.id === move.value)
+              ?.products?.some((saved) => saved.productId === item.productId);
             move.value = "";
-            context.failure(error);
+            // 409: that list holds the product already (or is full, which the embed's message says).
+            if ((error as Partial<ApiError>).status === 409 && onIt) context.say(text("alreadyOnList"));
+            else context.failure(error);
           }
         };
         actions.append(move);

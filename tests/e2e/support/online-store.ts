@@ -54,6 +54,13 @@ export async function pressed(button: Locator): Promise<string | null> {
 
 /** Serious and critical accessibility violations of the whole page (axe-core, WCAG 2.x A and AA). */
 export async function pageViolations(page: Page): Promise<string[]> {
+  // The announcement fades in and out (0.2 s): measured mid-fade its text would fail contrast, a state no
+  // shopper reads. The scan waits for it to be shown or hidden.
+  await page.waitForFunction(
+    `[...document.querySelectorAll(".wl-toast")].every((toast) => ["0", "1"].includes(getComputedStyle(toast).opacity))`,
+    undefined,
+    { timeout: 30_000 },
+  );
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   return results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
