@@ -248,7 +248,7 @@ function summary(report: ImportReport, { t, plural }: Pick<Translator, "t" | "pl
 }
 
 function Totals({ report }: { report: ImportReport }) {
-  const { rows, imported, unchanged, skipped, datesDefaulted } = report.totals;
+  const { rows, imported, unchanged, skipped, datesDefaulted, toDefaultList = 0 } = report.totals;
   const { t, number } = useI18n();
   const figures: Array<[string, number]> = [
     [t("import.totals.rows"), rows],
@@ -256,6 +256,8 @@ function Totals({ report }: { report: ImportReport }) {
     [t("import.totals.unchanged"), unchanged],
     [t("import.totals.skipped"), skipped],
     [t("import.totals.datesDefaulted"), datesDefaulted],
+    // Only where it happened: rows naming a list the customer could not have.
+    ...(toDefaultList > 0 ? [[t("import.totals.toDefaultList"), toDefaultList] as [string, number]] : []),
   ];
   return (
     <HeadedCard title={t("import.totals.heading")}>

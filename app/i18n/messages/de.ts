@@ -581,6 +581,7 @@ export const de: Messages = {
   "import.totals.unchanged": "Bereits gemerkt",
   "import.totals.skipped": "Übersprungen",
   "import.totals.datesDefaulted": "Datum auf den Importzeitpunkt gesetzt",
+  "import.totals.toDefaultList": "In der Standardliste gespeichert (kein Platz für die genannte Liste)",
   "import.columns.heading": "Spalten",
   "import.columns.readAs": "Gelesen als {format}: {columns}.",
   "import.columns.noneRecognised": "keine Spalte erkannt",

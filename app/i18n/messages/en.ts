@@ -563,6 +563,7 @@ export const en = {
   "import.totals.unchanged": "Already saved",
   "import.totals.skipped": "Skipped",
   "import.totals.datesDefaulted": "Dates set to the import time",
+  "import.totals.toDefaultList": "Saved to the default list (no room for the list named)",
   "import.columns.heading": "Columns",
   "import.columns.readAs": "Read as {format}: {columns}.",
   "import.columns.noneRecognised": "no column recognised",

@@ -574,6 +574,7 @@ export const es: Messages = {
   "import.totals.unchanged": "Ya guardados",
   "import.totals.skipped": "Omitidas",
   "import.totals.datesDefaulted": "Fechas fijadas a la hora de la importación",
+  "import.totals.toDefaultList": "Guardados en la lista predeterminada (sin sitio para la lista indicada)",
   "import.columns.heading": "Columnas",
   "import.columns.readAs": "Leído como {format}: {columns}.",
   "import.columns.noneRecognised": "ninguna columna reconocida",

@@ -585,6 +585,7 @@ export const fr: Messages = {
   "import.totals.unchanged": "Déjà enregistrés",
   "import.totals.skipped": "Ignorées",
   "import.totals.datesDefaulted": "Dates fixées à l’heure de l’importation",
+  "import.totals.toDefaultList": "Enregistrés dans la liste par défaut (pas de place pour la liste nommée)",
   "import.columns.heading": "Colonnes",
   "import.columns.readAs": "Lu comme {format} : {columns}.",
   "import.columns.noneRecognised": "aucune colonne reconnue",

@@ -81,6 +81,11 @@ export interface ImportReport {
     skipped: number;
     skippedBy: Partial<Record<SkipReason, number>>;
     datesDefaulted: number;
+    /**
+     * Rows that named a list the customer could not have (the shop keeps one list per shopper, or the
+     * customer keeps the most lists allowed): saved to the customer's default list instead.
+     */
+    toDefaultList: number;
   };
   issues: ImportIssue[];
   issuesTruncated: boolean;
@@ -109,7 +114,15 @@ export interface ImportCheckpoint {
   line: number;
   tally: Pick<
     Tally,
-    "rows" | "imported" | "unchanged" | "skipped" | "datesDefaulted" | "skippedBy" | "issues" | "issuesTruncated"
+    | "rows"
+    | "imported"
+    | "unchanged"
+    | "skipped"
+    | "datesDefaulted"
+    | "toDefaultList"
+    | "skippedBy"
+    | "issues"
+    | "issuesTruncated"
   >;
 }
 
@@ -119,8 +132,9 @@ class Tally {
   }
 
   snapshot(): ImportCheckpoint["tally"] {
-    const { rows, imported, unchanged, skipped, datesDefaulted, skippedBy, issues, issuesTruncated } = this;
-    return { rows, imported, unchanged, skipped, datesDefaulted, skippedBy, issues, issuesTruncated };
+    const { rows, imported, unchanged, skipped, datesDefaulted, toDefaultList, skippedBy, issues, issuesTruncated } =
+      this;
+    return { rows, imported, unchanged, skipped, datesDefaulted, toDefaultList, skippedBy, issues, issuesTruncated };
   }
 
   rows = 0;
@@ -128,6 +142,7 @@ class Tally {
   unchanged = 0;
   skipped = 0;
   datesDefaulted = 0;
+  toDefaultList = 0;
   skippedBy: Partial<Record<SkipReason, number>> = {};
   issues: ImportIssue[] = [];
   issuesTruncated = false;
@@ -252,6 +267,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       skipped: tally.skipped,
       skippedBy: tally.skippedBy,
       datesDefaulted: tally.datesDefaulted,
+      toDefaultList: tally.toDefaultList,
     },
     issues: tally.issues,
     issuesTruncated: tally.issuesTruncated,
@@ -312,18 +328,19 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     }
     // What the batch adds to the totals: rows for a full list are skipped (list-full), the rest that were not
     // inserted were already saved.
-    const settle = (into: Tally, inserted: number, full: typeof rows) => {
+    const settle = (into: Tally, inserted: number, full: typeof rows, redirected: number) => {
       for (const row of full.toSorted((a, b) => a.line - b.line)) into.skip(row.line, "list-full", row.customerId);
       into.imported += inserted;
+      into.toDefaultList += redirected;
       into.unchanged += rows.length - inserted - full.length;
       return into;
     };
     // The totals as they stand once this batch is in, saved with it: a retry neither counts again what
     // this attempt wrote nor writes it again.
-    const checkpoint = (inserted: number, full: typeof rows): string =>
+    const checkpoint = (inserted: number, full: typeof rows, redirected: number): string =>
       JSON.stringify({
         line: lastLine,
-        tally: settle(Tally.from(tally.snapshot()), inserted, full).snapshot(),
+        tally: settle(Tally.from(tally.snapshot()), inserted, full, redirected).snapshot(),
       } satisfies ImportCheckpoint);
     // Replaces the stored checkpoint, or throws (rolling back the batch's transaction) if another attempt did.
     const save = async (q: Queryable, next: string) => {
@@ -331,10 +348,10 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
       return next;
     };
     if (rows.length === 0) {
-      if (!dryRun) stored = await save(database(), checkpoint(0, []));
+      if (!dryRun) stored = await save(database(), checkpoint(0, [], 0));
       return;
     }
-    let result: { inserted: string[]; full: typeof rows };
+    let result: { inserted: string[]; full: typeof rows; redirected: number };
     let rolledBack: typeof result | undefined;
     try {
       let saved = stored;
@@ -344,7 +361,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
           rolledBack = written;
           throw new DryRunRollback();
         }
-        saved = await save(tx, checkpoint(written.inserted.length, written.full));
+        saved = await save(tx, checkpoint(written.inserted.length, written.full, written.redirected));
         return written;
       });
       stored = saved; // committed
@@ -357,7 +374,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
         uncommitted!.set(listKey, (uncommitted!.get(listKey) ?? 0) + 1);
       }
     }
-    settle(tally, result.inserted.length, result.full);
+    settle(tally, result.inserted.length, result.full, result.redirected);
     // Every row is saved due for a product lookup: the worker gives it the platform's title, which replaces a
     // title the file carried (docs/decisions/029-catalogue-titles.md).
     if (!dryRun && result.inserted.length > 0) {

@@ -7,6 +7,8 @@ process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 platform.answer(customerSearch({}, undefined, { ids: (id) => Number(id) >= 4000 && Number(id) < 4100 }));
 
 const { addItem } = await import("~/services/wishlists/wishlists.server");
+const { updateShopSettings } = await import("~/services/shops/shops.server");
+const { database } = await import("~/data/database.server");
 const { createShopWithKey } = await import("../../factories");
 const { useWorker } = await import("../../support/worker");
 const { connectToPlatform, countItems, download, runImport, upload, viaApp } = await import("./helpers");
@@ -90,6 +92,48 @@ describe("imports into lists that reach MAX_ITEMS_PER_LIST", () => {
     for (const job of [dry, real]) expect(job).toMatchObject({ status: "succeeded", imported: MAX, skipped: 1_000 });
     expect((await reportOf(real)).totals).toEqual((await reportOf(dry)).totals);
     expect(await countOf(shop.id, "4002")).toBe(MAX);
+  });
+
+  it("saves rows naming a list the customer cannot have to the default list, and counts them (toDefaultList)", async () => {
+    const { shop, api } = await connectedShop();
+    // Two lists per shopper: the default one and one more
+    await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true, maxListsPerOwner: 2 } });
+    const file = [
+      `${HEADER},list_name`,
+      "4003,,30,,h,2024-01-01,Gifts", // creates Gifts
+      "4003,,31,,h,2024-01-01,gifts", // the same list, in another case
+      "4003,,32,,h,2024-01-01,Kitchen", // no room for a third list: the default one
+      "4003,,33,,h,2024-01-01,", // the default list, named by no one
+    ].join("\n");
+    const { fileUrl } = await upload(api, fetcher, file);
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const real = await runImport(api, { source: "csv", fileUrl });
+    for (const job of [dry, real]) {
+      expect(job).toMatchObject({ status: "succeeded", imported: 4, skipped: 0 });
+      expect((await reportOf(job)).totals).toMatchObject({ imported: 4, toDefaultList: 1 });
+    }
+    const lists = await database()
+      .selectFrom("List")
+      .innerJoin("Item", "Item.listId", "List.id")
+      .select(["List.name", "Item.productId"])
+      .where("List.shopId", "=", shop.id)
+      .orderBy("Item.productId")
+      .execute();
+    expect(lists.map((row) => `${row.productId}:${row.name}`)).toEqual([
+      "30:Gifts",
+      "31:Gifts",
+      "32:Wishlist",
+      "33:Wishlist",
+    ]);
+
+    // A shop that keeps one list per shopper saves every named row to the default list, and says so
+    const { shop: single, api: singleApi } = await connectedShop();
+    const other = await runImport(singleApi, {
+      source: "csv",
+      fileUrl: (await upload(singleApi, fetcher, file.replaceAll("4003", "4004"))).fileUrl,
+    });
+    expect((await reportOf(other)).totals).toMatchObject({ imported: 3, toDefaultList: 3, skipped: 1 });
+    expect(await countOf(single.id, "4004")).toBe(MAX);
   });
 
   it("refuses a MAX_ITEMS_PER_LIST that is not a positive whole number", async () => {
