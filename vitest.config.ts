@@ -26,6 +26,13 @@ export default defineConfig({
     globalSetup: ["tests/setup/global-setup.ts"],
     setupFiles: ["tests/setup/per-file.ts"],
     pool: "forks",
+    server: {
+      deps: {
+        // The platform's extension test utilities import the extension's module (TSX) themselves: run through
+        // Vitest's transform, not Node's loader, which cannot read TSX (tests/extensions).
+        inline: ["@shopify/ui-extensions-tester"],
+      },
+    },
     // Files run side by side: most of a file's time is spent waiting (on a child process it started, a
     // poll, a browser, the database), so three files at a time keep two cores busy where Vitest's default
     // (cores - 1) ran one at a time here. TEST_WORKERS overrides it (docs/decisions/042-test-time.md).

@@ -57,7 +57,9 @@ export const PROBLEM_TYPES = {
       "The request carries no valid credential: a missing, unknown or revoked key, or an app proxy request " +
       "whose signature does not verify. Servers send `Authorization: Bearer svc_sk_...` (a private key); " +
       "browsers send `X-Service-Shop` and `X-Service-Public-Key: svc_pk_...`; the theme calls through the app " +
-      "proxy, which the platform signs.",
+      "proxy, which the platform signs; the customer account extension sends the session token the platform " +
+      "signed for a logged-in customer (`Authorization: Bearer <token>`), which must be unexpired, for this app, " +
+      "and name a customer.",
   },
   forbidden: {
     status: 403,

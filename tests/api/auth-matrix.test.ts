@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { findApiKeysOfShop } from "~/data/api-key-rows.server";
 import { insertComplianceRequest } from "~/data/compliance-rows.server";
 import { database } from "~/data/database.server";
-import { resetEnvCache } from "~/env.server";
+import { getEnv, resetEnvCache } from "~/env.server";
 import { insertTransferJob } from "~/data/transfer-job-rows.server";
 import { newId } from "~/lib/ids";
 import { createApiKey, revokeApiKey } from "~/services/keys/api-keys.server";
@@ -16,6 +16,7 @@ import { getStorage } from "~/services/storage/index.server";
 import { startExport } from "~/services/transfers/jobs.server";
 import { createUpload } from "~/services/transfers/uploads.server";
 import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
+import { signCustomerAccountToken } from "../../stand-in/customer-account-token";
 import { signedProxyPath } from "../support/openapi-client";
 import { BASE_URL } from "../support/http";
 import { apiHarness } from "../support/harness";
@@ -31,11 +32,29 @@ await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
 
 const GUEST = "6f1c2c1e-3a5b-4c7d-8e9f-0a1b2c3d4e5f";
 
+/** The customer the customer account session token names (signed as the platform signs it). */
+const ACCOUNT_CUSTOMER = "53";
+const accountToken = (secret = getEnv().SHOPIFY_API_SECRET) =>
+  signCustomerAccountToken({
+    shopDomain: shop.domain,
+    customerId: ACCOUNT_CUSTOMER,
+    apiKey: getEnv().SHOPIFY_API_KEY,
+    apiSecret: secret,
+  });
+
 /** The shopper each mode names (withOwner, proxyPath): their lists are the ones its calls reach. */
 function ownerOf(mode: Mode): Owner {
   if (mode === "public") return { kind: "anonymous", anonymousId: GUEST };
+  if (mode.startsWith("customer account")) return { kind: "customer", customerId: ACCOUNT_CUSTOMER };
   return { kind: "customer", customerId: mode.startsWith("proxy") ? "42" : "31" };
 }
+
+/** Storefront operations the customer account page has no use for: its session token is refused there (403). */
+const NOT_FOR_ACCOUNT_PAGE = new Set([
+  "GET /storefront/config",
+  "GET /storefront/lists/{shareToken}",
+  "POST /storefront/identify",
+]);
 
 /** A new named list of the mode's shopper. */
 async function namedList(mode: Mode): Promise<string> {
@@ -370,9 +389,17 @@ function withOwner(mode: Mode, endpoint: Endpoint, path: string) {
   return { path: query ? `${path}?${query}` : path, body };
 }
 
-type Mode = "none" | "private" | "revoked" | "public" | "proxy signed" | "proxy tampered";
+type Mode =
+  | "none"
+  | "private"
+  | "revoked"
+  | "public"
+  | "proxy signed"
+  | "proxy tampered"
+  | "customer account"
+  | "customer account forged";
 
-function request(mode: Mode, endpoint: Endpoint, basePath: string) {
+async function request(mode: Mode, endpoint: Endpoint, basePath: string) {
   const { path, body } = withOwner(mode, endpoint, basePath);
   const headers: Record<string, string> = {
     ...endpoint.headers,
@@ -403,6 +430,13 @@ function request(mode: Mode, endpoint: Endpoint, basePath: string) {
       const signed = proxyPath(path);
       return call(signed.replace("logged_in_customer_id=42", "logged_in_customer_id=43"), init);
     }
+    case "customer account":
+      return call(`/v1${path}`, { ...init, headers: { ...headers, Authorization: `Bearer ${await accountToken()}` } });
+    case "customer account forged":
+      return call(`/v1${path}`, {
+        ...init,
+        headers: { ...headers, Authorization: `Bearer ${await accountToken("not-the-app-secret")}` },
+      });
   }
 }
 
@@ -421,6 +455,10 @@ const expected: Record<Mode, (endpoint: Endpoint) => number> = {
   public: (endpoint) => (endpoint.storefront ? (endpoint.publicStatus ?? endpoint.ok) : 403),
   "proxy signed": (endpoint) => (endpoint.storefront ? endpoint.ok : 403),
   "proxy tampered": () => 401,
+  // The customer account page's token: the storefront operations on the customer's own lists and items only.
+  "customer account": (endpoint) =>
+    endpoint.storefront && !NOT_FOR_ACCOUNT_PAGE.has(endpoint.name) ? endpoint.ok : 403,
+  "customer account forged": () => 401,
 };
 
 const cases = endpoints.flatMap((endpoint) =>

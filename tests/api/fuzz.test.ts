@@ -25,7 +25,7 @@ const fuzz = await import("../support/fuzz");
 
 /**
  * API fuzzing (issue 16): requests generated from the OpenAPI document the app serves, for every operation in
- * each calling mode (private key, public key, app proxy), with values the schemas allow and values they do
+ * each calling mode (private key, public key, app proxy, customer account session token), with values the schemas allow and values they do
  * not (wrong types, members missing and added, NUL, emoji, 100 KB strings, bad ids and cursors, malformed
  * JSON, other content types, repeated query parameters). Invariants of every answer:
  *  - never a 5xx;
@@ -146,6 +146,8 @@ const hints = {
   // the body or a customer (not both: the query's aid is left out).
   "public:customerId": [],
   "private:aid": [],
+  // The customer account session token names its customer; a customerId beside it is refused (403).
+  "customerAccount:customerId": [],
   productId: ["1", "2", "3", "gid://shopify/Product/2", 4],
   variantId: ["11", null],
   handle: ["product-1", "product-2"],
@@ -222,7 +224,9 @@ const credentials: Credentials = {
   shopDomain: shop.domain,
   privateKey: secret,
   publicKey: shop.publicKey,
+  apiKey: getEnv().SHOPIFY_API_KEY,
   appSecret: getEnv().SHOPIFY_API_SECRET,
+  otherShopDomain: other.shop.domain,
   badPrivateKeys: [revoked.secret, other.secret, "svc_sk_made-up"],
   origins: [ORIGIN],
 };

@@ -69,7 +69,12 @@ describe("the OpenAPI description", () => {
         "GET /compliance/data-requests/{requestId}",
       ].sort(),
     );
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["appProxy", "privateKey", "publicKey"]);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
+      "appProxy",
+      "customerAccount",
+      "privateKey",
+      "publicKey",
+    ]);
     expect(document.paths["/keys"].post.responses["422"].content["application/problem+json"].schema).toEqual({
       $ref: "#/components/schemas/Problem",
     });

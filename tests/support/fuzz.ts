@@ -52,10 +52,14 @@ export interface OpenApiDocument {
   components: { schemas?: Record<string, Schema>; parameters?: Record<string, Parameter> };
 }
 
-export type Mode = "private" | "public" | "proxy";
+export type Mode = "private" | "public" | "proxy" | "customerAccount";
 
-const SECURITY_MODES: Record<string, Mode> = { privateKey: "private", publicKey: "public" };
-export const MODES: readonly Mode[] = ["private", "public", "proxy"];
+const SECURITY_MODES: Record<string, Mode> = {
+  privateKey: "private",
+  publicKey: "public",
+  customerAccount: "customerAccount",
+};
+export const MODES: readonly Mode[] = ["private", "public", "proxy", "customerAccount"];
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 export interface Operation {
@@ -416,7 +420,11 @@ export interface Credentials {
   shopDomain: string;
   privateKey: string;
   publicKey: string;
+  /** The app's API key: the `aud` of the customer account session tokens. */
+  apiKey: string;
   appSecret: string;
+  /** A shop the app is installed on besides `shopDomain` (a session token for it reaches its lists only). */
+  otherShopDomain: string;
   /** Keys that are not valid credentials of the shop: revoked, another shop's, made up. */
   badPrivateKeys: readonly string[];
   /** Origins declared in the shop's settings (a public-key call from another origin is refused). */
@@ -445,6 +453,8 @@ interface Shape {
   sent: { contentType: string | undefined; body: string | undefined };
   proxyCustomer: string;
   proxyAge: number;
+  /** The customer a customer account session token names (clean calls: a customer of the hints). */
+  accountCustomer: string;
 }
 
 /** Path segments whose percent-encoding or meaning is odd; sent as they are. */
@@ -702,6 +712,7 @@ function shapeOf(operation: Operation, draw: Draw): fc.Arbitrary<Shape> {
           { arbitrary: fc.constant(0), weight: 8 },
           { arbitrary: fc.constantFrom(120, -3_600, 86_400), weight: 1 },
         ),
+    accountCustomer: valueOf({ type: "string", pattern: "^[0-9]{1,20}$" }, draw, "logged_in_customer_id").map(String),
   });
 }
 
@@ -714,6 +725,50 @@ function proxySignature(search: URLSearchParams, secret: string): string {
     .map((key) => `${key}=${values.get(key)!.join(",")}`)
     .join("");
   return createHmac("sha256", secret).update(message).digest("hex");
+}
+
+/**
+ * A session token as the platform signs one for the customer account extension: a compact JWS, HS256 with the
+ * app's secret, written here with node:crypto (independently of the library the app verifies it with; the fuzz
+ * needs it synchronously).
+ */
+function sessionToken(claims: Record<string, unknown>, secret: string, alg = "HS256"): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const unsigned = `${part({ alg, typ: "JWT" })}.${part(claims)}`;
+  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`;
+}
+
+/** The customer account extension's Authorization header for a shape: a valid token, or one of the broken ones. */
+function accountAuthorization(shape: Shape, credentials: Credentials): string | undefined {
+  const now = Math.floor(Date.now() / 1000);
+  const valid = {
+    dest: credentials.shopDomain,
+    aud: credentials.apiKey,
+    sub: `gid://shopify/Customer/${shape.accountCustomer}`,
+    exp: now + 300,
+    nbf: now,
+    iat: now,
+    jti: String(shape.brokenVariant),
+  };
+  const bearer = (claims: Record<string, unknown>, secret = credentials.appSecret, alg?: string) =>
+    `Bearer ${sessionToken(claims, secret, alg)}`;
+  if (shape.credential === "valid") return bearer(valid);
+  const { sub: _sub, ...guest } = valid;
+  const broken: Array<string | undefined> = [
+    undefined,
+    bearer(valid, "another-secret"),
+    bearer({ ...valid, exp: now - 3_600 }),
+    bearer({ ...valid, nbf: now + 3_600 }),
+    bearer({ ...valid, aud: "another-app" }),
+    // Valid, for the other shop: it reaches that shop's lists, never this shop's rows (404s).
+    bearer({ ...valid, dest: credentials.otherShopDomain }),
+    bearer({ ...valid, dest: "not a shop" }),
+    bearer(guest),
+    bearer({ ...valid, sub: shape.accountCustomer }),
+    bearer(valid, credentials.appSecret, "none"),
+    "Bearer a.b.c",
+  ];
+  return broken[shape.brokenVariant % broken.length];
 }
 
 /** The request a shape describes, with the calling mode's credentials (or broken ones). */
@@ -736,6 +791,11 @@ export function buildRequest(operation: Operation, shape: Shape, credentials: Cr
     ];
     const authorization = broken ? keys[variant % keys.length]! : `Bearer ${credentials.privateKey}`;
     if (!(broken && variant % keys.length === 0)) headers.Authorization = authorization;
+  } else if (shape.mode === "customerAccount") {
+    const authorization = accountAuthorization(shape, credentials);
+    if (authorization !== undefined) headers.Authorization = authorization;
+    // Sent from the platform's extension sandbox, now and then.
+    if (shape.brokenVariant % 3 === 0) headers.Origin = "https://extensions.shopifycdn.com";
   } else if (shape.mode === "public") {
     headers["X-Service-Shop"] = credentials.shopDomain;
     headers["X-Service-Public-Key"] = credentials.publicKey;
@@ -751,7 +811,7 @@ export function buildRequest(operation: Operation, shape: Shape, credentials: Cr
     } else if (variant % 4 === 0 && credentials.origins[0]) {
       headers.Origin = credentials.origins[0];
     }
-  } else {
+  } else if (shape.mode === "proxy") {
     prefix = "/proxy/v1";
     const timestamp = String(Math.floor(Date.now() / 1000) - shape.proxyAge);
     const signed = [

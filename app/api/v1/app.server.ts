@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AppError } from "~/lib/problems";
 import { isDeclaredHeadlessOrigin } from "~/services/shops/shops.server";
+import { presentsSessionToken } from "./auth.server";
 import type { V1Env } from "./context";
 import { allowedMethods, concretePathsFirst, methodNotAllowed } from "./route.server";
 import { registerAnalyticsRoutes } from "./routes/analytics.server";
@@ -34,6 +35,24 @@ const CORS_EXPOSE_HEADERS = [
   "Sunset",
 ].join(", ");
 
+/**
+ * The customer account extension's calls (docs/decisions/047-customer-account-session-tokens.md): it runs in
+ * the platform's sandbox, whose origin the platform does not promise, so every origin is granted, as the
+ * platform library's `authenticate.public.customerAccount` grants it (`Access-Control-Allow-Origin: *`). The
+ * credential is a bearer token the extension attaches itself, never one a browser sends on its own, so the
+ * grant gives a page nothing it could not do without a browser.
+ */
+const SESSION_TOKEN_ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id";
+const SESSION_TOKEN_MAX_AGE = "7200";
+
+/** A preflight for a call that will present a bearer token (the Authorization header among those it asks for). */
+function asksForAuthorization(requestHeaders: string | undefined): boolean {
+  return (requestHeaders ?? "").split(",").some((name) => name.trim().toLowerCase() === "authorization");
+}
+
+/** Only the storefront operations take session tokens; the private ones stay without a grant. */
+const takesSessionTokens = (path: string) => /^\/v1\/storefront\//.test(path);
+
 /** The /v1 API; mounted at /v1 and, for the platform's app proxy, at /proxy/v1. */
 export function createV1App(onError: (error: unknown, c: Context) => Response) {
   const app = new OpenAPIHono<V1Env>({
@@ -45,11 +64,23 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   });
 
   // CORS preflight: it names no shop, so it is granted to an origin that some shop declared; the request
-  // itself is then checked against its own shop's origins (auth.server.ts).
+  // itself is then checked against its own shop's origins (auth.server.ts). A storefront preflight that asks
+  // for Authorization is the customer account extension's: granted to any origin, as above.
   app.options("*", async (c) => {
     const origin = c.req.header("origin");
     const headers = new Headers({ Vary: "Origin" });
-    if (origin && c.req.header("access-control-request-method") && (await isDeclaredHeadlessOrigin(origin))) {
+    const method = c.req.header("access-control-request-method");
+    if (
+      origin &&
+      method &&
+      takesSessionTokens(c.req.path) &&
+      asksForAuthorization(c.req.header("access-control-request-headers"))
+    ) {
+      headers.set("Access-Control-Allow-Origin", "*");
+      headers.set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS");
+      headers.set("Access-Control-Allow-Headers", SESSION_TOKEN_ALLOW_HEADERS);
+      headers.set("Access-Control-Max-Age", SESSION_TOKEN_MAX_AGE);
+    } else if (origin && method && (await isDeclaredHeadlessOrigin(origin))) {
       headers.set("Access-Control-Allow-Origin", origin);
       headers.set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
       headers.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
@@ -65,6 +96,14 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
     const caller = c.get("caller");
     if (origin && caller?.mode === "public" && caller.settings?.headlessOrigins.includes(origin)) {
       c.res.headers.set("Access-Control-Allow-Origin", origin);
+      c.res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    } else if (
+      origin &&
+      takesSessionTokens(c.req.path) &&
+      (caller?.mode === "customerAccount" || presentsSessionToken(c.req.header("authorization")))
+    ) {
+      // The extension's answers, refusals included (a token that did not verify leaves no caller).
+      c.res.headers.set("Access-Control-Allow-Origin", "*");
       c.res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
     }
     if (origin) c.res.headers.append("Vary", "Origin");

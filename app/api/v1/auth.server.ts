@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { InvalidHmacError } from "@shopify/shopify-api";
+import { InvalidHmacError, InvalidJwtError } from "@shopify/shopify-api";
 import type { Context } from "hono";
 import { canonicalPlatformId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
@@ -22,11 +22,31 @@ function sameSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** The credential of `Authorization: Bearer <credential>`; undefined for any other form. */
+function bearerCredential(authorization: string): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+}
+
+/** A JSON Web Token in compact form: three base64url parts (the platform's session tokens are such). */
+const COMPACT_JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Whether a request presents a customer account session token: `Authorization: Bearer <JWT>`, told apart from
+ * a private key by its form (a key is `svc_sk_...`, never with dots). Read before the token is verified, for
+ * CORS (app.server.ts), so that the extension can read even a refusal.
+ */
+export function presentsSessionToken(authorization: string | undefined): boolean {
+  const credential = authorization === undefined ? undefined : bearerCredential(authorization);
+  return credential !== undefined && !credential.startsWith(PRIVATE_KEY_PREFIX) && COMPACT_JWT.test(credential);
+}
+
 async function privateKeyCaller(authorization: string): Promise<Caller> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  const secret = match?.[1];
+  const secret = bearerCredential(authorization);
   if (!secret || !secret.startsWith(PRIVATE_KEY_PREFIX)) {
-    throw unauthorized("Authorization must be `Bearer svc_sk_...` (a private key).");
+    throw unauthorized(
+      "Authorization must be `Bearer svc_sk_...` (a private key), or `Bearer <session token>` from the customer " +
+        "account extension.",
+    );
   }
   const key = await findKeyForAuthentication(secret);
   if (!key) throw unauthorized("Unknown API key.");
@@ -189,6 +209,72 @@ async function appProxyCaller(request: Request): Promise<Caller> {
   };
 }
 
+/** Customer GIDs as the platform writes them in a session token's `sub`. */
+const CUSTOMER_GID = /^gid:\/\/shopify\/Customer\/([0-9]+)$/;
+
+/**
+ * The shop a session token's `dest` names: the platform writes the shop's domain (`<name>.myshopify.com`);
+ * admin session tokens write it as an origin (`https://<name>.myshopify.com`), which is read the same way.
+ */
+function destinationShop(dest: unknown): string | null {
+  if (typeof dest !== "string") return null;
+  return shopDomain(dest.startsWith("https://") ? dest.slice("https://".length) : dest);
+}
+
+/**
+ * Customer account extension (docs/decisions/047-customer-account-session-tokens.md): the session token the
+ * extension gets from `shopify.sessionToken.get()`, sent as `Authorization: Bearer <token>`. The platform
+ * signs it HS256 with the app's secret. It is verified by the platform library's `session.decodeSessionToken`,
+ * the verifier `authenticate.public.customerAccount` calls (signature, algorithm, `exp` and `nbf` with the
+ * library's 10 s of clock tolerance), with the audience checked too (that helper leaves it out): `aud` must be
+ * this app's API key. Then:
+ *  - `exp` and `nbf` must be present (the library's JWT verifier checks them only when they are);
+ *  - `dest` names the shop, which must have the app installed (an uninstalled shop: 403 `shop-uninstalled`);
+ *  - `sub` must name a customer (`gid://shopify/Customer/<id>`): the platform leaves it out when no customer is
+ *    logged in, and this mode serves customers only, never guests.
+ * Every failure is a 401 that says what was wrong, never the token itself (the library's message quotes it).
+ */
+async function customerAccountCaller(token: string): Promise<Caller> {
+  let payload: Awaited<ReturnType<typeof platformApi.session.decodeSessionToken>>;
+  try {
+    payload = await platformApi.session.decodeSessionToken(token, { checkAudience: true });
+  } catch (error) {
+    if (!(error instanceof InvalidJwtError)) throw error;
+    const reason = /invalid API key/i.test(error.message)
+      ? "was issued for another app (`aud`)"
+      : /"exp"|expired/i.test(error.message)
+        ? "has expired"
+        : /"nbf"/i.test(error.message)
+          ? "is not valid yet (`nbf`)"
+          : "does not verify (signature, algorithm or form)";
+    throw unauthorized(`The customer account session token ${reason}.`);
+  }
+  if (typeof payload.exp !== "number" || typeof payload.nbf !== "number") {
+    throw unauthorized("The customer account session token must carry `exp` and `nbf`.");
+  }
+  const domain = destinationShop(payload.dest);
+  if (!domain) throw unauthorized("The session token's `dest` is not a shop domain.");
+  const customerGid = CUSTOMER_GID.exec(typeof payload.sub === "string" ? payload.sub : "")?.[1];
+  const customerId = customerGid === undefined ? null : canonicalPlatformId(customerGid);
+  if (!customerId) {
+    throw unauthorized(
+      "The session token names no customer (`sub` must be `gid://shopify/Customer/<id>`): the wishlist page of " +
+        "the customer account is for logged-in customers only.",
+    );
+  }
+  const shop = await findShopByDomain(domain);
+  if (!shop) throw unauthorized("The app is not installed on the session token's shop.");
+  if (shop.uninstalledAt) throw shopUninstalled(shop.domain);
+  return {
+    mode: "customerAccount",
+    shopId: shop.id,
+    shopDomain: shop.domain,
+    credentialId: "customerAccount",
+    customerId,
+    settings: readShopSettings(shop.settings),
+  };
+}
+
 /**
  * Resolves the caller of a /v1 or /proxy/v1 request (the security schemes of docs/openapi.json); 401 when
  * no mode applies.
@@ -196,11 +282,13 @@ async function appProxyCaller(request: Request): Promise<Caller> {
 export async function resolveCaller(c: Context<V1Env>): Promise<Caller> {
   if (c.req.path.startsWith("/proxy/")) return appProxyCaller(c.req.raw);
   const authorization = c.req.header("authorization");
+  if (presentsSessionToken(authorization)) return customerAccountCaller(bearerCredential(authorization!)!);
   if (authorization !== undefined) return privateKeyCaller(authorization);
   const shop = c.req.header("x-service-shop");
   const publicKey = c.req.header("x-service-public-key");
   if (shop !== undefined || publicKey !== undefined) return publicKeyCaller(shop, publicKey, c.req.header("origin"));
   throw unauthorized(
-    "No credentials. Send `Authorization: Bearer svc_sk_...` (server), or X-Service-Shop and X-Service-Public-Key (browser).",
+    "No credentials. Send `Authorization: Bearer svc_sk_...` (server), X-Service-Shop and X-Service-Public-Key " +
+      "(browser), or `Authorization: Bearer <session token>` (customer account extension).",
   );
 }

@@ -2,8 +2,11 @@ import type { ShopSettings } from "~/services/shops/settings";
 import type { Tx } from "~/data/database.server";
 import type { Owner } from "~/services/owners/owner";
 
-/** How the caller presented itself (the OpenAPI description's security schemes). */
-export type CallerMode = "private" | "public" | "proxy";
+/**
+ * How the caller presented itself (the OpenAPI description's security schemes). `customerAccount`: the
+ * session token of the customer account extension (docs/decisions/047-customer-account-session-tokens.md).
+ */
+export type CallerMode = "private" | "public" | "proxy" | "customerAccount";
 
 /** Resolved once per request; every handler and service call gets its shop from here. */
 export interface Caller {
@@ -11,17 +14,21 @@ export interface Caller {
   shopId: string;
   shopDomain: string;
   /**
-   * The API key id, or "public" / "proxy" for the credentials every shopper of the shop shares. A private
-   * key's id is the scope of its Idempotency-Key records; "public" and "proxy" are scoped further per shopper
-   * (`idempotencyScope` in idempotency-key.server.ts, with the shopper's key of shopper.server.ts).
+   * The API key id, or "public" / "proxy" / "customerAccount" for the credentials every shopper of the shop
+   * shares. A private key's id is the scope of its Idempotency-Key records; the others are scoped further per
+   * shopper (`idempotencyScope` in idempotency-key.server.ts, with the shopper's key of shopper.server.ts).
    */
   credentialId: string;
   /**
-   * Only ever set in proxy mode: the platform-signed logged_in_customer_id in the canonical form of platform
-   * ids (auth.server.ts); null for a guest.
+   * Set only by what the platform signs, in the canonical form of platform ids (auth.server.ts): in proxy mode
+   * the logged_in_customer_id (null for a guest); in customerAccount mode the session token's `sub` (never
+   * null: that mode serves customers only).
    */
   customerId: string | null;
-  /** Public and app proxy modes: the shop's settings (CORS, guest saves), as authentication read them. */
+  /**
+   * Public, app proxy and customer account modes: the shop's settings (CORS, guest saves, lists), as
+   * authentication read them.
+   */
   settings?: ShopSettings;
 }
 

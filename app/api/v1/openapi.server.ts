@@ -10,7 +10,9 @@ The wishlist service API, version 1. Every path lies under \`/v1\`; changes with
 *Public key* (browser): \`X-Service-Shop\` and \`X-Service-Public-Key: svc_pk_...\`, storefront endpoints only,
 anonymous scope only; CORS is granted to the shop's \`settings.headlessOrigins\`. *App proxy* (theme code):
 requests to \`https://<shop>/apps/service/v1/storefront/...\` that the platform signs and forwards; the
-customer comes from the signed \`logged_in_customer_id\`.
+customer comes from the signed \`logged_in_customer_id\`. *Customer account* (the customer account extension):
+\`Authorization: Bearer <session token>\`, the JWT the platform signs for a logged-in customer (\`dest\` the shop,
+\`sub\` the customer); the operations on the customer's own lists and items only; CORS is granted to any origin.
 
 **Errors** are RFC 9457 problem documents (\`application/problem+json\`); branch on \`type\`. Types:
 {{PROBLEMS}}
@@ -18,8 +20,8 @@ customer comes from the signed \`logged_in_customer_id\`.
 **Pagination**: opaque \`cursor\` and \`limit\` (1-100, default 50); \`pageInfo.nextCursor\` is null at the end.
 
 **Idempotency**: any POST may carry \`Idempotency-Key\` (1-255 visible ASCII characters). Within 24 hours a
-retry with the same key (same shop and credential; with a public key or the app proxy, also the same shopper:
-customer or anonymous id) returns the original status and body with
+retry with the same key (same shop and credential; with a public key, the app proxy or a customer account session
+token, also the same shopper: customer or anonymous id) returns the original status and body with
 \`Idempotent-Replayed: true\` and repeats nothing; the same key with a different request is a 422
 \`idempotency-key-reused\`; a retry while the first is still running is a 409 \`idempotency-key-in-use\`.
 Server errors (5xx) release the key; a first request that never finished (still in progress a minute after
@@ -225,6 +227,19 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
     name: "X-Service-Public-Key",
     description: "The shop's public key `svc_pk_...`, sent together with `X-Service-Shop: <shop domain>`.",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "customerAccount", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description:
+      "Additive. The customer account extension's session token (`shopify.sessionToken.get()`), sent as " +
+      "`Authorization: Bearer <token>` (a credential with the form of a JWT, never `svc_sk_...`, is taken as " +
+      "one). The platform signs it HS256 with the app's secret: `aud` the app's API key, `dest` the shop's " +
+      "domain, `sub` the logged-in customer (`gid://shopify/Customer/<id>`), `exp` and `nbf`. The customer comes " +
+      "from `sub` only: `customerId` in a request is a 403 and an anonymous id is ignored; a token without a " +
+      "customer, expired, for another app, or that does not verify is a 401. Operations on the customer's own " +
+      "lists and items only; CORS is granted to any origin, as the platform's extensions need.",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "appProxy", {
     type: "apiKey",
     in: "query",
@@ -246,7 +261,12 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
     },
     servers: [{ url: `${baseUrl}/v1`, description: "This deployment" }],
     tags: [
-      { name: "Storefront", description: "Shopper endpoints: all three calling modes" },
+      {
+        name: "Storefront",
+        description:
+          "Shopper endpoints: private key, public key and app proxy; those on the shopper's own lists and items " +
+          "also the customer account session token",
+      },
       { name: "Shop", description: "Shop overview and settings" },
       { name: "API keys", description: "Private keys: shown once, revocable" },
       { name: "Lists", description: "Browse the shop's wishlists" },

@@ -29,8 +29,9 @@ export interface Deprecation {
 
 export interface ApiRoute extends RouteConfig {
   /**
-   * Calling modes allowed (the security schemes of docs/openapi.json); storefront routes allow all three, the
-   * rest private only.
+   * Calling modes allowed (the security schemes of docs/openapi.json); storefront routes allow the private key,
+   * the public key and the app proxy, those about the shopper's own lists the customer account session token
+   * too; the rest private only.
    */
   modes: readonly CallerMode[];
   deprecation?: Deprecation;
@@ -41,19 +42,22 @@ function pathPattern(openApiPath: string): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 
+/** Why a valid credential of each mode is refused an operation that does not allow its mode. */
+const MODE_REFUSED: Record<CallerMode, string> = {
+  private: "Private keys cannot call this operation.",
+  public: "Public keys may only call /v1/storefront/* endpoints. Use a private key from your server.",
+  proxy: "App proxy calls may only reach storefront endpoints.",
+  customerAccount:
+    "Customer account session tokens reach the customer's own lists and items only (the storefront operations " +
+    "that document the customerAccount scheme).",
+};
+
 const requireMode =
   (modes: readonly CallerMode[]): MiddlewareHandler<V1Env> =>
   async (c, next) => {
     const caller = await resolveCaller(c);
     c.set("caller", caller);
-    if (!modes.includes(caller.mode)) {
-      throw new AppError("forbidden", {
-        detail:
-          caller.mode === "public"
-            ? "Public keys may only call /v1/storefront/* endpoints. Use a private key from your server."
-            : "App proxy calls may only reach storefront endpoints.",
-      });
-    }
+    if (!modes.includes(caller.mode)) throw new AppError("forbidden", { detail: MODE_REFUSED[caller.mode] });
     await next();
   };
 
@@ -114,7 +118,12 @@ function errorResponses(route: ApiRoute) {
 
 type OperationParameters = NonNullable<RouteConfig["parameters"]>;
 
-const SECURITY: Record<CallerMode, string> = { private: "privateKey", public: "publicKey", proxy: "appProxy" };
+const SECURITY: Record<CallerMode, string> = {
+  private: "privateKey",
+  public: "publicKey",
+  proxy: "appProxy",
+  customerAccount: "customerAccount",
+};
 
 /**
  * `operationId` from the method and path, so every operation has one and no two collide: GET /lists/{id} is

@@ -10,6 +10,8 @@
  *    one, well formed and allowed to this caller, else the problem the route raises.
  * The shopper is named, in order of precedence:
  *  - app proxy: the platform-signed customer id, else the anonymous id;
+ *  - customer account session token: the platform-signed customer only (an anonymous id is ignored, as for the
+ *    proxy's logged-in customer; `customerId` is a 403: the token names its customer);
  *  - public key: the anonymous id only (a public key never acts as a customer: `customerId` is a 403);
  *  - private key: the customer named by `customerId`, else the anonymous id (naming both is a 400).
  * The anonymous id is the `aid` query parameter or the `anonymousId` body member, the customer id the
@@ -94,7 +96,7 @@ function namedIn(c: Context<V1Env>): Named {
 const valueOf = (members: Member[]) => members.find((member) => member.parsed.success)?.parsed.data;
 
 function resolveShopper(caller: Caller, named: Named): Shopper {
-  const signedCustomer = caller.mode === "proxy" ? caller.customerId : null;
+  const signedCustomer = caller.mode === "proxy" || caller.mode === "customerAccount" ? caller.customerId : null;
   const customerId = signedCustomer ?? (caller.mode === "private" ? valueOf(named.customer) : undefined);
   const anonymousId = valueOf(named.anonymous);
   const first: Owner | null = customerId
@@ -125,6 +127,11 @@ function namingProblem(caller: Caller, named: Named): AppError | null {
   const namesCustomer = named.customer.length > 0;
   if (caller.mode === "public" && namesCustomer) {
     return new AppError("forbidden", { detail: "Public keys act for anonymous shoppers only; customerId is refused." });
+  }
+  if (caller.mode === "customerAccount" && namesCustomer) {
+    return new AppError("forbidden", {
+      detail: "A customer account session token acts for the customer it names; customerId is refused.",
+    });
   }
   if (caller.mode === "private" && namesCustomer && named.anonymous.length > 0) return ambiguousShopper(named);
   return null;

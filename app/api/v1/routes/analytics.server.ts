@@ -41,13 +41,10 @@ const TopProductsSchema = z
           }),
         saves: z.number().int().openapi({ description: "Times saved in the range." }),
         removes: z.number().int().openapi({ description: "Times removed in the range." }),
-        savers: z
-          .number()
-          .int()
-          .openapi({
-            description:
-              "Shoppers holding the product now, on any of their lists (one shopper with it on two lists counts once).",
-          }),
+        savers: z.number().int().openapi({
+          description:
+            "Shoppers holding the product now, on any of their lists (one shopper with it on two lists counts once).",
+        }),
       }),
     ),
   })

@@ -1,8 +1,8 @@
 /**
  * The shopper's named lists and item details (docs/decisions/046-named-lists.md): list, create, read,
  * rename, delete and share one list; an item's note and quantity; moving and copying an item between the
- * owner's lists. Every operation in all three calling modes, the shopper named as for the other storefront
- * calls (shopper.server.ts).
+ * owner's lists. Every operation in all three storefront calling modes and with the customer account
+ * extension's session token, the shopper named as for the other storefront calls (shopper.server.ts).
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { parseId } from "~/lib/ids";
@@ -28,7 +28,7 @@ import { apiRoute } from "../route.server";
 import { idParameter, jsonBody, jsonResponse, problemAnswer } from "../route-shapes";
 import { ItemSchema, ShareSchema, Timestamp } from "../schemas";
 import { OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
-import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, ALL_MODES, ListIdInput } from "./storefront.server";
+import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, OWN_LIST_MODES, ListIdInput } from "./storefront.server";
 
 const codePoints = (text: string) => Array.from(text).length;
 /**
@@ -142,7 +142,7 @@ const listsRoute = apiRoute({
   description:
     "Additive. Summaries (no items) of every list the shopper keeps: the default list first (as GET " +
     "/storefront/wishlist reads it, `id` null until it is made), then the named lists oldest first.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: {
     query: OwnerQuery.extend({
       include: z.enum(["products"]).optional().openapi({
@@ -163,7 +163,7 @@ const createRoute = apiRoute({
     "list per shopper (settings.multipleLists); 409 `list-name-taken` when the shopper has a list of that name " +
     "(ignoring case), `too-many-lists` when they keep the most lists allowed (`maxLists`). The shopper's default " +
     "list is made first if it was not.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: {
     query: OwnerQuery,
     body: jsonBody(z.object({ name: ListNameInput, ...OwnerInput }).openapi(OPEN_BODY)),
@@ -180,7 +180,7 @@ const readListRoute = apiRoute({
   tags: ["Storefront"],
   summary: "One of the shopper's lists",
   description: "Additive. The list with its items, newest first, as GET /storefront/wishlist shows the default one.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: { params: ListIdParam, query: OwnerQuery },
   responses: { 200: jsonResponse("The list", StorefrontListSchema), ...LIST_NOT_FOUND },
 });
@@ -193,7 +193,7 @@ const renameRoute = apiRoute({
   description:
     "Additive. Renames one of the shopper's lists, the default one included (no event). 409 `list-name-taken` " +
     "when another of their lists has that name (ignoring case).",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: {
     params: ListIdParam,
     query: OwnerQuery,
@@ -214,7 +214,7 @@ const deleteRoute = apiRoute({
   description:
     "Additive. Deletes the list and its items (emits list.deleted; no item.removed for its items). 409 " +
     "`default-list` for the shopper's default list, which is kept (empty it instead). Its share link ends.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: { params: ListIdParam, ...OWNER_REQUEST },
   responses: {
     204: { description: "Deleted" },
@@ -231,7 +231,7 @@ const shareListRoute = apiRoute({
   description:
     "Additive. As POST /storefront/wishlist/share, for one of the shopper's lists: each list has its own link " +
     "(emits list.shared once).",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: { params: ListIdParam, ...OWNER_REQUEST },
   responses: { 200: jsonResponse("The share link", ShareResultSchema), ...LIST_NOT_FOUND },
 });
@@ -242,7 +242,7 @@ const unshareListRoute = apiRoute({
   tags: ["Storefront"],
   summary: "Turn a list's share link off",
   description: "Additive. As DELETE /storefront/wishlist/share, for one of the shopper's lists.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: { params: ListIdParam, ...OWNER_REQUEST },
   responses: { 204: { description: "The share link is off (or there was none)" }, ...LIST_NOT_FOUND },
 });
@@ -256,7 +256,7 @@ const updateItemRoute = apiRoute({
     "Additive. Sets `note` and/or `quantity` of one of the shopper's items, on whichever of their lists it " +
     "sits (emits item.updated naming what changed; the same values again change nothing and emit nothing). " +
     "An item of another shopper is a 404.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: {
     params: ItemIdParam,
     query: OwnerQuery,
@@ -281,7 +281,7 @@ const moveItemRoute = apiRoute({
     "each other; the analytics count no new save). With `copy: true` it stays where it is and a copy joins the " +
     "list (201, emits item.added). 409 `item-in-list` when that list holds the product already, `list-full` " +
     "when it is full; 404 for an item or a list the shopper does not have.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: {
     params: ItemIdParam,
     query: OwnerQuery,

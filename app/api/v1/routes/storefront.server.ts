@@ -16,7 +16,15 @@ import { ItemSchema, OwnerSchema, ShareSchema, Timestamp } from "../schemas";
 import { anonymousIdSchema, OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
 import { parameterProblem, requireBodySent } from "../validation-problems.server";
 
+/** The storefront's three modes: the private key (naming the shopper), the public key and the app proxy. */
 export const ALL_MODES = ["private", "public", "proxy"] as const;
+
+/**
+ * The operations on the shopper's own lists and items add the customer account extension's session token
+ * (docs/decisions/047-customer-account-session-tokens.md); the configuration, shared lists and the login merge
+ * do not: the account page needs none of them, and it never holds a guest's anonymous id.
+ */
+export const OWN_LIST_MODES = [...ALL_MODES, "customerAccount"] as const;
 
 /**
  * Storefront bodies are open: clients written for other versions of the interface send members of their
@@ -120,7 +128,7 @@ const readRoute = apiRoute({
   description:
     "The owner's default list with its items, newest first. A shopper with no list yet gets an empty list whose " +
     "`id` and `updatedAt` are null: reading never creates anything.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: { query: OwnerQuery },
   responses: {
     200: jsonResponse("The wishlist", StorefrontListSchema),
@@ -135,7 +143,7 @@ const toggleRoute = apiRoute({
   description:
     "Saves the product (and variant) if it is not in the list, removes it if it is. Emits item.added or item.removed. " +
     "Saving into a full list is a 409 `list-full` (removing always works).",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: SAVE_REQUEST,
   responses: {
     200: jsonResponse("What changed", ToggleResultSchema),
@@ -151,7 +159,7 @@ const addRoute = apiRoute({
   description:
     "201 with the new item (emits item.added). Additive: 200 with the existing item when it was already saved; " +
     "nothing changes and no event is emitted. Saving a new item into a full list is a 409 `list-full`.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: SAVE_REQUEST,
   responses: {
     201: jsonResponse("Saved", ItemSchema),
@@ -169,7 +177,7 @@ const removeRoute = apiRoute({
     "Removes the item named by `itemId` (query) or by `productId` (+ `variantId`) in the body. A JSON body is " +
     "required, `{}` with `itemId` in the query will do; no body at all is a 400 `body-required`. The guest may be " +
     "named by `aid` (query) or `anonymousId` (body). Removing what is not there also answers 204.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: {
     query: OwnerQuery.extend({
       itemId: z
@@ -228,7 +236,7 @@ const shareRoute = apiRoute({
     "optional: the owner is named as for the other storefront calls, in the query (`aid` for guests, `customerId` " +
     "for private keys) or in a JSON body (`anonymousId`, `customerId`), as toggle takes it. A guest's link ends " +
     "when the guest logs in (identify): it never opens the customer's list.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: OWNER_REQUEST,
   responses: { 200: jsonResponse("The share link", ShareResultSchema) },
 });
@@ -245,7 +253,7 @@ const unshareRoute = apiRoute({
     "list.shared event, as any new link). No event is emitted. 204 whether or not there was a link, so a retry is " +
     "safe; allowed even while the shop has sharing turned off, so that turning it back on revives no withdrawn " +
     "link. The owner is named as for POST: in the query (`aid`, `customerId`) or in an optional JSON body.",
-  modes: ALL_MODES,
+  modes: OWN_LIST_MODES,
   request: OWNER_REQUEST,
   responses: { 204: { description: "The share link is off (or there was none)" } },
 });
