@@ -31,6 +31,14 @@ describe("CORS for public-key calls", () => {
     expect(response.headers.get("access-control-allow-origin")).toBe("https://headless.example");
     expect(response.headers.get("access-control-allow-headers")).toContain("X-Service-Public-Key");
     expect(response.headers.get("vary")).toContain("Origin");
+    // Every method the storefront operations use: PATCH renames a list and changes an item's note or quantity.
+    expect(response.headers.get("access-control-allow-methods")?.split(", ")).toEqual([
+      "GET",
+      "POST",
+      "PATCH",
+      "DELETE",
+      "OPTIONS",
+    ]);
   });
 
   it("gives no grant to an undeclared origin", async () => {

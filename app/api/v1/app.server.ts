@@ -82,7 +82,8 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
       headers.set("Access-Control-Max-Age", SESSION_TOKEN_MAX_AGE);
     } else if (origin && method && (await isDeclaredHeadlessOrigin(origin))) {
       headers.set("Access-Control-Allow-Origin", origin);
-      headers.set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+      // PATCH: renaming a list and changing an item's note or quantity (named lists).
+      headers.set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS");
       headers.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
       headers.set("Access-Control-Max-Age", "600");
     }
