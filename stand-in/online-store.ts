@@ -9,8 +9,9 @@
  *  - `/pages/<handle>`: a page with the wishlist page block (the shop's share page);
  *  - `/account/login`: browse as a guest or as one of the shop's customers (a cookie, as the platform's
  *    customer session is);
- *  - the Ajax Cart API (`/cart.js`, `/cart/add.js`, `/cart/change.js`, `/cart/clear.js`) and a cart page
- *    (`/cart`), one cart per browser (a cookie): what the wishlist page's "Add to cart" calls;
+ *  - the Ajax Cart API (`/cart.js`, `/cart/add.js`, `/cart/change.js`, `/cart/clear.js`), cart permalinks
+ *    (`/cart/<variant id>:<quantity>,...`) and a cart page (`/cart`), one cart per browser (a cookie): what
+ *    the wishlist page's "Add to cart" calls and the customer account page links to;
  *  - `Shopify.loadFeatures` and the Customer Privacy API (`Shopify.customerPrivacy`), answering as the
  *    visitor's region and choice say: the footer's switch picks "consent not required", "required, not given
  *    yet" (a cookie banner), "given" or "refused";
@@ -524,6 +525,31 @@ ${embedHtml}
   });
   app.post("/cart/clear", (c) => {
     cartOf(c, true).lines.length = 0;
+    return c.redirect("/cart", 303);
+  });
+  /**
+   * The cart permalink, `/cart/<variant id>:<quantity>,...` (what the customer account page links to): the
+   * platform makes a cart of those lines and goes on to checkout; the stand-in, which has no checkout, adds
+   * them to the browser's cart and shows it. An unknown or sold-out variant is refused, as the platform does.
+   */
+  app.get("/cart/:lines{[0-9]+:[0-9]+(,[0-9]+:[0-9]+)*}", (c) => {
+    const wanted = c.req
+      .param("lines")
+      .split(",")
+      .map((pair) => pair.split(":").map(Number) as [number, number]);
+    const lines: CartLine[] = [];
+    for (const [variantId, quantity] of wanted) {
+      const found = variantById(String(variantId));
+      if (!found) return c.text("Cannot find variant", 404);
+      if (found.variant.available === false || quantity < 1) return c.text("Not available", 422);
+      lines.push({ variantId: found.variant.id, quantity });
+    }
+    const cart = cartOf(c, true);
+    for (const line of lines) {
+      const existing = cart.lines.find((candidate) => candidate.variantId === line.variantId);
+      if (existing) existing.quantity += line.quantity;
+      else cart.lines.push(line);
+    }
     return c.redirect("/cart", 303);
   });
   app.get("/cart", (c) => {

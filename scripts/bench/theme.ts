@@ -109,12 +109,13 @@ async function heartClicks() {
   for (let click = 0; click < clicks; click++) {
     const timing = (await page.evaluate(`new Promise((resolve) => {
       const button = document.querySelector("[data-wishlist-product-page] button");
-      const was = button.getAttribute("aria-pressed");
+      // The product page's button says what a press does and has no aria-pressed: data-saved is its state.
+      const was = button.hasAttribute("data-saved");
       const seen = performance.getEntriesByType("resource").length;
       let clickedAt = 0;
       let changedAt = 0;
       new MutationObserver((_, observer) => {
-        if (button.getAttribute("aria-pressed") === was) return;
+        if (button.hasAttribute("data-saved") === was) return;
         observer.disconnect();
         requestAnimationFrame(() => setTimeout(() => { changedAt = performance.now(); }));
       }).observe(button, { attributes: true });

@@ -76,3 +76,62 @@ describe("the storefront stand-in's product JSON", () => {
     expect(JSON.parse(settings![1]!).moneyFormat).toBe("{{amount_with_comma_separator}} €");
   });
 });
+
+// The wishlist page adds to the cart through the Ajax Cart API, and the customer account page links to cart
+// permalinks: the stand-in answers both as the platform does (all or nothing, 422 for a sold-out variant).
+describe("the storefront stand-in's cart", () => {
+  it("adds lines all or nothing, keeps one cart per browser, and follows cart permalinks", async () => {
+    const shop = demoShopData({ domain: "cart-test.myshopify.com", accessToken: "unused" });
+    const { app } = createStorefront({
+      appUrl: "http://127.0.0.1:9",
+      apiSecret: "unused",
+      shop,
+      embed: () => ({ enabled: true, settings: {} }),
+    });
+    const add = (body: unknown, cookie = "") =>
+      app.request("/cart/add.js", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...(cookie ? { Cookie: cookie } : {}) },
+        body: JSON.stringify(body),
+      });
+    const first = await add({ items: [{ id: 9100000007, quantity: 2 }] });
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ items: [{ variant_id: 9100000007, quantity: 2, price: 7100 }] });
+    const cookie = /cart=[^;]+/.exec(first.headers.get("set-cookie") ?? "")![0];
+    // A sold-out variant refuses the whole request: nothing of it is added
+    const soldOut = await add(
+      {
+        items: [
+          { id: 9100000001, quantity: 1 },
+          { id: 9100000008, quantity: 1 },
+        ],
+      },
+      cookie,
+    );
+    expect(soldOut.status).toBe(422);
+    expect(await soldOut.json()).toEqual({
+      status: 422,
+      message: "Cart Error",
+      description: "The product 'Pebble Canvas Tote' is already sold out.",
+    });
+    expect((await add({ items: [{ id: 1, quantity: 1 }] }, cookie)).status).toBe(404);
+    expect((await add({ items: [{ id: 9100000001, quantity: 0 }] }, cookie)).status).toBe(422);
+    const cart = async () =>
+      (await (await app.request("/cart.js", { headers: { Cookie: cookie } })).json()) as {
+        item_count: number;
+        items: Array<{ variant_id: number; quantity: number }>;
+      };
+    expect(await cart()).toMatchObject({ item_count: 2, items: [{ variant_id: 9100000007, quantity: 2 }] });
+    // A permalink adds its lines to the cart and shows it
+    const permalink = await app.request("/cart/9100000007:1,9100000001:3", { headers: { Cookie: cookie } });
+    expect(permalink.status).toBe(303);
+    expect(permalink.headers.get("location")).toBe("/cart");
+    expect((await cart()).items).toEqual([
+      expect.objectContaining({ variant_id: 9100000007, quantity: 3 }),
+      expect.objectContaining({ variant_id: 9100000001, quantity: 3 }),
+    ]);
+    expect((await app.request("/cart/9100000008:1", { headers: { Cookie: cookie } })).status).toBe(422);
+    // Another browser has a cart of its own
+    expect((await (await app.request("/cart.js")).json()).item_count).toBe(0);
+  });
+});
