@@ -159,7 +159,7 @@ try {
     const met = off.score - on.score <= GOALS.scoreDrop && on.cls - off.cls <= GOALS.addedCls && ours.length === 0;
     rows.push(
       `| ${name} | ${off.score} -> ${on.score} (${on.score - off.score >= 0 ? "+" : ""}${on.score - off.score}) | ` +
-        `${off.cls.toFixed(3)} -> ${on.cls.toFixed(3)} | ${off.tbtMs.toFixed(0)} -> ${on.tbtMs.toFixed(0)} | ` +
+        `${off.cls.toFixed(4)} -> ${on.cls.toFixed(4)} | ${off.tbtMs.toFixed(0)} -> ${on.tbtMs.toFixed(0)} | ` +
         `${off.lcpMs.toFixed(0)} -> ${on.lcpMs.toFixed(0)} | ${off.observedLcpMs.toFixed(0)} -> ${on.observedLcpMs.toFixed(0)} | ${ours.length ? ours.join(", ") : "none"} | ` +
         `${((on.bytes - off.bytes) / 1024).toFixed(1)} KB (${(off.bytes / 1024).toFixed(1)} -> ${(on.bytes / 1024).toFixed(1)}) | ${met ? "met" : "MISSED"} |`,
     );

@@ -8,7 +8,15 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectNoPageErrors, screenshot, useAdminStack } from "./support/admin";
-import { cardHeart, openStorefront, pageViolations, pressed, scriptReady, setEmbed } from "./support/online-store";
+import {
+  cardHeart,
+  openStorefront,
+  pageViolations,
+  pressed,
+  saveSweaterJacketAndTote,
+  scriptReady,
+  setEmbed,
+} from "./support/online-store";
 
 const stack = useAdminStack();
 
@@ -56,19 +64,7 @@ async function customerLists(customerId: string) {
 describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
   it("adds a saved item and then the whole list to the cart with the saved quantities, skipping what is sold out; a friend buys from the shared page", async () => {
     // GIVEN a guest saved the sweater in Medium, the rain jacket and the sold-out tote, and wants two jackets
-    const { context, page } = await openStorefront(stack, "/products/orchard-knit-sweater");
-    await scriptReady(page);
-    await page.getByLabel("Size").selectOption("Medium");
-    await page.getByRole("button", { name: "Add to wishlist" }).click();
-    await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
-    await page.goto(`${stack.platform.storefrontOrigin}/collections/all`);
-    await scriptReady(page);
-    await cardHeart(page, "Summit Rain Jacket").click();
-    await expect.poll(() => pressed(cardHeart(page, "Summit Rain Jacket"))).toBe("true");
-    await cardHeart(page, "Pebble Canvas Tote").click();
-    await expect
-      .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"))
-      .toBe(3);
+    const { context, page } = await saveSweaterJacketAndTote(stack);
     await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
     const rows = page.locator(".wl-list > li");
     await expect.poll(() => rows.count()).toBe(3);

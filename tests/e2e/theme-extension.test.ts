@@ -2,7 +2,15 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type Received } from "../services/webhooks/receiver";
 import { expectNoPageErrors, screenshot, useAdminStack } from "./support/admin";
-import { cardHeart, openStorefront, pageViolations, pressed, scriptReady, setEmbed } from "./support/online-store";
+import {
+  cardHeart,
+  openStorefront,
+  pageViolations,
+  pressed,
+  saveSweaterJacketAndTote,
+  scriptReady,
+  setEmbed,
+} from "./support/online-store";
 
 const stack = useAdminStack();
 const receiver = await startReceiver();
@@ -531,19 +539,7 @@ describe("Storefront", { timeout: 240_000 }, () => {
     stack.standInShop.moneyFormat = '<span class="money">&euro;{{amount_with_comma_separator}}</span>';
     try {
       // WHEN a guest saves the sweater in Medium from its page, the rain jacket from the grid and the sold-out tote
-      const { context, page } = await openStorefront(stack, "/products/orchard-knit-sweater");
-      await scriptReady(page);
-      await page.getByLabel("Size").selectOption("Medium");
-      await page.getByRole("button", { name: "Add to wishlist" }).click();
-      await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
-      await page.goto(`${stack.platform.storefrontOrigin}/collections/all`);
-      await scriptReady(page);
-      await cardHeart(page, "Summit Rain Jacket").click();
-      await expect.poll(() => pressed(cardHeart(page, "Summit Rain Jacket"))).toBe("true");
-      await cardHeart(page, "Pebble Canvas Tote").click();
-      await expect
-        .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"))
-        .toBe(3);
+      const { context, page } = await saveSweaterJacketAndTote(stack);
       const lookups: string[] = [];
       page.on("request", (request) => {
         if (/\/products\/[^/]+\.js$/.test(new URL(request.url()).pathname)) lookups.push(request.url());

@@ -66,3 +66,24 @@ export async function pageViolations(page: Page): Promise<string[]> {
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
 }
+
+/**
+ * A fresh guest who saved the sweater in Medium from its page, then the rain jacket and the sold-out tote from
+ * the grid: a list with a variant, a product without options, and one that cannot be bought.
+ */
+export async function saveSweaterJacketAndTote(stack: AdminStack): Promise<{ context: BrowserContext; page: Page }> {
+  const { context, page } = await openStorefront(stack, "/products/orchard-knit-sweater");
+  await scriptReady(page);
+  await page.getByLabel("Size").selectOption("Medium");
+  await page.getByRole("button", { name: "Add to wishlist" }).click();
+  await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
+  await page.goto(`${stack.platform.storefrontOrigin}/collections/all`);
+  await scriptReady(page);
+  await cardHeart(page, "Summit Rain Jacket").click();
+  await expect.poll(() => pressed(cardHeart(page, "Summit Rain Jacket"))).toBe("true");
+  await cardHeart(page, "Pebble Canvas Tote").click();
+  await expect
+    .poll(() => page.evaluate("window.Wishlist.get().then((items) => items.filter((item) => item.id).length)"))
+    .toBe(3);
+  return { context, page };
+}
