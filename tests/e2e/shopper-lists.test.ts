@@ -160,12 +160,22 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     expect(await dialog.getByRole("checkbox", { name: "Wishlist" }).isChecked()).toBe(false);
     // The default list, by keyboard
     await page.keyboard.press("Space");
-    await dialog.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
-    // A new list, created inline, holds the product at once
+    await dialog.getByRole("status").filter({ hasText: "Saved to Wishlist" }).waitFor();
+    // A new list, created inline, holds the product at once, and has the focus
     await dialog.getByRole("textbox", { name: "New list" }).focus();
     await page.keyboard.type("Gifts for Sam");
     await page.keyboard.press("Enter");
     await expect.poll(() => dialog.getByRole("checkbox", { name: "Gifts for Sam" }).isChecked()).toBe(true);
+    await dialog.getByRole("status").filter({ hasText: "Saved to Gifts for Sam" }).waitFor();
+    expect(await page.evaluate("document.activeElement.parentElement.textContent.trim()")).toBe("Gifts for Sam");
+    // Each press of Space changes the list the focus is on, and the focus stays there
+    await page.keyboard.press("Space");
+    await dialog.getByRole("status").filter({ hasText: "Removed from Gifts for Sam" }).waitFor();
+    expect(await page.evaluate("document.activeElement.parentElement.textContent.trim()")).toBe("Gifts for Sam");
+    await page.keyboard.press("Space");
+    await dialog.getByRole("status").filter({ hasText: "Saved to Gifts for Sam" }).waitFor();
+    expect(await dialog.getByRole("checkbox", { name: "Wishlist" }).isChecked()).toBe(true);
+    expect(await dialog.getByRole("checkbox", { name: "Gifts for Sam" }).isChecked()).toBe(true);
     // The same name in another case is refused, and says why
     await dialog.getByRole("textbox", { name: "New list" }).fill("GIFTS FOR SAM");
     await page.keyboard.press("Enter");
@@ -186,9 +196,10 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     // Saved to the named list only, another product still fills its heart
     await cardHeart(page, "Ember Wool Scarf").click();
     await dialog.getByRole("checkbox", { name: "Gifts for Sam" }).check();
-    await dialog.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await dialog.getByRole("status").filter({ hasText: "Saved to Gifts for Sam" }).waitFor();
     await dialog.getByRole("button", { name: "Done" }).click();
     await expect.poll(() => pressed(cardHeart(page, "Ember Wool Scarf"))).toBe("true");
+    expect(await cardHeart(page, "Ember Wool Scarf").getAttribute("aria-haspopup")).toBe("dialog");
     // After a reload the hearts remember every list, and the header counts the products
     await page.reload();
     await scriptReady(page);
@@ -269,7 +280,7 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     await cardHeart(page, "Aurora Linen Shirt").click();
     const dialog = page.getByRole("dialog", { name: "Save to a list" });
     await dialog.getByRole("checkbox", { name: "Wishlist" }).check();
-    await dialog.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await dialog.getByRole("status").filter({ hasText: "Saved to Wishlist" }).waitFor();
     await dialog.getByRole("textbox", { name: "New list" }).fill("Gifts for Sam");
     await dialog.getByRole("button", { name: "Create" }).click();
     await expect.poll(() => dialog.getByRole("checkbox", { name: "Gifts for Sam" }).isChecked()).toBe(true);
@@ -277,7 +288,7 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     await dialog.getByRole("button", { name: "Done" }).click();
     await cardHeart(page, "Ember Wool Scarf").click();
     await dialog.getByRole("checkbox", { name: "Gifts for Sam" }).check();
-    await dialog.getByRole("status").filter({ hasText: "Saved to your wishlist" }).waitFor();
+    await dialog.getByRole("status").filter({ hasText: "Saved to Gifts for Sam" }).waitFor();
     await dialog.getByRole("button", { name: "Done" }).click();
 
     // 2. A note on the gifts list
@@ -316,8 +327,9 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     // 5. Logging in: both lists become the customer's, the note kept
     await logIn(page, /^Alan Turing/);
     expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBeNull();
+    // (saved from product cards, the products' one variant each: what a cart permalink needs)
     expect(await customerLists("7003")).toEqual({
-      Wishlist: [expect.objectContaining({ titleSnapshot: "Aurora Linen Shirt" })],
+      Wishlist: [expect.objectContaining({ titleSnapshot: "Aurora Linen Shirt", variantId: "9100000001" })],
       "Gifts for Sam": [
         expect.objectContaining({ titleSnapshot: "Ember Wool Scarf", note: "size M for Sam" }),
         expect.objectContaining({ titleSnapshot: "Aurora Linen Shirt" }),
@@ -344,6 +356,11 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
 
     it("keeps a guest's list in memory only while preferences storage is refused, and says so", async () => {
       const { context, page } = await withConsent("denied");
+      // An id stored on an earlier visit (consent given then, refused now) is removed, not read
+      await page.evaluate('localStorage.setItem("wishlist:aid", "8e6f2c1a-4b3d-4e5f-9a7b-0c1d2e3f4a5b")');
+      await page.reload();
+      await scriptReady(page);
+      expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBeNull();
       await cardHeart(page, "Granite Chino Pants").click();
       await expect.poll(() => pressed(cardHeart(page, "Granite Chino Pants"))).toBe("true");
       await page
@@ -377,15 +394,18 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
       await scriptReady(page);
       expect(await pressed(cardHeart(page, "Lagoon Sunglasses"))).toBe("true");
 
-      // A customer who refused keeps their list: it is theirs on the server, nothing in the browser
-      await context.addCookies([{ name: "standin_consent", value: "denied", url: stack.platform.storefrontOrigin }]);
+      // Logging in merges the kept guest list, as always
       await logIn(page, /^Edsger Dijkstra/);
+      expect(await pressed(cardHeart(page, "Lagoon Sunglasses"))).toBe("true");
+      // A customer who refuses later keeps their list: it is theirs on the server, nothing in the browser
+      await context.addCookies([{ name: "standin_consent", value: "denied", url: stack.platform.storefrontOrigin }]);
+      await page.reload();
+      await scriptReady(page);
       await cardHeart(page, "Willow Silk Dress").click();
       await expect.poll(() => pressed(cardHeart(page, "Willow Silk Dress"))).toBe("true");
       await page.reload();
       await scriptReady(page);
       expect(await pressed(cardHeart(page, "Willow Silk Dress"))).toBe("true");
-      // The guest list was merged at the login, as always
       expect(await pressed(cardHeart(page, "Lagoon Sunglasses"))).toBe("true");
       expectNoPageErrors(page);
       await context.close();

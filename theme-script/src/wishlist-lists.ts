@@ -75,31 +75,41 @@ function open(context: PickerContext, target: Target, opener: HTMLElement) {
   const matches = (saved: { productId: string; handle: string }) =>
     target.productId ? saved.productId === target.productId : saved.handle === target.handle;
   let productId = target.productId;
+  let variantId = target.variantId;
+  /** A card's heart knows the handle only: the product JSON gives its id, and its variant when it has one only. */
   async function productIdOf(): Promise<string> {
     if (productId) return productId;
     const response = await fetch(`/products/${encodeURIComponent(target.handle)}.js`);
     if (!response.ok) throw Object.assign(new Error("product"), { status: response.status });
-    return (productId = String(((await response.json()) as { id: number }).id));
+    const product = (await response.json()) as { id: number; variants: Array<{ id: number }> };
+    if (product.variants.length === 1) variantId ??= String(product.variants[0]!.id);
+    return (productId = String(product.id));
   }
+  const nameOf = (list: ListSummary) => (list.default ? text("title") : list.name);
+  /** What a change says, and, for a guest whose list lasts this visit only, that too (the toast is behind). */
+  const said = (key: string, list: ListSummary) =>
+    `${text(key).replace("{list}", nameOf(list))}${context.storageAllowed() ? "" : ` ${text("sessionOnly")}`}`;
 
   /** Saves the product to the list (its id; null: the default list). */
   async function save(listId: string | null) {
     await api.add(context.ensureGuestId(), {
       productId: await productIdOf(),
       handle: target.handle,
-      ...(target.variantId ? { variantId: target.variantId } : {}),
+      ...(variantId ? { variantId } : {}),
       ...(target.title ? { title: target.title.slice(0, 255) } : {}),
       ...(listId ? { listId } : {}),
     });
   }
 
-  function draw(lists: ListSummary[]) {
+  /** Draws a checkbox per list; the focus stays on the list it was on (`focus`: a list's id, "" the default). */
+  function draw(lists: ListSummary[], focus?: string | null) {
     const boxes = lists.map((list) => {
       const row = document.createElement("label");
       const box = document.createElement("input");
       box.type = "checkbox";
       const saved = list.products?.find(matches);
       box.checked = !!saved;
+      box.dataset.list = list.default ? "" : (list.id ?? "");
       box.onchange = async () => {
         box.disabled = true;
         status.textContent = "";
@@ -107,22 +117,20 @@ function open(context: PickerContext, target: Target, opener: HTMLElement) {
           if (box.checked) await save(list.id);
           else if (saved) await api.remove(context.guestId(), saved.itemId);
           await context.refresh({ productId: await productIdOf(), handle: target.handle, added: box.checked });
-          draw(context.lists() ?? lists);
-          status.textContent = text(box.checked ? "saved" : "removed");
+          draw(context.lists() ?? lists, box.dataset.list);
+          status.textContent = said(box.checked ? "savedTo" : "removedFrom", list);
         } catch (error) {
           box.checked = !box.checked;
           box.disabled = false;
           status.textContent = explain(error);
         }
       };
-      row.append(box, " ", list.default ? text("title") : list.name);
+      row.append(box, " ", nameOf(list));
       return row;
     });
-    const focused = group.contains(document.activeElement)
-      ? [...group.querySelectorAll("input")].indexOf(document.activeElement as HTMLInputElement)
-      : -1;
     group.replaceChildren(legend, ...boxes);
-    boxes[Math.max(focused, 0)]?.querySelector("input")?.focus();
+    if (focus !== undefined) group.querySelector<HTMLInputElement>(`[data-list="${focus ?? ""}"]`)?.focus();
+    else boxes[0]?.querySelector("input")?.focus();
     form.hidden = lists.length >= context.config().maxLists;
   }
 
@@ -136,8 +144,8 @@ function open(context: PickerContext, target: Target, opener: HTMLElement) {
       await save(list.id);
       await context.refresh({ productId: await productIdOf(), handle: target.handle, added: true });
       name.value = "";
-      draw(context.lists() ?? []);
-      status.textContent = text("saved");
+      draw(context.lists() ?? [], list.id);
+      status.textContent = said("savedTo", list);
     } catch (error) {
       status.textContent = explain(error, true);
     } finally {

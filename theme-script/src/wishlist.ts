@@ -183,6 +183,8 @@ function start(settings: EmbedSettings) {
       const saved = onAnyList(button.dataset.productId ?? null, button.dataset.handle ?? "");
       button.toggleAttribute("data-saved", saved);
       if (!button.querySelector("[data-when]")) button.setAttribute("aria-pressed", String(saved));
+      // With named lists a press opens the list picker.
+      if (lists) button.setAttribute("aria-haspopup", "dialog");
       button.setAttribute("aria-busy", String(pending.has(button.dataset.handle ?? "")));
     }
     for (const count of document.querySelectorAll("[data-wishlist-count]")) {
@@ -236,12 +238,16 @@ function start(settings: EmbedSettings) {
     render();
     try {
       if (adding) {
-        const productId = target.productId ?? (await productIdOf(target.handle));
+        // A card's heart knows the handle only: the product JSON gives its id (and its variant, when it has one only).
+        const product = target.productId
+          ? { id: target.productId, variantId: target.variantId }
+          : await productOf(target.handle);
+        const variantId = target.variantId ?? product.variantId;
         // A save keeps the guest id in this browser (again, if storage was cleared since).
         const saved = await api.add(ensureGuestId(), {
-          productId,
+          productId: product.id,
           handle: target.handle,
-          ...(target.variantId ? { variantId: target.variantId } : {}),
+          ...(variantId ? { variantId } : {}),
           ...(target.title ? { title: target.title.slice(0, 255) } : {}),
         });
         items = items.map((item) => (item === placeholder ? saved : item));
@@ -359,7 +365,11 @@ function start(settings: EmbedSettings) {
   async function load() {
     let shareEnded = false;
     const loadedConfig = api.config().catch(() => null);
-    if (!settings.customer) storageAllowed = await privacy();
+    if (!settings.customer) {
+      storageAllowed = await privacy();
+      // Refused (or not given): an id stored before is not kept either.
+      if (!storageAllowed) safely(() => localStorage.removeItem(AID_KEY));
+    }
     let aid = storage.get();
     try {
       if (settings.customer && aid) {
@@ -436,10 +446,14 @@ function start(settings: EmbedSettings) {
     return template ? template.content.cloneNode(true) : document.createTextNode("\u2665");
   }
 
-  async function productIdOf(handle: string): Promise<string> {
+  async function productOf(handle: string): Promise<{ id: string; variantId?: string }> {
     const response = await fetch(`/products/${encodeURIComponent(handle)}.js`).catch(() => null);
     if (!response?.ok) throw new ApiError(response?.status ?? 0);
-    return String(((await response.json()) as { id: number | string }).id);
+    const product = (await response.json()) as { id: number | string; variants: Array<{ id: number }> };
+    return {
+      id: String(product.id),
+      variantId: product.variants.length === 1 ? String(product.variants[0]!.id) : undefined,
+    };
   }
 
   const ready = load().catch(() => undefined);
