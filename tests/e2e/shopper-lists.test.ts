@@ -318,6 +318,7 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     const friend = await openStorefront(stack, `${shared.pathname}${shared.search}`);
     const sharedRows = friend.page.locator(".wl-list > li");
     await expect.poll(() => sharedRows.count(), { timeout: 90_000 }).toBe(2);
+    await friend.page.getByRole("heading", { name: "Gifts for Sam" }).waitFor();
     expect(await sharedRows.filter({ hasText: "Ember Wool Scarf" }).locator(".wl-item-note").textContent()).toBe(
       "size M for Sam",
     );

@@ -115,6 +115,9 @@ async function renderPage(root: HTMLElement, context: PageContext, settings: Pag
     hideSharing();
     try {
       list = await api.shared(token);
+      // A named list is shown under its name ("Gifts for Sam"); a default list as "Shared wishlist".
+      const { name, default: isDefault } = list as List & { name?: string; default?: boolean };
+      if (heading && name && isDefault === false) heading.textContent = name;
     } catch (error) {
       // The embed's bundle made the error (its own ApiError class, which instanceof here would not know).
       const status = (error as Partial<ApiError>).status;
