@@ -290,6 +290,8 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   const { settings } = await shopSettingsOf(shopId);
   const seen = dryRun ? new Set<string>() : null; // keys a dry run would have inserted in earlier batches
   const uncommitted = dryRun ? new Map<string, number>() : undefined; // and how many per list
+  // and the named lists they would have made, per customer
+  const uncommittedLists = dryRun ? new Map<string, Array<{ name: string; nameKey: string }>>() : undefined;
   let pending: PendingRow[] = [];
   let lastLine = 0; // the last line read: every row up to it is skipped, pending or written
 
@@ -356,7 +358,14 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     try {
       let saved = stored;
       result = await transaction(async (tx) => {
-        const written = await importItems(tx, { shopId, rows, at: startedAt, uncommitted, settings });
+        const written = await importItems(tx, {
+          shopId,
+          rows,
+          at: startedAt,
+          uncommitted,
+          uncommittedLists,
+          settings,
+        });
         if (dryRun) {
           rolledBack = written;
           throw new DryRunRollback();

@@ -359,7 +359,10 @@ const IMPORT_CHUNK = 250;
  * No list passes MAX_ITEMS_PER_LIST: rows for a list that is full are not saved and come back in `full`
  * (the caller reports them as skipped); rows whose item is already saved are never counted as full.
  * `uncommitted` (a dry run's earlier batches, rolled back) counts per list (`importListKey`) the items that
- * would already be in it, so they take up its room as they would in a real run.
+ * would already be in it, so they take up its room as they would in a real run. `uncommittedLists` (a dry
+ * run's too) holds per customer the named lists its earlier batches made: they are made again here before
+ * anything else, so they count against `maxListsPerOwner` as in a real run; the lists this batch makes are
+ * added to it.
  * A row whose product the list holds already (with any variant) is left out: one item per product.
  * Returns the `<importListKey>|productId` keys actually inserted, and those rows.
  */
@@ -370,12 +373,14 @@ export async function importItems<R extends ImportRow>(
     rows: given,
     at = new Date(),
     uncommitted,
+    uncommittedLists,
     settings = { multipleLists: false, maxListsPerOwner: 1 },
   }: {
     shopId: string;
     rows: R[];
     at?: Date;
     uncommitted?: ReadonlyMap<string, number>;
+    uncommittedLists?: Map<string, Array<{ name: string; nameKey: string }>>;
     settings?: Pick<ShopSettings, "multipleLists" | "maxListsPerOwner">;
   },
 ): Promise<{ inserted: string[]; full: R[]; redirected: number }> {
@@ -389,6 +394,11 @@ export async function importItems<R extends ImportRow>(
     await insertDefaultLists(tx, shopId, "customerId", missing, at);
     for (const list of await findDefaultLists(tx, shopId, "customerId", missing, { lock: true })) {
       defaults.set(list.customerId!, list);
+    }
+  }
+  for (const customerId of customers) {
+    for (const list of uncommittedLists?.get(customerId) ?? []) {
+      await insertNamedList(tx, shopId, { column: "customerId", value: customerId }, list, at);
     }
   }
   // Each row's list: the default one unless it names another (its own name counts as the default's).
@@ -412,7 +422,10 @@ export async function importItems<R extends ImportRow>(
         const count = listCounts.get(row.customerId) ?? (await countOwnerLists(tx, shopId, owner));
         if (count < settings.maxListsPerOwner) {
           const created = await insertNamedList(tx, shopId, owner, named, at);
-          if (created) lists.set(key, created.id);
+          if (created) {
+            lists.set(key, created.id);
+            uncommittedLists?.set(row.customerId, [...(uncommittedLists.get(row.customerId) ?? []), named]);
+          }
           listCounts.set(row.customerId, count + 1);
         } else listCounts.set(row.customerId, count);
       }

@@ -136,6 +136,30 @@ describe("imports into lists that reach MAX_ITEMS_PER_LIST", () => {
     expect(await countOf(single.id, "4004")).toBe(MAX);
   });
 
+  it("a dry run counts the lists an earlier batch made, as the real run does (toDefaultList)", async () => {
+    const { shop, api } = await connectedShop();
+    // Two lists per shopper: the default one and one more
+    await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true, maxListsPerOwner: 2 } });
+    // The first batch (1,000 rows) makes Gifts, the customer's second list; the second batch names Kitchen,
+    // a third list there is no room for: it goes to the default list
+    const rows = [`${HEADER},list_name`, "4008,,40,,h,2024-01-01,Gifts"];
+    for (let index = 0; index < 999; index++) rows.push("4009,,41,,h,2024-01-01,");
+    rows.push("4008,,42,,h,2024-01-01,Kitchen");
+    const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const real = await runImport(api, { source: "csv", fileUrl });
+    expect((await reportOf(real)).totals).toMatchObject({ imported: 3, toDefaultList: 1 });
+    expect((await reportOf(dry)).totals).toEqual((await reportOf(real)).totals);
+    const lists = await database()
+      .selectFrom("List")
+      .select("name")
+      .where("shopId", "=", shop.id)
+      .where("customerId", "=", "4008")
+      .orderBy("id")
+      .execute();
+    expect(lists.map((row) => row.name)).toEqual(["Wishlist", "Gifts"]);
+  });
+
   it("refuses a MAX_ITEMS_PER_LIST that is not a positive whole number", async () => {
     const { parseEnv } = await import("~/env.server");
     for (const value of ["0", "-1", "2.5", "many"]) {
