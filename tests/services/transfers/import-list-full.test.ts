@@ -160,6 +160,37 @@ describe("imports into lists that reach MAX_ITEMS_PER_LIST", () => {
     expect(lists.map((row) => row.name)).toEqual(["Wishlist", "Gifts"]);
   });
 
+  it("takes list names and notes as the API does: joiners kept, text direction overrides and line separators not", async () => {
+    const { shop, api } = await connectedShop();
+    await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
+    // GIVEN the customer's list whose name needs joiners (an emoji family), as the API takes it and exports it
+    const family = "\u{1f468}\u200d\u{1f469}\u200d\u{1f467} Family";
+    const { createList } = await import("~/services/wishlists/named-lists.server");
+    await createList({ shopId: shop.id, owner: { kind: "customer", customerId: "4010" }, name: family });
+    // WHEN a file names that list, with a note holding what the API refuses in notes (a right-to-left override
+    // that makes "gpj.exe" read "exe.jpg", a line separator)
+    const file = [
+      `${HEADER},list_name,note`,
+      `4010,,50,,h,2024-01-01,${family},size M \u202egpj.exe\u2028for Sam`,
+    ].join("\n");
+    const { fileUrl } = await upload(api, fetcher, file);
+    const job = await runImport(api, { source: "csv", fileUrl });
+    expect(job).toMatchObject({ status: "succeeded", imported: 1 });
+    // THEN the item is on that list (no second list of a near name), and the note holds none of them
+    const rows = await database()
+      .selectFrom("List")
+      .leftJoin("Item", "Item.listId", "List.id")
+      .select(["List.name", "Item.note"])
+      .where("List.shopId", "=", shop.id)
+      .where("List.customerId", "=", "4010")
+      .orderBy("List.id")
+      .execute();
+    expect(rows).toEqual([
+      { name: "Wishlist", note: null },
+      { name: family, note: "size M  gpj.exe for Sam" },
+    ]);
+  });
+
   it("refuses a MAX_ITEMS_PER_LIST that is not a positive whole number", async () => {
     const { parseEnv } = await import("~/env.server");
     for (const value of ["0", "-1", "2.5", "many"]) {

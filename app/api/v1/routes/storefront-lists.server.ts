@@ -15,6 +15,8 @@ import {
   MAX_LIST_NAME,
   MAX_NOTE,
   moveItem,
+  NAME_REFUSED,
+  NOTE_REFUSED,
   readOwnerList,
   renameList,
   updateItem,
@@ -31,13 +33,6 @@ import { OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
 import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, OWN_LIST_MODES, ListIdInput } from "./storefront.server";
 
 const codePoints = (text: string) => Array.from(text).length;
-/**
- * Never part of a name: control characters, lone surrogates, and format characters (bidi overrides and the
- * like) except the zero-width joiner and non-joiner that Persian words and emoji sequences need.
- */
-const NAME_REFUSED = /[\p{Cc}\p{Cs}\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
-/** Never part of a note: the same, line breaks and tabs aside. */
-const NOTE_REFUSED = /(?![\n\t])\p{Cc}|\p{Cs}|[\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
 /** Characters that draw nothing: a name of these alone (and spaces) looks blank. */
 const INVISIBLE = /\s|\u200c|\u200d|[\u115f\u1160\u2800\u3164\uffa0]/gu;
 
