@@ -33,8 +33,12 @@ import { OwnerInput, OwnerQuery, shopperOf } from "../shopper.server";
 import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, OWN_LIST_MODES, ListIdInput } from "./storefront.server";
 
 const codePoints = (text: string) => Array.from(text).length;
-/** Characters that draw nothing: a name of these alone (and spaces) looks blank. */
-const INVISIBLE = /\s|\u200c|\u200d|[\u115f\u1160\u2800\u3164\uffa0]/gu;
+/**
+ * Characters that draw nothing: a name of these alone (and spaces) looks blank. The default ignorable code
+ * points (the joiners, the Hangul fillers, the combining grapheme joiner, variation selectors...) and the
+ * blank Braille pattern.
+ */
+const INVISIBLE = /\s|\p{Default_Ignorable_Code_Point}|\u2800/gu;
 
 export const ListNameInput = z
   .string()
