@@ -364,6 +364,7 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
           at: startedAt,
           uncommitted,
           uncommittedLists,
+          uncommittedItems: seen ?? undefined,
           settings,
         });
         if (dryRun) {

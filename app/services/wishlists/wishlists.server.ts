@@ -362,7 +362,9 @@ const IMPORT_CHUNK = 250;
  * would already be in it, so they take up its room as they would in a real run. `uncommittedLists` (a dry
  * run's too) holds per customer the named lists its earlier batches made: they are made again here before
  * anything else, so they count against `maxListsPerOwner` as in a real run; the lists this batch makes are
- * added to it.
+ * added to it. `uncommittedItems` (a dry run's too) holds the keys its earlier batches inserted
+ * (`<importListKey>|productId`): a row that lands on such a list with such a product is already saved, as in a
+ * real run, whichever list it named.
  * A row whose product the list holds already (with any variant) is left out: one item per product.
  * Returns the `<importListKey>|productId` keys actually inserted, and those rows.
  */
@@ -374,6 +376,7 @@ export async function importItems<R extends ImportRow>(
     at = new Date(),
     uncommitted,
     uncommittedLists,
+    uncommittedItems,
     settings = { multipleLists: false, maxListsPerOwner: 1 },
   }: {
     shopId: string;
@@ -381,6 +384,7 @@ export async function importItems<R extends ImportRow>(
     at?: Date;
     uncommitted?: ReadonlyMap<string, number>;
     uncommittedLists?: Map<string, Array<{ name: string; nameKey: string }>>;
+    uncommittedItems?: ReadonlySet<string>;
     settings?: Pick<ShopSettings, "multipleLists" | "maxListsPerOwner">;
   },
 ): Promise<{ inserted: string[]; full: R[]; redirected: number }> {
@@ -407,10 +411,14 @@ export async function importItems<R extends ImportRow>(
   let redirected = 0;
   const listCounts = new Map<string, number>();
   const rows: R[] = [];
+  // A row on the list it lands on; one a dry run's earlier batch inserted there is already saved.
+  const take = (row: R) => {
+    if (!uncommittedItems?.has(`${importListKey(row)}|${row.productId}`)) rows.push(row);
+  };
   for (const row of given) {
     const named = row.list && row.list.nameKey !== defaults.get(row.customerId)!.nameKey ? row.list : undefined;
     if (!named) {
-      rows.push(row.list ? { ...row, list: undefined } : row);
+      take(row.list ? { ...row, list: undefined } : row);
       continue;
     }
     const key = importListKey({ customerId: row.customerId, list: named });
@@ -430,10 +438,10 @@ export async function importItems<R extends ImportRow>(
         } else listCounts.set(row.customerId, count);
       }
     }
-    if (lists.has(key)) rows.push(row);
+    if (lists.has(key)) take(row);
     else {
       redirected += 1;
-      rows.push({ ...row, list: undefined });
+      take({ ...row, list: undefined });
     }
   }
   const listOf = (row: R) => lists.get(importListKey(row))!;

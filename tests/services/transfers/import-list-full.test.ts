@@ -160,6 +160,22 @@ describe("imports into lists that reach MAX_ITEMS_PER_LIST", () => {
     expect(lists.map((row) => row.name)).toEqual(["Wishlist", "Gifts"]);
   });
 
+  it("a dry run counts a row saved to the default list for want of its list once, as the real run does", async () => {
+    const { shop, api } = await connectedShop();
+    // One list per shopper: every row naming a list goes to the default list
+    // The same product, naming a list, in the first batch and again in the second: imported once
+    const rows = [`${HEADER},list_name`, "4012,,60,,h,2024-01-01,Kitchen"];
+    for (let index = 0; index < 999; index++) rows.push("4013,,61,,h,2024-01-01,");
+    rows.push("4012,,60,,h,2024-01-01,Kitchen");
+    const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const real = await runImport(api, { source: "csv", fileUrl });
+    expect((await reportOf(real)).totals).toMatchObject({ imported: 2, toDefaultList: 2 });
+    expect((await reportOf(dry)).totals).toEqual((await reportOf(real)).totals);
+    expect(dry).toMatchObject({ imported: real.imported });
+    expect(await countOf(shop.id, "4012")).toBe(1);
+  });
+
   it("takes list names and notes as the API does: joiners kept, text direction overrides and line separators not", async () => {
     const { shop, api } = await connectedShop();
     await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
