@@ -74,7 +74,7 @@ export const addDocumentResponseHeaders = shopify.addDocumentResponseHeaders;
  *  - the library takes any session token the platform signed with the app's secret for the app, and opens the
  *    admin of the shop its `dest` names. The platform signs the customer account page's tokens so too
  *    (docs/decisions/047-customer-account-session-tokens.md), and any logged-in customer holds one. A token
- *    the shop's admin did not issue (`iss` is `<dest>/admin` on the admin's) is refused with 401.
+ *    the shop's admin did not issue (`issuedByAdmin`) is refused with 401.
  */
 const authenticateAdmin: typeof shopify.authenticate.admin = async (request) => {
   const url = new URL(request.url);
@@ -86,9 +86,11 @@ const authenticateAdmin: typeof shopify.authenticate.admin = async (request) => 
 };
 
 /**
- * Whether a session token says the shop's admin issued it (`iss` `https://<shop>/admin`, `dest`
- * `https://<shop>`). Read, not verified: the library verifies it next. Not a JWT at all: left to the library,
- * which refuses it as before.
+ * Whether a session token says the shop's admin issued it: `iss` (the shop's admin, `https://<shop>/admin`) and
+ * `dest` (`https://<shop>`) name the same host, the check the platform documents for admin session tokens, and
+ * it names no customer. The customer account page's tokens (their claims as decision 047 lists them) have no
+ * `iss`, and `sub` names the customer. Read, not verified: the library verifies the token next. Not a JWT at
+ * all: left to the library, which refuses it as before.
  */
 function issuedByAdmin(token: string): boolean {
   let payload: unknown;
@@ -98,8 +100,10 @@ function issuedByAdmin(token: string): boolean {
     return true;
   }
   if (typeof payload !== "object" || payload === null) return true;
-  const { iss, dest } = payload as { iss?: unknown; dest?: unknown };
-  return typeof dest === "string" && iss === `${dest}/admin`;
+  const { iss, dest, sub } = payload as { iss?: unknown; dest?: unknown; sub?: unknown };
+  if (typeof iss !== "string" || typeof dest !== "string" || !URL.canParse(iss) || !URL.canParse(dest)) return false;
+  if (typeof sub === "string" && sub.startsWith("gid://shopify/Customer/")) return false;
+  return new URL(iss).host === new URL(dest).host;
 }
 
 function decodesToHost(host: string): boolean {

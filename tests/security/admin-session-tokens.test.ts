@@ -59,6 +59,17 @@ describe("the admin and session tokens that are not the admin's", () => {
     expect((await keysPage(token)).status).toBe(401);
   });
 
+  it("refuses a customer account session token that also names an admin issuer", async () => {
+    const withIssuer = await signCustomerAccountToken({
+      shopDomain: shop.domain,
+      apiKey,
+      apiSecret,
+      customerId: "7001",
+      overrides: { dest: `https://${shop.domain}`, iss: `https://${shop.domain}/admin` },
+    });
+    expect((await keysData(withIssuer)).status).toBe(401);
+  });
+
   it("refuses a customer account session token without a customer (no sub)", async () => {
     const token = await signCustomerAccountToken({
       shopDomain: shop.domain,
