@@ -67,15 +67,44 @@ export function shopDomain(value: string | undefined | null): string | null {
 
 export const addDocumentResponseHeaders = shopify.addDocumentResponseHeaders;
 /**
- * The platform library's `authenticate`, with one fix to its embedded admin check: a `host` parameter that
- * looks like base64 but does not decode to a host name (`host=x`) makes the library throw (a 500), where
- * any other invalid host sends the merchant to the login page. Such a host is sent there too.
+ * The platform library's `authenticate`, with two fixes to its embedded admin check:
+ *  - a `host` parameter that looks like base64 but does not decode to a host name (`host=x`) makes the library
+ *    throw (a 500), where any other invalid host sends the merchant to the login page. Such a host is sent
+ *    there too;
+ *  - the library takes any session token the platform signed with the app's secret for the app, and opens the
+ *    admin of the shop its `dest` names. The platform signs the customer account page's tokens so too
+ *    (docs/decisions/047-customer-account-session-tokens.md), and any logged-in customer holds one. A token
+ *    the shop's admin did not issue (`issuedByAdmin`) is refused with 401.
  */
 const authenticateAdmin: typeof shopify.authenticate.admin = async (request) => {
-  const host = new URL(request.url).searchParams.get("host");
+  const url = new URL(request.url);
+  const host = url.searchParams.get("host");
   if (host !== null && !decodesToHost(host)) throw redirect("/auth/login");
+  const tokens = [request.headers.get("authorization")?.replace(/^Bearer /, ""), url.searchParams.get("id_token")];
+  if (tokens.some((token) => token && !issuedByAdmin(token))) throw new Response(null, { status: 401 });
   return shopify.authenticate.admin(request);
 };
+
+/**
+ * Whether a session token says the shop's admin issued it: `iss` (the shop's admin, `https://<shop>/admin`) and
+ * `dest` (`https://<shop>`) name the same host, the check the platform documents for admin session tokens, and
+ * it names no customer. The customer account page's tokens (their claims as decision 047 lists them) have no
+ * `iss`, and `sub` names the customer. Read, not verified: the library verifies the token next. Not a JWT at
+ * all: left to the library, which refuses it as before.
+ */
+function issuedByAdmin(token: string): boolean {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8"));
+  } catch {
+    return true;
+  }
+  if (typeof payload !== "object" || payload === null) return true;
+  const { iss, dest, sub } = payload as { iss?: unknown; dest?: unknown; sub?: unknown };
+  if (typeof iss !== "string" || typeof dest !== "string" || !URL.canParse(iss) || !URL.canParse(dest)) return false;
+  if (typeof sub === "string" && sub.startsWith("gid://shopify/Customer/")) return false;
+  return new URL(iss).host === new URL(dest).host;
+}
 
 function decodesToHost(host: string): boolean {
   try {

@@ -315,6 +315,25 @@ describe.each(MODES)("named lists, %s", (mode) => {
     ]);
   });
 
+  it("refuses names of characters that draw nothing (a combining grapheme joiner, variation selectors), as it refuses blank ones", async () => {
+    const { shop, call } = await shopper(mode);
+    const before = await listRows(shop.id);
+    for (const name of ["\u034f", "\ufe0f \u180b", "\u17b4\u{e0101}"]) {
+      const answer = await json(await call("/storefront/wishlists", { method: "POST", body: { name } }));
+      expect({ name, status: answer.status, type: answer.body.type }).toEqual({
+        name,
+        status: 422,
+        type: expect.stringMatching(/\/problems\/validation-error$/),
+      });
+    }
+    expect(await listRows(shop.id)).toEqual(before);
+    // A joiner or a selector beside something visible is part of a name as before
+    const created = await json(
+      await call("/storefront/wishlists", { method: "POST", body: { name: "\u2764\ufe0f Gifts" } }),
+    );
+    expect(created).toMatchObject({ status: 201, body: { name: "\u2764\ufe0f Gifts" } });
+  });
+
   it("takes names that need joiners: Persian words, emoji sequences; 60 characters counted as such", async () => {
     const { call } = await shopper(mode);
     for (const name of [

@@ -14,7 +14,7 @@ import { PlatformUnavailable } from "~/services/platform/admin-api.server";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { getStorage } from "~/services/storage/index.server";
 import { shopSettingsOf } from "~/services/shops/shops.server";
-import { listName, MAX_LIST_NAME, MAX_NOTE } from "~/services/wishlists/named-lists.server";
+import { listName, MAX_LIST_NAME, MAX_NOTE, NAME_REFUSED, NOTE_REFUSED } from "~/services/wishlists/named-lists.server";
 import { importItems, importListKey, maxItemsPerList, type ImportRow } from "~/services/wishlists/wishlists.server";
 import { FORMATS, mapColumns, type ColumnMapping, type Field, type Source } from "./columns";
 import { isMalformedFile, malformedFile, readCsv, type CsvRecord } from "./csv-reader.server";
@@ -290,6 +290,8 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
   const { settings } = await shopSettingsOf(shopId);
   const seen = dryRun ? new Set<string>() : null; // keys a dry run would have inserted in earlier batches
   const uncommitted = dryRun ? new Map<string, number>() : undefined; // and how many per list
+  // and the named lists they would have made, per customer
+  const uncommittedLists = dryRun ? new Map<string, Array<{ name: string; nameKey: string }>>() : undefined;
   let pending: PendingRow[] = [];
   let lastLine = 0; // the last line read: every row up to it is skipped, pending or written
 
@@ -356,7 +358,15 @@ export async function runImport(context: ImportContext): Promise<ImportReport> {
     try {
       let saved = stored;
       result = await transaction(async (tx) => {
-        const written = await importItems(tx, { shopId, rows, at: startedAt, uncommitted, settings });
+        const written = await importItems(tx, {
+          shopId,
+          rows,
+          at: startedAt,
+          uncommitted,
+          uncommittedLists,
+          uncommittedItems: seen ?? undefined,
+          settings,
+        });
         if (dryRun) {
           rolledBack = written;
           throw new DryRunRollback();
@@ -535,8 +545,13 @@ function resolveRow(
   };
 }
 
-/** Control characters other than line breaks and tabs: never kept in a list name or a note. */
-const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+/**
+ * What the API refuses in a list name, and in a note (line breaks and tabs are a note's): never kept. The
+ * joiners that Persian words and emoji sequences need are kept, as the API keeps them, so a name the export
+ * wrote names the same list again.
+ */
+const NAME_CONTROL = new RegExp(NAME_REFUSED.source, "gu");
+const NOTE_CONTROL = new RegExp(NOTE_REFUSED.source, "gu");
 const firstCodePoints = (text: string, count: number) => Array.from(text).slice(0, count).join("");
 
 /**
@@ -546,13 +561,10 @@ const firstCodePoints = (text: string, count: number) => Array.from(text).slice(
  * from 1 to 99 is 1.
  */
 function listDetails(record: CsvRecord, columns: Partial<Record<Field, number>>, vendor: boolean) {
-  const rawName = cell(record, columns.listName).replace(CONTROL, " ");
+  const rawName = cell(record, columns.listName).replace(NAME_CONTROL, " ");
   const fitted = firstCodePoints(listName(rawName).name, MAX_LIST_NAME).trim();
   const name = vendor && fitted.toLowerCase() === "default" ? "" : fitted;
-  const note = firstCodePoints(
-    cell(record, columns.note).replace(/[\p{Cc}]/gu, (c) => (c === "\n" || c === "\t" ? c : " ")),
-    MAX_NOTE,
-  );
+  const note = firstCodePoints(cell(record, columns.note).replace(NOTE_CONTROL, " "), MAX_NOTE);
   const rawQuantity = cell(record, columns.quantity).trim();
   const quantity = /^\d{1,2}$/.test(rawQuantity) && Number(rawQuantity) >= 1 ? Number(rawQuantity) : 1;
   return {

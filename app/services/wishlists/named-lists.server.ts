@@ -54,6 +54,15 @@ export const MAX_LIST_NAME = 60;
 /** The longest note, in characters. */
 export const MAX_NOTE = 280;
 
+/**
+ * Never part of a name: control characters, lone surrogates, and format characters (bidi overrides and the
+ * like) except the zero-width joiner and non-joiner that Persian words and emoji sequences need. The API
+ * refuses a name holding one; an import replaces each with a space (`g` flag: a copy with `new RegExp`).
+ */
+export const NAME_REFUSED = /[\p{Cc}\p{Cs}\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
+/** Never part of a note: the same, line breaks and tabs aside. */
+export const NOTE_REFUSED = /(?![\n\t])\p{Cc}|\p{Cs}|[\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
+
 /** A list name as shown (trimmed, NFC) and as compared (`nameKey`: also lower-cased). */
 export function listName(raw: string): { name: string; nameKey: string } {
   const name = raw.normalize("NFC").trim();

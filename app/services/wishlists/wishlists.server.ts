@@ -359,7 +359,12 @@ const IMPORT_CHUNK = 250;
  * No list passes MAX_ITEMS_PER_LIST: rows for a list that is full are not saved and come back in `full`
  * (the caller reports them as skipped); rows whose item is already saved are never counted as full.
  * `uncommitted` (a dry run's earlier batches, rolled back) counts per list (`importListKey`) the items that
- * would already be in it, so they take up its room as they would in a real run.
+ * would already be in it, so they take up its room as they would in a real run. `uncommittedLists` (a dry
+ * run's too) holds per customer the named lists its earlier batches made: they are made again here before
+ * anything else, so they count against `maxListsPerOwner` as in a real run; the lists this batch makes are
+ * added to it. `uncommittedItems` (a dry run's too) holds the keys its earlier batches inserted
+ * (`<importListKey>|productId`): a row that lands on such a list with such a product is already saved, as in a
+ * real run, whichever list it named.
  * A row whose product the list holds already (with any variant) is left out: one item per product.
  * Returns the `<importListKey>|productId` keys actually inserted, and those rows.
  */
@@ -370,12 +375,16 @@ export async function importItems<R extends ImportRow>(
     rows: given,
     at = new Date(),
     uncommitted,
+    uncommittedLists,
+    uncommittedItems,
     settings = { multipleLists: false, maxListsPerOwner: 1 },
   }: {
     shopId: string;
     rows: R[];
     at?: Date;
     uncommitted?: ReadonlyMap<string, number>;
+    uncommittedLists?: Map<string, Array<{ name: string; nameKey: string }>>;
+    uncommittedItems?: ReadonlySet<string>;
     settings?: Pick<ShopSettings, "multipleLists" | "maxListsPerOwner">;
   },
 ): Promise<{ inserted: string[]; full: R[]; redirected: number }> {
@@ -391,16 +400,25 @@ export async function importItems<R extends ImportRow>(
       defaults.set(list.customerId!, list);
     }
   }
+  for (const customerId of customers) {
+    for (const list of uncommittedLists?.get(customerId) ?? []) {
+      await insertNamedList(tx, shopId, { column: "customerId", value: customerId }, list, at);
+    }
+  }
   // Each row's list: the default one unless it names another (its own name counts as the default's).
   const lists = new Map<string, string>();
   for (const [customerId, list] of defaults) lists.set(importListKey({ customerId }), list.id);
   let redirected = 0;
   const listCounts = new Map<string, number>();
   const rows: R[] = [];
+  // A row on the list it lands on; one a dry run's earlier batch inserted there is already saved.
+  const take = (row: R) => {
+    if (!uncommittedItems?.has(`${importListKey(row)}|${row.productId}`)) rows.push(row);
+  };
   for (const row of given) {
     const named = row.list && row.list.nameKey !== defaults.get(row.customerId)!.nameKey ? row.list : undefined;
     if (!named) {
-      rows.push(row.list ? { ...row, list: undefined } : row);
+      take(row.list ? { ...row, list: undefined } : row);
       continue;
     }
     const key = importListKey({ customerId: row.customerId, list: named });
@@ -412,15 +430,18 @@ export async function importItems<R extends ImportRow>(
         const count = listCounts.get(row.customerId) ?? (await countOwnerLists(tx, shopId, owner));
         if (count < settings.maxListsPerOwner) {
           const created = await insertNamedList(tx, shopId, owner, named, at);
-          if (created) lists.set(key, created.id);
+          if (created) {
+            lists.set(key, created.id);
+            uncommittedLists?.set(row.customerId, [...(uncommittedLists.get(row.customerId) ?? []), named]);
+          }
           listCounts.set(row.customerId, count + 1);
         } else listCounts.set(row.customerId, count);
       }
     }
-    if (lists.has(key)) rows.push(row);
+    if (lists.has(key)) take(row);
     else {
       redirected += 1;
-      rows.push({ ...row, list: undefined });
+      take({ ...row, list: undefined });
     }
   }
   const listOf = (row: R) => lists.get(importListKey(row))!;

@@ -136,6 +136,77 @@ describe("imports into lists that reach MAX_ITEMS_PER_LIST", () => {
     expect(await countOf(single.id, "4004")).toBe(MAX);
   });
 
+  it("a dry run counts the lists an earlier batch made, as the real run does (toDefaultList)", async () => {
+    const { shop, api } = await connectedShop();
+    // Two lists per shopper: the default one and one more
+    await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true, maxListsPerOwner: 2 } });
+    // The first batch (1,000 rows) makes Gifts, the customer's second list; the second batch names Kitchen,
+    // a third list there is no room for: it goes to the default list
+    const rows = [`${HEADER},list_name`, "4008,,40,,h,2024-01-01,Gifts"];
+    for (let index = 0; index < 999; index++) rows.push("4009,,41,,h,2024-01-01,");
+    rows.push("4008,,42,,h,2024-01-01,Kitchen");
+    const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const real = await runImport(api, { source: "csv", fileUrl });
+    expect((await reportOf(real)).totals).toMatchObject({ imported: 3, toDefaultList: 1 });
+    expect((await reportOf(dry)).totals).toEqual((await reportOf(real)).totals);
+    const lists = await database()
+      .selectFrom("List")
+      .select("name")
+      .where("shopId", "=", shop.id)
+      .where("customerId", "=", "4008")
+      .orderBy("id")
+      .execute();
+    expect(lists.map((row) => row.name)).toEqual(["Wishlist", "Gifts"]);
+  });
+
+  it("a dry run counts a row saved to the default list for want of its list once, as the real run does", async () => {
+    const { shop, api } = await connectedShop();
+    // One list per shopper: every row naming a list goes to the default list
+    // The same product, naming a list, in the first batch and again in the second: imported once
+    const rows = [`${HEADER},list_name`, "4012,,60,,h,2024-01-01,Kitchen"];
+    for (let index = 0; index < 999; index++) rows.push("4013,,61,,h,2024-01-01,");
+    rows.push("4012,,60,,h,2024-01-01,Kitchen");
+    const { fileUrl } = await upload(api, fetcher, rows.join("\n"));
+    const dry = await runImport(api, { source: "csv", fileUrl, dryRun: true });
+    const real = await runImport(api, { source: "csv", fileUrl });
+    expect((await reportOf(real)).totals).toMatchObject({ imported: 2, toDefaultList: 2 });
+    expect((await reportOf(dry)).totals).toEqual((await reportOf(real)).totals);
+    expect(dry).toMatchObject({ imported: real.imported });
+    expect(await countOf(shop.id, "4012")).toBe(1);
+  });
+
+  it("takes list names and notes as the API does: joiners kept, text direction overrides and line separators not", async () => {
+    const { shop, api } = await connectedShop();
+    await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
+    // GIVEN the customer's list whose name needs joiners (an emoji family), as the API takes it and exports it
+    const family = "\u{1f468}\u200d\u{1f469}\u200d\u{1f467} Family";
+    const { createList } = await import("~/services/wishlists/named-lists.server");
+    await createList({ shopId: shop.id, owner: { kind: "customer", customerId: "4010" }, name: family });
+    // WHEN a file names that list, with a note holding what the API refuses in notes (a right-to-left override
+    // that makes "gpj.exe" read "exe.jpg", a line separator)
+    const file = [
+      `${HEADER},list_name,note`,
+      `4010,,50,,h,2024-01-01,${family},size M \u202egpj.exe\u2028for Sam`,
+    ].join("\n");
+    const { fileUrl } = await upload(api, fetcher, file);
+    const job = await runImport(api, { source: "csv", fileUrl });
+    expect(job).toMatchObject({ status: "succeeded", imported: 1 });
+    // THEN the item is on that list (no second list of a near name), and the note holds none of them
+    const rows = await database()
+      .selectFrom("List")
+      .leftJoin("Item", "Item.listId", "List.id")
+      .select(["List.name", "Item.note"])
+      .where("List.shopId", "=", shop.id)
+      .where("List.customerId", "=", "4010")
+      .orderBy("List.id")
+      .execute();
+    expect(rows).toEqual([
+      { name: "Wishlist", note: null },
+      { name: family, note: "size M  gpj.exe for Sam" },
+    ]);
+  });
+
   it("refuses a MAX_ITEMS_PER_LIST that is not a positive whole number", async () => {
     const { parseEnv } = await import("~/env.server");
     for (const value of ["0", "-1", "2.5", "many"]) {

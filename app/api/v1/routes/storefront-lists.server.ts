@@ -15,6 +15,8 @@ import {
   MAX_LIST_NAME,
   MAX_NOTE,
   moveItem,
+  NAME_REFUSED,
+  NOTE_REFUSED,
   readOwnerList,
   renameList,
   updateItem,
@@ -32,14 +34,11 @@ import { StorefrontListSchema, ShareResultSchema, OPEN_BODY, OWN_LIST_MODES, Lis
 
 const codePoints = (text: string) => Array.from(text).length;
 /**
- * Never part of a name: control characters, lone surrogates, and format characters (bidi overrides and the
- * like) except the zero-width joiner and non-joiner that Persian words and emoji sequences need.
+ * Characters that draw nothing: a name of these alone (and spaces) looks blank. The default ignorable code
+ * points (the joiners, the Hangul fillers, the combining grapheme joiner, variation selectors...) and the
+ * blank Braille pattern.
  */
-const NAME_REFUSED = /[\p{Cc}\p{Cs}\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
-/** Never part of a note: the same, line breaks and tabs aside. */
-const NOTE_REFUSED = /(?![\n\t])\p{Cc}|\p{Cs}|[\u2028\u2029]|(?![\u200c\u200d])\p{Cf}/u;
-/** Characters that draw nothing: a name of these alone (and spaces) looks blank. */
-const INVISIBLE = /\s|\u200c|\u200d|[\u115f\u1160\u2800\u3164\uffa0]/gu;
+const INVISIBLE = /\s|\p{Default_Ignorable_Code_Point}|\u2800/gu;
 
 export const ListNameInput = z
   .string()
