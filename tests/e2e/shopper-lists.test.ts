@@ -384,6 +384,27 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
       await context.close();
     });
 
+    it("keeps a save made before the privacy API answered, once it answers that storage is allowed", async () => {
+      const { context, page } = await openStorefront(stack, "/");
+      // The platform's loader takes its time: the API answers 2 s after the script asks.
+      await context.addInitScript(`window.Shopify = new Proxy({}, {
+        set(target, key, value) {
+          target[key] = key === "loadFeatures" ? (features, done) => setTimeout(() => value(features, done), 2000) : value;
+          return true;
+        },
+      });`);
+      await page.goto(`${stack.platform.storefrontOrigin}/products/tidal-swim-shorts`);
+      await page.waitForFunction("window.Wishlist !== undefined");
+      await page.getByRole("button", { name: "Add to wishlist" }).click();
+      await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
+      await expect.poll(() => page.evaluate('localStorage.getItem("wishlist:aid")')).toMatch(/^[0-9a-f-]{36}$/);
+      await page.reload();
+      await scriptReady(page);
+      await page.getByRole("button", { name: "Remove from wishlist" }).waitFor();
+      expectNoPageErrors(page);
+      await context.close();
+    });
+
     it("keeps the list once the visitor accepts in the shop's banner, and never affects a logged-in customer", async () => {
       const { context, page } = await withConsent("pending");
       await cardHeart(page, "Lagoon Sunglasses").click();

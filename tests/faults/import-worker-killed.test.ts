@@ -144,6 +144,7 @@ describe("a worker killed (SIGKILL) in the middle of an import", () => {
           skipped: file.totals.skipped,
           skippedBy: { "customer-id-not-found": file.totals.skipped },
           datesDefaulted: 0,
+          toDefaultList: 0,
         });
         // The report's issues name each skipped line once, in file order, across the two attempts.
         const lines = report.issues.map((issue: { line: number }) => issue.line);

@@ -367,8 +367,10 @@ function start(settings: EmbedSettings) {
     const loadedConfig = api.config().catch(() => null);
     if (!settings.customer) {
       storageAllowed = await privacy();
-      // Refused (or not given): an id stored before is not kept either.
+      // Refused (or not given): an id stored before is not kept either. Allowed: a save made while the answer
+      // was coming keeps its id.
       if (!storageAllowed) safely(() => localStorage.removeItem(AID_KEY));
+      else if (aidInPage) storage.set(aidInPage);
     }
     let aid = storage.get();
     try {
