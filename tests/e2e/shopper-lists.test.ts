@@ -220,6 +220,10 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     await tabs.getByRole("tab", { name: "Wishlist (1)" }).focus();
     await page.keyboard.press("ArrowRight");
     await tabs.getByRole("tab", { name: "Gifts for Sam (2)", selected: true }).waitFor();
+    await page.keyboard.press("Home");
+    await tabs.getByRole("tab", { name: "Wishlist (1)", selected: true }).waitFor();
+    await page.keyboard.press("End");
+    await tabs.getByRole("tab", { name: "Gifts for Sam (2)", selected: true }).waitFor();
     const panel = page.getByRole("tabpanel", { name: "Gifts for Sam (2)" });
     await expect.poll(() => panel.locator(".wl-list > li").count()).toBe(2);
     // A note, kept on the item
@@ -231,6 +235,9 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     await page.getByRole("button", { name: "Rename list" }).click();
     await page.getByRole("textbox", { name: "Rename list" }).fill("Birthday");
     await page.keyboard.press("Enter");
+    await tabs.getByRole("tab", { name: "Birthday (2)", selected: true }).waitFor();
+    // The address names the list shown: a reload comes back to it
+    await page.reload();
     await tabs.getByRole("tab", { name: "Birthday (2)", selected: true }).waitFor();
     const birthday = page.getByRole("tabpanel", { name: "Birthday (2)" });
     // Each item can go to another of the lists

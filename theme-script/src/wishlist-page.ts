@@ -544,13 +544,14 @@ async function renderPage(root: HTMLElement, context: PageContext, settings: Pag
     body.setAttribute("role", "tabpanel");
     tabs.setAttribute("aria-label", text("lists"));
     tabs.replaceChildren(...buttons);
-    // Arrow keys move between tabs (and show the list), as a tab list does.
+    // Arrow keys move between tabs, Home and End to the first and the last (and show the list), as a tab list does.
     tabs.onkeydown = (event) => {
       const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
-      const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
-      if (at < 0 || !step) return;
+      const count = buttons.length;
+      const to = { ArrowRight: at + 1, ArrowLeft: at - 1 + count, Home: 0, End: count - 1 }[event.key];
+      if (at < 0 || to === undefined) return;
       event.preventDefault();
-      const next = buttons[(at + step + buttons.length) % buttons.length]!;
+      const next = buttons[to % count]!;
       next.focus();
       next.click();
     };
@@ -583,6 +584,8 @@ async function renderPage(root: HTMLElement, context: PageContext, settings: Pag
     const lists = context.lists() ?? [];
     const found = lists.find((candidate) => candidate.id === listId && !candidate.default);
     current = found ?? null;
+    // The tab shown is in the address (#list=<id>): a reload, or the Back button, comes back to it.
+    history.replaceState(null, "", current ? `#list=${current.id}` : location.pathname + location.search);
     nameForm.hidden = true;
     showLink(null);
     await draw();
@@ -655,6 +658,9 @@ async function renderPage(root: HTMLElement, context: PageContext, settings: Pag
       (target.querySelector<HTMLElement>(`.${focusedClass}`) ?? target.querySelector<HTMLElement>(".wl-drop"))?.focus();
     }
   }
+  // The list the address names, where it is still one of the shopper's.
+  const named = /^#list=(lst_\w+)$/.exec(location.hash)?.[1];
+  current = (!token && context.lists()?.find((candidate) => candidate.id === named && !candidate.default)) || null;
   await draw();
   if (!token) context.on(() => void draw());
 }
