@@ -66,6 +66,10 @@ export default function Lists() {
   useEffect(() => setListName(data.filters.name), [data.filters.name]);
   const filtered = data.filters.customer !== "" || data.filters.product !== "" || data.filters.name !== "";
   const { mode, setMode } = useSetIndexFiltersMode(filtered ? IndexFiltersMode.Filtering : IndexFiltersMode.Default);
+  // A link that filters the page (an owner's "2 lists") opens the filters, so the page says what it shows.
+  useEffect(() => {
+    if (filtered) setMode(IndexFiltersMode.Filtering);
+  }, [filtered, setMode]);
   const loading = navigation.state === "loading" && navigation.location.pathname === "/app/lists";
   const i18n = useI18n();
   const { t, rich } = i18n;

@@ -392,6 +392,9 @@ describe("Lists", { timeout: 180_000 }, () => {
     await clickWhenHydrated(app.getByRole("link", { name: "2 lists of Ada Lovelace" }).first());
     await page.waitForURL(/customer=7001/, { timeout: 90_000 });
     await expect.poll(() => owners(app)).toEqual(["Ada Lovelace", "Ada Lovelace"]);
+    // The page shows it is filtered: the search field is open with the customer in it.
+    const search = app.getByRole("textbox", { name: "Search by customer name, email or ID" });
+    await expect.poll(() => search.isVisible().then((visible) => (visible ? search.inputValue() : null))).toBe("7001");
     await openFilters(page, app);
     // The list name filter: part of the name, any case.
     await clickWhenHydrated(app.getByRole("button", { name: "List name" }));
