@@ -391,6 +391,25 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
       await context.close();
     });
 
+    it("does not merge a guest list whose id is left in the browser of a customer who refused storage, and removes the id", async () => {
+      // A guest (storage allowed) saves the chinos, in a browser of their own
+      const guest = await withConsent("not-required");
+      await cardHeart(guest.page, "Granite Chino Pants").click();
+      await expect.poll(() => guest.page.evaluate('localStorage.getItem("wishlist:aid")')).toMatch(/^[0-9a-f-]{36}$/);
+      const aid = (await guest.page.evaluate('localStorage.getItem("wishlist:aid")')) as string;
+      await guest.context.close();
+      // A customer who refused storage has that id left in their browser
+      const { context, page } = await withConsent("denied");
+      await logIn(page, /^Grace Hopper/);
+      await page.evaluate(`localStorage.setItem("wishlist:aid", "${aid}")`);
+      await page.reload();
+      await scriptReady(page);
+      expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBeNull();
+      expect(await pressed(cardHeart(page, "Granite Chino Pants"))).toBe("false");
+      expectNoPageErrors(page);
+      await context.close();
+    });
+
     it("keeps a save made before the privacy API answered, once it answers that storage is allowed", async () => {
       const { context, page } = await openStorefront(stack, "/");
       // The platform's loader takes its time: the API answers 2 s after the script asks.

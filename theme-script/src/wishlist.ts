@@ -64,14 +64,14 @@ function start(settings: EmbedSettings) {
   // modes) must not split the guest's list, nor make removals fail for want of an id.
   let aidInPage: string | null = null;
   // Whether the visitor allows preferences storage (the platform's Customer Privacy API): without it a guest's
-  // id lives in this page only. A customer's list needs no id in the browser: never asked.
+  // id lives in this page only. A customer needs no id in the browser: asked only when a guest id is left to merge.
   let storageAllowed = false;
   let toldSessionOnly = false;
   const storage = {
     // Only an id this script could have made: anything else in storage (edited by hand, another script) is
     // ignored and replaced on the next save.
     get: () => {
-      const stored = storageAllowed || settings.customer ? safely(() => localStorage.getItem(AID_KEY)) : null;
+      const stored = storageAllowed ? safely(() => localStorage.getItem(AID_KEY)) : null;
       if (stored && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(stored))
         aidInPage = stored;
       return aidInPage;
@@ -365,7 +365,8 @@ function start(settings: EmbedSettings) {
   async function load() {
     let shareEnded = false;
     const loadedConfig = api.config().catch(() => null);
-    if (!settings.customer) {
+    // A customer is asked only when a guest id is left to merge: it is read only where storage is allowed.
+    if (!settings.customer || safely(() => localStorage.getItem(AID_KEY))) {
       storageAllowed = await privacy();
       // Refused (or not given): an id stored before is not kept either. Allowed: a save made while the answer
       // was coming keeps its id.
