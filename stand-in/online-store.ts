@@ -470,6 +470,11 @@ ${embedHtml}
     const wanted = body?.items ?? (body?.id !== undefined ? [{ id: body.id, quantity: body.quantity }] : null);
     if (!wanted || !Array.isArray(wanted) || wanted.length === 0)
       return cartError(c, 400, "Parameter Missing or Invalid: Required parameter missing or invalid: items");
+    return addLines(c, wanted);
+  }
+
+  /** Adds the lines to the browser's cart, all or nothing: an unknown variant is a 404, a sold-out one or a bad quantity a 422. */
+  function addLines(c: Context, wanted: Array<{ id?: unknown; quantity?: unknown }>): Response | CartLine[] {
     const lines: CartLine[] = [];
     for (const entry of wanted) {
       const found = variantById(String(entry.id ?? ""));
@@ -536,21 +541,9 @@ ${embedHtml}
     const wanted = c.req
       .param("lines")
       .split(",")
-      .map((pair) => pair.split(":").map(Number) as [number, number]);
-    const lines: CartLine[] = [];
-    for (const [variantId, quantity] of wanted) {
-      const found = variantById(String(variantId));
-      if (!found) return c.text("Cannot find variant", 404);
-      if (found.variant.available === false || quantity < 1) return c.text("Not available", 422);
-      lines.push({ variantId: found.variant.id, quantity });
-    }
-    const cart = cartOf(c, true);
-    for (const line of lines) {
-      const existing = cart.lines.find((candidate) => candidate.variantId === line.variantId);
-      if (existing) existing.quantity += line.quantity;
-      else cart.lines.push(line);
-    }
-    return c.redirect("/cart", 303);
+      .map((pair) => ({ id: pair.split(":")[0], quantity: pair.split(":")[1] }));
+    const added = addLines(c, wanted);
+    return added instanceof Response ? added : c.redirect("/cart", 303);
   });
   app.get("/cart", (c) => {
     const { token, lines } = cartOf(c);

@@ -29,6 +29,8 @@ export interface PageContext {
   items: () => Item[];
   /** Shops with named lists: every list of the shopper with its products (null otherwise). */
   lists: () => ListSummary[] | null;
+  /** A product's id from its handle (the shop's product JSON), and its variant when it has one only. */
+  productOf: (handle: string) => Promise<{ id: string; variantId?: string }>;
   /** Reads the lists again, redraws the hearts, and (with `change`) tells listeners. */
   refresh: (change?: { productId: string; handle: string; added: boolean }) => Promise<void>;
   config: () => Config;

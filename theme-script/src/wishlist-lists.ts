@@ -76,14 +76,12 @@ function open(context: PickerContext, target: Target, opener: HTMLElement) {
     target.productId ? saved.productId === target.productId : saved.handle === target.handle;
   let productId = target.productId;
   let variantId = target.variantId;
-  /** A card's heart knows the handle only: the product JSON gives its id, and its variant when it has one only. */
+  /** A card's heart knows the handle only: the embed's lookup gives its id, and its variant when it has one only. */
   async function productIdOf(): Promise<string> {
     if (productId) return productId;
-    const response = await fetch(`/products/${encodeURIComponent(target.handle)}.js`);
-    if (!response.ok) throw Object.assign(new Error("product"), { status: response.status });
-    const product = (await response.json()) as { id: number; variants: Array<{ id: number }> };
-    if (product.variants.length === 1) variantId ??= String(product.variants[0]!.id);
-    return (productId = String(product.id));
+    const product = await context.productOf(target.handle);
+    variantId ??= product.variantId;
+    return (productId = product.id);
   }
   const nameOf = (list: ListSummary) => (list.default ? text("title") : list.name);
   /** What a change says, and, for a guest whose list lasts this visit only, that too (the toast is behind). */

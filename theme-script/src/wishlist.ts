@@ -428,6 +428,7 @@ function start(settings: EmbedSettings) {
       items: () => items,
       lists: () => lists,
       refresh,
+      productOf,
       config: () => config,
       strings,
       loadFailed,
