@@ -1,0 +1,191 @@
+/**
+ * The words of the wishlist alert emails in the storefront's four languages, kept apart from the template so a
+ * translator reads sentences, not markup (docs/decisions/049-alert-email-templates.md). English is the source:
+ * the others are declared with its type, so a missing, extra or misspelt key is a compile error. `{name}` is a
+ * value filled in at render; a plural message has one and other forms (app/i18n/message-catalogue.ts). The shopper is
+ * addressed formally (vous, Sie, usted): the email comes from a shop, not a friend.
+ */
+export const ALERT_EMAIL_LANGUAGES = ["en", "fr", "de", "es"] as const;
+export type AlertEmailLanguage = (typeof ALERT_EMAIL_LANGUAGES)[number];
+
+const en = {
+  "subject.back_in_stock": "Back in stock: {title}",
+  "subject.price_dropped": "Price drop: {title}",
+  "subject.low_stock": "Almost gone: {title}",
+  "subject.digest": { one: "{count} update on your wishlist", other: "{count} updates on your wishlist" },
+
+  "heading.back_in_stock": "It’s back in stock",
+  "heading.price_dropped": "The price has dropped",
+  "heading.low_stock": "Almost gone",
+  "heading.digest": "News from your wishlist",
+
+  "greeting.named": "Hello {name},",
+  "greeting.anonymous": "Hello,",
+
+  "intro.back_in_stock": "An item you saved to your wishlist is available again.",
+  "intro.price_dropped": "An item you saved to your wishlist now costs less.",
+  "intro.low_stock": "An item you saved to your wishlist is about to sell out.",
+  "intro.digest": {
+    one: "Here is what changed for {count} item on your wishlist.",
+    other: "Here is what changed for {count} items on your wishlist.",
+  },
+
+  "status.back_in_stock": "Back in stock",
+  "status.price_dropped": "Price drop",
+  "status.low_stock": { one: "Only {count} left", other: "Only {count} left" },
+  "status.low_stock_few": "Only a few left",
+
+  "price.current": "Price: {price}",
+  "price.dropped": "Now {price}, was {oldPrice}",
+  "button.viewProduct": "View product",
+
+  signOff: "See you soon,",
+  signature: "The {shopName} team",
+
+  "footer.reason": {
+    one: "You’re receiving this because you saved this item to your wishlist at {shopName}.",
+    other: "You’re receiving this because you saved these items to your wishlist at {shopName}.",
+  },
+  "footer.unsubscribe": "Unsubscribe from wishlist alerts",
+};
+
+export type AlertEmailMessages = {
+  [K in keyof typeof en]: (typeof en)[K] extends string ? string : { one: string; other: string };
+};
+
+// French puts a no-break space before a colon, so the colon never starts a line.
+const fr: AlertEmailMessages = {
+  "subject.back_in_stock": "De retour en stock\u00a0: {title}",
+  "subject.price_dropped": "Baisse de prix\u00a0: {title}",
+  "subject.low_stock": "Bientôt épuisé\u00a0: {title}",
+  "subject.digest": {
+    one: "{count} nouveauté dans votre liste d’envies",
+    other: "{count} nouveautés dans votre liste d’envies",
+  },
+
+  "heading.back_in_stock": "De nouveau disponible",
+  "heading.price_dropped": "Le prix a baissé",
+  "heading.low_stock": "Bientôt épuisé",
+  "heading.digest": "Du nouveau dans votre liste d’envies",
+
+  "greeting.named": "Bonjour {name},",
+  "greeting.anonymous": "Bonjour,",
+
+  "intro.back_in_stock": "Un article de votre liste d’envies est de nouveau disponible.",
+  "intro.price_dropped": "Un article de votre liste d’envies est maintenant moins cher.",
+  "intro.low_stock": "Un article de votre liste d’envies sera bientôt épuisé.",
+  "intro.digest": {
+    one: "Voici ce qui a changé pour {count} article de votre liste d’envies.",
+    other: "Voici ce qui a changé pour {count} articles de votre liste d’envies.",
+  },
+
+  "status.back_in_stock": "De retour en stock",
+  "status.price_dropped": "Baisse de prix",
+  "status.low_stock": { one: "Dernier exemplaire disponible", other: "Plus que {count} exemplaires disponibles" },
+  "status.low_stock_few": "Plus que quelques exemplaires disponibles",
+
+  "price.current": "Prix\u00a0: {price}",
+  "price.dropped": "Maintenant {price} au lieu de {oldPrice}",
+  "button.viewProduct": "Voir le produit",
+
+  signOff: "À bientôt,",
+  signature: "L’équipe {shopName}",
+
+  "footer.reason": {
+    one: "Vous recevez cet e-mail parce que vous avez ajouté cet article à votre liste d’envies sur {shopName}.",
+    other: "Vous recevez cet e-mail parce que vous avez ajouté ces articles à votre liste d’envies sur {shopName}.",
+  },
+  "footer.unsubscribe": "Ne plus recevoir les alertes de ma liste d’envies",
+};
+
+const de: AlertEmailMessages = {
+  "subject.back_in_stock": "Wieder auf Lager: {title}",
+  "subject.price_dropped": "Preis gesenkt: {title}",
+  "subject.low_stock": "Fast ausverkauft: {title}",
+  "subject.digest": {
+    one: "{count} Neuigkeit zu Ihrer Wunschliste",
+    other: "{count} Neuigkeiten zu Ihrer Wunschliste",
+  },
+
+  "heading.back_in_stock": "Wieder verfügbar",
+  "heading.price_dropped": "Der Preis ist gesunken",
+  "heading.low_stock": "Fast ausverkauft",
+  "heading.digest": "Neues von Ihrer Wunschliste",
+
+  "greeting.named": "Hallo {name},",
+  "greeting.anonymous": "Guten Tag,",
+
+  "intro.back_in_stock": "Ein Artikel auf Ihrer Wunschliste ist wieder erhältlich.",
+  "intro.price_dropped": "Ein Artikel auf Ihrer Wunschliste ist jetzt günstiger.",
+  "intro.low_stock": "Ein Artikel auf Ihrer Wunschliste ist fast ausverkauft.",
+  "intro.digest": {
+    one: "Das hat sich bei {count} Artikel auf Ihrer Wunschliste geändert.",
+    other: "Das hat sich bei {count} Artikeln auf Ihrer Wunschliste geändert.",
+  },
+
+  "status.back_in_stock": "Wieder auf Lager",
+  "status.price_dropped": "Preis gesenkt",
+  "status.low_stock": { one: "Nur noch {count} Stück verfügbar", other: "Nur noch {count} Stück verfügbar" },
+  "status.low_stock_few": "Nur noch wenige verfügbar",
+
+  "price.current": "Preis: {price}",
+  "price.dropped": "Jetzt {price} statt {oldPrice}",
+  "button.viewProduct": "Zum Produkt",
+
+  // German letters end the closing formula without a comma.
+  signOff: "Viele Grüße",
+  signature: "Ihr Team von {shopName}",
+
+  "footer.reason": {
+    one: "Sie erhalten diese E-Mail, weil Sie diesen Artikel bei {shopName} auf Ihre Wunschliste gesetzt haben.",
+    other: "Sie erhalten diese E-Mail, weil Sie diese Artikel bei {shopName} auf Ihre Wunschliste gesetzt haben.",
+  },
+  "footer.unsubscribe": "Benachrichtigungen zur Wunschliste abbestellen",
+};
+
+// Spanish letters open with a colon after the greeting.
+const es: AlertEmailMessages = {
+  "subject.back_in_stock": "De nuevo disponible: {title}",
+  "subject.price_dropped": "Bajada de precio: {title}",
+  "subject.low_stock": "Últimas unidades: {title}",
+  "subject.digest": {
+    one: "{count} novedad en su lista de deseos",
+    other: "{count} novedades en su lista de deseos",
+  },
+
+  "heading.back_in_stock": "Vuelve a estar disponible",
+  "heading.price_dropped": "El precio ha bajado",
+  "heading.low_stock": "Casi agotado",
+  "heading.digest": "Novedades de su lista de deseos",
+
+  "greeting.named": "Hola, {name}:",
+  "greeting.anonymous": "Hola:",
+
+  "intro.back_in_stock": "Un artículo que guardó en su lista de deseos vuelve a estar disponible.",
+  "intro.price_dropped": "Un artículo que guardó en su lista de deseos ahora cuesta menos.",
+  "intro.low_stock": "Un artículo que guardó en su lista de deseos está a punto de agotarse.",
+  "intro.digest": {
+    one: "Esto es lo que ha cambiado en {count} artículo de su lista de deseos.",
+    other: "Esto es lo que ha cambiado en {count} artículos de su lista de deseos.",
+  },
+
+  "status.back_in_stock": "De nuevo disponible",
+  "status.price_dropped": "Bajada de precio",
+  "status.low_stock": { one: "Solo queda {count} unidad", other: "Solo quedan {count} unidades" },
+  "status.low_stock_few": "Quedan pocas unidades",
+
+  "price.current": "Precio: {price}",
+  "price.dropped": "Ahora {price}, antes {oldPrice}",
+  "button.viewProduct": "Ver producto",
+
+  signOff: "Un cordial saludo,",
+  signature: "El equipo de {shopName}",
+
+  "footer.reason": {
+    one: "Recibe este correo porque guardó este artículo en su lista de deseos de {shopName}.",
+    other: "Recibe este correo porque guardó estos artículos en su lista de deseos de {shopName}.",
+  },
+  "footer.unsubscribe": "Darse de baja de las alertas de la lista de deseos",
+};
+
+export const ALERT_EMAIL_MESSAGES: Record<AlertEmailLanguage, AlertEmailMessages> = { en, fr, de, es };
