@@ -15,6 +15,8 @@ const ENGINE_FREE = [
   "tests/deploy/deploy.test.ts",
   "tests/jobs/definitions.test.ts",
   "tests/api/json-pointer.test.ts",
+  "tests/services/alerts/email-template.test.ts",
+  "tests/services/alerts/rules.test.ts",
 ];
 
 // The whole suite runs once per database engine; each test file gets its own database (cloned from a

@@ -739,6 +739,66 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "alert.back_in_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.back_in_stock event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onAlertBack_in_stock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.low_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.low_stock event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onAlertLow_stock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.price_dropped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.price_dropped event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onAlertPrice_dropped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "item.added": {
         parameters: {
             query?: never;
@@ -933,6 +993,192 @@ export interface components {
                 adds: number;
                 removes: number;
             };
+        };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        AlertBackInStockEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: a product a customer saved can be bought again (one event per customer and product, at most once per cooldown). */
+            data: {
+                alertId: string;
+                /** @description The shop's currency (ISO 4217). */
+                currency: string;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                customerId: string;
+                item: components["schemas"]["Item"];
+                listId: string;
+                new: {
+                    /** @description Whether the item could be bought after the change. */
+                    available: boolean;
+                    /** @description Units left after the change across locations; null where the stock is not tracked. */
+                    inventoryQuantity: number | null;
+                    /**
+                     * @description The item's price after the change, a decimal string in `currency` (for a price drop, `old.price` is the price the shopper saw when saving, or was last alerted of).
+                     * @example 49.00
+                     */
+                    price: string | null;
+                };
+                old: {
+                    /** @description Whether the item could be bought before the change. */
+                    available: boolean;
+                    /** @description Units left before the change across locations; null where the stock is not tracked. */
+                    inventoryQuantity: number | null;
+                    /**
+                     * @description The item's price before the change, a decimal string in `currency` (for a price drop, `old.price` is the price the shopper saw when saving, or was last alerted of).
+                     * @example 49.00
+                     */
+                    price: string | null;
+                };
+                product: {
+                    handle: string;
+                    /**
+                     * @description A 64-bit platform id as a string of decimal digits.
+                     * @example 7234567890123
+                     */
+                    productId: string;
+                    title: string;
+                };
+                /**
+                 * @description The variant the alert is about; null when the item was saved without one (the product as a whole).
+                 * @example 7234567890123
+                 */
+                variantId: string | null;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "alert.back_in_stock";
+        };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        AlertLowStockEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: a saved product's stock fell to the shop's low-stock threshold or below. */
+            data: {
+                alertId: string;
+                /** @description The shop's currency (ISO 4217). */
+                currency: string;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                customerId: string;
+                item: components["schemas"]["Item"];
+                listId: string;
+                new: {
+                    /** @description Whether the item could be bought after the change. */
+                    available: boolean;
+                    /** @description Units left after the change across locations; null where the stock is not tracked. */
+                    inventoryQuantity: number | null;
+                    /**
+                     * @description The item's price after the change, a decimal string in `currency` (for a price drop, `old.price` is the price the shopper saw when saving, or was last alerted of).
+                     * @example 49.00
+                     */
+                    price: string | null;
+                };
+                old: {
+                    /** @description Whether the item could be bought before the change. */
+                    available: boolean;
+                    /** @description Units left before the change across locations; null where the stock is not tracked. */
+                    inventoryQuantity: number | null;
+                    /**
+                     * @description The item's price before the change, a decimal string in `currency` (for a price drop, `old.price` is the price the shopper saw when saving, or was last alerted of).
+                     * @example 49.00
+                     */
+                    price: string | null;
+                };
+                product: {
+                    handle: string;
+                    /**
+                     * @description A 64-bit platform id as a string of decimal digits.
+                     * @example 7234567890123
+                     */
+                    productId: string;
+                    title: string;
+                };
+                /**
+                 * @description The variant the alert is about; null when the item was saved without one (the product as a whole).
+                 * @example 7234567890123
+                 */
+                variantId: string | null;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "alert.low_stock";
+        };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        AlertPriceDroppedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: a saved product's price fell by at least the shop's threshold below the price the customer saw. */
+            data: {
+                alertId: string;
+                /** @description The shop's currency (ISO 4217). */
+                currency: string;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                customerId: string;
+                item: components["schemas"]["Item"];
+                listId: string;
+                new: {
+                    /** @description Whether the item could be bought after the change. */
+                    available: boolean;
+                    /** @description Units left after the change across locations; null where the stock is not tracked. */
+                    inventoryQuantity: number | null;
+                    /**
+                     * @description The item's price after the change, a decimal string in `currency` (for a price drop, `old.price` is the price the shopper saw when saving, or was last alerted of).
+                     * @example 49.00
+                     */
+                    price: string | null;
+                };
+                old: {
+                    /** @description Whether the item could be bought before the change. */
+                    available: boolean;
+                    /** @description Units left before the change across locations; null where the stock is not tracked. */
+                    inventoryQuantity: number | null;
+                    /**
+                     * @description The item's price before the change, a decimal string in `currency` (for a price drop, `old.price` is the price the shopper saw when saving, or was last alerted of).
+                     * @example 49.00
+                     */
+                    price: string | null;
+                };
+                product: {
+                    handle: string;
+                    /**
+                     * @description A 64-bit platform id as a string of decimal digits.
+                     * @example 7234567890123
+                     */
+                    productId: string;
+                    title: string;
+                };
+                /**
+                 * @description The variant the alert is about; null when the item was saved without one (the product as a whole).
+                 * @example 7234567890123
+                 */
+                variantId: string | null;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "alert.price_dropped";
         };
         AnonymousOwner: {
             /** @description Always null: a guest is no customer, and its anonymous id is never shown to anyone. */
@@ -1716,7 +1962,7 @@ export interface components {
              * @example 2026-11-22T14:30:00.000Z
              */
             disabledAt: string | null;
-            events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted")[];
+            events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock")[];
             /** @description Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx. */
             failCount: number;
             id: string;
@@ -9015,7 +9261,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted")[];
+                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -10165,6 +10411,72 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    onAlertBack_in_stock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AlertBackInStockEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertLow_stock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AlertLowStockEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertPrice_dropped: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AlertPriceDroppedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

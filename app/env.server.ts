@@ -51,7 +51,7 @@ export const envSchema = z
       .default("wishlist"),
     SHOPIFY_API_KEY: z.string().min(1).default(DEV_API_KEY),
     SHOPIFY_API_SECRET: z.string().min(1).default(DEV_API_SECRET),
-    SCOPES: z.string().min(1).default("read_products,read_customers,write_customers,read_themes"),
+    SCOPES: z.string().min(1).default("read_products,read_inventory,read_customers,write_customers,read_themes"),
     /**
      * Where Admin API calls go. Unset: https://<shop domain>, as in production. Tests and local stand-ins
      * point it at a server speaking the platform's GraphQL protocol.
@@ -145,6 +145,21 @@ export const envSchema = z
      * one customer costs one write (docs/decisions/023-customer-metafield-sync.md).
      */
     METAFIELD_SYNC_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+    /**
+     * Wishlist alerts (docs/decisions/050-wishlist-alerts.md): an email waits ALERT_GATHER_MS after its first
+     * alert for others of the same moment, and a customer gets at most one per ALERT_DIGEST_MS (later alerts
+     * wait and go out together, as a digest). A sender's claim on a message lasts ALERT_SEND_LEASE_MS: a
+     * message claimed by a worker that died is sent after it. Alerts are kept ALERT_RETENTION_DAYS.
+     */
+    ALERT_GATHER_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
+    ALERT_DIGEST_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 3_600_000)
+      .default(3_600_000),
+    ALERT_SEND_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
+    ALERT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
     /** Relayed events, and the webhook delivery log that hangs off them, are kept this many days. */
     EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
     /**

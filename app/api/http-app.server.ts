@@ -12,6 +12,7 @@ import { logger } from "~/logger.server";
 import { clientAbortProblem, isClientAbort, limitRequestBody } from "./body-limit.server";
 import { registerFileRoutes } from "./files.server";
 import { registerPlatformWebhooks } from "./platform-webhooks.server";
+import { registerAlertLinks } from "./alert-links.server";
 import { checkReadiness } from "./health.server";
 import { createV1App } from "./v1/app.server";
 import { buildOpenApiDocument } from "./v1/openapi.server";
@@ -162,6 +163,7 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
   app.route("/proxy/v1", v1);
   registerFileRoutes(app);
   registerPlatformWebhooks(app);
+  registerAlertLinks(app);
 
   app.all("*", (c) => {
     const foreignOrigin = foreignPostOrigin(c.req.raw);

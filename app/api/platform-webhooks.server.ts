@@ -5,6 +5,7 @@ import { z } from "zod";
 import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { receiveComplianceWebhook } from "~/services/compliance/compliance.server";
+import { receiveInventoryLevelUpdate, receiveProductUpdate } from "~/services/alerts/receive.server";
 import { receiveProductDeletion } from "~/services/products/deleted-products.server";
 import type { PlatformWebhookOutcome, PlatformWebhookReceipt } from "~/services/shops/platform-webhook-ledger.server";
 import {
@@ -50,8 +51,11 @@ const customerSubject = z.object({
   data_request: z.object({ id: platformId }).optional(),
 });
 
-/** What products/delete names: the deleted product's id. */
+/** What products/delete and products/update name: the product's id. */
 const deletedProduct = z.object({ id: platformId });
+
+/** What inventory_levels/update names: the inventory item whose level changed. */
+const inventoryLevel = z.object({ inventory_item_id: platformId });
 
 const WEBHOOK_ID = /^[\x21-\x7e]{1,255}$/;
 
@@ -155,6 +159,17 @@ const RECEIVERS: { [T in PlatformWebhookTopic]: Receive } = {
     if (!named.success) throw refused("The products/delete body does not name a product id.");
     const productId = String(named.data.id);
     return { outcome: await receiveProductDeletion(receipt, productId), productId };
+  },
+  "products/update": async (receipt, json) => {
+    const named = deletedProduct.safeParse(json);
+    if (!named.success) throw refused("The products/update body does not name a product id.");
+    const productId = String(named.data.id);
+    return { outcome: (await receiveProductUpdate(receipt, productId)).outcome, productId };
+  },
+  "inventory_levels/update": async (receipt, json) => {
+    const named = inventoryLevel.safeParse(json);
+    if (!named.success) throw refused("The inventory_levels/update body does not name an inventory item id.");
+    return { outcome: (await receiveInventoryLevelUpdate(receipt, String(named.data.inventory_item_id))).outcome };
   },
 };
 

@@ -61,6 +61,29 @@ export function findItemsOfList(q: Queryable, shopId: string, listId: string): P
     .execute();
 }
 
+/** Those of these products that some list of the shop holds. */
+export async function findSavedProductIds(
+  q: Queryable,
+  shopId: string,
+  productIds: readonly string[],
+): Promise<string[]> {
+  if (productIds.length === 0) return [];
+  const rows = await q
+    .selectFrom("Item")
+    .select("productId")
+    .distinct()
+    .where("shopId", "=", shopId)
+    .where("productId", "in", productIds)
+    .execute();
+  return rows.map((row) => row.productId);
+}
+
+/** These items of the shop (those that still exist). */
+export function findItemsByIds(q: Queryable, shopId: string, itemIds: readonly string[]): Promise<ItemRow[]> {
+  if (itemIds.length === 0) return Promise.resolve([]);
+  return q.selectFrom("Item").selectAll().where("shopId", "=", shopId).where("id", "in", itemIds).execute();
+}
+
 export function findItemByKey(q: Queryable, shopId: string, key: ItemKey): Promise<ItemRow | undefined> {
   return q
     .selectFrom("Item")

@@ -205,6 +205,55 @@ export const JOBS = {
     shopScoped: true,
   },
 
+  /**
+   * Wishlist alerts, reading (docs/decisions/050-wishlist-alerts.md): one job per shop reads again the saved
+   * products the platform said changed (products/update, inventory_levels/update), a save's first reading,
+   * or the reconciliation found stale, and makes the alerts. Deduplicated per shop like the snapshots, so
+   * one shop's runs never overlap and a burst of webhooks costs one run. The sweep queues a shop whose
+   * refresh requests wait longer than `olderThanMs` (Redis lost the job).
+   */
+  alertRefresh: {
+    queue: "alerts",
+    name: "alerts.refresh",
+    payload: z.object({ shopId: z.string() }),
+    delayMs: 1_000,
+    options: {
+      attempts: 6,
+      backoff: { type: "platform" },
+      removeOnComplete: 100,
+      removeOnFail: 500,
+    },
+    consumer: { concurrency: () => 2, locked: true },
+    sweep: { everyMs: 30_000, olderThanMs: 30_000 },
+    shopScoped: true,
+  },
+
+  /**
+   * Wishlist alerts, sending: one job per shop sends its due alert emails, paced to the shop's rate; the
+   * database holds each message's state, so the sweep queues any shop with a message due that no job holds.
+   */
+  alertSend: {
+    queue: "alert-emails",
+    name: "alerts.send",
+    payload: z.object({ shopId: z.string() }),
+    options: { attempts: 3, backoff: { type: "exponential", delay: 5_000 }, removeOnComplete: true, removeOnFail: 100 },
+    consumer: { concurrency: () => 4, locked: true, maxStalledCount: 5 },
+    sweep: { everyMs: 15_000 },
+    shopScoped: true,
+  },
+
+  /**
+   * Hourly: saved products not read for a day are read again (webhooks the platform never delivered), alerts
+   * older than ALERT_RETENTION_DAYS are deleted with their messages, and readings nobody needs are dropped.
+   */
+  alertsMaintenance: {
+    queue: MAINTENANCE_QUEUE,
+    name: "alerts.maintenance",
+    payload: z.object({ now: z.iso.datetime().optional() }),
+    options: HOUSEKEEPING,
+    schedule: { schedulerId: "alerts-maintenance-hourly", everyMs: HOUR_MS },
+  },
+
   /** Expired idempotency keys and processed platform webhook ids are purged, webhook secrets resealed. */
   idempotencyPurge: {
     queue: MAINTENANCE_QUEUE,

@@ -100,6 +100,35 @@ export async function enqueueProductSnapshots(shopId: string, connection?: Redis
   );
 }
 
+const alertRefreshDeduplicationId = (shopId: string) => `alerts-${shopId}`;
+const alertSendDeduplicationId = (shopId: string) => `alert-emails-${shopId}`;
+
+/** Queues the shop's alerts reading `JOBS.alertRefresh.delayMs` from now, deduplicated per shop as the snapshots are. */
+export async function enqueueAlertRefresh(shopId: string, connection?: Redis) {
+  await queue(JOBS.alertRefresh.queue, connection).add(
+    JOBS.alertRefresh.name,
+    { shopId },
+    {
+      ...JOBS.alertRefresh.options,
+      delay: JOBS.alertRefresh.delayMs,
+      deduplication: { id: alertRefreshDeduplicationId(shopId), keepLastIfActive: true },
+    },
+  );
+}
+
+/** Queues the shop's alert sender `delayMs` from now, deduplicated per shop: one sender of a shop at a time. */
+export async function enqueueAlertSend(shopId: string, delayMs: number, connection?: Redis) {
+  await queue(JOBS.alertSend.queue, connection).add(
+    JOBS.alertSend.name,
+    { shopId },
+    {
+      ...JOBS.alertSend.options,
+      delay: delayMs,
+      deduplication: { id: alertSendDeduplicationId(shopId), keepLastIfActive: true },
+    },
+  );
+}
+
 /** Whether BullMQ holds the compliance job with this id, in any state. */
 export async function holdsComplianceJob(requestId: string, connection?: Redis): Promise<boolean> {
   return (await queue(JOBS.compliance.queue, connection).getJobState(requestId)) !== "unknown";
@@ -167,6 +196,8 @@ export async function withinMs(ms: number, work: Promise<unknown>): Promise<void
 export async function removeJobsOfShop(shopId: string, connection?: Redis): Promise<number> {
   let removed = 0;
   await queue(JOBS.productSnapshot.queue, connection).removeDeduplicationKey(productDeduplicationId(shopId));
+  await queue(JOBS.alertRefresh.queue, connection).removeDeduplicationKey(alertRefreshDeduplicationId(shopId));
+  await queue(JOBS.alertSend.queue, connection).removeDeduplicationKey(alertSendDeduplicationId(shopId));
   for (const kind of SHOP_SCOPED_KINDS) {
     const held = queue(JOBS[kind].queue, connection);
     for (const state of ["waiting", "delayed", "prioritized", "failed", "completed"] as const) {

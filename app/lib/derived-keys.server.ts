@@ -13,7 +13,9 @@ export type KeyPurpose =
   | "idempotency-response"
   | "demo"
   | "export-pseudonym"
-  | "compliance-email";
+  | "compliance-email"
+  | "alert-link"
+  | "smtp-password";
 
 const cache = new Map<string, Buffer>();
 

@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   job: "job",
   upload: "upl",
   complianceRequest: "cpl",
+  alert: "alr",
+  alertMessage: "amsg",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

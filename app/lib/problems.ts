@@ -168,6 +168,13 @@ export const PROBLEM_TYPES = {
       "The file URL's signature does not match: it was altered, or it was made for another operation. Use the " +
       "URL exactly as the API returned it.",
   },
+  "alert-link-invalid": {
+    status: 400,
+    title: "Invalid alert email link",
+    description:
+      "The unsubscribe or product link of a wishlist alert email does not verify: it was altered or cut " +
+      "short. Use the link exactly as the email gave it; a mail client that wraps long lines may break it.",
+  },
   "signed-url-expired": {
     status: 403,
     title: "Signed URL expired",

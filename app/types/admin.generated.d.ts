@@ -3,6 +3,29 @@
 /* eslint-disable */
 import type * as AdminTypes from './admin.types.js';
 
+export type WishlistProductStatesQueryVariables = AdminTypes.Exact<{
+  ids: Array<AdminTypes.Scalars['ID']['input']> | AdminTypes.Scalars['ID']['input'];
+}>;
+
+
+export type WishlistProductStatesQuery = { shop: Pick<AdminTypes.Shop, 'currencyCode'>, nodes: Array<AdminTypes.Maybe<(
+    Pick<AdminTypes.Product, 'id' | 'title' | 'handle' | 'status'>
+    & { featuredMedia?: AdminTypes.Maybe<{ preview?: AdminTypes.Maybe<{ image?: AdminTypes.Maybe<Pick<AdminTypes.Image, 'url'>> }> }>, variants: { nodes: Array<(
+        Pick<AdminTypes.ProductVariant, 'id' | 'title' | 'price' | 'compareAtPrice' | 'availableForSale' | 'inventoryQuantity'>
+        & { inventoryItem: Pick<AdminTypes.InventoryItem, 'id'> }
+      )> } }
+  )>> };
+
+export type WishlistAlertRecipientsQueryVariables = AdminTypes.Exact<{
+  ids: Array<AdminTypes.Scalars['ID']['input']> | AdminTypes.Scalars['ID']['input'];
+}>;
+
+
+export type WishlistAlertRecipientsQuery = { nodes: Array<AdminTypes.Maybe<(
+    Pick<AdminTypes.Customer, 'id' | 'firstName' | 'locale'>
+    & { defaultEmailAddress?: AdminTypes.Maybe<Pick<AdminTypes.CustomerEmailAddress, 'emailAddress' | 'marketingState'>> }
+  )>> };
+
 export type WishlistProductTitlesQueryVariables = AdminTypes.Exact<{
   ids: Array<AdminTypes.Scalars['ID']['input']> | AdminTypes.Scalars['ID']['input'];
 }>;
@@ -96,6 +119,8 @@ export type WishlistMarketingExportQuery = { shop: Pick<AdminTypes.Shop, 'curren
   ) | Pick<AdminTypes.ProductVariant, 'id' | 'title' | 'price'>>> };
 
 interface GeneratedQueryTypes {
+  "#graphql\n  query WishlistProductStates($ids: [ID!]!) {\n    shop { currencyCode }\n    nodes(ids: $ids) {\n      ... on Product {\n        id title handle status\n        featuredMedia { preview { image { url } } }\n        variants(first: 100) { nodes { id title price compareAtPrice availableForSale inventoryQuantity inventoryItem { id } } }\n      }\n    }\n  }": {return: WishlistProductStatesQuery, variables: WishlistProductStatesQueryVariables},
+  "#graphql\n  query WishlistAlertRecipients($ids: [ID!]!) {\n    nodes(ids: $ids) { ... on Customer { id firstName locale defaultEmailAddress { emailAddress marketingState } } }\n  }": {return: WishlistAlertRecipientsQuery, variables: WishlistAlertRecipientsQueryVariables},
   "#graphql\n  query WishlistProductTitles($ids: [ID!]!) {\n    nodes(ids: $ids) {\n      ... on Product { id title handle }\n    }\n  }": {return: WishlistProductTitlesQuery, variables: WishlistProductTitlesQueryVariables},
   "#graphql\n  query WishlistListOwners($ids: [ID!]!) {\n    nodes(ids: $ids) { ... on Customer { id displayName defaultEmailAddress { emailAddress } } }\n  }": {return: WishlistListOwnersQuery, variables: WishlistListOwnersQueryVariables},
   "#graphql\n  query WishlistListOwnerSearch($query: String!, $first: Int!) {\n    customers(first: $first, query: $query) { nodes { id } }\n  }": {return: WishlistListOwnerSearchQuery, variables: WishlistListOwnerSearchQueryVariables},

@@ -194,6 +194,8 @@ export function standInGraphql(shop: StandInShop) {
 export function isProductLookup(call: RecordedCall): boolean {
   const ids = call.variables.ids;
   return (
+    // The snapshots' query; the alerts' reading of the same products (WishlistProductStates) is another.
+    call.query.includes("WishlistProductSnapshots") &&
     Array.isArray(ids) &&
     ids.length > 0 &&
     ids.every((id) => typeof id === "string" && id.startsWith("gid://shopify/Product/"))

@@ -79,6 +79,9 @@ describe("the OpenAPI description", () => {
       $ref: "#/components/schemas/Problem",
     });
     expect(Object.keys(document.webhooks).sort()).toEqual([
+      "alert.back_in_stock",
+      "alert.low_stock",
+      "alert.price_dropped",
       "item.added",
       "item.removed",
       "item.updated",
@@ -148,6 +151,8 @@ const PATTERN_EXAMPLES: Array<{ match: string[]; reject: string[] }> = [
   { match: ["upl_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["upl_"] },
   { match: ["cpl_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["cpl_", "job_01jd2x6c5ef0q8w3d0s8b2n7k4"] }, // compliance request
   { match: ["whe_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["whe_a.b"] },
+  { match: ["alr_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["alr_", "evt_01jd2x6c5ef0q8w3d0s8b2n7k4"] }, // alert
+  { match: ["USD", "EUR", "JPY"], reject: ["usd", "US", "EURO"] }, // currency (ISO 4217)
   { match: ["7234567890123", "gid://shopify/Product/7234567890123"], reject: ["gid://shopify/Customer/1", "abc"] },
   { match: ["44", "gid://shopify/ProductVariant/44"], reject: ["gid://shopify/Product/44", "4 4"] },
   { match: ["77", "gid://shopify/Customer/77"], reject: ["gid://shopify/Product/77", "-77"] },

@@ -85,7 +85,7 @@ describe("platform configuration", () => {
     expect(toml.access_scopes.scopes).toBe(parseEnv({}).SCOPES);
   });
 
-  it("subscribes app/uninstalled, products/delete and the three compliance topics, each to its route of the same topic", async () => {
+  it("subscribes app/uninstalled, the product and stock topics and the three compliance topics, each to its route of the same topic", async () => {
     const topics = toml.webhooks.subscriptions.flatMap((sub) => [
       ...(sub.topics ?? []),
       ...(sub.compliance_topics ?? []),
@@ -94,7 +94,9 @@ describe("platform configuration", () => {
       "app/uninstalled",
       "customers/data_request",
       "customers/redact",
+      "inventory_levels/update",
       "products/delete",
+      "products/update",
       "shop/redact",
     ]);
     for (const sub of toml.webhooks.subscriptions) {

@@ -31,7 +31,11 @@ describe(`migrations on ${engine}`, () => {
           }>`SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`;
     const tables = (await query.execute(database())).rows.map((row) => row.name).sort();
     expect(tables).toEqual([
+      "Alert",
+      "AlertMessage",
+      "AlertSuppression",
       "ApiKey",
+      "CatalogueVariant",
       "ComplianceRequest",
       "CustomerMetafieldSync",
       "DailyActiveOwner",
@@ -43,6 +47,7 @@ describe(`migrations on ${engine}`, () => {
       "Item",
       "List",
       "PlatformWebhook",
+      "ProductRefresh",
       "Session",
       "Shop",
       "TransferJob",

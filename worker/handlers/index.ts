@@ -5,6 +5,7 @@
  */
 import type { JobKindName } from "~/jobs/definitions";
 import type { JobHandler } from "../job-handler";
+import { alertRefreshJobs, alertSendJobs, alertsMaintenance } from "./alert-jobs";
 import { complianceJobs } from "./compliance-jobs";
 import { healthJobs } from "./health-jobs";
 import { eventsPurge, filesPurge, idempotencyPurge } from "./housekeeping";
@@ -20,6 +21,9 @@ export const JOB_HANDLERS = {
   compliance: complianceJobs,
   metafieldSync: metafieldJobs,
   productSnapshot: productJobs,
+  alertRefresh: alertRefreshJobs,
+  alertSend: alertSendJobs,
+  alertsMaintenance,
   idempotencyPurge,
   eventsPurge,
   filesPurge,

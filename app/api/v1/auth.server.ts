@@ -173,7 +173,11 @@ function shopUninstalled(domain: string) {
  * same customer. Empty means a guest. Anything else that is not a customer id is refused with 401: the
  * platform never signs one, so it is not a caller to serve as a guest either.
  */
-async function appProxyCaller(request: Request): Promise<Caller> {
+/**
+ * The shop and shopper of a request the platform's app proxy signed (the signature over the query
+ * parameters, at most 90 seconds old); 401 for anything else. Also used by the alert emails' click route.
+ */
+export async function verifyAppProxyRequest(request: Request) {
   const params = proxyParameters(new URL(request.url));
   const { signature, timestamp } = params;
   if (!signature) throw unauthorized("App proxy requests must carry the platform's signature.", false);
@@ -199,6 +203,11 @@ async function appProxyCaller(request: Request): Promise<Caller> {
   if (customer && !customerId) {
     throw unauthorized("The signed `logged_in_customer_id` is not a customer id (digits, at most 2^64-1).", false);
   }
+  return { shop, customerId };
+}
+
+async function appProxyCaller(request: Request): Promise<Caller> {
+  const { shop, customerId } = await verifyAppProxyRequest(request);
   return {
     mode: "proxy",
     shopId: shop.id,

@@ -423,6 +423,45 @@ const ownerEventData = {
   anonymousId: z.string().nullable(),
 };
 
+/** What an alert event names: the alert, the customer's item, the product and the change (docs/webhooks.md). */
+const alertState = (when: string) =>
+  z.object({
+    available: z.boolean().openapi({ description: `Whether the item could be bought ${when}.` }),
+    price: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .nullable()
+      .openapi({
+        description: `The item's price ${when}, a decimal string in \`currency\` (for a price drop, \`old.price\` is the price the shopper saw when saving, or was last alerted of).`,
+        example: "49.00",
+      }),
+    inventoryQuantity: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: `Units left ${when} across locations; null where the stock is not tracked.` }),
+  });
+const alertEventData = (description: string) =>
+  z
+    .object({
+      alertId: z.string().regex(/^alr_[A-Za-z0-9]+$/),
+      listId: z.string(),
+      customerId: PlatformId,
+      item: ItemSchema,
+      product: z.object({ productId: PlatformId, title: z.string(), handle: z.string() }),
+      variantId: PlatformId.nullable().openapi({
+        description:
+          "The variant the alert is about; null when the item was saved without one (the product as a whole).",
+      }),
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/)
+        .openapi({ description: "The shop's currency (ISO 4217)." }),
+      old: alertState("before the change"),
+      new: alertState("after the change"),
+    })
+    .openapi({ description });
+
 export const WEBHOOK_EVENTS = {
   "item.added": envelope(
     "item.added",
@@ -495,6 +534,25 @@ export const WEBHOOK_EVENTS = {
     "list.shared",
     z.object({ listId: z.string(), shareToken: z.string(), url: z.string() }),
     "ListSharedEvent",
+  ),
+  "alert.back_in_stock": envelope(
+    "alert.back_in_stock",
+    alertEventData(
+      "Additive: a product a customer saved can be bought again (one event per customer and product, at most once per cooldown).",
+    ),
+    "AlertBackInStockEvent",
+  ),
+  "alert.price_dropped": envelope(
+    "alert.price_dropped",
+    alertEventData(
+      "Additive: a saved product's price fell by at least the shop's threshold below the price the customer saw.",
+    ),
+    "AlertPriceDroppedEvent",
+  ),
+  "alert.low_stock": envelope(
+    "alert.low_stock",
+    alertEventData("Additive: a saved product's stock fell to the shop's low-stock threshold or below."),
+    "AlertLowStockEvent",
   ),
   ping: envelope(
     "ping",

@@ -21,6 +21,7 @@ import { Text } from "@react-email/text";
 import type { CSSProperties } from "react";
 import { translateCatalogue, type CatalogueTranslator } from "~/i18n/message-catalogue";
 import { negotiateLocale } from "~/lib/negotiate-locale";
+import { currencyDigits } from "./money";
 import {
   ALERT_EMAIL_LANGUAGES,
   ALERT_EMAIL_MESSAGES,
@@ -28,7 +29,9 @@ import {
   type AlertEmailMessages,
 } from "./email-messages";
 
-export type AlertKind = "back_in_stock" | "price_dropped" | "low_stock";
+import type { AlertKind } from "./alert-settings";
+
+export type { AlertKind };
 
 export interface AlertEmailItem {
   kind: AlertKind;
@@ -40,7 +43,7 @@ export interface AlertEmailItem {
   productUrl: string;
   /** ISO 4217, the shop's currency. */
   currency: string;
-  /** Minor units (currencyFractionDigits); the price before the drop, null for the other kinds. */
+  /** Minor units (./money.ts); the price before the drop, null for the other kinds. */
   oldPriceMinor: number | null;
   /** Minor units; the current price, shown for every kind when known. */
   newPriceMinor: number | null;
@@ -84,17 +87,9 @@ export function resolveAlertEmailLocale(locale: string): { language: AlertEmailL
   return { language, formatLocale: language };
 }
 
-/**
- * How many of a currency's minor units make one (2 for EUR, 0 for JPY, 3 for KWD), as Intl knows it. Whoever
- * turns a platform price into minor units must use the same number, or the email shows it shifted.
- */
-export function currencyFractionDigits(currency: string): number {
-  return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
-}
-
 function formatPrice(formatLocale: string, currency: string, minor: number): string {
   const format = new Intl.NumberFormat(formatLocale, { style: "currency", currency });
-  return format.format(minor / 10 ** currencyFractionDigits(currency));
+  return format.format(minor / 10 ** currencyDigits(currency));
 }
 
 /** Subject, HTML and plain text of an alert email. Throws on no item or an unknown currency code. */

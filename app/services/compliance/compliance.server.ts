@@ -38,6 +38,7 @@ import {
   updateEventData,
   type ComplianceRequestRow,
 } from "~/data/compliance-rows.server";
+import { deleteAlertDataOfCustomer, findAlertDataOfCustomer } from "~/data/alert-rows.server";
 import { database, transaction } from "~/data/database.server";
 import { deleteSessionsOfShop } from "~/data/session-rows.server";
 import { findShopById, findShopForAuth } from "~/data/shop-rows.server";
@@ -209,6 +210,7 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
     request.shopId,
     lists.map((list) => list.id),
   );
+  const alertData = await findAlertDataOfCustomer(database(), request.shopId, customerId);
   const document = {
     shopDomain: shop.domain,
     customerId,
@@ -239,10 +241,35 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
             quantity: item.quantity,
           })),
       })),
+    // Wishlist alerts (docs/decisions/050-wishlist-alerts.md): what the customer was told of, the emails (no
+    // address is kept: it is read from the platform when sending), the clicks, and an unsubscription.
+    alerts: alertData.alerts.map((alert) => ({
+      kind: alert.kind,
+      productId: alert.productId,
+      variantId: alert.variantId || null,
+      listId: alert.listId,
+      oldPriceMinor: alert.oldPriceMinor,
+      newPriceMinor: alert.newPriceMinor,
+      quantity: alert.quantity,
+      currency: alert.currency,
+      createdAt: alert.createdAt.toISOString(),
+      clickedAt: alert.clickedAt?.toISOString() ?? null,
+      emailId: alert.messageId,
+    })),
+    alertEmails: alertData.messages.map((message) => ({
+      id: message.id,
+      state: message.state,
+      sentAt: message.sentAt?.toISOString() ?? null,
+      note: message.error,
+      createdAt: message.createdAt.toISOString(),
+    })),
+    alertSuppression: alertData.suppression
+      ? { reason: alertData.suppression.reason, since: alertData.suppression.createdAt.toISOString() }
+      : null,
   };
   const key = dataRequestKey(request);
   await getStorage().write(key, Readable.from([JSON.stringify(document, null, 2)]), "application/json");
-  const summary = { lists: lists.length, items: items.length };
+  const summary = { lists: lists.length, items: items.length, alerts: alertData.alerts.length };
   await updateComplianceRequest(database(), request.id, {
     status: "succeeded",
     resultKey: key,
@@ -356,7 +383,8 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
     await clearCustomerOfRequests(tx, shopId, customerId);
     // A metafield write still owed for them: the customer is gone from the shop, nothing is written.
     await deleteCustomerMetafieldSync(tx, shopId, customerId);
-    return { ...deleted, events: eventIds.length, deliveries, idempotency, activeDays: days };
+    const alerts = await deleteAlertDataOfCustomer(tx, shopId, customerId);
+    return { ...deleted, ...alerts, events: eventIds.length, deliveries, idempotency, activeDays: days };
   });
   const summary = {
     ...counts,

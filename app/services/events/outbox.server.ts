@@ -15,7 +15,10 @@ export type EventType =
   | "list.deleted"
   | "list.merged"
   | "list.shared"
-  | "ping";
+  | "ping"
+  | "alert.back_in_stock"
+  | "alert.price_dropped"
+  | "alert.low_stock";
 
 interface NewEvent {
   shopId: string;

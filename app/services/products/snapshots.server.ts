@@ -21,10 +21,12 @@ import {
   markProductsGone,
   postponeDueLookups,
 } from "~/data/item-rows.server";
+import { requestProductRefresh } from "~/data/catalogue-rows.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { enqueueProductSnapshots } from "~/jobs/queues.server";
 import { isDomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
+import { queueAlertRefresh } from "~/services/alerts/refresh.server";
 import { createAdminCaller, NODES_PER_QUERY, PlatformUnavailable } from "~/services/platform/admin-api.server";
 import type { AdminData } from "~/services/platform/admin-operations";
 
@@ -153,7 +155,11 @@ export async function runProductSnapshots({
           run.filled += await fillProductSnapshot(tx, shopId, { productId, ...product }, now);
         }
         run.gone += await markProductsGone(tx, shopId, gone, now);
+        // The alerts read the saved products' prices and stock: the price a shopper saw is the one a price
+        // drop is measured from (docs/decisions/050-wishlist-alerts.md).
+        await requestProductRefresh(tx, shopId, [...found.keys()], now);
       });
+      if (found.size > 0) await queueAlertRefresh(shopId, connection);
       run.asked += productIds.length;
     }
     // More were due than one run takes: the next run is queued (it starts after this one ends).

@@ -28,6 +28,10 @@ export const PLATFORM_WEBHOOK_TOPICS = {
   "shop/redact": { compliance: true, shopOf: shopDomainField },
   // The product resource's deletion names the product only (`{"id": ...}`) (docs/decisions/022-product-snapshots.md).
   "products/delete": { compliance: false, shopOf: null },
+  // The alerts' readings (docs/decisions/050-wishlist-alerts.md): the product resource, and an inventory
+  // level (`inventory_item_id`, `location_id`, `available`); neither names the shop.
+  "products/update": { compliance: false, shopOf: null },
+  "inventory_levels/update": { compliance: false, shopOf: null },
 } as const satisfies Record<string, TopicDeclaration>;
 
 type Topics = typeof PLATFORM_WEBHOOK_TOPICS;

@@ -37,6 +37,9 @@ export const SUBSCRIBABLE_EVENTS = [
   "item.updated",
   "list.created",
   "list.deleted",
+  "alert.back_in_stock",
+  "alert.price_dropped",
+  "alert.low_stock",
 ] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 

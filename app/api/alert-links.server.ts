@@ -1,0 +1,82 @@
+/**
+ * The links of the alert emails (docs/decisions/050-wishlist-alerts.md):
+ *  - `GET /alerts/unsubscribe/<token>` shows a page with one button; `POST` to the same URL unsubscribes.
+ *    The POST is RFC 8058's one-click: mail clients send `List-Unsubscribe=One-Click` as a form body, with
+ *    no cookie, so the signed token is the whole authority. A GET never unsubscribes (link scanners follow
+ *    links).
+ *  - `GET /proxy/alerts/click/<token>`, reached through the app proxy on the shop's domain
+ *    (`/apps/service/alerts/click/<token>`), records the click and redirects to the product page. Both the
+ *    platform's proxy signature and the token's must verify, and name the same shop.
+ * A token that does not verify answers 400 `alert-link-invalid` (an HTML page for a browser).
+ */
+import type { Context, Hono } from "hono";
+import { database } from "~/data/database.server";
+import { findAlertOfMessage, markClicked } from "~/data/alert-rows.server";
+import { AppError } from "~/lib/problems";
+import { readClickToken, readUnsubscribeToken } from "~/services/alerts/links.server";
+import { unsubscribeCustomer } from "~/services/alerts/suppression.server";
+import { verifyAppProxyRequest } from "./v1/auth.server";
+import type { HttpAppEnv } from "./http-env";
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+function page(c: Context, status: 200 | 400, title: string, body: string) {
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+      `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>` +
+      `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}` +
+      `button{font:inherit;padding:.6rem 1.2rem;border-radius:.5rem;border:0;background:#1a1a1a;color:#fff;cursor:pointer}` +
+      `button:focus-visible{outline:3px solid #005bd3;outline-offset:2px}</style></head>` +
+      `<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
+    status,
+    { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex" },
+  );
+}
+
+const wantsHtml = (c: Context) => (c.req.header("accept") ?? "").includes("text/html");
+
+function invalidLink(c: Context) {
+  if (wantsHtml(c)) {
+    return page(
+      c,
+      400,
+      "This link is not valid",
+      "<p>The link may have been cut short or changed. Use the link in the email exactly as it is, or reply to the email to ask the shop to stop sending them.</p>",
+    );
+  }
+  throw new AppError("alert-link-invalid", { detail: "The alert email link's signature does not verify." });
+}
+
+export function registerAlertLinks(app: Hono<HttpAppEnv>) {
+  app.get("/alerts/unsubscribe/:token", (c) => {
+    const claims = readUnsubscribeToken(c.req.param("token"));
+    if (!claims) return invalidLink(c);
+    return page(
+      c,
+      200,
+      "Unsubscribe from wishlist alerts",
+      `<p>You will no longer get emails about the items on your wishlist (back in stock, price drops, low stock) from this shop.</p>` +
+        `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+    );
+  });
+
+  app.post("/alerts/unsubscribe/:token", async (c) => {
+    const claims = readUnsubscribeToken(c.req.param("token"));
+    if (!claims) return invalidLink(c);
+    const done = await unsubscribeCustomer(claims.s, claims.c);
+    // A shop erased since the email was sent holds nothing to unsubscribe from: the answer is the same.
+    const shop = done ? ` from ${escapeHtml(done.shopName)}` : "";
+    return page(c, 200, "You are unsubscribed", `<p>You will get no more wishlist alert emails${shop}.</p>`);
+  });
+
+  app.get("/proxy/alerts/click/:token", async (c) => {
+    const { shop } = await verifyAppProxyRequest(c.req.raw);
+    const claims = readClickToken(c.req.param("token"));
+    if (!claims || claims.s !== shop.id) return invalidLink(c);
+    const alert = await findAlertOfMessage(database(), shop.id, { alertId: claims.a, messageId: claims.m });
+    if (alert) await markClicked(database(), shop.id, alert.id, new Date());
+    // Relative: the platform's proxy answers on the shop's own domain, so the product page is the shop's.
+    return c.redirect(`/products/${encodeURIComponent(claims.h)}`, 302);
+  });
+}

@@ -1,0 +1,481 @@
+/**
+ * Statements on `Alert`, `AlertMessage` and `AlertSuppression` (docs/decisions/050-wishlist-alerts.md). Every
+ * function takes the handle to run on and the shop id that scopes it, but for the sweeps and the retention,
+ * which look across shops by design.
+ */
+import type { Insertable, Selectable } from "kysely";
+import type { DB, Queryable } from "./database.server";
+
+export type AlertRow = Selectable<DB["Alert"]>;
+export type AlertInsert = Insertable<DB["Alert"]>;
+export type AlertMessageRow = Selectable<DB["AlertMessage"]>;
+export type AlertSuppressionRow = Selectable<DB["AlertSuppression"]>;
+
+const CHUNK = 500;
+function chunks<T>(values: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < values.length; start += size) out.push(values.slice(start, start + size));
+  return out;
+}
+
+/**
+ * The customers' items of a product in the shop, with what the rules need: customer lists only (a guest has
+ * no address), live lists only.
+ */
+export function findCustomerItemsOfProduct(q: Queryable, shopId: string, productId: string) {
+  return q
+    .selectFrom("Item")
+    .innerJoin("List", "List.id", "Item.listId")
+    .selectAll("Item")
+    .select("List.customerId")
+    .where("Item.shopId", "=", shopId)
+    .where("Item.productId", "=", productId)
+    .where("List.shopId", "=", shopId)
+    .where("List.customerId", "is not", null)
+    .where("List.retiredAt", "is", null)
+    .execute();
+}
+
+/** Those of these customers alerted of the product's `kind` since `since` (the cooldown). */
+export async function findRecentlyAlerted(
+  q: Queryable,
+  shopId: string,
+  { productId, kind, customerIds, since }: { productId: string; kind: string; customerIds: string[]; since: Date },
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const part of chunks(customerIds)) {
+    const rows = await q
+      .selectFrom("Alert")
+      .select("customerId")
+      .where("shopId", "=", shopId)
+      .where("customerId", "in", part)
+      .where("productId", "=", productId)
+      .where("kind", "=", kind)
+      .where("createdAt", ">", since)
+      .execute();
+    for (const row of rows) found.add(row.customerId);
+  }
+  return found;
+}
+
+/** Inserts the alerts; one already made from the same reading (same change key) is skipped. Returns those made. */
+export async function insertAlerts(q: Queryable, alerts: readonly AlertInsert[]): Promise<AlertRow[]> {
+  const made: AlertRow[] = [];
+  for (const part of chunks(alerts, 100)) {
+    made.push(
+      ...(await q
+        .insertInto("Alert")
+        .values(part)
+        .onConflict((conflict) => conflict.doNothing())
+        .returningAll()
+        .execute()),
+    );
+  }
+  return made;
+}
+
+/**
+ * The open message of each of these customers, held against the sender's claim until the transaction ends
+ * (the update takes the rows' write locks; SQLite has one writer), so an alert added to it is sent with it.
+ */
+export async function holdOpenMessages(
+  q: Queryable,
+  shopId: string,
+  customerIds: readonly string[],
+): Promise<Map<string, string>> {
+  const open = new Map<string, string>();
+  for (const part of chunks(customerIds)) {
+    const rows = await q
+      .updateTable("AlertMessage")
+      .set((eb) => ({ attempts: eb.ref("attempts") }))
+      .where("shopId", "=", shopId)
+      .where("customerId", "in", part)
+      .where("open", "=", true)
+      .returning(["id", "customerId"])
+      .execute();
+    for (const row of rows) open.set(row.customerId, row.id);
+  }
+  return open;
+}
+
+/** When each of these customers was last sent an alert email. */
+export async function findLastSent(
+  q: Queryable,
+  shopId: string,
+  customerIds: readonly string[],
+): Promise<Map<string, Date>> {
+  const last = new Map<string, Date>();
+  for (const part of chunks(customerIds)) {
+    const rows = await q
+      .selectFrom("AlertMessage")
+      .select(["customerId", (eb) => eb.fn.max("sentAt").as("sentAt")])
+      .where("shopId", "=", shopId)
+      .where("customerId", "in", part)
+      .where("sentAt", "is not", null)
+      .groupBy("customerId")
+      .execute();
+    for (const row of rows) if (row.sentAt) last.set(row.customerId, new Date(row.sentAt));
+  }
+  return last;
+}
+
+export async function insertMessages(
+  q: Queryable,
+  messages: ReadonlyArray<{ id: string; shopId: string; customerId: string; dueAt: Date; createdAt: Date }>,
+): Promise<void> {
+  for (const part of chunks(messages, 100)) {
+    await q
+      .insertInto("AlertMessage")
+      .values(part.map((message) => ({ ...message, state: "pending", open: true, attempts: 0 })))
+      .execute();
+  }
+}
+
+/** Sets the items' reference price (after a price-drop alert: the price alerted). */
+export async function setPriceSeen(q: Queryable, shopId: string, updates: ReadonlyArray<[string, number]>) {
+  const byPrice = new Map<number, string[]>();
+  for (const [itemId, price] of updates) byPrice.set(price, [...(byPrice.get(price) ?? []), itemId]);
+  for (const [price, itemIds] of byPrice) {
+    for (const part of chunks(itemIds)) {
+      await q
+        .updateTable("Item")
+        .set({ priceSeenMinor: price })
+        .where("shopId", "=", shopId)
+        .where("id", "in", part)
+        .execute();
+    }
+  }
+}
+
+/** Marks (a date) or clears (null) the items' low-stock alert. */
+export async function setLowStockAlerted(q: Queryable, shopId: string, itemIds: readonly string[], at: Date | null) {
+  for (const part of chunks(itemIds)) {
+    await q
+      .updateTable("Item")
+      .set({ lowStockAlertedAt: at })
+      .where("shopId", "=", shopId)
+      .where("id", "in", part)
+      .execute();
+  }
+}
+
+// ---- Sending -----------------------------------------------------------------------------------------
+
+/**
+ * Claims up to `limit` of the shop's messages due at `now` (pending, or sending under a claim that lapsed:
+ * its worker died) for `leaseMs`: they take no more alerts and no other sender takes them meanwhile.
+ */
+export async function claimDueMessages(
+  q: Queryable,
+  shopId: string,
+  { now, limit, leaseMs }: { now: Date; limit: number; leaseMs: number },
+): Promise<AlertMessageRow[]> {
+  const due = await q
+    .selectFrom("AlertMessage")
+    .select("id")
+    .where("shopId", "=", shopId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("state", "=", "pending"), eb("dueAt", "<=", now)]),
+        eb.and([eb("state", "=", "sending"), eb("leaseUntil", "<", now)]),
+      ]),
+    )
+    .orderBy("dueAt")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  if (due.length === 0) return [];
+  return q
+    .updateTable("AlertMessage")
+    .set((eb) => ({
+      state: "sending",
+      open: null,
+      leaseUntil: new Date(now.getTime() + leaseMs),
+      attempts: eb("attempts", "+", 1),
+    }))
+    .where("shopId", "=", shopId)
+    .where(
+      "id",
+      "in",
+      due.map((row) => row.id),
+    )
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("state", "=", "pending"), eb("dueAt", "<=", now)]),
+        eb.and([eb("state", "=", "sending"), eb("leaseUntil", "<", now)]),
+      ]),
+    )
+    .returningAll()
+    .execute();
+}
+
+/** The alerts each message carries. */
+export async function findAlertsOfMessages(
+  q: Queryable,
+  shopId: string,
+  messageIds: readonly string[],
+): Promise<AlertRow[]> {
+  const rows: AlertRow[] = [];
+  for (const part of chunks(messageIds)) {
+    rows.push(
+      ...(await q
+        .selectFrom("Alert")
+        .selectAll()
+        .where("shopId", "=", shopId)
+        .where("messageId", "in", part)
+        .orderBy("createdAt")
+        .execute()),
+    );
+  }
+  return rows;
+}
+
+/** Which of these (customer, product) pairs are still saved on one of the customer's live lists. */
+export async function findStillSaved(
+  q: Queryable,
+  shopId: string,
+  pairs: ReadonlyArray<{ customerId: string; productId: string }>,
+): Promise<Set<string>> {
+  const saved = new Set<string>();
+  const customers = [...new Set(pairs.map((pair) => pair.customerId))];
+  const products = [...new Set(pairs.map((pair) => pair.productId))];
+  for (const part of chunks(customers)) {
+    const rows = await q
+      .selectFrom("Item")
+      .innerJoin("List", "List.id", "Item.listId")
+      .select(["List.customerId", "Item.productId"])
+      .where("Item.shopId", "=", shopId)
+      .where("List.shopId", "=", shopId)
+      .where("List.customerId", "in", part)
+      .where("List.retiredAt", "is", null)
+      .where("Item.productId", "in", products)
+      .execute();
+    for (const row of rows) saved.add(`${row.customerId}\u0000${row.productId}`);
+  }
+  return saved;
+}
+
+/** The message ends in `state` (sent, skipped, failed) under the claim it was taken with. */
+export async function finishMessage(
+  q: Queryable,
+  shopId: string,
+  messageId: string,
+  { state, at, error = null }: { state: "sent" | "skipped" | "failed"; at: Date; error?: string | null },
+): Promise<void> {
+  await q
+    .updateTable("AlertMessage")
+    .set({ state, sentAt: state === "sent" ? at : null, leaseUntil: null, error })
+    .where("shopId", "=", shopId)
+    .where("id", "=", messageId)
+    .execute();
+}
+
+/** The message is tried again at `dueAt` (a transient failure); it stays closed to new alerts. */
+export async function retryMessage(
+  q: Queryable,
+  shopId: string,
+  messageId: string,
+  { dueAt, error }: { dueAt: Date; error: string },
+): Promise<void> {
+  await q
+    .updateTable("AlertMessage")
+    .set({ state: "pending", dueAt, leaseUntil: null, error })
+    .where("shopId", "=", shopId)
+    .where("id", "=", messageId)
+    .execute();
+}
+
+/** Emails of the shop sent since `since`: the pacing's count. */
+export async function countSentSince(q: Queryable, shopId: string, since: Date): Promise<number> {
+  const row = await q
+    .selectFrom("AlertMessage")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("shopId", "=", shopId)
+    .where("state", "in", ["sent", "sending"])
+    .where((eb) => eb.or([eb("sentAt", ">=", since), eb("state", "=", "sending")]))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** The earliest time one of the shop's messages is due (null: none waits). */
+export async function nextDueAt(q: Queryable, shopId: string): Promise<Date | null> {
+  const row = await q
+    .selectFrom("AlertMessage")
+    .select((eb) => eb.fn.min("dueAt").as("dueAt"))
+    .where("shopId", "=", shopId)
+    .where("state", "=", "pending")
+    .executeTakeFirst();
+  return row?.dueAt ? new Date(row.dueAt) : null;
+}
+
+/** Installed shops with messages due by `now` (the sweep; across shops by design). */
+export async function findShopsWithDueMessages(
+  q: Queryable,
+  { now, limit }: { now: Date; limit: number },
+): Promise<string[]> {
+  const rows = await q
+    .selectFrom("Shop")
+    .select("Shop.id")
+    .where("Shop.uninstalledAt", "is", null)
+    .where("Shop.id", "in", (eb) =>
+      eb
+        .selectFrom("AlertMessage")
+        .select("AlertMessage.shopId")
+        .where((inner) =>
+          inner.or([
+            inner.and([inner("state", "=", "pending"), inner("dueAt", "<=", now)]),
+            inner.and([inner("state", "=", "sending"), inner("leaseUntil", "<", now)]),
+          ]),
+        ),
+    )
+    .orderBy("Shop.id")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+// ---- Suppression and clicks --------------------------------------------------------------------------
+
+export async function findSuppressed(
+  q: Queryable,
+  shopId: string,
+  customerIds: readonly string[],
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const part of chunks(customerIds)) {
+    const rows = await q
+      .selectFrom("AlertSuppression")
+      .select(["customerId", "reason"])
+      .where("shopId", "=", shopId)
+      .where("customerId", "in", part)
+      .execute();
+    for (const row of rows) found.set(row.customerId, row.reason);
+  }
+  return found;
+}
+
+/** Suppresses the customer's alert emails; an entry already there keeps its reason and time. Returns whether it was new. */
+export async function insertSuppression(
+  q: Queryable,
+  shopId: string,
+  entry: { customerId: string; reason: "unsubscribed" | "bounced"; detail?: string | null; at: Date },
+): Promise<boolean> {
+  const rows = await q
+    .insertInto("AlertSuppression")
+    .values({
+      shopId,
+      customerId: entry.customerId,
+      reason: entry.reason,
+      detail: entry.detail ?? null,
+      createdAt: entry.at,
+    })
+    .onConflict((conflict) => conflict.doNothing())
+    .returning("customerId")
+    .execute();
+  return rows.length > 0;
+}
+
+export async function deleteSuppression(q: Queryable, shopId: string, customerId: string): Promise<boolean> {
+  const result = await q
+    .deleteFrom("AlertSuppression")
+    .where("shopId", "=", shopId)
+    .where("customerId", "=", customerId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** The alert, if it is the shop's and the message's (a click names both). */
+export function findAlertOfMessage(
+  q: Queryable,
+  shopId: string,
+  { alertId, messageId }: { alertId: string; messageId: string },
+) {
+  return q
+    .selectFrom("Alert")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .where("id", "=", alertId)
+    .where("messageId", "=", messageId)
+    .executeTakeFirst();
+}
+
+/** Records the first click on the alert's link. */
+export async function markClicked(q: Queryable, shopId: string, alertId: string, at: Date): Promise<void> {
+  await q
+    .updateTable("Alert")
+    .set({ clickedAt: at })
+    .where("shopId", "=", shopId)
+    .where("id", "=", alertId)
+    .where("clickedAt", "is", null)
+    .execute();
+}
+
+/**
+ * Retention (across shops by design): alerts made before `before` are deleted, and the messages left
+ * carrying none, unless still owed (pending or being sent). Returns the alerts deleted.
+ */
+export async function deleteAlertsBefore(q: Queryable, before: Date): Promise<number> {
+  const result = await q.deleteFrom("Alert").where("createdAt", "<", before).executeTakeFirst();
+  await q
+    .deleteFrom("AlertMessage")
+    .where("createdAt", "<", before)
+    .where("state", "not in", ["pending", "sending"])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom("Alert").select("Alert.id").whereRef("Alert.messageId", "=", "AlertMessage.id"))),
+    )
+    .execute();
+  return Number(result.numDeletedRows);
+}
+
+// ---- Compliance --------------------------------------------------------------------------------------
+
+/** What the alerts hold of one customer: for a data request. */
+export async function findAlertDataOfCustomer(q: Queryable, shopId: string, customerId: string) {
+  const [alerts, messages, suppression] = await Promise.all([
+    q
+      .selectFrom("Alert")
+      .selectAll()
+      .where("shopId", "=", shopId)
+      .where("customerId", "=", customerId)
+      .orderBy("createdAt")
+      .execute(),
+    q
+      .selectFrom("AlertMessage")
+      .selectAll()
+      .where("shopId", "=", shopId)
+      .where("customerId", "=", customerId)
+      .orderBy("createdAt")
+      .execute(),
+    q
+      .selectFrom("AlertSuppression")
+      .selectAll()
+      .where("shopId", "=", shopId)
+      .where("customerId", "=", customerId)
+      .executeTakeFirst(),
+  ]);
+  return { alerts, messages, suppression: suppression ?? null };
+}
+
+/** Erases what the alerts hold of one customer (customers/redact). */
+export async function deleteAlertDataOfCustomer(q: Queryable, shopId: string, customerId: string) {
+  const alerts = await q
+    .deleteFrom("Alert")
+    .where("shopId", "=", shopId)
+    .where("customerId", "=", customerId)
+    .executeTakeFirst();
+  const messages = await q
+    .deleteFrom("AlertMessage")
+    .where("shopId", "=", shopId)
+    .where("customerId", "=", customerId)
+    .executeTakeFirst();
+  const suppressions = await q
+    .deleteFrom("AlertSuppression")
+    .where("shopId", "=", shopId)
+    .where("customerId", "=", customerId)
+    .executeTakeFirst();
+  return {
+    alerts: Number(alerts.numDeletedRows),
+    alertMessages: Number(messages.numDeletedRows),
+    alertSuppressions: Number(suppressions.numDeletedRows),
+  };
+}

@@ -1,0 +1,326 @@
+/**
+ * From a new reading of a product to the alerts it makes (docs/decisions/050-wishlist-alerts.md). The stored
+ * reading is compared with the new one for every customer's item of the product (./rules.ts), the cooldown
+ * drops what the customer heard of lately, and each alert goes to the channels that are on: an email (a new
+ * message, or the customer's open one, which then becomes a digest) and a webhook event for the endpoints
+ * subscribed to its kind. The alerts are written in chunks before the new reading: a run cut short is run
+ * again over the same change, and the change key keeps what it had already written from being written twice.
+ */
+import { createHash } from "node:crypto";
+import {
+  findCustomerItemsOfProduct,
+  findLastSent,
+  findRecentlyAlerted,
+  holdOpenMessages,
+  insertAlerts,
+  insertMessages,
+  setLowStockAlerted,
+  setPriceSeen,
+  type AlertInsert,
+} from "~/data/alert-rows.server";
+import {
+  findCatalogueVariants,
+  finishRefresh,
+  replaceProductReading,
+  type CatalogueVariantRow,
+} from "~/data/catalogue-rows.server";
+import { database, transaction } from "~/data/database.server";
+import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
+import type { ItemRow } from "~/data/item-rows.server";
+import { getEnv } from "~/env.server";
+import { newId } from "~/lib/ids";
+import { recordEvent } from "~/services/events/outbox.server";
+import { itemView } from "~/services/wishlists/views";
+import { emailReady, type AlertKind, type AlertSettings } from "./alert-settings";
+import type { ProductReading } from "./catalogue.server";
+import { fromMinorUnits } from "./money";
+import { findAlerts, lowStockRearmed, watchedState, type VariantState, type WatchedState } from "./rules";
+
+/** The webhook event type of each alert kind. */
+export const ALERT_EVENT_TYPES = {
+  back_in_stock: "alert.back_in_stock",
+  price_dropped: "alert.price_dropped",
+  low_stock: "alert.low_stock",
+} as const satisfies Record<AlertKind, string>;
+
+/** Customers whose alerts are written in one transaction. */
+const CHUNK = 500;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface Channels {
+  email: boolean;
+  /** The kinds some enabled endpoint of the shop subscribes to. */
+  events: Set<AlertKind>;
+}
+
+/** The channels an alert of the shop can go out on now; none means no alert is made. */
+export async function activeChannels(shopId: string, settings: AlertSettings): Promise<Channels> {
+  const events = new Set<AlertKind>();
+  for (const endpoint of await findEnabledEndpointsOfShops(database(), [shopId])) {
+    const subscribed = JSON.parse(endpoint.events) as string[];
+    for (const [kind, type] of Object.entries(ALERT_EVENT_TYPES)) {
+      if (subscribed.includes(type)) events.add(kind as AlertKind);
+    }
+  }
+  return { email: emailReady(settings), events };
+}
+
+export interface EvaluationResult {
+  /** The reading differs from the stored one in what the rules look at. */
+  changed: boolean;
+  alerts: number;
+  /** The messages the run created or added to (the sender is to be woken for them). */
+  emailsOwed: boolean;
+  /** When the earliest email the run owes is due. */
+  firstDueAt: Date | null;
+}
+
+const stateOf = (
+  row: Pick<CatalogueVariantRow, "variantId" | "priceMinor" | "currency" | "available"> & {
+    inventoryQuantity?: number | null;
+  },
+): VariantState => ({
+  variantId: row.variantId,
+  priceMinor: row.priceMinor,
+  currency: row.currency,
+  available: row.available,
+  inventoryQuantity: row.inventoryQuantity ?? null,
+});
+
+/** What the rules look at, as one comparable text: its digest is the change key. */
+function fingerprint(states: readonly VariantState[]): string {
+  return JSON.stringify(
+    [...states]
+      .sort((a, b) => a.variantId.localeCompare(b.variantId))
+      .map((state) => [state.variantId, state.priceMinor, state.currency, state.available, state.inventoryQuantity]),
+  );
+}
+
+/**
+ * Applies a new reading of one product of the shop: alerts for what changed, then the reading stored and the
+ * product's refresh request ended (unless a newer one came meanwhile: `readStartedAt`).
+ */
+export async function applyProductReading({
+  shopId,
+  reading,
+  readStartedAt,
+  settings,
+  channels,
+  now = new Date(),
+}: {
+  shopId: string;
+  reading: ProductReading;
+  readStartedAt: Date;
+  settings: AlertSettings;
+  channels: Channels;
+  now?: Date;
+}): Promise<EvaluationResult> {
+  const { productId } = reading;
+  const stored = await findCatalogueVariants(database(), shopId, [productId]);
+  const before = stored.map(stateOf);
+  const after = reading.variants.map((variant) => stateOf(variant));
+  const result: EvaluationResult = { changed: false, alerts: 0, emailsOwed: false, firstDueAt: null };
+  const rows = reading.variants.map((variant) => ({ ...variant, shopId, productId, readAt: now }));
+  const items = await findCustomerItemsOfProduct(database(), shopId, productId);
+
+  if (before.length > 0 && fingerprint(before) !== fingerprint(after) && after.length > 0) {
+    result.changed = true;
+    const changeKey = createHash("sha256")
+      .update(`${productId}\u0000${fingerprint(after)}`)
+      .digest("base64url")
+      .slice(0, 22);
+    await alertCustomers({ shopId, reading, before, after, items, settings, channels, changeKey, now, result });
+  }
+
+  await transaction(async (tx) => {
+    await replaceProductReading(tx, shopId, productId, rows);
+    // Items never read before take the price they are seen at now as the one a drop is measured from.
+    const unseen: Array<[string, number]> = [];
+    for (const item of items) {
+      if (item.priceSeenMinor !== null) continue;
+      const watched = watchedState(after, item.variantId);
+      if (watched) unseen.push([item.id, watched.priceMinor]);
+    }
+    await setPriceSeen(tx, shopId, unseen);
+    await finishRefresh(tx, shopId, productId, readStartedAt);
+  });
+  return result;
+}
+
+type CustomerItem = ItemRow & { customerId: string | null };
+
+interface Finding {
+  kind: AlertKind;
+  item: CustomerItem;
+  before: WatchedState;
+  after: WatchedState;
+  oldPriceMinor: number | null;
+}
+
+async function alertCustomers({
+  shopId,
+  reading,
+  before,
+  after,
+  items,
+  settings,
+  channels,
+  changeKey,
+  now,
+  result,
+}: {
+  shopId: string;
+  reading: ProductReading;
+  before: VariantState[];
+  after: VariantState[];
+  items: CustomerItem[];
+  settings: AlertSettings;
+  channels: Channels;
+  changeKey: string;
+  now: Date;
+  result: EvaluationResult;
+}) {
+  const { productId } = reading;
+  const anyChannel = channels.email || channels.events.size > 0;
+  const rearm: string[] = [];
+  // Per customer and kind, the newest item that makes the alert (a product on several of a customer's lists
+  // alerts once).
+  const byCustomer = new Map<string, Map<AlertKind, Finding>>();
+  for (const item of items) {
+    if (!item.customerId) continue;
+    const was = watchedState(before, item.variantId);
+    const is = watchedState(after, item.variantId);
+    if (!is) continue;
+    if (item.lowStockAlertedAt && lowStockRearmed(is, settings)) rearm.push(item.id);
+    if (!anyChannel) continue;
+    for (const found of findAlerts(was, is, item, settings)) {
+      const kinds = byCustomer.get(item.customerId) ?? new Map<AlertKind, Finding>();
+      const held = kinds.get(found.kind);
+      if (!held || held.item.addedAt < item.addedAt) {
+        kinds.set(found.kind, { kind: found.kind, item, before: was!, after: is, oldPriceMinor: found.oldPriceMinor });
+      }
+      byCustomer.set(item.customerId, kinds);
+    }
+  }
+  if (rearm.length > 0) await setLowStockAlerted(database(), shopId, rearm, null);
+  if (byCustomer.size === 0) return;
+
+  const since = new Date(now.getTime() - settings.cooldownDays * DAY_MS);
+  const kinds = new Set([...byCustomer.values()].flatMap((found) => [...found.keys()]));
+  const customers = [...byCustomer.keys()];
+  for (const kind of kinds) {
+    const cooled = await findRecentlyAlerted(database(), shopId, {
+      productId,
+      kind,
+      customerIds: customers.filter((customerId) => byCustomer.get(customerId)!.has(kind)),
+      since,
+    });
+    for (const customerId of cooled) byCustomer.get(customerId)!.delete(kind);
+  }
+
+  const { ALERT_GATHER_MS, ALERT_DIGEST_MS } = getEnv();
+  const owed = customers.filter((customerId) => byCustomer.get(customerId)!.size > 0);
+  for (let start = 0; start < owed.length; start += CHUNK) {
+    const part = owed.slice(start, start + CHUNK);
+    await transaction(async (tx) => {
+      const messageOf = new Map<string, string>();
+      if (channels.email) {
+        const open = await holdOpenMessages(tx, shopId, part);
+        const lastSent = await findLastSent(
+          tx,
+          shopId,
+          part.filter((customerId) => !open.has(customerId)),
+        );
+        const fresh = [];
+        for (const customerId of part) {
+          const id = open.get(customerId);
+          if (id) {
+            messageOf.set(customerId, id);
+            continue;
+          }
+          const last = lastSent.get(customerId)?.getTime() ?? 0;
+          const dueAt = new Date(Math.max(now.getTime() + ALERT_GATHER_MS, last + ALERT_DIGEST_MS));
+          const message = { id: newId("alertMessage"), shopId, customerId, dueAt, createdAt: now };
+          fresh.push(message);
+          messageOf.set(customerId, message.id);
+          if (!result.firstDueAt || dueAt < result.firstDueAt) result.firstDueAt = dueAt;
+        }
+        await insertMessages(tx, fresh);
+        result.emailsOwed = true;
+        if (!result.firstDueAt && open.size > 0) result.firstDueAt = now;
+      }
+      const alerts: AlertInsert[] = [];
+      const findings = new Map<string, Finding>();
+      for (const customerId of part) {
+        for (const finding of byCustomer.get(customerId)!.values()) {
+          const id = newId("alert");
+          findings.set(id, finding);
+          alerts.push({
+            id,
+            shopId,
+            customerId,
+            listId: finding.item.listId,
+            itemId: finding.item.id,
+            productId,
+            variantId: finding.after.variantId,
+            kind: finding.kind,
+            oldPriceMinor: finding.oldPriceMinor,
+            newPriceMinor: finding.after.priceMinor,
+            quantity: finding.after.quantity,
+            currency: finding.after.currency,
+            changeKey,
+            messageId: messageOf.get(customerId) ?? null,
+            createdAt: now,
+          });
+        }
+      }
+      const made = await insertAlerts(tx, alerts);
+      result.alerts += made.length;
+      const priceSeen: Array<[string, number]> = [];
+      const lowStock: string[] = [];
+      for (const alert of made) {
+        const finding = findings.get(alert.id)!;
+        // Every item of the product on the customer's lists now measures a drop from the price alerted.
+        const ofCustomer = items.filter((item) => item.customerId === alert.customerId);
+        if (alert.kind === "price_dropped")
+          priceSeen.push(...ofCustomer.map((item): [string, number] => [item.id, alert.newPriceMinor!]));
+        if (alert.kind === "low_stock") lowStock.push(...ofCustomer.map((item) => item.id));
+        if (channels.events.has(alert.kind as AlertKind)) {
+          await recordEvent(tx, {
+            shopId,
+            type: ALERT_EVENT_TYPES[alert.kind as AlertKind],
+            createdAt: now,
+            data: alertEventData(alert, finding, reading),
+          });
+        }
+      }
+      await setPriceSeen(tx, shopId, priceSeen);
+      await setLowStockAlerted(tx, shopId, lowStock, now);
+    });
+  }
+}
+
+/** The webhook event's `data` (OpenAPI `AlertEvent`): the alert, the item and the change. */
+function alertEventData(alert: AlertInsert, finding: Finding, reading: ProductReading) {
+  const money = (minor: number | null | undefined) =>
+    minor === null || minor === undefined ? null : fromMinorUnits(minor, alert.currency);
+  return {
+    alertId: alert.id,
+    listId: alert.listId,
+    customerId: alert.customerId,
+    item: itemView(finding.item),
+    product: { productId: reading.productId, title: reading.title, handle: reading.handle },
+    variantId: alert.variantId === "" ? null : alert.variantId,
+    currency: alert.currency,
+    old: {
+      available: finding.before.available,
+      price: money(finding.kind === "price_dropped" ? alert.oldPriceMinor : finding.before.priceMinor),
+      inventoryQuantity: finding.before.quantity,
+    },
+    new: {
+      available: finding.after.available,
+      price: money(finding.after.priceMinor),
+      inventoryQuantity: finding.after.quantity,
+    },
+  };
+}

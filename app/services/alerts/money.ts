@@ -1,0 +1,40 @@
+/**
+ * Prices of the alerts in minor units of the shop's currency (docs/decisions/050-wishlist-alerts.md): the
+ * platform's decimal strings are turned into integers once, with the currency's own number of digits, and
+ * back for webhook payloads; the emails format them with Intl from the same number of digits.
+ */
+
+const digitsByCurrency = new Map<string, number>();
+
+/** How many minor units the currency has (2 for EUR, 0 for JPY, 3 for KWD), as Intl knows it. */
+export function currencyDigits(currency: string): number {
+  let digits = digitsByCurrency.get(currency);
+  if (digits === undefined) {
+    try {
+      digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits;
+    } catch {
+      digits = 2;
+    }
+    digitsByCurrency.set(currency, digits ?? 2);
+  }
+  return digits ?? 2;
+}
+
+/**
+ * A decimal amount ("12.5", "1234.50") in minor units, exactly (no floating point), rounded half up past the
+ * currency's digits; null for what is not an amount.
+ */
+export function toMinorUnits(amount: string | null | undefined, currency: string): number | null {
+  const match = /^(\d{1,15})(?:\.(\d+))?$/.exec(String(amount ?? "").trim());
+  if (!match) return null;
+  const digits = currencyDigits(currency);
+  const fraction = (match[2] ?? "").padEnd(digits + 1, "0");
+  const minor = Number(match[1]) * 10 ** digits + Number(fraction.slice(0, digits) || "0");
+  return Number(fraction[digits]) >= 5 ? minor + 1 : minor;
+}
+
+/** The minor units as a decimal string ("1250" EUR -> "12.50"), for webhook payloads and Flow. */
+export function fromMinorUnits(minor: number, currency: string): string {
+  const digits = currencyDigits(currency);
+  return digits === 0 ? String(minor) : (minor / 10 ** digits).toFixed(digits);
+}
