@@ -1598,7 +1598,7 @@ export interface components {
             guestEnabled: boolean;
             /** @description Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted to an origin that some shop declares; the request itself only to its own shop's origins. */
             headlessOrigins: string[];
-            /** @description An email-marketing integration flag. Default false. */
+            /** @description An email-marketing integration flag. Default false. Also true, whatever was set, while Shopify Flow or a webhook endpoint carries the shop's wishlist alerts (a workflow uses one of the app's alert triggers, or an enabled endpoint subscribes to an `alert.*` event). */
             integrationConfigured: boolean;
             /** @description Additive. The most lists one shopper (customer or guest) may keep, their default list included (1-100). Creating one more is a 409 `too-many-lists`; lowering it deletes nothing. Default 20. */
             maxListsPerOwner: number;

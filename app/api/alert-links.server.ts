@@ -8,15 +8,30 @@
  *    (`/apps/service/alerts/click/<token>`), records the click and redirects to the product page. Both the
  *    platform's proxy signature and the token's must verify, and name the same shop.
  * A token that does not verify answers 400 `alert-link-invalid` (an HTML page for a browser).
+ *
+ * And Shopify Flow's trigger lifecycle callback, `POST /flow/lifecycle` (app/services/alerts/flow.server.ts).
  */
+import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { getEnv } from "~/env.server";
 import { database } from "~/data/database.server";
 import { findAlertOfMessage, markClicked } from "~/data/alert-rows.server";
 import { AppError } from "~/lib/problems";
+import { applyFlowLifecycle, triggerOf } from "~/services/alerts/flow.server";
+import { shopDomain } from "~/shopify.server";
 import { readClickToken, readUnsubscribeToken } from "~/services/alerts/links.server";
 import { unsubscribeCustomer } from "~/services/alerts/suppression.server";
 import { verifyAppProxyRequest } from "./v1/auth.server";
 import type { HttpAppEnv } from "./http-env";
+
+/** Flow's trigger lifecycle callback body (its documented members; others are ignored). */
+const lifecycleBody = z.object({
+  flow_trigger_definition_id: z.string().min(1).max(255),
+  has_enabled_flow: z.boolean(),
+  shopify_domain: z.string().min(1).max(255),
+  timestamp: z.iso.datetime({ offset: true }),
+});
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -49,6 +64,36 @@ function invalidLink(c: Context) {
 }
 
 export function registerAlertLinks(app: Hono<HttpAppEnv>) {
+  app.post("/flow/lifecycle", async (c) => {
+    const rawBody = await c.req.text();
+    const expected = createHmac("sha256", getEnv().SHOPIFY_API_SECRET).update(rawBody).digest();
+    const given = Buffer.from(c.req.header("x-shopify-hmac-sha256") ?? "", "base64");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new AppError("unauthorized", { detail: "The callback's X-Shopify-Hmac-Sha256 does not verify." });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(rawBody);
+    } catch {
+      throw new AppError("malformed-json", { detail: "The callback body is not JSON." });
+    }
+    const parsed = lifecycleBody.safeParse(json);
+    if (!parsed.success) {
+      throw new AppError("bad-request", { detail: "The body is not a Flow trigger lifecycle callback." });
+    }
+    const trigger = triggerOf(parsed.data.flow_trigger_definition_id);
+    if (!trigger) throw new AppError("not-found", { detail: "The callback names no trigger of this app." });
+    const domain = shopDomain(parsed.data.shopify_domain);
+    if (!domain) throw new AppError("bad-request", { detail: "`shopify_domain` is not a shop domain." });
+    const outcome = await applyFlowLifecycle({
+      trigger,
+      enabled: parsed.data.has_enabled_flow,
+      shopDomain: domain,
+      signedAt: new Date(parsed.data.timestamp),
+    });
+    return c.json(outcome, 200);
+  });
+
   app.get("/alerts/unsubscribe/:token", (c) => {
     const claims = readUnsubscribeToken(c.req.param("token"));
     if (!claims) return invalidLink(c);

@@ -317,16 +317,28 @@ export async function findShopsWithDueMessages(
     .selectFrom("Shop")
     .select("Shop.id")
     .where("Shop.uninstalledAt", "is", null)
-    .where("Shop.id", "in", (eb) =>
-      eb
-        .selectFrom("AlertMessage")
-        .select("AlertMessage.shopId")
-        .where((inner) =>
-          inner.or([
-            inner.and([inner("state", "=", "pending"), inner("dueAt", "<=", now)]),
-            inner.and([inner("state", "=", "sending"), inner("leaseUntil", "<", now)]),
-          ]),
+    .where((outer) =>
+      outer.or([
+        outer(
+          "Shop.id",
+          "in",
+          outer
+            .selectFrom("AlertMessage")
+            .select("AlertMessage.shopId")
+            .where((inner) =>
+              inner.or([
+                inner.and([inner("state", "=", "pending"), inner("dueAt", "<=", now)]),
+                inner.and([inner("state", "=", "sending"), inner("leaseUntil", "<", now)]),
+              ]),
+            ),
         ),
+        // Flow triggers owed (the sender sends them too).
+        outer(
+          "Shop.id",
+          "in",
+          outer.selectFrom("Alert").select("Alert.shopId").where("Alert.flowState", "=", "pending"),
+        ),
+      ]),
     )
     .orderBy("Shop.id")
     .limit(limit)

@@ -70,6 +70,27 @@ export async function updateShopSettingsText(
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Rewrites the alerts' settings document (`Shop.alertSettings`), and the sealed SMTP password when given
+ * (a string to set, null to remove; undefined leaves it). `onlyIfUnset`: only while the document is still
+ * the empty default (the demo seed, which must not undo a developer's own settings).
+ */
+export async function updateAlertSettingsText(
+  q: Queryable,
+  shopId: string,
+  alertSettings: string,
+  at: Date,
+  { smtpPasswordSealed, onlyIfUnset = false }: { smtpPasswordSealed?: string | null; onlyIfUnset?: boolean } = {},
+): Promise<boolean> {
+  let update = q
+    .updateTable("Shop")
+    .set({ alertSettings, updatedAt: at, ...(smtpPasswordSealed === undefined ? {} : { smtpPasswordSealed }) })
+    .where("id", "=", shopId);
+  if (onlyIfUnset) update = update.where("alertSettings", "=", "{}");
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Records the merchant's confirmation of the share page, once: a later confirmation keeps the first time. */
 export async function confirmSharePage(q: Queryable, shopId: string, at: Date): Promise<void> {
   await q

@@ -16,6 +16,14 @@ export type WishlistProductStatesQuery = { shop: Pick<AdminTypes.Shop, 'currency
       )> } }
   )>> };
 
+export type WishlistFlowTriggerMutationVariables = AdminTypes.Exact<{
+  handle?: AdminTypes.InputMaybe<AdminTypes.Scalars['String']['input']>;
+  payload?: AdminTypes.InputMaybe<AdminTypes.Scalars['JSON']['input']>;
+}>;
+
+
+export type WishlistFlowTriggerMutation = { flowTriggerReceive?: AdminTypes.Maybe<{ userErrors: Array<Pick<AdminTypes.UserError, 'field' | 'message'>> }> };
+
 export type WishlistAlertRecipientsQueryVariables = AdminTypes.Exact<{
   ids: Array<AdminTypes.Scalars['ID']['input']> | AdminTypes.Scalars['ID']['input'];
 }>;
@@ -132,6 +140,7 @@ interface GeneratedQueryTypes {
 }
 
 interface GeneratedMutationTypes {
+  "#graphql\n  mutation WishlistFlowTrigger($handle: String, $payload: JSON) {\n    flowTriggerReceive(handle: $handle, payload: $payload) { userErrors { field message } }\n  }": {return: WishlistFlowTriggerMutation, variables: WishlistFlowTriggerMutationVariables},
   "#graphql\n  mutation WishlistMetafieldDefinition($definition: MetafieldDefinitionInput!) {\n    metafieldDefinitionCreate(definition: $definition) {\n      createdDefinition { id }\n      userErrors { field message code }\n    }\n  }": {return: WishlistMetafieldDefinitionMutation, variables: WishlistMetafieldDefinitionMutationVariables},
   "#graphql\n  mutation WishlistMetafieldsSet($metafields: [MetafieldsSetInput!]!) {\n    metafieldsSet(metafields: $metafields) {\n      metafields { id }\n      userErrors { field message code elementIndex }\n    }\n  }": {return: WishlistMetafieldsSetMutation, variables: WishlistMetafieldsSetMutationVariables},
   "#graphql\n  mutation WishlistMetafieldsDelete($metafields: [MetafieldIdentifierInput!]!) {\n    metafieldsDelete(metafields: $metafields) {\n      deletedMetafields { key }\n      userErrors { field message }\n    }\n  }": {return: WishlistMetafieldsDeleteMutation, variables: WishlistMetafieldsDeleteMutationVariables},

@@ -2,8 +2,11 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Session } from "@shopify/shopify-api";
 import { z } from "zod";
+import { database } from "~/data/database.server";
+import { updateAlertSettingsText } from "~/data/shop-rows.server";
 import { getEnv } from "~/env.server";
 import { deriveKey } from "~/lib/derived-keys.server";
+import { alertSettingsSchema } from "~/services/alerts/alert-settings";
 import type { Owner } from "~/services/owners/owner";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { platformSessionStorage } from "~/services/shops/platform-sessions.server";
@@ -129,6 +132,25 @@ export async function seedDemoActivity({
 }
 
 /**
+ * The demo shop's wishlist alerts email through the local mailbox that `npm run dev` starts (DEV_SMTP_PORT,
+ * 1025 unless set; stand-in/mailbox.ts), so a restock in the stand-in's admin shows its email there. Only
+ * while the shop's alert settings are untouched: a developer's own settings stay.
+ */
+async function seedDemoAlerts(shopId: string) {
+  const settings = alertSettingsSchema.parse({
+    email: {
+      enabled: true,
+      audience: "subscribed",
+      fromName: "Demo Shop",
+      fromAddress: "wishlist@demo-shop.example",
+      replyTo: "help@demo-shop.example",
+      smtp: { host: "127.0.0.1", port: Number(process.env.DEV_SMTP_PORT ?? 1025), security: "none" },
+    },
+  });
+  await updateAlertSettingsText(database(), shopId, JSON.stringify(settings), new Date(), { onlyIfUnset: true });
+}
+
+/**
  * Seeds the demo shop idempotently: the shop is created once; its private key is created once and
  * reused while the key recorded in `file` still verifies (only its hash is in the database, so the
  * file is the one place the secret lives). Writes `{shopDomain, privateKey, publicKey, apiBaseUrl}`.
@@ -145,6 +167,7 @@ export async function seedDemoShop({
 }): Promise<DemoShop> {
   const shop = await ensureShop({ domain: DEMO_SHOP_DOMAIN });
   await storeDemoSession(shop.domain);
+  await seedDemoAlerts(shop.id);
   if (catalogue) await seedDemoActivity({ shopId: shop.id, catalogue });
   let privateKey = readDemoFile(file)?.privateKey;
   if (!privateKey || !(await findActiveKeyBySecret({ shopId: shop.id, secret: privateKey }))) {

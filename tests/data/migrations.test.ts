@@ -42,6 +42,7 @@ describe(`migrations on ${engine}`, () => {
       "DailyProductStat",
       "DailyShopStat",
       "Event",
+      "FlowTriggerUse",
       "HeadlessOrigin",
       "IdempotencyRecord",
       "Item",

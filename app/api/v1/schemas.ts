@@ -163,7 +163,10 @@ export const SettingsSchema = z
     }),
     metafieldSyncEnabled: shopSettingsFields.metafieldSyncEnabled.meta({ description: "Default false." }),
     integrationConfigured: shopSettingsFields.integrationConfigured.meta({
-      description: "An email-marketing integration flag. Default false.",
+      description:
+        "An email-marketing integration flag. Default false. Also true, whatever was set, while Shopify Flow or a " +
+        "webhook endpoint carries the shop's wishlist alerts (a workflow uses one of the app's alert triggers, or an " +
+        "enabled endpoint subscribes to an `alert.*` event).",
     }),
     strings: shopSettingsFields.strings.meta({
       description:

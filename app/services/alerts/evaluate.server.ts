@@ -33,6 +33,7 @@ import { recordEvent } from "~/services/events/outbox.server";
 import { itemView } from "~/services/wishlists/views";
 import { emailReady, type AlertKind, type AlertSettings } from "./alert-settings";
 import type { ProductReading } from "./catalogue.server";
+import { flowKinds } from "./flow.server";
 import { fromMinorUnits } from "./money";
 import { findAlerts, lowStockRearmed, watchedState, type VariantState, type WatchedState } from "./rules";
 
@@ -49,6 +50,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Channels {
   email: boolean;
+  /** The kinds whose Flow trigger some enabled workflow of the shop uses. */
+  flow: Set<AlertKind>;
   /** The kinds some enabled endpoint of the shop subscribes to. */
   events: Set<AlertKind>;
 }
@@ -62,14 +65,14 @@ export async function activeChannels(shopId: string, settings: AlertSettings): P
       if (subscribed.includes(type)) events.add(kind as AlertKind);
     }
   }
-  return { email: emailReady(settings), events };
+  return { email: emailReady(settings), events, flow: await flowKinds(shopId) };
 }
 
 export interface EvaluationResult {
   /** The reading differs from the stored one in what the rules look at. */
   changed: boolean;
   alerts: number;
-  /** The messages the run created or added to (the sender is to be woken for them). */
+  /** Emails or Flow triggers are owed (the sender is to be woken for them). */
   emailsOwed: boolean;
   /** When the earliest email the run owes is due. */
   firstDueAt: Date | null;
@@ -181,7 +184,7 @@ async function alertCustomers({
   result: EvaluationResult;
 }) {
   const { productId } = reading;
-  const anyChannel = channels.email || channels.events.size > 0;
+  const anyChannel = channels.email || channels.events.size > 0 || channels.flow.size > 0;
   const rearm: string[] = [];
   // Per customer and kind, the newest item that makes the alert (a product on several of a customer's lists
   // alerts once).
@@ -270,12 +273,17 @@ async function alertCustomers({
             currency: finding.after.currency,
             changeKey,
             messageId: messageOf.get(customerId) ?? null,
+            flowState: channels.flow.has(finding.kind) ? "pending" : null,
             createdAt: now,
           });
         }
       }
       const made = await insertAlerts(tx, alerts);
       result.alerts += made.length;
+      if (made.some((alert) => alert.flowState === "pending")) {
+        result.emailsOwed = true;
+        result.firstDueAt = now;
+      }
       const priceSeen: Array<[string, number]> = [];
       const lowStock: string[] = [];
       for (const alert of made) {

@@ -40,6 +40,7 @@ import { createAdminCaller, NODES_PER_QUERY } from "~/services/platform/admin-ap
 import { emailReady, readAlertSettings, type AlertKind, type AlertSettings } from "./alert-settings";
 import { renderAlertEmail, type AlertEmailItem } from "./email-template";
 import { clickUrl, unsubscribeUrl } from "./links.server";
+import { sendFlowTriggers } from "./flow.server";
 import { classifySmtpFailure, openSmtpPassword, smtpTransport } from "./smtp.server";
 
 const RECIPIENTS = `#graphql
@@ -76,6 +77,8 @@ export interface SendRun {
   skipped: number;
   failed: number;
   retried: number;
+  flowSent: number;
+  flowFailed: number;
   /** The shop's pace was reached: the rest waits for the next minute. */
   paced?: boolean;
   skippedRun?: string;
@@ -99,12 +102,19 @@ export async function queueDueAlertSenders(connection?: Redis): Promise<string[]
 }
 
 export async function runAlertSender({ shopId, connection }: { shopId: string; connection?: Redis }): Promise<SendRun> {
-  const run: SendRun = { sent: 0, skipped: 0, failed: 0, retried: 0 };
+  const run: SendRun = { sent: 0, skipped: 0, failed: 0, retried: 0, flowSent: 0, flowFailed: 0 };
   const shop = await findShopById(database(), shopId);
   if (!shop || shop.uninstalledAt) return { ...run, skippedRun: shop ? "uninstalled" : "no such shop" };
   const settings = readAlertSettings(shop.alertSettings);
   const { ALERT_SEND_LEASE_MS } = getEnv();
   const started = Date.now();
+  // Flow triggers first: they are not paced by the email rate, and a workflow may be waiting on them.
+  for (let round = 0; round < 20; round += 1) {
+    const flow = await sendFlowTriggers(shop);
+    run.flowSent += flow.sent;
+    run.flowFailed += flow.failed;
+    if (!flow.more || Date.now() - started > RUN_MS / 2) break;
+  }
 
   while (Date.now() - started < RUN_MS) {
     const now = new Date();

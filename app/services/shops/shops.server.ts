@@ -16,6 +16,7 @@ import { enqueueMetafieldSync, withinMs } from "~/jobs/queues.server";
 import { DomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { newId } from "~/lib/ids";
+import { alertIntegrationActive } from "~/services/alerts/flow.server";
 import { forgetAuthentication, rememberedShop } from "~/services/keys/authentication-cache.server";
 import { generatePublicKey } from "~/services/keys/key-secrets";
 import {
@@ -96,7 +97,16 @@ async function getShopRow(shopId: string) {
 /** The shop overview (OpenAPI `GET /v1/shop`): settings parsed, usage counted on the shop-scoped indexes. */
 export async function getShopOverview({ shopId }: { shopId: string }) {
   const [shop, usage] = await Promise.all([getShopRow(shopId), countShopUsage(database(), shopId)]);
-  return { shop, settings: readShopSettings(shop.settings), usage };
+  return { shop, settings: await withIntegration(shopId, readShopSettings(shop.settings)), usage };
+}
+
+/**
+ * The settings as the API shows them: `integrationConfigured` is also true while Flow or a webhook endpoint
+ * carries the shop's wishlist alerts (docs/decisions/050-wishlist-alerts.md).
+ */
+async function withIntegration(shopId: string, settings: Readonly<ShopSettings>): Promise<ShopSettings> {
+  if (settings.integrationConfigured) return settings;
+  return { ...settings, integrationConfigured: await alertIntegrationActive(shopId) };
 }
 
 /** The shop's domain and settings, read outside any transaction; a shop that does not exist is `not_found`. */
@@ -145,7 +155,7 @@ export async function updateShopSettings({ shopId, patch }: { shopId: string; pa
       logger.warn({ err: error, shopId }, "metafield sync not queued; the sweep will queue it"),
     );
   }
-  return next;
+  return withIntegration(shopId, next);
 }
 
 /** Whether any shop declares this browser origin (CORS preflight, which names no shop). */
