@@ -4,7 +4,8 @@
  *  2. makes sure Redis answers (starts a local `redis-server` child when none does and the binary exists);
  *  3. applies the migrations of the selected engine and seeds the demo shop;
  *  4. starts the local platform stand-in (the shop admin that frames the app, its Admin API and App
- *     Bridge; stand-in/platform.ts), so the embedded admin opens in a plain browser;
+ *     Bridge; stand-in/platform.ts), so the embedded admin opens in a plain browser, with its local
+ *     mailbox: an SMTP server on port 1025 (DEV_SMTP_PORT) keeping what the app sends, read at /mailbox;
  *  5. runs the web server (Vite dev middleware, HMR) and the worker until Ctrl-C, and prints where the app
  *     and its admin are once the web server answers.
  */
@@ -12,6 +13,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
 import { Redis } from "ioredis";
+import { z } from "zod";
 import { loadDotEnv, loadEnvOrExit, resetEnvCache } from "~/env.server";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { demoShopData } from "../stand-in/demo-data";
@@ -154,6 +156,14 @@ process.env.WEBHOOK_ALLOW_HTTP ||= "true";
 process.env.WEBHOOK_ALLOWED_NETWORKS ||= "127.0.0.0/8,::1/128";
 process.env.WEBHOOK_RETRY_UNIT_MS ||= "1000";
 const env = loadEnvOrExit();
+// The local mailbox's port: a development-only setting of this script, not of the app.
+const smtpPort = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(65535)
+  .safeParse(process.env.DEV_SMTP_PORT || "1025");
+if (!smtpPort.success) fail(`DEV_SMTP_PORT must be a port number (0-65535), not ${process.env.DEV_SMTP_PORT}`);
 
 process.on("SIGINT", () => stopAll(0));
 process.on("SIGTERM", () => stopAll(0));
@@ -178,13 +188,16 @@ try {
     apiVersion: SHOPIFY_API_VERSION,
     // The theme's app embed, switched on once, stays on across restarts, as on the platform.
     stateFile: path.join(root, ".data", "stand-in-theme.json"),
+    mailbox: { port: smtpPort.data },
   });
 } catch (error) {
   const { code, port } = error as NodeJS.ErrnoException & { port?: number };
   const [what, variable] =
     port === env.PLATFORM_STOREFRONT_PORT
       ? ["the local storefront", "PLATFORM_STOREFRONT_PORT"]
-      : ["the local admin", "PLATFORM_STAND_IN_PORT"];
+      : port === smtpPort.data
+        ? ["the local mailbox", "DEV_SMTP_PORT"]
+        : ["the local admin", "PLATFORM_STAND_IN_PORT"];
   fail(
     code === "EADDRINUSE"
       ? `port ${port} (${what}) is in use: stop the other process or set ${variable}`
@@ -195,6 +208,8 @@ try {
 // environment or .env still wins).
 process.env.SHOPIFY_ADMIN_API_ORIGIN ||= platform.origin;
 process.env.APP_BRIDGE_URL ||= `${platform.origin}/app-bridge.js`;
+// The port the mailbox took (DEV_SMTP_PORT=0 picks a free one), for the web server and the worker.
+process.env.DEV_SMTP_PORT = String(platform.mailbox!.port);
 resetEnvCache();
 loadEnvOrExit();
 
@@ -207,3 +222,6 @@ await webAnswers(env.HOST, env.PORT);
 say(`web on ${env.SHOPIFY_APP_URL} (port ${env.PORT}); worker consuming from ${env.REDIS_URL}. Ctrl-C stops both.`);
 say(`Admin URL    ${platform.adminUrl(DEMO_SHOP_DOMAIN)}   (the embedded admin of the demo shop, no account needed)`);
 say(`Storefront   ${platform.storefrontOrigin}/   (the demo shop's online store with the theme extension)`);
+say(
+  `Mailbox      ${platform.origin}/mailbox   (what the app emails; SMTP on ${platform.mailbox!.host}:${platform.mailbox!.port}, nothing leaves this machine)`,
+);

@@ -4,7 +4,15 @@
  * (an unknown field, a wrong argument type) is refused here too, in the platform's error format.
  */
 import { buildSchema, graphql, type GraphQLSchema } from "graphql";
-import type { StandInShop } from "./demo-data";
+import {
+  findInventoryItem,
+  findVariant,
+  inventoryItemIdOf,
+  isAvailableForSale,
+  productImagePath,
+  variantsOf,
+} from "./catalogue";
+import type { StandInShop, StandInVariant } from "./demo-data";
 
 const SDL = /* GraphQL */ `
   interface Node {
@@ -41,14 +49,23 @@ const SDL = /* GraphQL */ `
   type OnlineStoreThemeConnection {
     nodes: [OnlineStoreTheme!]!
   }
+  enum CustomerEmailAddressMarketingState {
+    INVALID
+    NOT_SUBSCRIBED
+    PENDING
+    SUBSCRIBED
+    UNSUBSCRIBED
+  }
   type CustomerEmailAddress {
     emailAddress: String!
+    marketingState: CustomerEmailAddressMarketingState!
   }
   type Customer implements Node {
     id: ID!
     firstName: String
     lastName: String
     displayName: String!
+    locale: String!
     defaultEmailAddress: CustomerEmailAddress
     metafield(namespace: String, key: String!): Metafield
   }
@@ -154,10 +171,15 @@ const SDL = /* GraphQL */ `
     deletedMetafields: [MetafieldIdentifier]
     userErrors: [UserError!]!
   }
+  scalar JSON
+  type FlowTriggerReceivePayload {
+    userErrors: [UserError!]!
+  }
   type Mutation {
     metafieldDefinitionCreate(definition: MetafieldDefinitionInput!): MetafieldDefinitionCreatePayload
     metafieldsSet(metafields: [MetafieldsSetInput!]!): MetafieldsSetPayload
     metafieldsDelete(metafields: [MetafieldIdentifierInput!]!): MetafieldsDeletePayload
+    flowTriggerReceive(handle: String, payload: JSON): FlowTriggerReceivePayload
   }
   type CustomerConnection {
     nodes: [Customer!]!
@@ -183,18 +205,46 @@ const SDL = /* GraphQL */ `
     ARCHIVED
     DRAFT
   }
+  scalar URL
+  type Image {
+    url: URL!
+  }
+  type MediaPreviewImage {
+    image: Image
+  }
+  interface Media {
+    id: ID!
+    preview: MediaPreviewImage
+  }
+  type MediaImage implements Media & Node {
+    id: ID!
+    preview: MediaPreviewImage
+  }
   type Product implements Node {
     id: ID!
     title: String!
     handle: String!
     status: ProductStatus!
     priceRangeV2: ProductPriceRangeV2!
+    featuredMedia: Media
+    variants(first: Int, after: String): ProductVariantConnection!
   }
   type ProductVariant implements Node {
     id: ID!
     title: String!
     price: Money!
+    compareAtPrice: Money
+    availableForSale: Boolean!
+    inventoryQuantity: Int
+    inventoryItem: InventoryItem!
     product: Product!
+  }
+  type ProductVariantConnection {
+    nodes: [ProductVariant!]!
+  }
+  type InventoryItem implements Node {
+    id: ID!
+    variant: ProductVariant!
   }
   type ProductConnection {
     nodes: [Product!]!
@@ -216,7 +266,7 @@ const SDL = /* GraphQL */ `
 /** The slice's schema; tests/stand-in/admin-schema.test.ts holds it to the platform's. */
 export const standInAdminSchema: GraphQLSchema = buildSchema(SDL);
 // buildSchema leaves abstract types unresolved: name them from the objects the resolvers return.
-for (const name of ["Node", "OnlineStoreThemeFileBody"]) {
+for (const name of ["Node", "Media", "OnlineStoreThemeFileBody"]) {
   const type = standInAdminSchema.getType(name) as unknown as {
     resolveType: (value: { __typename: string }) => string;
   };
@@ -287,16 +337,53 @@ function customerNode(shop: StandInShop, customer: StandInShop["customers"][numb
     firstName: customer.firstName,
     lastName: customer.lastName,
     displayName: `${customer.firstName} ${customer.lastName}`,
-    defaultEmailAddress: { emailAddress: customer.email },
+    locale: customer.locale ?? "en",
+    defaultEmailAddress: {
+      emailAddress: customer.email,
+      marketingState: customer.marketingState ?? "NOT_SUBSCRIBED",
+    },
   };
 }
 
-/** A product's variants: those the shop lists, or the one "Default Title" variant a product without options has. */
-export function variantsOf(product: StandInShop["products"][number]) {
-  return product.variants ?? [{ id: product.id.replace(/^81/, "91"), title: "Default Title", price: product.price }];
+/** What a resolver needs beyond the shop: the stand-in's origin (its images) and where Flow triggers go. */
+export interface AdminGraphqlContext {
+  /** The origin the stand-in serves product images from; unset: the shop's own domain, as the platform's CDN path. */
+  origin?: string;
+  /** Each accepted `flowTriggerReceive`, in order. */
+  flowTriggers?: FlowTriggerCall[];
 }
 
-function productNode(shop: StandInShop, product: StandInShop["products"][number]) {
+/** A `flowTriggerReceive` the platform accepted: what Flow would start its workflows with. */
+export interface FlowTriggerCall {
+  shopDomain: string;
+  handle: string;
+  payload: Record<string, unknown>;
+  at: number;
+}
+
+type Product = StandInShop["products"][number];
+
+function variantNode(shop: StandInShop, product: Product, variant: StandInVariant, context: AdminGraphqlContext) {
+  const id = gid("ProductVariant", variant.id);
+  const node = {
+    __typename: "ProductVariant",
+    id,
+    title: variant.title,
+    price: variant.price,
+    compareAtPrice: variant.compareAtPrice ?? null,
+    availableForSale: isAvailableForSale(variant),
+    inventoryQuantity: variant.inventoryQuantity ?? null,
+    inventoryItem: () => ({
+      __typename: "InventoryItem",
+      id: gid("InventoryItem", inventoryItemIdOf(variant.id)),
+      variant: () => node,
+    }),
+    product: () => productNode(shop, product, context),
+  };
+  return node;
+}
+
+function productNode(shop: StandInShop, product: Product, context: AdminGraphqlContext) {
   const prices = variantsOf(product).map((variant) => Number(variant.price));
   const money = (amount: number) => ({ amount: amount.toFixed(2), currencyCode: shop.currency ?? "USD" });
   return {
@@ -306,10 +393,58 @@ function productNode(shop: StandInShop, product: StandInShop["products"][number]
     handle: product.handle,
     status: "ACTIVE",
     priceRangeV2: { minVariantPrice: money(Math.min(...prices)), maxVariantPrice: money(Math.max(...prices)) },
+    // One image per product; its media id is the product's number under another type.
+    featuredMedia: {
+      __typename: "MediaImage",
+      id: gid("MediaImage", product.id),
+      preview: { image: { url: `${context.origin ?? `https://${shop.domain}`}${productImagePath(product)}` } },
+    },
+    variants: ({ first, after }: { first?: number | null; after?: string | null }) => {
+      const all = variantsOf(product);
+      const from = after ? all.findIndex((variant) => variant.id === after) + 1 : 0;
+      return {
+        nodes: all
+          .slice(from, from + (first ?? all.length))
+          .map((variant) => variantNode(shop, product, variant, context)),
+      };
+    },
   };
 }
 
-function rootFor(shop: StandInShop) {
+/** The Flow payload limit the platform enforces: the payload's JSON, in bytes. */
+const FLOW_PAYLOAD_LIMIT_BYTES = 50_000;
+
+/**
+ * `flowTriggerReceive` as the platform answers it: `handle` and `payload` both required, the payload a JSON
+ * object of at most 50,000 bytes, refusals as userErrors on `body` in Flow's schema-validation wording. The
+ * platform also refuses a handle no trigger extension of the app declares; the stand-in, which has no app
+ * configuration to read, accepts any.
+ */
+function receiveFlowTrigger(shop: StandInShop, context: AdminGraphqlContext, handle: unknown, payload: unknown) {
+  const refuse = (field: string, message: string) => ({ userErrors: [{ field: [field], message }] });
+  const invalid = (reason: string) => refuse("body", `Errors validating schema:\n  ${reason}\n`);
+  if (typeof handle !== "string" || handle.trim() === "" || payload === null || payload === undefined) {
+    return refuse("handle", "`handle` and `payload` arguments are required");
+  }
+  const json = JSON.stringify(payload);
+  if (Buffer.byteLength(json) > FLOW_PAYLOAD_LIMIT_BYTES) {
+    return invalid(`Properties size exceeds the limit of ${FLOW_PAYLOAD_LIMIT_BYTES} bytes.`);
+  }
+  if (typeof payload !== "object" || Array.isArray(payload)) {
+    return invalid(
+      `Type error for field 'properties': ${typeof payload === "string" ? payload : json} is not an Object.`,
+    );
+  }
+  context.flowTriggers?.push({
+    shopDomain: shop.domain,
+    handle,
+    payload: payload as Record<string, unknown>,
+    at: Date.now(),
+  });
+  return { userErrors: [] };
+}
+
+function rootFor(shop: StandInShop, context: AdminGraphqlContext) {
   return {
     shop: () => ({ name: shop.name, myshopifyDomain: shop.domain, currencyCode: shop.currency ?? "USD" }),
     themes: ({ roles }: { roles?: string[] }) => ({
@@ -352,7 +487,7 @@ function rootFor(shop: StandInShop) {
     products: ({ first = 50, query }: { first?: number; query?: string }) => {
       const handles = searchTerms(query, "handle");
       const matching = handles.length ? shop.products.filter((p) => handles.includes(p.handle)) : shop.products;
-      return { nodes: matching.slice(0, first).map((product) => productNode(shop, product)) };
+      return { nodes: matching.slice(0, first).map((product) => productNode(shop, product, context)) };
     },
     // ---- mutations: the metafield calls of the customer metafield sync ----
     metafieldDefinitionCreate: ({ definition }: { definition: MetafieldDefinitionInput }) => {
@@ -441,25 +576,25 @@ function rootFor(shop: StandInShop) {
       }),
       userErrors: [],
     }),
+    flowTriggerReceive: ({ handle, payload }: { handle?: string | null; payload?: unknown }) =>
+      receiveFlowTrigger(shop, context, handle, payload),
     nodes: ({ ids }: { ids: string[] }) =>
       ids.map((id) => {
-        const match = /^gid:\/\/shopify\/(Customer|Product|ProductVariant)\/(\d+)$/.exec(id);
+        const match = /^gid:\/\/shopify\/(Customer|Product|ProductVariant|InventoryItem)\/(\d+)$/.exec(id);
         if (!match) return null;
-        if (match[1] === "Customer") {
-          const customer = shop.customers.find((c) => c.id === match[2]);
+        const [, type, number] = match as unknown as [string, string, string];
+        if (type === "Customer") {
+          const customer = shop.customers.find((c) => c.id === number);
           return customer ? customerNode(shop, customer) : null;
         }
-        if (match[1] === "ProductVariant") {
-          for (const product of shop.products) {
-            const variant = variantsOf(product).find((v) => v.id === match[2]);
-            if (variant) {
-              return { __typename: "ProductVariant", ...variant, id, product: productNode(shop, product) };
-            }
-          }
-          return null;
+        if (type === "ProductVariant" || type === "InventoryItem") {
+          const found = type === "ProductVariant" ? findVariant(shop, number) : findInventoryItem(shop, number);
+          if (!found) return null;
+          const variant = variantNode(shop, found.product, found.variant, context);
+          return type === "ProductVariant" ? variant : variant.inventoryItem();
         }
-        const product = shop.products.find((p) => p.id === match[2]);
-        return product ? productNode(shop, product) : null;
+        const product = shop.products.find((p) => p.id === number);
+        return product ? productNode(shop, product, context) : null;
       }),
   };
 }
@@ -480,12 +615,13 @@ function costExtension(data: unknown) {
 export async function answerAdminGraphql(
   shop: StandInShop,
   body: { query?: unknown; variables?: unknown },
+  context: AdminGraphqlContext = {},
 ): Promise<Record<string, unknown>> {
   if (typeof body.query !== "string") return { errors: [{ message: "Parameter Missing or Invalid" }] };
   const result = await graphql({
     schema: standInAdminSchema,
     source: body.query,
-    rootValue: rootFor(shop),
+    rootValue: rootFor(shop, context),
     variableValues: (body.variables as Record<string, unknown> | undefined) ?? {},
   });
   return {

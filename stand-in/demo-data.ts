@@ -11,19 +11,35 @@ export interface StandInProduct {
   /** A colour for the local storefront's placeholder image. */
   colour: string;
   /** Its variants; without them, one "Default Title" variant at `price` (id: the product's with 91 for 81). */
-  variants?: Array<{
-    id: string;
-    title: string;
-    price: string;
-    /** false: sold out (true unless set). */ available?: boolean;
-  }>;
+  variants?: StandInVariant[];
 }
+
+/** A variant as the platform's catalogue keeps it; availability follows stand-in/catalogue.ts. */
+export interface StandInVariant {
+  id: string;
+  title: string;
+  /** A decimal in the shop's currency, two places ("29.00"), as the platform writes prices. */
+  price: string;
+  /** The price it was before, shown struck through; unset: none. */
+  compareAtPrice?: string;
+  /** The stock the shop's one location holds; set: tracked (0 or less is sold out), unset: not tracked. */
+  inventoryQuantity?: number;
+  /** false: not for sale whatever the stock (true unless set). */
+  available?: boolean;
+}
+
+/** The platform's states of a customer's email marketing consent (`CustomerEmailAddressMarketingState`). */
+export type EmailMarketingState = "SUBSCRIBED" | "NOT_SUBSCRIBED" | "UNSUBSCRIBED" | "PENDING" | "INVALID";
 
 export interface StandInCustomer {
   id: string;
   email: string;
   firstName: string;
   lastName: string;
+  /** The customer's language (`Customer.locale`), "en" unless set. */
+  locale?: string;
+  /** Their email marketing consent; unset: NOT_SUBSCRIBED, as for a customer the platform never asked. */
+  marketingState?: EmailMarketingState;
 }
 
 export interface StandInShop {
@@ -65,25 +81,45 @@ const PRODUCTS: Array<[string, string, string]> = [
 ];
 
 /**
- * Products with variants of their own: the sweater has options, the tote is sold out; the rest have the one
- * "Default Title" variant. Each first variant keeps the id a product without options would have.
+ * Products with options of their own: the sweater has sizes, its Large sold out. Each first variant keeps the
+ * id a product without options would have.
  */
-const VARIANTS: Record<string, NonNullable<StandInProduct["variants"]>> = {
+const VARIANTS: Record<string, StandInVariant[]> = {
   "orchard-knit-sweater": [
-    { id: "9100000007", title: "Small", price: "71.00" },
-    { id: "9200000007", title: "Medium", price: "1234.50" },
-    { id: "9300000007", title: "Large", price: "71.00", available: false },
+    { id: "9100000007", title: "Small", price: "71.00", inventoryQuantity: 14 },
+    { id: "9200000007", title: "Medium", price: "1234.50", inventoryQuantity: 22 },
+    { id: "9300000007", title: "Large", price: "71.00", inventoryQuantity: 0 },
   ],
-  // Sold out: still listed, and its wishlist row says so.
-  "pebble-canvas-tote": [{ id: "9100000008", title: "Default Title", price: "78.00", available: false }],
 };
 
-const CUSTOMERS: Array<[string, string, string, string]> = [
-  ["7001", "ada@example.com", "Ada", "Lovelace"],
-  ["7002", "grace@example.com", "Grace", "Hopper"],
-  ["7003", "alan@example.com", "Alan", "Turing"],
-  ["7004", "katherine@example.com", "Katherine", "Johnson"],
-  ["7005", "edsger@example.com", "Edsger", "Dijkstra"],
+/**
+ * Stock of the products with one variant, for the alerts to have something to watch: most hold 10 to 40,
+ * the scarf is nearly gone (low stock), the tote is sold out (still listed, and its wishlist row says so).
+ */
+const STOCK: Record<string, number> = {
+  "aurora-linen-shirt": 24,
+  "harbor-wool-coat": 12,
+  "meadow-sun-hat": 31,
+  "canyon-leather-boots": 18,
+  "tidal-swim-shorts": 40,
+  "summit-rain-jacket": 27,
+  "pebble-canvas-tote": 0,
+  "ember-wool-scarf": 3,
+  "willow-silk-dress": 16,
+  "granite-chino-pants": 35,
+  "lagoon-sunglasses": 10,
+};
+
+/** The coat is on sale: its compare-at price is what it cost before. */
+const COMPARE_AT: Record<string, string> = { "harbor-wool-coat": "48.00" };
+
+/** Customers in the storefront's languages and in each consent state the alerts must respect. */
+const CUSTOMERS: Array<[string, string, string, string, string, EmailMarketingState]> = [
+  ["7001", "ada@example.com", "Ada", "Lovelace", "en", "SUBSCRIBED"],
+  ["7002", "grace@example.com", "Grace", "Hopper", "fr", "SUBSCRIBED"],
+  ["7003", "alan@example.com", "Alan", "Turing", "de", "SUBSCRIBED"],
+  ["7004", "katherine@example.com", "Katherine", "Johnson", "en", "NOT_SUBSCRIBED"],
+  ["7005", "edsger@example.com", "Edsger", "Dijkstra", "en", "UNSUBSCRIBED"],
 ];
 
 /** The theme extension's id in the stand-in's theme (any id under our app handle counts locally). */
@@ -94,15 +130,29 @@ export function demoShopData({ domain, accessToken }: { domain: string; accessTo
     domain,
     name: "Demo Shop",
     accessToken,
-    products: PRODUCTS.map(([handle, title, colour], index) => ({
-      id: String(8_100_000_000 + index + 1),
-      handle,
-      title,
-      price: `${(29 + index * 7).toFixed(2)}`,
-      colour,
-      ...(VARIANTS[handle] ? { variants: VARIANTS[handle] } : {}),
+    products: PRODUCTS.map(([handle, title, colour], index) => {
+      const id = String(8_100_000_000 + index + 1);
+      const price = `${(29 + index * 7).toFixed(2)}`;
+      // Copies: a shop's catalogue changes (stand-in/catalogue.ts), and each shop built here starts as given.
+      const variants = VARIANTS[handle]?.map((variant) => ({ ...variant })) ?? [
+        {
+          id: id.replace(/^81/, "91"),
+          title: "Default Title",
+          price,
+          ...(COMPARE_AT[handle] ? { compareAtPrice: COMPARE_AT[handle] } : {}),
+          inventoryQuantity: STOCK[handle]!,
+        },
+      ];
+      return { id, handle, title, price, colour, variants };
+    }),
+    customers: CUSTOMERS.map(([id, email, firstName, lastName, locale, marketingState]) => ({
+      id,
+      email,
+      firstName,
+      lastName,
+      locale,
+      marketingState,
     })),
-    customers: CUSTOMERS.map(([id, email, firstName, lastName]) => ({ id, email, firstName, lastName })),
     theme: { id: "gid://shopify/OnlineStoreTheme/1", name: "Dawn", blocks: {} },
   };
 }

@@ -3,8 +3,10 @@
  * online store for one shop, on an origin of its own as a shop's domain is, rendered around the theme app
  * extension's real Liquid files (extensions/wishlist-theme) with liquidjs and serving its real built script.
  *  - `/`, `/collections/all`: a product grid (cards in the markup most themes use);
- *  - `/products/<handle>`: a product page with the wishlist button block; `/products/<handle>.js` its JSON
- *    (the platform's Ajax API product: prices in cents, images as protocol-relative URLs);
+ *  - `/products/<handle>`: a product page with the wishlist button block, the chosen variant's price (struck
+ *    through compare-at price beside it) and whether it is sold out; `/products/<handle>.js` its JSON (the
+ *    platform's Ajax API product: prices in cents, images as protocol-relative URLs). Prices and stock are
+ *    the catalogue's as the merchant last changed them (stand-in/catalogue.ts);
  *  - `/cdn/shop/files/<handle>.svg`: a product's image (a swatch of its colour), as the platform's CDN serves it;
  *  - `/pages/<handle>`: a page with the wishlist page block (the shop's share page);
  *  - `/account/login`: browse as a guest or as one of the shop's customers (a cookie, as the platform's
@@ -27,8 +29,16 @@ import path from "node:path";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { Liquid } from "liquidjs";
-import { variantsOf } from "./admin-graphql";
-import type { StandInProduct, StandInShop } from "./demo-data";
+import {
+  cents,
+  findVariant,
+  isAvailableForSale,
+  productImagePath,
+  productImageSvg,
+  productOfImage,
+  variantsOf,
+} from "./catalogue";
+import type { StandInProduct, StandInShop, StandInVariant } from "./demo-data";
 
 const EXTENSION = path.resolve(import.meta.dirname, "../extensions/wishlist-theme");
 export const PROXY_PREFIX = "/apps/service";
@@ -66,21 +76,19 @@ export function signProxyQuery(query: URLSearchParams, secret: string): string {
 
 const variantIdOf = (product: StandInProduct) => variantsOf(product)[0]!.id;
 
-const cents = (price: string) => Math.round(Number(price) * 100);
-
 /**
  * The platform's `/products/<handle>.js` (Ajax API) for a product: money in the shop's currency as integer
  * cents, `featured_image` and `images` as protocol-relative URLs, each variant's `featured_image` an object.
  */
 function productJson(product: StandInProduct, host: string) {
-  const image = `//${host}/cdn/shop/files/${product.handle}.svg`;
+  const image = `//${host}${productImagePath(product)}`;
   const variants = variantsOf(product).map((variant, index) => ({
     id: Number(variant.id),
     title: variant.title,
     option1: variant.title,
     price: cents(variant.price),
-    compare_at_price: null,
-    available: variant.available !== false,
+    compare_at_price: variant.compareAtPrice ? cents(variant.compareAtPrice) : null,
+    available: isAvailableForSale(variant),
     featured_image: {
       id: Number(product.id) + index,
       product_id: Number(product.id),
@@ -101,7 +109,7 @@ function productJson(product: StandInProduct, host: string) {
     price_min: Math.min(...prices),
     price_max: Math.max(...prices),
     price_varies: Math.min(...prices) !== Math.max(...prices),
-    compare_at_price: null,
+    compare_at_price: variants.find((variant) => variant.price === Math.min(...prices))?.compare_at_price ?? null,
     available: variants.some((variant) => variant.available),
     featured_image: image,
     images: [image],
@@ -260,13 +268,7 @@ export function createStorefront(options: StorefrontOptions) {
     return { token, lines: carts.get(token)! };
   }
 
-  function variantById(id: string) {
-    for (const product of shop.products) {
-      const variant = variantsOf(product).find((candidate) => candidate.id === id);
-      if (variant) return { product, variant };
-    }
-    return null;
-  }
+  const variantById = (id: string) => findVariant(shop, id);
 
   /** A cart line as `/cart.js` and `/cart/add.js` write it (money in cents). */
   function lineJson(line: CartLine) {
@@ -303,7 +305,7 @@ export function createStorefront(options: StorefrontOptions) {
   }
 
   function liquidProduct(product: StandInProduct) {
-    const variant = variantsOf(product).find((candidate) => candidate.available !== false) ?? variantsOf(product)[0]!;
+    const variant = variantsOf(product).find(isAvailableForSale) ?? variantsOf(product)[0]!;
     return {
       id: Number(product.id),
       handle: product.handle,
@@ -384,12 +386,18 @@ ${embedHtml}
       title,
       `<h1>${escapeHtml(title)}</h1>
       <ul class="grid" role="list">${shop.products
-        .map(
-          (product) => `<li class="grid__item"><div class="card-wrapper">
+        .map((product) => {
+          // A card shows the lowest price ("from"), as themes do, and says when nothing is left to buy.
+          const variants = variantsOf(product);
+          const cheapest = variants.reduce((low, variant) =>
+            Number(variant.price) < Number(low.price) ? variant : low,
+          );
+          const soldOut = !variants.some(isAvailableForSale);
+          return `<li class="grid__item"><div class="card-wrapper">
             <div class="card__media" style="background:${escapeHtml(product.colour)}" role="img" aria-label="${escapeHtml(product.title)}"></div>
             <h2 class="card__heading"><a href="/products/${escapeHtml(product.handle)}">${escapeHtml(product.title)}</a></h2>
-            <p class="card__price">$${escapeHtml(product.price)}</p></div></li>`,
-        )
+            <p class="card__price">${priceHtml(cheapest)}${soldOut ? ` <span class="badge" data-sold-out>Sold out</span>` : ""}</p></div></li>`;
+        })
         .join("")}</ul>`,
     );
   app.get("/", (c) => grid(c, "Home page"));
@@ -405,22 +413,25 @@ ${embedHtml}
     // The variant a link names (`?variant=`, as the wishlist page's links carry), else the first one; its
     // price is the one shown, and follows the picker, as themes do.
     const chosen = variants.find((variant) => variant.id === c.req.query("variant")) ?? variants[0]!;
-    // A product with options has a variant picker (the `id` field themes' product forms carry).
+    // A product with options has a variant picker (the `id` field themes' product forms carry); a sold-out
+    // option stays listed but cannot be chosen, and the button says so for a sold-out variant.
     const picker =
       variants.length > 1
         ? `<label>Size <select name="id" onchange="this.form.closest('.product__info').querySelector('.product__price').textContent='$'+this.selectedOptions[0].dataset.price">${variants
             .map(
               (variant) =>
-                `<option value="${escapeHtml(variant.id)}" data-price="${escapeHtml(variant.price)}"${variant === chosen ? " selected" : ""}${variant.available === false ? " disabled" : ""}>${escapeHtml(variant.title)}</option>`,
+                `<option value="${escapeHtml(variant.id)}" data-price="${escapeHtml(variant.price)}"${variant === chosen ? " selected" : ""}${isAvailableForSale(variant) ? "" : " disabled"}>${escapeHtml(variant.title)}${isAvailableForSale(variant) ? "" : " (sold out)"}</option>`,
             )
             .join("")}</select></label> `
         : `<input type="hidden" name="id" value="${escapeHtml(variantIdOf(product))}">`;
+    const available = isAvailableForSale(chosen);
     return page(
       c,
       product.title,
       `<div class="product"><div class="product__media" style="background:${escapeHtml(product.colour)}" role="img" aria-label="${escapeHtml(product.title)}"></div>
-      <div class="product__info"><h1>${escapeHtml(product.title)}</h1><p class="product__price">$${escapeHtml(chosen.price)}</p>
-      <form method="post" action="/cart/add">${picker}<input type="hidden" name="quantity" value="1"><button class="site-button">Add to cart</button></form>
+      <div class="product__info"><h1>${escapeHtml(product.title)}</h1><p class="product__price">${priceHtml(chosen)}</p>
+      ${available ? "" : `<p class="badge" data-sold-out>Sold out</p>`}
+      <form method="post" action="/cart/add">${picker}<input type="hidden" name="quantity" value="1"><button class="site-button"${available ? "" : " disabled"}>${available ? "Add to cart" : "Sold out"}</button></form>
       <!--block:wishlist-button--></div></div>`,
       product,
     );
@@ -482,7 +493,7 @@ ${embedHtml}
       const quantity = entry.quantity === undefined ? 1 : Number(entry.quantity);
       if (!Number.isInteger(quantity) || quantity < 1)
         return cartError(c, 422, "Quantity must be a positive whole number.");
-      if (found.variant.available === false)
+      if (!isAvailableForSale(found.variant))
         return cartError(c, 422, `The product '${found.product.title}' is already sold out.`);
       lines.push({ variantId: found.variant.id, quantity });
     }
@@ -595,13 +606,12 @@ ${embedHtml}
     }
   });
   app.get("/cdn/shop/files/:file", (c) => {
-    const product = shop.products.find((candidate) => `${candidate.handle}.svg` === c.req.param("file"));
+    const product = productOfImage(shop, c.req.param("file"));
     if (!product) return c.text("Not found", 404);
-    return c.body(
-      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 800 800"><rect width="800" height="800" fill="${escapeHtml(product.colour)}"/></svg>`,
-      200,
-      { "content-type": "image/svg+xml", "cache-control": "max-age=3600" },
-    );
+    return c.body(productImageSvg(product), 200, {
+      "content-type": "image/svg+xml",
+      "cache-control": "max-age=3600",
+    });
   });
   app.get("/favicon.ico", () => new Response(null, { status: 204 }));
 
@@ -652,6 +662,10 @@ ${embedHtml}
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
+/** A variant's price as themes print it: the compare-at price struck through before it, when there is one. */
+const priceHtml = (variant: StandInVariant) =>
+  `${variant.compareAtPrice ? `<s class="price__compare">$${escapeHtml(variant.compareAtPrice)}</s> ` : ""}$${escapeHtml(variant.price)}`;
+
 const STYLES = `
   * { box-sizing: border-box; }
   body { margin: 0; font: 16px/1.5 Georgia, "Times New Roman", serif; color: #1f1f1f; background: #fff; }
@@ -669,6 +683,9 @@ const STYLES = `
   .card__heading a { text-decoration: none; }
   .card__heading a::after { content: ""; position: absolute; inset: 0; }
   .card__price { margin: 0; color: #555; }
+  .price__compare { color: #777; }
+  .badge { display: inline-block; padding: 0 8px; border-radius: 10px; background: #1f1f1f; color: #fff; font-size: 13px; }
+  .site-button:disabled { opacity: .5; cursor: not-allowed; }
   .product { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 40px; }
   .product__media { aspect-ratio: 1; border-radius: 4px; }
   .product__price { font-size: 20px; }

@@ -10,18 +10,29 @@
  *    admin request carries a session token and the app holds no session for the shop (an install or a
  *    reinstall); the app's dev and test runs route each shop's https origin here
  *    (app/services/platform/stand-in-routing.server.ts);
+ *  - product pages where the merchant changes prices and stock or deletes a product, each change sent to
+ *    the app as the platform's signed webhooks (stand-in/product-admin.ts), and product images
+ *    (`/cdn/shop/files/<handle>.svg`) that the Admin API's image URLs point at;
+ *  - the Flow triggers the app sent (`flowTriggerReceive`), listed at `/store/<name>/flow`;
+ *  - with the `mailbox` option, a local SMTP server keeping what the app sends (stand-in/mailbox.ts) and its
+ *    pages at `/mailbox` (stand-in/mailbox-pages.ts);
  *  - on a second port (an origin of its own, as a shop's domain is), the first shop's online store with the
  *    theme app extension and the app proxy (stand-in/online-store.ts).
  * docs/admin.md and docs/storefront.md say how it fits together.
  */
-import { createHmac, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { answerAdminGraphql } from "./admin-graphql";
+import { adminHeader, escapeHtml, html, type HeaderLink } from "./admin-chrome";
+import { answerAdminGraphql, type FlowTriggerCall } from "./admin-graphql";
+import { productImageSvg, productOfImage, type VariantChange } from "./catalogue";
 import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
+import { startMailbox, type Mailbox } from "./mailbox";
+import { mailboxPages } from "./mailbox-pages";
+import type { SentWebhook } from "./platform-webhooks";
+import { createProductAdmin } from "./product-admin";
 import { adminHost, signSessionToken, verifySessionToken } from "./session-token";
 import { createStorefront, type StorefrontControls } from "./online-store";
 
@@ -50,6 +61,8 @@ export interface PlatformStandInOptions {
    * is what says which it wrote.
    */
   stateFile?: string;
+  /** Start the local mailbox (an SMTP server on loopback) on this port (0: any free port); unset: none. */
+  mailbox?: { port: number };
 }
 
 /** What the stand-in keeps of a shop in `stateFile`. */
@@ -93,6 +106,19 @@ export interface PlatformStandIn {
    * app's answer status.
    */
   deleteProduct(shopDomain: string, productId: string): Promise<number>;
+  /**
+   * Changes a variant as the merchant does on the product page: the catalogue changes (Admin API, storefront),
+   * then the app gets `products/update`, and `inventory_levels/update` for a stock change. Resolves with what
+   * was sent and the app's answer to each (status 0: not reachable); throws on a value the admin refuses or
+   * an unknown variant.
+   */
+  updateVariant(shopDomain: string, variantId: string, change: VariantChange): Promise<SentWebhook[]>;
+  /** Every webhook the stand-in sent the app (the last 200), oldest first. */
+  sentWebhooks: SentWebhook[];
+  /** Each `flowTriggerReceive` the Admin API accepted, oldest first. */
+  flowTriggers: FlowTriggerCall[];
+  /** The local mailbox, when the `mailbox` option started one. */
+  mailbox?: Mailbox;
   shops: StandInShop[];
   /** Each offline token the stand-in issued by token exchange, in order. */
   tokenExchanges: Array<{ shopDomain: string; at: number }>;
@@ -103,8 +129,6 @@ const here = import.meta.dirname;
 const asset = (name: string) => readFileSync(path.join(here, name), "utf8");
 const storeName = (domain: string) => domain.replace(/\.myshopify\.com$/, "");
 
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 /** JSON inside a <script> element: nothing in it may close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
 
@@ -131,6 +155,15 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     });
   }
   const exchanges: PlatformStandIn["tokenExchanges"] = [];
+  const flowTriggers: FlowTriggerCall[] = [];
+  // Known once the server listens; requests, the only readers, come after.
+  let origin = "";
+  const mailbox = options.mailbox ? await startMailbox({ port: options.mailbox.port, host: options.host }) : undefined;
+  /** The stand-in's own tools, linked from every admin page's header. */
+  const links = (store: string): HeaderLink[] => [
+    { href: `/store/${store}/flow`, label: `Flow triggers (${flowTriggers.length})` },
+    ...(mailbox ? [{ href: "/mailbox", label: `Mailbox (${mailbox.received()})` }] : []),
+  ];
 
   // ---- Admin GraphQL API ------------------------------------------------------------------------------
   app.post("/admin/api/:version/graphql.json", async (c) => {
@@ -144,7 +177,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     } catch {
       return c.json({ errors: { query: "Required parameter missing or invalid" } }, 400);
     }
-    return c.json(await answerAdminGraphql(shop, body));
+    return c.json(await answerAdminGraphql(shop, body, { origin, flowTriggers }));
   });
 
   // ---- OAuth token exchange ----------------------------------------------------------------------------
@@ -239,11 +272,11 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     return c.html(
       html(
         `${appName} · ${shop.name}`,
-        `<header class="admin-top">
-        <span class="admin-logo" aria-hidden="true">◆</span>
-        <span class="admin-shop">${escapeHtml(shop.name)}</span>
-        <span class="admin-badge">Local admin (platform stand-in)</span>
-        <form id="admin-locale" class="admin-locale" method="get">
+        `${adminHeader({
+          shopName: shop.name,
+          badge: "Local admin (platform stand-in)",
+          links: links(store),
+          extra: `<form id="admin-locale" class="admin-locale" method="get">
           <label for="admin-locale-select">Admin language</label>
           <select id="admin-locale-select" name="locale">${ADMIN_LANGUAGES.map(
             ([code, name]) =>
@@ -254,8 +287,8 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
               : `<option value="${escapeHtml(locale)}" selected>${escapeHtml(locale)}</option>`
           }</select>
           <button type="submit" class="admin-button">Change</button>
-        </form>
-      </header>
+        </form>`,
+        })}
       <div id="save-bar" class="admin-save-bar" hidden>
         <span class="admin-save-bar__label">Unsaved changes</span>
         <span id="save-bar-actions" class="admin-actions"></span>
@@ -291,8 +324,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     return c.html(
       html(
         `Theme editor · ${shop.name}`,
-        `<header class="admin-top"><span class="admin-logo" aria-hidden="true">◆</span>
-          <span class="admin-shop">${escapeHtml(shop.name)}</span><span class="admin-badge">Theme editor (platform stand-in)</span></header>
+        `${adminHeader({ shopName: shop.name, badge: "Theme editor (platform stand-in)", links: links(c.req.param("store")) })}
         <main class="editor">
           <h1>${escapeHtml(shop.theme.name)}: App embeds</h1>
           <form method="post" class="editor-card">
@@ -316,32 +348,49 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     return c.redirect(`/store/${store}/themes/current/editor?saved=1`, 303);
   });
 
-  app.get("/store/:store/products/:id", (c) => {
-    const shop = byStore.get(c.req.param("store"));
-    const product = shop?.products.find((candidate) => candidate.id === c.req.param("id"));
-    if (!shop || !product) return c.text("No such product in the platform stand-in", 404);
+  const products = createProductAdmin({
+    shops,
+    target: { appOrigin, apiSecret, apiVersion: options.apiVersion ?? "unstable" },
+    appHandle,
+    appName,
+    origin: () => origin,
+    links,
+  });
+  app.route("/", products.app);
+
+  app.get("/cdn/shop/files/:file", (c) => {
+    for (const shop of shops) {
+      const product = productOfImage(shop, c.req.param("file"));
+      if (product) {
+        return c.body(productImageSvg(product), 200, {
+          "content-type": "image/svg+xml",
+          "cache-control": "max-age=3600",
+        });
+      }
+    }
+    return c.text("Not found", 404);
+  });
+
+  // ---- Flow: the triggers the app sent ----------------------------------------------------------------
+  app.get("/store/:store/flow", (c) => {
+    const store = c.req.param("store");
+    const shop = byStore.get(store);
+    if (!shop) return c.text("No such shop in the platform stand-in", 404);
+    const received = flowTriggers.filter((call) => call.shopDomain === shop.domain).reverse();
+    const rows = received.map(flowTriggerRow).join("");
     return c.html(
       html(
-        `${product.title} · ${shop.name}`,
-        `<header class="admin-top"><span class="admin-logo" aria-hidden="true">◆</span>
-          <span class="admin-shop">${escapeHtml(shop.name)}</span><span class="admin-badge">Products (platform stand-in)</span></header>
-        <main class="editor"><h1>${escapeHtml(product.title)}</h1>
-          <div class="editor-card"><p>Handle: ${escapeHtml(product.handle)}</p><p>Price: ${escapeHtml(product.price)}</p>
-          <a class="admin-button" href="/store/${escapeHtml(c.req.param("store"))}/apps/${escapeHtml(appHandle)}">Back to ${escapeHtml(appName)}</a>
-          <form method="post" action="/store/${escapeHtml(c.req.param("store"))}/products/${escapeHtml(product.id)}/delete">
-            <button type="submit" class="admin-button">Delete product</button>
-            <p class="editor-hint">Removes it from this stand-in's catalogue and sends the app products/delete.</p>
-          </form></div></main>`,
+        `Flow triggers · ${shop.name}`,
+        `${adminHeader({ shopName: shop.name, badge: "Flow (platform stand-in)", links: links(store) })}
+        <main class="editor wide"><h1>Flow triggers received</h1>
+          <p class="editor-hint">What the app sent with flowTriggerReceive, newest first. The platform would start the shop's workflows that begin with each trigger; the stand-in only keeps them.</p>
+          ${received.length ? `<table class="admin-table"><thead><tr><th scope="col">Received</th><th scope="col">Handle</th><th scope="col">Payload</th></tr></thead><tbody>${rows}</tbody></table>` : `<div class="editor-card"><p>None yet.</p></div>`}
+        </main>`,
       ),
     );
   });
 
-  app.post("/store/:store/products/:id/delete", async (c) => {
-    const shop = byStore.get(c.req.param("store"));
-    if (!shop) return c.text("No such shop in the platform stand-in", 404);
-    await deleteProduct(shop, c.req.param("id"));
-    return c.redirect(`/store/${c.req.param("store")}/apps/${appHandle}`, 303);
-  });
+  if (mailbox) app.route("/", mailboxPages({ mailbox, links: () => links(storeName(shops[0]!.domain)) }));
 
   const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port?: number) =>
     new Promise<ServerType>((resolve, reject) => {
@@ -353,7 +402,15 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     const address = server.address();
     return typeof address === "object" && address ? address.port : 0;
   };
-  const server = await listen(app.fetch, options.port);
+  const close = (target: ServerType) =>
+    new Promise<void>((resolve) => {
+      (target as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      target.close(() => resolve());
+    });
+  const server = await listen(app.fetch, options.port).catch(async (error: unknown) => {
+    await mailbox?.close();
+    throw error;
+  });
   const storefront = createStorefront({
     appUrl,
     apiSecret,
@@ -365,15 +422,13 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
       return { enabled: block ? !block.disabled : false, settings: block?.settings ?? {} };
     },
   });
-  const storefrontServer = await listen(storefront.app.fetch, options.storefrontPort);
   // Named with the app's host name: the admin and the app are then one site (ports do not count), so a
   // browser that refuses third-party storage still lets the framed app use its own.
-  const origin = `http://${new URL(appUrl).hostname}:${portOf(server)}`;
-  const close = (target: ServerType) =>
-    new Promise<void>((resolve) => {
-      (target as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      target.close(() => resolve());
-    });
+  origin = `http://${new URL(appUrl).hostname}:${portOf(server)}`;
+  const storefrontServer = await listen(storefront.app.fetch, options.storefrontPort).catch(async (error: unknown) => {
+    await Promise.all([close(server), mailbox?.close()]);
+    throw error;
+  });
 
   return {
     origin,
@@ -382,35 +437,21 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     storefrontOrigin: `http://${new URL(appUrl).hostname}:${portOf(storefrontServer)}`,
     storefront: storefront.controls,
     adminUrl: (shopDomain, appPath = "") => `${origin}/store/${storeName(shopDomain)}/apps/${appHandle}${appPath}`,
-    deleteProduct: async (shopDomain, productId) => {
-      const shop = shops.find((candidate) => candidate.domain === shopDomain);
-      if (!shop) throw new Error(`No shop ${shopDomain} in the platform stand-in`);
-      return deleteProduct(shop, productId);
-    },
+    deleteProduct: async (shopDomain, productId) => products.deleteProduct(shopNamed(shopDomain), productId),
+    updateVariant: async (shopDomain, variantId, change) =>
+      products.updateVariant(shopNamed(shopDomain), variantId, change),
+    sentWebhooks: products.sent,
+    flowTriggers,
+    ...(mailbox ? { mailbox } : {}),
     close: async () => {
-      await Promise.all([close(server), close(storefrontServer)]);
+      await Promise.all([close(server), close(storefrontServer), mailbox?.close()]);
     },
   };
 
-  /** The product leaves the catalogue; the app is told as the platform tells it (HMAC of the body, base64). */
-  async function deleteProduct(shop: StandInShop, productId: string): Promise<number> {
-    const index = shop.products.findIndex((product) => product.id === productId);
-    if (index >= 0) shop.products.splice(index, 1);
-    const body = JSON.stringify({ id: Number(productId) });
-    const response = await fetch(`${appOrigin}/webhooks/products/delete`, {
-      method: "POST",
-      body,
-      headers: {
-        "content-type": "application/json",
-        "x-shopify-topic": "products/delete",
-        "x-shopify-shop-domain": shop.domain,
-        "x-shopify-api-version": options.apiVersion ?? "unstable",
-        "x-shopify-webhook-id": randomUUID(),
-        "x-shopify-hmac-sha256": createHmac("sha256", apiSecret).update(body).digest("base64"),
-      },
-    });
-    await response.body?.cancel();
-    return response.status;
+  function shopNamed(shopDomain: string) {
+    const shop = shops.find((candidate) => candidate.domain === shopDomain);
+    if (!shop) throw new Error(`No shop ${shopDomain} in the platform stand-in`);
+    return shop;
   }
 
   function setEmbed(shop: StandInShop, enabled: boolean) {
@@ -419,6 +460,13 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
       Object.keys(shop.theme.blocks).find((key) => shop.theme.blocks[key]!.type === type) ?? "17263412345678901234";
     shop.theme.blocks[id] = { type, disabled: !enabled, settings: {} };
   }
+}
+
+/** A Flow trigger as the stand-in's Flow page lists it: when, which trigger, and its payload. */
+function flowTriggerRow(call: FlowTriggerCall) {
+  const at = new Date(call.at).toISOString();
+  return `<tr><td><time datetime="${at}">${at.replace("T", " ").slice(0, 19)} UTC</time></td>
+    <td><code>${escapeHtml(call.handle)}</code></td><td><pre>${escapeHtml(JSON.stringify(call.payload, null, 2))}</pre></td></tr>`;
 }
 
 const ADMIN_LOCALE_COOKIE = "stand_in_admin_locale";
@@ -430,63 +478,3 @@ const ADMIN_LANGUAGES: Array<[string, string]> = [
   ["es", "Español"],
   ["ja", "日本語"],
 ];
-
-function html(title: string, body: string) {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLES}</style>
-</head>
-<body>
-${body}
-</body>
-</html>`;
-}
-
-const STYLES = `
-  * { box-sizing: border-box; }
-  body { margin: 0; font: 14px/20px -apple-system, BlinkMacSystemFont, "San Francisco", "Segoe UI", Roboto, sans-serif; color: #303030; background: #f1f1f1; }
-  .admin-top { height: 56px; display: flex; align-items: center; gap: 12px; padding: 0 16px; background: #1a1a1a; color: #e3e3e3; }
-  .admin-logo { color: #95bf47; font-size: 20px; }
-  .admin-shop { font-weight: 650; }
-  .admin-locale { display: flex; align-items: center; gap: 6px; font-size: 12px; }
-  .admin-badge { margin-left: auto; font-size: 12px; padding: 2px 8px; border-radius: 8px; background: #303030; }
-  .admin-save-bar { position: fixed; top: 0; left: 0; right: 0; height: 56px; z-index: 10; display: flex; align-items: center; padding: 0 16px; background: #1a1a1a; color: #fff; }
-  .admin-save-bar[hidden] { display: none; }
-  .admin-save-bar.shake { animation: shake .4s; }
-  @keyframes shake { 25% { transform: translateX(-6px); } 75% { transform: translateX(6px); } }
-  .admin-save-bar__label { font-weight: 650; }
-  .admin-save-bar .admin-actions { margin-left: auto; }
-  .admin-loading { position: fixed; top: 56px; left: 0; right: 0; height: 3px; background: #005bd3; z-index: 5; }
-  .admin-loading[hidden] { display: none; }
-  .admin-body { display: flex; min-height: calc(100vh - 56px); }
-  .admin-nav { width: 240px; flex: none; padding: 12px 8px; background: #ebebeb; }
-  .admin-nav ul { list-style: none; margin: 0; padding: 0 0 0 12px; }
-  .admin-nav a { display: block; padding: 6px 8px; border-radius: 8px; color: #303030; text-decoration: none; font-weight: 550; }
-  .admin-nav a[aria-current="page"] { background: #fafafa; color: #1a1a1a; font-weight: 650; }
-  .admin-nav a:hover { background: #f7f7f7; }
-  .admin-nav a:focus-visible, .admin-button:focus-visible { outline: 2px solid #005bd3; outline-offset: 1px; }
-  .admin-main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
-  .admin-title-bar { display: flex; align-items: center; gap: 8px; min-height: 52px; padding: 8px 20px; }
-  .admin-title-bar h1 { margin: 0; font-size: 20px; line-height: 28px; font-weight: 700; }
-  .admin-actions { display: inline-flex; gap: 8px; margin-left: auto; }
-  .admin-button { display: inline-block; border-radius: 8px; padding: 6px 12px; font: inherit; font-weight: 550; cursor: pointer; border: 1px solid #c9c9c9; background: #fff; color: #303030; text-decoration: none; }
-  .admin-button--primary { background: #303030; color: #fff; border-color: #303030; }
-  .admin-button--critical { color: #8e0b21; }
-  .admin-button--primary.admin-button--critical { background: #c70a24; color: #fff; border-color: #c70a24; }
-  .admin-button:disabled { opacity: .55; cursor: default; }
-  .admin-save-bar .admin-button { background: #303030; color: #fff; border-color: #616161; }
-  .admin-save-bar .admin-button--primary { background: #fff; color: #303030; }
-  #app-frame { flex: 1; width: 100%; min-height: 640px; border: 0; }
-  .admin-toasts { position: fixed; bottom: 24px; left: 50%; transform: translateX(-50%); display: flex; flex-direction: column; gap: 8px; z-index: 20; }
-  .admin-toast { padding: 10px 16px; border-radius: 10px; background: #1a1a1a; color: #fff; font-weight: 550; box-shadow: 0 8px 16px rgba(0,0,0,.2); }
-  .admin-toast--error { background: #8e1f0b; }
-  .editor { max-width: 720px; margin: 24px auto; padding: 0 16px; }
-  .editor h1 { font-size: 20px; }
-  .editor-card { background: #fff; border-radius: 12px; padding: 16px; box-shadow: 0 1px 0 rgba(0,0,0,.07); display: flex; flex-direction: column; gap: 12px; align-items: flex-start; }
-  .editor-toggle { display: flex; gap: 8px; align-items: center; font-weight: 650; }
-  .editor-hint { margin: 0; color: #616161; }
-`;

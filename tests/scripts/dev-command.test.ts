@@ -19,7 +19,8 @@ afterAll(() => {
 
 describe("the dev command", () => {
   it("starts its own redis-server when none answers, migrates, seeds the demo shop and serves /readyz", async () => {
-    const [port, redisPort, hmrPort, standInPort, storefrontPort] = [
+    const [port, redisPort, hmrPort, standInPort, storefrontPort, smtpPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -33,6 +34,7 @@ describe("the dev command", () => {
       HMR_PORT: String(hmrPort),
       PLATFORM_STAND_IN_PORT: String(standInPort),
       PLATFORM_STOREFRONT_PORT: String(storefrontPort),
+      DEV_SMTP_PORT: String(smtpPort),
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       DEMO_SHOP_FILE: demoFile,
       // A first start, as on a fresh clone: Vite bundles the browser dependencies from nothing (its cache
@@ -131,6 +133,13 @@ describe("the dev command", () => {
       const storefront = await fetch(`http://127.0.0.1:${storefrontPort}/collections/all`);
       expect(storefront.status).toBe(200);
       expect(await storefront.text()).toContain("Aurora Linen Shirt");
+
+      // The printed Mailbox URL lists what reaches the local SMTP server on DEV_SMTP_PORT.
+      const mailboxUrl = /Mailbox\s+(\S+)/.exec(dev.output())?.[1];
+      expect(mailboxUrl).toBe(`http://localhost:${standInPort}/mailbox`);
+      expect(dev.output()).toContain(`SMTP on 127.0.0.1:${smtpPort}`);
+      const mailbox = await fetch(`http://127.0.0.1:${standInPort}/mailbox.json`);
+      expect(await mailbox.json()).toMatchObject({ smtp: { port: smtpPort }, messages: expect.any(Array) });
     } finally {
       expect(await dev.stop(60_000)).toBe(0);
     }
@@ -156,6 +165,11 @@ describe("the dev command", () => {
       (port: number) =>
         `port ${port} (the local admin) is in use: stop the other process or set PLATFORM_STAND_IN_PORT`,
     ],
+    [
+      "DEV_SMTP_PORT",
+      "the local mailbox's",
+      (port: number) => `port ${port} (the local mailbox) is in use: stop the other process or set DEV_SMTP_PORT`,
+    ],
   ])("exits 1 naming %s when %s port is taken, and announces no URL", async (variable, _what, message) => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
@@ -166,6 +180,7 @@ describe("the dev command", () => {
         HMR_PORT: String(await freePort()),
         PLATFORM_STAND_IN_PORT: String(await freePort()),
         PLATFORM_STOREFRONT_PORT: String(await freePort()),
+        DEV_SMTP_PORT: String(await freePort()),
         DEMO_SHOP_FILE: path.join(dir, `taken-${variable}.json`),
         [variable]: String(takenPort),
       });
