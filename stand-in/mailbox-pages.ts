@@ -20,15 +20,29 @@ const MAIL_SANDBOX = "allow-top-navigation-by-user-activation allow-popups allow
  * The message's HTML as the frame shows it: links open in the whole window (a <base> that the message's own
  * target attributes still override), and the page may not run scripts even where a sandbox is ignored.
  */
-function framedDocument(message: MailboxMessage): string {
-  const body = message.html ?? `<pre style="white-space:pre-wrap">${escapeHtml(message.text ?? "")}</pre>`;
+function framedDocument(message: MailboxMessage, shopOrigins: Record<string, string>): string {
+  let body = message.html ?? `<pre style="white-space:pre-wrap">${escapeHtml(message.text ?? "")}</pre>`;
+  // The shop's own domain (https://<shop>.myshopify.com) is the local storefront on this machine, as DNS
+  // would route it: the email's links are followed to where the shop runs here.
+  for (const [shopOrigin, local] of Object.entries(shopOrigins)) {
+    if (local) body = body.split(`${shopOrigin}/`).join(`${local}/`);
+  }
   const head = `<meta http-equiv="Content-Security-Policy" content="script-src 'none'"><base target="_top">`;
   return /<head[^>]*>/i.test(body) ? body.replace(/<head[^>]*>/i, (tag) => `${tag}${head}`) : `${head}${body}`;
 }
 
 const when = (iso: string) => iso.replace("T", " ").replace(/\.\d{3}Z$/, " UTC");
 
-export function mailboxPages({ mailbox, links }: { mailbox: Mailbox; links: () => HeaderLink[] }) {
+export function mailboxPages({
+  mailbox,
+  links,
+  shopOrigins = () => ({}),
+}: {
+  mailbox: Mailbox;
+  links: () => HeaderLink[];
+  /** Shop origins the emails link to, each with the local origin that serves it here. */
+  shopOrigins?: () => Record<string, string>;
+}) {
   const app = new Hono();
   const header = () =>
     adminHeader({
@@ -94,7 +108,7 @@ export function mailboxPages({ mailbox, links }: { mailbox: Mailbox; links: () =
             <tr><th scope="row">Received</th><td>${escapeHtml(when(message.receivedAt))}</td></tr>
           </table>
           <h2>Message</h2>
-          <iframe class="mail-frame" title="Message body" sandbox="${MAIL_SANDBOX}" srcdoc="${escapeHtml(framedDocument(message))}"></iframe>
+          <iframe class="mail-frame" title="Message body" sandbox="${MAIL_SANDBOX}" srcdoc="${escapeHtml(framedDocument(message, shopOrigins()))}"></iframe>
           ${message.text ? `<details><summary>Plain-text part</summary><pre>${escapeHtml(message.text)}</pre></details>` : ""}
           <h2>Headers</h2>
           <table class="admin-table" aria-label="Headers">${headerRows}</table>

@@ -20,6 +20,7 @@
  *    theme app extension and the app proxy (stand-in/online-store.ts).
  * docs/admin.md and docs/storefront.md say how it fits together.
  */
+import { createHmac } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
@@ -117,6 +118,12 @@ export interface PlatformStandIn {
   sentWebhooks: SentWebhook[];
   /** Each `flowTriggerReceive` the Admin API accepted, oldest first. */
   flowTriggers: FlowTriggerCall[];
+  /**
+   * Turns a workflow that starts with one of the app's Flow triggers on or off for a shop, as a merchant does
+   * in Flow: Flow then sends the app its trigger lifecycle callback (signed with the app's secret). Resolves
+   * with the app's answer status (0: the app could not be reached).
+   */
+  setFlowWorkflow(shopDomain: string, triggerHandle: string, enabled: boolean): Promise<number>;
   /** The local mailbox, when the `mailbox` option started one. */
   mailbox?: Mailbox;
   shops: StandInShop[];
@@ -127,6 +134,9 @@ export interface PlatformStandIn {
 
 const here = import.meta.dirname;
 const asset = (name: string) => readFileSync(path.join(here, name), "utf8");
+/** The handles of the app's Flow trigger extensions (extensions/wishlist-flow-*). */
+const FLOW_TRIGGER_HANDLES = ["wishlist-back-in-stock", "wishlist-price-dropped", "wishlist-low-stock"];
+
 const storeName = (domain: string) => domain.replace(/\.myshopify\.com$/, "");
 
 /** JSON inside a <script> element: nothing in it may close the element. */
@@ -140,8 +150,9 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   const { appUrl, apiKey, apiSecret, appHandle, shops } = options;
   const appName = options.appName ?? "Wishlist";
   const appOrigin = new URL(appUrl).origin;
-  const byStore = new Map(shops.map((shop) => [storeName(shop.domain), shop]));
-  const byToken = new Map(shops.map((shop) => [shop.accessToken, shop]));
+  // Looked up in `shops` at each request: a test may add a shop after the start (`shops.push`).
+  const byStore = { get: (store: string) => shops.find((shop) => storeName(shop.domain) === store) };
+  const byToken = { get: (token: string) => shops.find((shop) => shop.accessToken === token) };
 
   const { stateFile } = options;
   if (stateFile) restoreState(stateFile, shops);
@@ -156,8 +167,13 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   }
   const exchanges: PlatformStandIn["tokenExchanges"] = [];
   const flowTriggers: FlowTriggerCall[] = [];
+  /** Workflows turned on in the stand-in's Flow page, by shop domain and trigger handle. */
+  const flowWorkflows = new Map<string, boolean>();
   // Known once the server listens; requests, the only readers, come after.
   let origin = "";
+  /** The first shop's storefront's origin, once its server listens. */
+  let storefrontOriginValue = "";
+  const storefrontOrigin = () => storefrontOriginValue;
   const mailbox = options.mailbox ? await startMailbox({ port: options.mailbox.port, host: options.host }) : undefined;
   /** The stand-in's own tools, linked from every admin page's header. */
   const links = (store: string): HeaderLink[] => [
@@ -384,13 +400,45 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
         `${adminHeader({ shopName: shop.name, badge: "Flow (platform stand-in)", links: links(store) })}
         <main class="editor wide"><h1>Flow triggers received</h1>
           <p class="editor-hint">What the app sent with flowTriggerReceive, newest first. The platform would start the shop's workflows that begin with each trigger; the stand-in only keeps them.</p>
+          <div class="editor-card"><h2>Workflows</h2>
+            <p class="editor-hint">A workflow that starts with one of the app's triggers. Turning one on or off sends the app Flow's lifecycle callback; the app sends a trigger only while a workflow uses it.</p>
+            ${FLOW_TRIGGER_HANDLES.map((handle) => {
+              const on = flowWorkflows.get(`${shop.domain}\u0000${handle}`) === true;
+              return `<form method="post" action="/store/${escapeHtml(store)}/flow/workflows" class="editor-toggle">
+                <input type="hidden" name="trigger" value="${escapeHtml(handle)}">
+                ${on ? "" : '<input type="hidden" name="enabled" value="on">'}
+                <span>${escapeHtml(handle)}: ${on ? "on" : "off"}</span>
+                <button type="submit" class="admin-button">${on ? "Turn off" : "Turn on"}</button></form>`;
+            }).join("")}
+          </div>
           ${received.length ? `<table class="admin-table"><thead><tr><th scope="col">Received</th><th scope="col">Handle</th><th scope="col">Payload</th></tr></thead><tbody>${rows}</tbody></table>` : `<div class="editor-card"><p>None yet.</p></div>`}
         </main>`,
       ),
     );
   });
 
-  if (mailbox) app.route("/", mailboxPages({ mailbox, links: () => links(storeName(shops[0]!.domain)) }));
+  app.post("/store/:store/flow/workflows", async (c) => {
+    const store = c.req.param("store");
+    const shop = byStore.get(store);
+    if (!shop) return c.text("No such shop in the platform stand-in", 404);
+    const form = await c.req.parseBody();
+    const handle = String(form.trigger ?? "");
+    if (!FLOW_TRIGGER_HANDLES.includes(handle)) return c.text("No such trigger of the app", 400);
+    const status = await sendFlowLifecycle(shop, handle, form.enabled === "on");
+    return c.redirect(`/store/${store}/flow?callback=${status}`, 303);
+  });
+
+  if (mailbox) {
+    app.route(
+      "/",
+      mailboxPages({
+        mailbox,
+        links: () => links(storeName(shops[0]!.domain)),
+        // The emails link to the shop's own domain; on this machine that is the local storefront.
+        shopOrigins: () => ({ [`https://${shops[0]!.domain}`]: storefrontOrigin() }),
+      }),
+    );
+  }
 
   const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port?: number) =>
     new Promise<ServerType>((resolve, reject) => {
@@ -429,12 +477,13 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     await Promise.all([close(server), mailbox?.close()]);
     throw error;
   });
+  storefrontOriginValue = `http://${new URL(appUrl).hostname}:${portOf(storefrontServer)}`;
 
   return {
     origin,
     shops,
     tokenExchanges: exchanges,
-    storefrontOrigin: `http://${new URL(appUrl).hostname}:${portOf(storefrontServer)}`,
+    storefrontOrigin: storefrontOrigin(),
     storefront: storefront.controls,
     adminUrl: (shopDomain, appPath = "") => `${origin}/store/${storeName(shopDomain)}/apps/${appHandle}${appPath}`,
     deleteProduct: async (shopDomain, productId) => products.deleteProduct(shopNamed(shopDomain), productId),
@@ -442,6 +491,11 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
       products.updateVariant(shopNamed(shopDomain), variantId, change),
     sentWebhooks: products.sent,
     flowTriggers,
+    setFlowWorkflow: (shopDomain, triggerHandle, enabled) => {
+      const shop = shops.find((candidate) => candidate.domain === shopDomain);
+      if (!shop) throw new Error(`No shop ${shopDomain} in the platform stand-in`);
+      return sendFlowLifecycle(shop, triggerHandle, enabled);
+    },
     ...(mailbox ? { mailbox } : {}),
     close: async () => {
       await Promise.all([close(server), close(storefrontServer), mailbox?.close()]);
@@ -452,6 +506,32 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     const shop = shops.find((candidate) => candidate.domain === shopDomain);
     if (!shop) throw new Error(`No shop ${shopDomain} in the platform stand-in`);
     return shop;
+  }
+
+  /** Flow's trigger lifecycle callback, as Flow sends it when a merchant turns a workflow on or off. */
+  async function sendFlowLifecycle(shop: StandInShop, handle: string, enabled: boolean): Promise<number> {
+    const body = JSON.stringify({
+      flow_trigger_definition_id: handle,
+      has_enabled_flow: enabled,
+      shop_id: 1,
+      shopify_domain: shop.domain,
+      timestamp: new Date().toISOString(),
+    });
+    flowWorkflows.set(`${shop.domain}\u0000${handle}`, enabled);
+    try {
+      const response = await fetch(`${appOrigin}/flow/lifecycle`, {
+        method: "POST",
+        body,
+        headers: {
+          "content-type": "application/json",
+          "x-shopify-hmac-sha256": createHmac("sha256", apiSecret).update(body).digest("base64"),
+        },
+      });
+      await response.body?.cancel();
+      return response.status;
+    } catch {
+      return 0;
+    }
   }
 
   function setEmbed(shop: StandInShop, enabled: boolean) {

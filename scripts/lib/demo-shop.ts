@@ -144,7 +144,7 @@ async function seedDemoAlerts(shopId: string) {
       fromName: "Demo Shop",
       fromAddress: "wishlist@demo-shop.example",
       replyTo: "help@demo-shop.example",
-      smtp: { host: "127.0.0.1", port: Number(process.env.DEV_SMTP_PORT ?? 1025), security: "none" },
+      smtp: { host: "127.0.0.1", port: Number(process.env.DEV_SMTP_PORT) || 1025, security: "none" },
     },
   });
   await updateAlertSettingsText(database(), shopId, JSON.stringify(settings), new Date(), { onlyIfUnset: true });
