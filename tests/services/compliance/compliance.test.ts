@@ -19,6 +19,10 @@ import { REDACTED_EVENT_DATA } from "~/services/events/redacted-events";
 import { deliverOnce } from "~/services/webhooks/delivery.server";
 import { SUBSCRIBABLE_EVENTS } from "~/services/webhooks/endpoints.server";
 import { envelope } from "~/services/webhooks/fanout.server";
+import { finishMessage, insertAlerts, insertMessages, insertSuppression, markClicked } from "~/data/alert-rows.server";
+import { newId } from "~/lib/ids";
+import { recordEvent } from "~/services/events/outbox.server";
+import { itemView } from "~/services/wishlists/views";
 import { customerSearch, startFakeAdminApi, withProductLookups } from "../../../scripts/lib/fake-admin-api";
 import { createShopWithKey, sessionRow } from "../../factories";
 import { rawCall, signedProxyPath } from "../../support/openapi-client";
@@ -232,6 +236,65 @@ const EVENT_TYPES = SUBSCRIBABLE_EVENTS;
 /** A note the customer writes on a saved item (issue 28): their own words, erased with them. */
 const NOTE = "note-7391846502913 for Sam";
 
+/**
+ * What the wishlist alerts keep of a customer (issue 29): an alert emailed and clicked, its message, an
+ * unsubscription, and one event of each alert kind (as the evaluation writes them, naming the customer), on
+ * the customer's list holding `productId`.
+ */
+async function seedAlerts(shop: { id: string }, customerId: string, productId: string) {
+  const item = await database()
+    .selectFrom("Item as i")
+    .innerJoin("List as l", "l.id", "i.listId")
+    .selectAll("i")
+    .where("i.shopId", "=", shop.id)
+    .where("l.customerId", "=", customerId)
+    .where("i.productId", "=", productId)
+    .executeTakeFirstOrThrow();
+  const at = new Date();
+  const messageId = newId("alertMessage");
+  await insertMessages(database(), [{ id: messageId, shopId: shop.id, customerId, dueAt: at, createdAt: at }]);
+  await finishMessage(database(), shop.id, messageId, { state: "sent", at });
+  const [alert] = await insertAlerts(database(), [
+    {
+      id: newId("alert"),
+      shopId: shop.id,
+      customerId,
+      listId: item.listId,
+      itemId: item.id,
+      productId,
+      variantId: "",
+      kind: "price_dropped",
+      oldPriceMinor: 5_000,
+      newPriceMinor: 4_000,
+      quantity: null,
+      currency: "USD",
+      changeKey: "compliance",
+      messageId,
+      createdAt: at,
+    },
+  ]);
+  await markClicked(database(), shop.id, alert!.id, at);
+  await insertSuppression(database(), shop.id, { customerId, reason: "unsubscribed", at });
+  for (const type of ["alert.back_in_stock", "alert.price_dropped", "alert.low_stock"] as const) {
+    await recordEvent(database(), {
+      shopId: shop.id,
+      type,
+      data: {
+        alertId: alert!.id,
+        listId: item.listId,
+        customerId,
+        item: itemView(item),
+        product: { productId, title: "Product", handle: item.handle },
+        variantId: null,
+        currency: "USD",
+        old: { available: true, price: "50.00", inventoryQuantity: 9 },
+        new: { available: true, price: "40.00", inventoryQuantity: 4 },
+      },
+    });
+  }
+  return { alertId: alert!.id, messageId };
+}
+
 /** The shop's events with their deliveries to the (failing) receiver: one delivery id per event. */
 const deliveredEvents = (shopId: string) =>
   database()
@@ -269,6 +332,8 @@ describe("customers/redact", () => {
     // A product saved and removed again (item.added, item.removed).
     expect((await shopper.toggle(CUSTOMER, "104")).status).toBe(200);
     expect((await shopper.toggle(CUSTOMER, "104")).status).toBe(200);
+    // Wishlist alerts (issue 29) about the item saved as the customer.
+    const alerts = await seedAlerts(shop, CUSTOMER, "102");
     const other = shopperOf(shop);
     expect((await other.save(OTHER_CUSTOMER, "103")).status).toBe(201);
     // An export of the shop's items (a file naming the customer).
@@ -312,7 +377,7 @@ describe("customers/redact", () => {
       (rows) => EVENT_TYPES.every((type) => rows.some((row) => row.type === type)),
       "a delivery of each event type attempted",
     );
-    const needles = [CUSTOMER, guestToken, customerToken, NOTE];
+    const needles = [CUSTOMER, guestToken, customerToken, NOTE, alerts.alertId, alerts.messageId];
     expect(await tablesMentioning(needles)).not.toEqual([]);
     expect(filesMentioning(needles)).not.toEqual([]);
     expect(await redisMentioning([CUSTOMER])).not.toEqual([]);
@@ -413,6 +478,7 @@ describe("customers/data_request", () => {
     expect((await shopper.save(CUSTOMER, "201")).status).toBe(201);
     expect((await shopper.save(CUSTOMER, "202")).status).toBe(201);
     const { token } = await shopper.share(CUSTOMER);
+    const alerts = await seedAlerts(shop, CUSTOMER, "202");
 
     expect(
       (await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER, { data_request: { id: 77 } })))
@@ -438,6 +504,19 @@ describe("customers/data_request", () => {
       "202",
     ]);
     for (const item of document.lists[0].items) expect(Number.isNaN(Date.parse(item.addedAt))).toBe(false);
+    // The wishlist alerts: what they were told of, the email, the click, the unsubscription (issue 29).
+    expect(document.alerts).toEqual([
+      expect.objectContaining({
+        kind: "price_dropped",
+        productId: "202",
+        oldPriceMinor: 5_000,
+        newPriceMinor: 4_000,
+        emailId: alerts.messageId,
+        clickedAt: expect.any(String),
+      }),
+    ]);
+    expect(document.alertEmails).toEqual([expect.objectContaining({ id: alerts.messageId, state: "sent" })]);
+    expect(document.alertSuppression).toEqual({ reason: "unsubscribed", since: expect.any(String) });
 
     // Another shop's key sees none of it; a malformed id is a 400 problem.
     const { secret: otherSecret } = await createShopWithKey();
