@@ -46,8 +46,11 @@ const LOCALES = ["en", "fr", "de", "es"] as const;
 type Locale = (typeof LOCALES)[number];
 /** What the platform adds to a proxied query; a shopper's own copies are dropped, as the platform does. */
 const SIGNED_PARAMETERS = ["shop", "logged_in_customer_id", "path_prefix", "timestamp", "signature"];
-/** Response headers the proxy passes back to the browser. */
-const PASSED_HEADERS = ["content-type", "content-language", "retry-after", "vary", "x-request-id"];
+/**
+ * Response headers the proxy passes back to the browser; a redirect keeps its Location, as the platform's proxy
+ * keeps it (the alert emails' product links).
+ */
+const PASSED_HEADERS = ["content-type", "content-language", "location", "retry-after", "vary", "x-request-id"];
 
 export interface StorefrontOptions {
   appUrl: string;

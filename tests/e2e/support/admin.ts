@@ -40,7 +40,16 @@ export interface AdminStack {
  * Starts the whole stack once for the test file. `env` adds settings for the web server and worker
  * (both get the same). The shop is a fresh one with the stand-in's demo catalogue and customers.
  */
-export function useAdminStack({ env = {}, worker = true }: { env?: Record<string, string>; worker?: boolean } = {}) {
+export function useAdminStack({
+  env = {},
+  worker = true,
+  mailbox = false,
+}: {
+  env?: Record<string, string>;
+  worker?: boolean;
+  /** The stand-in's local SMTP mailbox (stand-in/mailbox.ts) on a free port: `stack.platform.mailbox`. */
+  mailbox?: boolean;
+} = {}) {
   const stack = {} as AdminStack;
   const processes: RunningProcess[] = [];
   beforeAll(async () => {
@@ -57,6 +66,7 @@ export function useAdminStack({ env = {}, worker = true }: { env?: Record<string
       appHandle: "wishlist-service",
       scopes: getEnv().SCOPES,
       shops: [standInShop],
+      ...(mailbox ? { mailbox: { port: 0 } } : {}),
     });
     const processEnv = {
       NODE_ENV: "test",
