@@ -21,7 +21,9 @@ import { AppError } from "~/lib/problems";
 import { applyFlowLifecycle, triggerOf } from "~/services/alerts/flow.server";
 import { shopDomain } from "~/shopify.server";
 import { readClickToken, readUnsubscribeToken } from "~/services/alerts/links.server";
-import { unsubscribeCustomer } from "~/services/alerts/suppression.server";
+import { alertPageWords } from "~/services/alerts/email-template";
+import { alertSenderName, unsubscribeCustomer } from "~/services/alerts/suppression.server";
+import { negotiateLocale } from "~/lib/negotiate-locale";
 import { verifyAppProxyRequest } from "./v1/auth.server";
 import type { HttpAppEnv } from "./http-env";
 
@@ -36,9 +38,9 @@ const lifecycleBody = z.object({
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-function page(c: Context, status: 200 | 400, title: string, body: string) {
+function page(c: Context, status: 200 | 400, lang: string, title: string, body: string) {
   return c.html(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<!doctype html><html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
       `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>` +
       `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}` +
       `button{font:inherit;padding:.6rem 1.2rem;border-radius:.5rem;border:0;background:#1a1a1a;color:#fff;cursor:pointer}` +
@@ -49,15 +51,21 @@ function page(c: Context, status: 200 | 400, title: string, body: string) {
   );
 }
 
+/** The browser's language among the emails' (the pages of a link that names none). */
+const negotiateLanguage = (header: string | undefined) =>
+  negotiateLocale(header ?? "en", ["en", "fr", "de", "es"], "en");
+
 const wantsHtml = (c: Context) => (c.req.header("accept") ?? "").includes("text/html");
 
 function invalidLink(c: Context) {
   if (wantsHtml(c)) {
+    const words = alertPageWords(negotiateLanguage(c.req.header("accept-language")));
     return page(
       c,
       400,
-      "This link is not valid",
-      "<p>The link may have been cut short or changed. Use the link in the email exactly as it is, or reply to the email to ask the shop to stop sending them.</p>",
+      words.lang,
+      words.t("page.invalid.title"),
+      `<p>${escapeHtml(words.t("page.invalid.body"))}</p>`,
     );
   }
   throw new AppError("alert-link-invalid", { detail: "The alert email link's signature does not verify." });
@@ -94,25 +102,36 @@ export function registerAlertLinks(app: Hono<HttpAppEnv>) {
     return c.json(outcome, 200);
   });
 
-  app.get("/alerts/unsubscribe/:token", (c) => {
+  app.get("/alerts/unsubscribe/:token", async (c) => {
     const claims = readUnsubscribeToken(c.req.param("token"));
     if (!claims) return invalidLink(c);
+    const words = alertPageWords(claims.l ?? "en");
+    const shopName = escapeHtml((await alertSenderName(claims.s)) ?? "");
     return page(
       c,
       200,
-      "Unsubscribe from wishlist alerts",
-      `<p>You will no longer get emails about the items on your wishlist (back in stock, price drops, low stock) from this shop.</p>` +
-        `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+      words.lang,
+      words.t("page.unsubscribe.title"),
+      `<p>${escapeHtml(words.t("page.unsubscribe.body", { shopName: "\u0000" })).replace("\u0000", shopName)}</p>` +
+        `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click">` +
+        `<button type="submit">${escapeHtml(words.t("page.unsubscribe.button"))}</button></form>`,
     );
   });
 
   app.post("/alerts/unsubscribe/:token", async (c) => {
     const claims = readUnsubscribeToken(c.req.param("token"));
     if (!claims) return invalidLink(c);
-    const done = await unsubscribeCustomer(claims.s, claims.c);
+    const shopName = await alertSenderName(claims.s);
     // A shop erased since the email was sent holds nothing to unsubscribe from: the answer is the same.
-    const shop = done ? ` from ${escapeHtml(done.shopName)}` : "";
-    return page(c, 200, "You are unsubscribed", `<p>You will get no more wishlist alert emails${shop}.</p>`);
+    await unsubscribeCustomer(claims.s, claims.c);
+    const words = alertPageWords(claims.l ?? "en");
+    return page(
+      c,
+      200,
+      words.lang,
+      words.t("page.unsubscribed.title"),
+      `<p>${escapeHtml(words.t("page.unsubscribed.body", { shopName: "\u0000" })).replace("\u0000", escapeHtml(shopName ?? ""))}</p>`,
+    );
   });
 
   app.get("/proxy/alerts/click/:token", async (c) => {

@@ -47,6 +47,15 @@ const en = {
     other: "You’re receiving this because you saved these items to your wishlist at {shopName}.",
   },
   "footer.unsubscribe": "Unsubscribe from wishlist alerts",
+  "page.unsubscribe.title": "Unsubscribe from wishlist alerts",
+  "page.unsubscribe.body":
+    "You will no longer get emails about the items on your wishlist (back in stock, price drops, low stock) from {shopName}.",
+  "page.unsubscribe.button": "Unsubscribe",
+  "page.unsubscribed.title": "You are unsubscribed",
+  "page.unsubscribed.body": "You will get no more wishlist alert emails from {shopName}.",
+  "page.invalid.title": "This link is not valid",
+  "page.invalid.body":
+    "The link may have been cut short or changed. Use the link in the email exactly as it is, or reply to the email to ask the shop to stop sending them.",
 };
 
 export type AlertEmailMessages = {
@@ -96,6 +105,15 @@ const fr: AlertEmailMessages = {
     other: "Vous recevez cet e-mail parce que vous avez ajouté ces articles à votre liste d’envies sur {shopName}.",
   },
   "footer.unsubscribe": "Ne plus recevoir les alertes de ma liste d’envies",
+  "page.unsubscribe.title": "Ne plus recevoir les alertes de ma liste d’envies",
+  "page.unsubscribe.body":
+    "Vous ne recevrez plus d’e-mails de {shopName} au sujet des articles de votre liste d’envies (retour en stock, baisse de prix, stock limité).",
+  "page.unsubscribe.button": "Me désabonner",
+  "page.unsubscribed.title": "Vous êtes désabonné(e)",
+  "page.unsubscribed.body": "Vous ne recevrez plus d’alertes de liste d’envies de {shopName}.",
+  "page.invalid.title": "Ce lien n’est pas valide",
+  "page.invalid.body":
+    "Le lien a peut-être été tronqué ou modifié. Utilisez le lien de l’e-mail tel quel, ou répondez à l’e-mail pour demander à la boutique de ne plus vous écrire.",
 };
 
 const de: AlertEmailMessages = {
@@ -141,6 +159,15 @@ const de: AlertEmailMessages = {
     other: "Sie erhalten diese E-Mail, weil Sie diese Artikel bei {shopName} auf Ihre Wunschliste gesetzt haben.",
   },
   "footer.unsubscribe": "Benachrichtigungen zur Wunschliste abbestellen",
+  "page.unsubscribe.title": "Benachrichtigungen zur Wunschliste abbestellen",
+  "page.unsubscribe.body":
+    "Sie erhalten von {shopName} keine E-Mails mehr zu den Artikeln auf Ihrer Wunschliste (wieder vorrätig, Preissenkung, geringer Bestand).",
+  "page.unsubscribe.button": "Abbestellen",
+  "page.unsubscribed.title": "Sie haben die Benachrichtigungen abbestellt",
+  "page.unsubscribed.body": "Sie erhalten von {shopName} keine Benachrichtigungen zur Wunschliste mehr.",
+  "page.invalid.title": "Dieser Link ist ungültig",
+  "page.invalid.body":
+    "Der Link wurde womöglich gekürzt oder verändert. Verwenden Sie den Link aus der E-Mail unverändert, oder antworten Sie auf die E-Mail und bitten Sie den Shop, Ihnen keine mehr zu senden.",
 };
 
 // Spanish letters open with a colon after the greeting.
@@ -186,6 +213,15 @@ const es: AlertEmailMessages = {
     other: "Recibe este correo porque guardó estos artículos en su lista de deseos de {shopName}.",
   },
   "footer.unsubscribe": "Darse de baja de las alertas de la lista de deseos",
+  "page.unsubscribe.title": "Darse de baja de las alertas de la lista de deseos",
+  "page.unsubscribe.body":
+    "Ya no recibirá correos de {shopName} sobre los artículos de su lista de deseos (de nuevo disponibles, bajadas de precio, pocas unidades).",
+  "page.unsubscribe.button": "Darme de baja",
+  "page.unsubscribed.title": "Se ha dado de baja",
+  "page.unsubscribed.body": "Ya no recibirá alertas de la lista de deseos de {shopName}.",
+  "page.invalid.title": "Este enlace no es válido",
+  "page.invalid.body":
+    "Puede que el enlace esté cortado o modificado. Use el enlace del correo tal cual, o responda al correo para pedir a la tienda que deje de enviarlos.",
 };
 
 export const ALERT_EMAIL_MESSAGES: Record<AlertEmailLanguage, AlertEmailMessages> = { en, fr, de, es };

@@ -75,6 +75,12 @@ export interface RenderedAlertEmail {
  * by CLDR's matching (ca is es, pt-BR is en) and formats as that language does, so the words and the
  * numbers agree.
  */
+/** The words of the pages the email's links open (unsubscribe), in the email's language, `lang` with them. */
+export function alertPageWords(locale: string): { lang: string; t: CatalogueTranslator<AlertEmailMessages>["t"] } {
+  const { language, formatLocale } = resolveAlertEmailLocale(locale);
+  return { lang: language, t: translateCatalogue(formatLocale, ALERT_EMAIL_MESSAGES[language]).t };
+}
+
 export function resolveAlertEmailLocale(locale: string): { language: AlertEmailLanguage; formatLocale: string } {
   const requested = locale.trim().replaceAll("_", "-"); // fr_CA, as some systems spell it
   const language = negotiateLocale(requested, [...ALERT_EMAIL_LANGUAGES], "en") as AlertEmailLanguage;

@@ -262,6 +262,14 @@ describe("price drop and low stock", () => {
     expect(email.html).toContain("36,00");
     const [alert] = await s.alerts();
     expect(alert).toMatchObject({ kind: "price_dropped", oldPriceMinor: 3_600, newPriceMinor: 3_000, currency: "USD" });
+    // The unsubscribe page speaks the email's language.
+    const unsubscribe = new URL(/<(http[^>]+)>/.exec(String(email.headers["list-unsubscribe"]))![1]!);
+    const page = await (
+      await app.request(`${appUrl}${unsubscribe.pathname}`, { headers: { accept: "text/html" } })
+    ).text();
+    expect(page).toContain('<html lang="fr">');
+    expect(page).toContain("Me désabonner");
+    expect(page).toContain("Demo Shop");
   });
 
   it("alerts low stock once until the stock is above the threshold again", async () => {
