@@ -159,7 +159,7 @@ export const envSchema = z
       .max(7 * 24 * 3_600_000)
       .default(3_600_000),
     ALERT_SEND_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
-    /** The first retry of an email the server did not take (a 4xx, down): doubling per attempt, at most an hour. */
+    /** The first retry of an email the server did not take (a 4xx, down): doubling per attempt, at most 60 times it. */
     ALERT_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     ALERT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
     /** Relayed events, and the webhook delivery log that hangs off them, are kept this many days. */

@@ -62,9 +62,11 @@ const MINUTE_MS = 60_000;
 const customerGid = (id: string) => `gid://shopify/Customer/${id}`;
 const customerIdOf = (gid: string | undefined) => /^gid:\/\/shopify\/Customer\/(\d+)$/.exec(gid ?? "")?.[1];
 
-/** The wait before attempt `attempts + 1`: ALERT_RETRY_BASE_MS (a minute), doubling, at most an hour. */
-const retryDelayMs = (attempts: number) =>
-  Math.min(getEnv().ALERT_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1), 60 * MINUTE_MS);
+/** The wait before attempt `attempts + 1`: ALERT_RETRY_BASE_MS (a minute), doubling, at most 60 times it (an hour). */
+function retryDelayMs(attempts: number) {
+  const base = getEnv().ALERT_RETRY_BASE_MS;
+  return Math.min(base * 2 ** Math.max(0, attempts - 1), 60 * base);
+}
 
 interface Recipient {
   email: string | null;

@@ -350,21 +350,39 @@ describe("deliverability", () => {
     expect(mailTo(s.emailOf(CUSTOMERS.ada))).toEqual([]);
   });
 
-  it("keeps an email through an SMTP outage and sends it once the server is back", async () => {
+  it("keeps an email through a minute of SMTP outage and sends it once the server is back", async () => {
     const s = await alertShop();
     await s.save(CUSTOMERS.ada, TOTE);
     await s.read(TOTE.productId, ([row]) => row!.inventoryQuantity === 0);
     mailbox.down(true);
+    const downSince = Date.now();
     await s.change(TOTE.variantId, { inventoryQuantity: 20 });
     await until(
       s.messages,
-      (rows) => (rows[0]?.attempts ?? 0) >= 2 && rows[0]!.state === "pending",
-      "retries while down",
+      (rows) => Date.now() - downSince >= 60_000 && (rows[0]?.attempts ?? 0) >= 3,
+      "a minute of retries while the server is down",
+      180_000,
     );
+    expect((await s.messages())[0]).toMatchObject({ state: "pending" });
     mailbox.down(false);
-    await mailbox.waitFor(to(s.emailOf(CUSTOMERS.ada)), { timeoutMs: 90_000 });
+    await mailbox.waitFor(to(s.emailOf(CUSTOMERS.ada)), { timeoutMs: 120_000 });
     await until(s.messages, (rows) => rows[0]?.state === "sent", "the message sent");
     expect(mailTo(s.emailOf(CUSTOMERS.ada))).toHaveLength(1);
+  });
+
+  it("keeps to the shop's pace: no more emails in a minute than its rate", async () => {
+    const s = await alertShop({ email: { ratePerMinute: 2, audience: "all" } });
+    for (const customer of Object.values(CUSTOMERS)) await s.save(customer, TOTE);
+    await s.read(TOTE.productId, ([row]) => row!.inventoryQuantity === 0);
+    await s.change(TOTE.variantId, { inventoryQuantity: 20 });
+    const ours = () => Object.values(CUSTOMERS).flatMap((customer) => mailTo(s.emailOf(customer)));
+    await until(ours, (mails) => mails.length >= 2, "the first two emails");
+    // The other two are due, and held for the next minute.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(ours()).toHaveLength(2);
+    const messages = await s.messages();
+    expect(messages.map((message) => message.state).sort()).toEqual(["pending", "pending", "sent", "sent"]);
+    for (const message of messages) expect(message.dueAt.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it("unsubscribes with the signed one-click link, idempotently, and refuses a tampered one", async () => {
@@ -410,6 +428,17 @@ describe("deliverability", () => {
     expect(
       await database().selectFrom("AlertSuppression").select("customerId").where("shopId", "=", s.shop.id).execute(),
     ).toHaveLength(1);
+    // Unsubscribed: the next alert's email is not sent.
+    await s.save(CUSTOMERS.ada, HAT);
+    await s.read(HAT.productId, (rows) => rows.length > 0);
+    await s.change(HAT.variantId, { price: "1.00" });
+    const next = await until(
+      s.messages,
+      (rows) => rows.length === 2 && rows[1]!.state === "skipped",
+      "the next skipped",
+    );
+    expect(next[1]!.error).toBe("unsubscribed");
+    expect(mailTo(s.emailOf(CUSTOMERS.ada))).toHaveLength(1);
   });
 
   it("refuses a product link signed for another shop, or through another shop's proxy", async () => {
