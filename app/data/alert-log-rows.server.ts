@@ -46,6 +46,7 @@ export async function findAlertLogPage(
       "Alert.kind",
       "Alert.messageId",
       "Alert.clickedAt",
+      "Alert.flowState",
       "AlertMessage.state as messageState",
       "AlertMessage.error as messageError",
       "AlertMessage.sentAt as messageSentAt",

@@ -6,15 +6,13 @@
  * suppression list and the counts are the shop's own; the test email reaches the server, or the page shows
  * what the server answered.
  */
-import type { AddressInfo } from "node:net";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Session } from "@shopify/shopify-api";
-import { simpleParser, type ParsedMail } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoShopData, type StandInShop } from "../../stand-in/demo-data";
 import { signSessionToken } from "../../stand-in/session-token";
 import { startFakeAdminApi, standInGraphql } from "../../scripts/lib/fake-admin-api";
+import { startLoginMailbox } from "../support/login-mailbox";
 
 // The platform at the network boundary, and loopback allowed as a mail server's address (as in development),
 // set before app modules read the environment.
@@ -106,35 +104,13 @@ const settingsOf = async (shopId: string) => {
 
 // ---- A mailbox: a real SMTP server on loopback ---------------------------------------------------------
 
-interface Received {
-  rcptTo: string[];
-  mail: ParsedMail;
-}
-const mailbox: Received[] = [];
-const smtp = new SMTPServer({
-  disabledCommands: ["STARTTLS"],
-  allowInsecureAuth: true,
-  authOptional: true,
-  onAuth(auth, _session, callback) {
-    if (auth.username === "mailer" && auth.password === "s3cret pass") return callback(null, { user: auth.username });
-    callback(new Error("Invalid username or password"));
-  },
-  onData(stream, session, callback) {
-    simpleParser(stream).then(
-      (mail) => {
-        mailbox.push({ rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address), mail });
-        callback();
-      },
-      (error: Error) => callback(error),
-    );
-  },
-});
-await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-const smtpPort = (smtp.server.address() as AddressInfo).port;
+const smtp = await startLoginMailbox({ username: "mailer", password: "s3cret pass" });
+const mailbox = smtp.received;
+const smtpPort = smtp.port;
 
 afterAll(async () => {
   closeSmtpTransports();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
   await platform.close();
 });
 
@@ -180,7 +156,15 @@ async function seedAlert(
     kind = "back_in_stock",
     at,
     messageId = null,
-  }: { customerId: string; productId: string; kind?: string; at: Date; messageId?: string | null },
+    flowState = null,
+  }: {
+    customerId: string;
+    productId: string;
+    kind?: string;
+    at: Date;
+    messageId?: string | null;
+    flowState?: string | null;
+  },
 ) {
   const [alert] = await insertAlerts(database(), [
     {
@@ -198,6 +182,7 @@ async function seedAlert(
       currency: "USD",
       changeKey: newId("event"),
       messageId,
+      flowState,
       createdAt: at,
     },
   ]);
@@ -523,7 +508,7 @@ describe("the log", () => {
 });
 
 describe("the log's channels", () => {
-  it("names the email and the webhook event each alert went out on, from the shop's own events only", async () => {
+  it("names the email, webhook event and Flow trigger each alert went out on, from the shop's own events only", async () => {
     const channelled = await installedShop();
     const at = new Date();
     const event = (shopId: string, alertId: string) =>
@@ -538,6 +523,7 @@ describe("the log's channels", () => {
     const both = await seedAlert(channelled.id, { customerId: "7001", productId: "1", at, messageId });
     const webhookOnly = await seedAlert(channelled.id, { customerId: "7002", productId: "1", at });
     const neither = await seedAlert(channelled.id, { customerId: "7003", productId: "1", at });
+    const viaFlow = await seedAlert(channelled.id, { customerId: "7004", productId: "1", at, flowState: "sent" });
     await event(channelled.id, both.id);
     await event(channelled.id, webhookOnly.id);
     // Another shop's event naming the alert is not the shop's delivery
@@ -547,6 +533,7 @@ describe("the log's channels", () => {
     expect(channels.get(both.id)).toMatchObject({ channels: ["email", "webhook"], emailState: "pending" });
     expect(channels.get(webhookOnly.id)).toMatchObject({ channels: ["webhook"], emailState: null });
     expect(channels.get(neither.id)).toMatchObject({ channels: [], emailState: null });
+    expect(channels.get(viaFlow.id)).toMatchObject({ channels: ["flow"], emailState: null });
   });
 });
 

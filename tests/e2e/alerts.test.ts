@@ -4,10 +4,7 @@
  * sends a test email that a real SMTP server on loopback receives, previews an email in another language,
  * reads the log and re-subscribes a customer from the suppression list after confirming it is their wish.
  */
-import type { AddressInfo } from "node:net";
-import { simpleParser, type ParsedMail } from "mailparser";
 import type { FrameLocator, Page } from "playwright-core";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   claimDueMessages,
@@ -23,35 +20,19 @@ import { fillProductSnapshot } from "~/data/item-rows.server";
 import { newId } from "~/lib/ids";
 import { getAlertSettings } from "~/services/alerts/admin.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
+import { startLoginMailbox } from "../support/login-mailbox";
 import { expectNoPageErrors, screenshot, seriousAccessibilityViolations, useAdminStack } from "./support/admin";
 import { clickWhenHydrated } from "./support/interaction";
 import { inlineError, waitForHydration } from "./support/page-state";
 
 const stack = useAdminStack({ worker: false });
 
-// A mailbox: a real SMTP server on loopback, which the web server may reach (WEBHOOK_ALLOWED_NETWORKS).
-const mailbox: Array<{ rcptTo: string[]; mail: ParsedMail }> = [];
-const smtp = new SMTPServer({
-  disabledCommands: ["STARTTLS"],
-  allowInsecureAuth: true,
-  authOptional: true,
-  onAuth(auth, _session, callback) {
-    if (auth.username === "mailer" && auth.password === "s3cret pass") return callback(null, { user: auth.username });
-    callback(new Error("Invalid username or password"));
-  },
-  onData(stream, session, callback) {
-    simpleParser(stream).then(
-      (mail) => {
-        mailbox.push({ rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address), mail });
-        callback();
-      },
-      (error: Error) => callback(error),
-    );
-  },
-});
-await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-const smtpPort = (smtp.server.address() as AddressInfo).port;
-afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+// A mailbox that takes one login: a real SMTP server on loopback, which the web server may reach
+// (WEBHOOK_ALLOWED_NETWORKS), and which refuses a wrong password.
+const smtp = await startLoginMailbox({ username: "mailer", password: "s3cret pass" });
+const mailbox = smtp.received;
+const smtpPort = smtp.port;
+afterAll(() => smtp.close());
 
 const saveBar = (page: Page) => page.locator("#save-bar");
 const saveBarButton = (page: Page, name: "Save" | "Discard") =>

@@ -15,7 +15,7 @@ export interface AlertLogEntryView {
   productId: string;
   productTitle: string | null;
   kind: Kind;
-  channels: Array<"email" | "webhook">;
+  channels: Array<"email" | "webhook" | "flow">;
   emailState: string | null;
   emailError: string | null;
   clickedAt: string | null;

@@ -735,6 +735,7 @@ export const de: Messages = {
   "alerts.kind.low_stock": "Geringer Bestand",
   "alerts.channel.email": "E-Mail",
   "alerts.channel.webhook": "Webhook",
+  "alerts.channel.flow": "Shopify Flow",
   "alerts.channel.none": "Keiner",
   "alerts.state.pending": "Ausstehend",
   "alerts.state.sending": "Wird gesendet",

@@ -712,6 +712,7 @@ export const en = {
   "alerts.kind.low_stock": "Low stock",
   "alerts.channel.email": "Email",
   "alerts.channel.webhook": "Webhook",
+  "alerts.channel.flow": "Shopify Flow",
   "alerts.channel.none": "None",
   "alerts.state.pending": "Pending",
   "alerts.state.sending": "Sending",

@@ -727,6 +727,7 @@ export const es: Messages = {
   "alerts.kind.low_stock": "Stock bajo",
   "alerts.channel.email": "Correo",
   "alerts.channel.webhook": "Webhook",
+  "alerts.channel.flow": "Shopify Flow",
   "alerts.channel.none": "Ninguno",
   "alerts.state.pending": "Pendiente",
   "alerts.state.sending": "Enviándose",

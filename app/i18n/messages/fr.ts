@@ -739,6 +739,7 @@ export const fr: Messages = {
   "alerts.kind.low_stock": "Stock faible",
   "alerts.channel.email": "E-mail",
   "alerts.channel.webhook": "Webhook",
+  "alerts.channel.flow": "Shopify Flow",
   "alerts.channel.none": "Aucun",
   "alerts.state.pending": "En attente",
   "alerts.state.sending": "En cours d’envoi",

@@ -367,7 +367,7 @@ export interface AlertLogEntry {
   /** The catalogue's title of the product; null when none is known. */
   productTitle: string | null;
   kind: AlertKind;
-  channels: Array<"email" | "webhook">;
+  channels: Array<"email" | "webhook" | "flow">;
   /** The state of the email carrying the alert; null: no email carries it. */
   emailState: string | null;
   /** Why it was skipped or failed, or the last failure of one tried again. */
@@ -531,6 +531,7 @@ export async function loadAlertsPage({
         channels: [
           ...(row.messageId ? (["email"] as const) : []),
           ...(withEvents.has(row.id) ? (["webhook"] as const) : []),
+          ...(row.flowState ? (["flow"] as const) : []),
         ],
         emailState: row.messageId ? (row.messageState ?? null) : null,
         emailError: row.messageError ?? null,
