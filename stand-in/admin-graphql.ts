@@ -251,6 +251,7 @@ const SDL = /* GraphQL */ `
   }
   type Shop {
     name: String!
+    email: String!
     myshopifyDomain: String!
     currencyCode: CurrencyCode!
   }
@@ -446,7 +447,12 @@ function receiveFlowTrigger(shop: StandInShop, context: AdminGraphqlContext, han
 
 function rootFor(shop: StandInShop, context: AdminGraphqlContext) {
   return {
-    shop: () => ({ name: shop.name, myshopifyDomain: shop.domain, currencyCode: shop.currency ?? "USD" }),
+    shop: () => ({
+      name: shop.name,
+      email: shop.email ?? `owner@${shop.domain}`,
+      myshopifyDomain: shop.domain,
+      currencyCode: shop.currency ?? "USD",
+    }),
     themes: ({ roles }: { roles?: string[] }) => ({
       nodes:
         roles && !roles.includes("MAIN")

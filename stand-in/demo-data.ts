@@ -45,6 +45,8 @@ export interface StandInCustomer {
 export interface StandInShop {
   domain: string;
   name: string;
+  /** The shop's contact email (the platform's `shop.email`), `owner@<domain>` unless set. */
+  email?: string;
   /** The shop's currency (ISO 4217), USD unless set. */
   currency?: string;
   /** How the shop writes prices (the platform's `shop.money_format`), `${{amount}}` unless set. */

@@ -22,6 +22,7 @@ export const ADMIN_PAGES: Record<string, AdminPage> = {
   "routes/app.lists._index": { title: "page.lists", help: { guide: "admin", section: "lists" } },
   "routes/app.lists.$id": { title: "page.list", help: { guide: "admin", section: "lists" } },
   "routes/app.settings": { title: "page.settings", help: { guide: "storefront" } },
+  "routes/app.alerts": { title: "page.alerts", help: { guide: "admin", section: "alerts" } },
   "routes/app.keys": { title: "page.keys", help: { guide: "admin", section: "api-keys" } },
   "routes/app.webhooks._index": { title: "page.webhooks", help: { guide: "webhooks" } },
   "routes/app.webhooks.$id": {

@@ -187,3 +187,31 @@ export async function deleteUnsavedReadings(q: Queryable, { before }: { before: 
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Up to `limit` products of the shop's catalogue as last read, the most recently read first, each with one
+ * variant (an available one if it has any): sample products for the alert emails' preview and test.
+ */
+export async function findSampleCatalogueVariants(
+  q: Queryable,
+  shopId: string,
+  limit: number,
+): Promise<CatalogueVariantRow[]> {
+  // A bounded read on the shop's rows: a few variants per product is plenty to find `limit` products.
+  const rows = await q
+    .selectFrom("CatalogueVariant")
+    .selectAll()
+    .where("shopId", "=", shopId)
+    .orderBy("readAt", "desc")
+    .orderBy("variantId")
+    .limit(limit * 20)
+    .execute();
+  const chosen = new Map<string, CatalogueVariantRow>();
+  for (const row of rows) {
+    const held = chosen.get(row.productId);
+    if (!held) {
+      if (chosen.size < limit) chosen.set(row.productId, row);
+    } else if (!held.available && row.available) chosen.set(row.productId, row);
+  }
+  return [...chosen.values()];
+}

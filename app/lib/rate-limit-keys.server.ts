@@ -9,9 +9,11 @@ import { getRequestRedis } from "~/redis.server";
  * `<REDIS_PREFIX>:rl:<bucket>:<key>`: rate-limiter-flexible joins its `keyPrefix` and the key with `:`.
  */
 export type RateLimitBucket = "shop" | "shopper" | "address";
+/** Buckets of admin actions that cost something outside the app, keyed by shop: a test email sent. */
+export type ActionLimitBucket = "alert-test-email";
 
 /** The `keyPrefix` of a bucket's limiter. */
-export function rateLimitPrefix(bucket: RateLimitBucket): string {
+export function rateLimitPrefix(bucket: RateLimitBucket | ActionLimitBucket): string {
   return `${getEnv().REDIS_PREFIX}:rl:${bucket}`;
 }
 

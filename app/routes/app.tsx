@@ -60,6 +60,7 @@ function AdminShell() {
         <Link to="/app/analytics">{t("page.analytics")}</Link>
         <Link to="/app/lists">{t("page.lists")}</Link>
         <Link to="/app/settings">{t("page.settings")}</Link>
+        <Link to="/app/alerts">{t("page.alerts")}</Link>
         <Link to="/app/keys">{t("page.keys")}</Link>
         <Link to="/app/webhooks">{t("page.webhooks")}</Link>
         <Link to="/app/imports">{t("page.imports")}</Link>

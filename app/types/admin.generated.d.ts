@@ -3,6 +3,11 @@
 /* eslint-disable */
 import type * as AdminTypes from './admin.types.js';
 
+export type WishlistShopContactEmailQueryVariables = AdminTypes.Exact<{ [key: string]: never; }>;
+
+
+export type WishlistShopContactEmailQuery = { shop: Pick<AdminTypes.Shop, 'email'> };
+
 export type WishlistProductStatesQueryVariables = AdminTypes.Exact<{
   ids: Array<AdminTypes.Scalars['ID']['input']> | AdminTypes.Scalars['ID']['input'];
 }>;
@@ -127,6 +132,7 @@ export type WishlistMarketingExportQuery = { shop: Pick<AdminTypes.Shop, 'curren
   ) | Pick<AdminTypes.ProductVariant, 'id' | 'title' | 'price'>>> };
 
 interface GeneratedQueryTypes {
+  "#graphql\n  query WishlistShopContactEmail { shop { email } }": {return: WishlistShopContactEmailQuery, variables: WishlistShopContactEmailQueryVariables},
   "#graphql\n  query WishlistProductStates($ids: [ID!]!) {\n    shop { currencyCode }\n    nodes(ids: $ids) {\n      ... on Product {\n        id title handle status\n        featuredMedia { preview { image { url } } }\n        variants(first: 100) { nodes { id title price compareAtPrice availableForSale inventoryQuantity inventoryItem { id } } }\n      }\n    }\n  }": {return: WishlistProductStatesQuery, variables: WishlistProductStatesQueryVariables},
   "#graphql\n  query WishlistAlertRecipients($ids: [ID!]!) {\n    nodes(ids: $ids) { ... on Customer { id firstName locale defaultEmailAddress { emailAddress marketingState } } }\n  }": {return: WishlistAlertRecipientsQuery, variables: WishlistAlertRecipientsQueryVariables},
   "#graphql\n  query WishlistProductTitles($ids: [ID!]!) {\n    nodes(ids: $ids) {\n      ... on Product { id title handle }\n    }\n  }": {return: WishlistProductTitlesQuery, variables: WishlistProductTitlesQueryVariables},

@@ -27,6 +27,7 @@ describe("hydration in React's development build", { timeout: 900_000 }, () => {
       "/analytics",
       "/lists",
       "/settings",
+      "/alerts",
       "/keys",
       "/webhooks",
       `/webhooks/${endpoint.id}`,

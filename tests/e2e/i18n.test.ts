@@ -39,6 +39,7 @@ async function adminPages(): Promise<Array<{ path: string; guide: string; sectio
       german: "list.notShared",
     },
     { path: "/settings", guide: "storefront", german: "settings.guest.label" },
+    { path: "/alerts", guide: "admin", section: "alerts", german: "alerts.suppressed.description" },
     { path: "/keys", guide: "admin", section: "api-keys", german: "keys.public.heading" },
     { path: "/webhooks", guide: "webhooks", german: "webhooks.endpoints" },
     {
