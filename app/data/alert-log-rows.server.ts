@@ -47,6 +47,7 @@ export async function findAlertLogPage(
       "Alert.messageId",
       "Alert.clickedAt",
       "Alert.flowState",
+      "Alert.webhookEvent",
       "AlertMessage.state as messageState",
       "AlertMessage.error as messageError",
       "AlertMessage.sentAt as messageSentAt",

@@ -9,7 +9,6 @@ import type { DB, Queryable } from "./database.server";
 export type AlertRow = Selectable<DB["Alert"]>;
 export type AlertInsert = Insertable<DB["Alert"]>;
 export type AlertMessageRow = Selectable<DB["AlertMessage"]>;
-export type AlertSuppressionRow = Selectable<DB["AlertSuppression"]>;
 
 const CHUNK = 500;
 function chunks<T>(values: readonly T[], size = CHUNK): T[][] {

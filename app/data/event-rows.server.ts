@@ -4,7 +4,6 @@
  * its change. The relay reads the pending ones in id order and marks them relayed; the maintenance job
  * deletes relayed ones past their retention.
  */
-import { sql } from "kysely";
 import { engine, type Queryable } from "./database.server";
 
 export interface EventInsert {
@@ -103,35 +102,4 @@ export async function deleteRelayedEventsBefore(q: Queryable, before: Date, limi
 export async function waitForEventsRelayed(q: Queryable, ids: readonly string[]): Promise<void> {
   if (engine() !== "postgres" || ids.length === 0) return;
   await q.selectFrom("Event").select("id").where("id", "in", ids).orderBy("id").forShare().execute();
-}
-
-/**
- * Which of these alerts of the shop went out as a webhook event: the shop's events of the alert types at the
- * alerts' times (the evaluation records each event with its alert's time) whose data names the alert. The
- * events are kept EVENT_RETENTION_DAYS, so an older alert finds none.
- */
-export async function findAlertIdsWithEvents(
-  q: Queryable,
-  shopId: string,
-  { types, alerts }: { types: readonly string[]; alerts: ReadonlyArray<{ id: string; createdAt: Date }> },
-): Promise<Set<string>> {
-  const found = new Set<string>();
-  if (alerts.length === 0) return found;
-  const times = [...new Map(alerts.map((alert) => [alert.createdAt.getTime(), alert.createdAt])).values()];
-  // The data is JSON.stringify's, without spaces: `"alertId":"alr_..."` is how it names the alert.
-  const naming = (id: string) => `%"alertId":"${id.replace(/[\\%_]/g, (match) => `\\${match}`)}"%`;
-  const rows = await q
-    .selectFrom("Event")
-    .select("data")
-    .where("shopId", "=", shopId)
-    .where("type", "in", types)
-    .where("createdAt", "in", times)
-    .where(({ or }) => or(alerts.map((alert) => sql<boolean>`${sql.ref("data")} like ${naming(alert.id)} escape '\\'`)))
-    .execute();
-  const wanted = new Set(alerts.map((alert) => alert.id));
-  for (const row of rows) {
-    const alertId = (JSON.parse(row.data) as { alertId?: unknown }).alertId;
-    if (typeof alertId === "string" && wanted.has(alertId)) found.add(alertId);
-  }
-  return found;
 }

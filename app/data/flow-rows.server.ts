@@ -66,15 +66,3 @@ export async function finishFlowAlert(
     .where("flowState", "=", "pending")
     .execute();
 }
-
-/** Whether the shop owes any Flow trigger (the sender's sweep). */
-export async function hasPendingFlowAlerts(q: Queryable, shopId: string): Promise<boolean> {
-  const row = await q
-    .selectFrom("Alert")
-    .select("id")
-    .where("shopId", "=", shopId)
-    .where("flowState", "=", "pending")
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}

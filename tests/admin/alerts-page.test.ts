@@ -25,7 +25,6 @@ const { database } = await import("~/data/database.server");
 const { claimDueMessages, finishMessage, insertAlerts, insertMessages, insertSuppression, markClicked, retryMessage } =
   await import("~/data/alert-rows.server");
 const { replaceProductReading } = await import("~/data/catalogue-rows.server");
-const { insertEvent } = await import("~/data/event-rows.server");
 const { fillProductSnapshot } = await import("~/data/item-rows.server");
 const { findShopById } = await import("~/data/shop-rows.server");
 const { open } = await import("~/lib/encryption.server");
@@ -157,6 +156,7 @@ async function seedAlert(
     at,
     messageId = null,
     flowState = null,
+    webhookEvent = false,
   }: {
     customerId: string;
     productId: string;
@@ -164,6 +164,7 @@ async function seedAlert(
     at: Date;
     messageId?: string | null;
     flowState?: string | null;
+    webhookEvent?: boolean;
   },
 ) {
   const [alert] = await insertAlerts(database(), [
@@ -183,6 +184,7 @@ async function seedAlert(
       changeKey: newId("event"),
       messageId,
       flowState,
+      webhookEvent,
       createdAt: at,
     },
   ]);
@@ -508,26 +510,20 @@ describe("the log", () => {
 });
 
 describe("the log's channels", () => {
-  it("names the email, webhook event and Flow trigger each alert went out on, from the shop's own events only", async () => {
+  it("names the email, webhook event and Flow trigger each alert went out on", async () => {
     const channelled = await installedShop();
     const at = new Date();
-    const event = (shopId: string, alertId: string) =>
-      insertEvent(database(), {
-        id: newId("event"),
-        shopId,
-        type: "alert.back_in_stock",
-        data: JSON.stringify({ alertId, listId: "lst_x", customerId: "7001" }),
-        createdAt: at,
-      });
     const messageId = await seedMessage(channelled.id, "7001", { state: "pending", at });
-    const both = await seedAlert(channelled.id, { customerId: "7001", productId: "1", at, messageId });
-    const webhookOnly = await seedAlert(channelled.id, { customerId: "7002", productId: "1", at });
+    const both = await seedAlert(channelled.id, {
+      customerId: "7001",
+      productId: "1",
+      at,
+      messageId,
+      webhookEvent: true,
+    });
+    const webhookOnly = await seedAlert(channelled.id, { customerId: "7002", productId: "1", at, webhookEvent: true });
     const neither = await seedAlert(channelled.id, { customerId: "7003", productId: "1", at });
     const viaFlow = await seedAlert(channelled.id, { customerId: "7004", productId: "1", at, flowState: "sent" });
-    await event(channelled.id, both.id);
-    await event(channelled.id, webhookOnly.id);
-    // Another shop's event naming the alert is not the shop's delivery
-    await event(other.id, neither.id);
 
     const channels = new Map((await load(channelled)).log.entries.map((entry) => [entry.id, entry]));
     expect(channels.get(both.id)).toMatchObject({ channels: ["email", "webhook"], emailState: "pending" });

@@ -122,7 +122,12 @@ describe("a worker killed while sending alert emails", () => {
     // WHEN the tote is restocked, and the worker is killed once a tenth of the emails went out
     const sent = await platform.updateVariant(shop.domain, TOTE.variantId, { inventoryQuantity: 20 });
     expect(sent.map((webhook) => webhook.status)).toEqual([200, 200]);
-    await until(() => mailbox.received(), (count) => count >= CUSTOMERS / 10, "a tenth of the emails", 180_000);
+    await until(
+      () => mailbox.received(),
+      (count) => count >= CUSTOMERS / 10,
+      "a tenth of the emails",
+      180_000,
+    );
     await killChild(first.child, { group: true });
     const atKill = mailbox.received();
     expect(atKill).toBeLessThan(CUSTOMERS); // killed in the middle, not after
@@ -141,7 +146,9 @@ describe("a worker killed while sending alert emails", () => {
       "every message sent",
       300_000,
     );
-    const ours = mailbox.messages().filter((message) => message.to[0]?.endsWith("@example.com") && /^c9/.test(message.to[0]));
+    const ours = mailbox
+      .messages()
+      .filter((message) => message.to[0]?.endsWith("@example.com") && /^c9/.test(message.to[0]));
     const recipients = new Set(ours.map((message) => message.to[0]));
     const messageIds = new Set(ours.map((message) => message.messageId));
     expect(recipients.size).toBe(CUSTOMERS);
@@ -157,6 +164,6 @@ describe("a worker killed while sending alert emails", () => {
       .execute();
     expect(alerts).toHaveLength(CUSTOMERS);
     expect(new Set(alerts.map((alert) => alert.customerId)).size).toBe(CUSTOMERS);
-    console.info(`alerts kill test: ${atKill} received at the kill, ${repeats} repeated after it`);
+    process.stdout.write(`alerts kill test: ${atKill} received at the kill, ${repeats} repeated after it\n`);
   });
 });

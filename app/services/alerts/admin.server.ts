@@ -18,7 +18,6 @@ import {
 } from "~/data/alert-log-rows.server";
 import { findSampleCatalogueVariants } from "~/data/catalogue-rows.server";
 import { database } from "~/data/database.server";
-import { findAlertIdsWithEvents } from "~/data/event-rows.server";
 import { findCatalogueTitles } from "~/data/item-rows.server";
 import { findShopById, updateAlertSettingsText } from "~/data/shop-rows.server";
 import { decodeCursor, encodeCursor } from "~/lib/cursor.server";
@@ -37,7 +36,6 @@ import {
   type AlertKind,
   type AlertSettings,
 } from "./alert-settings";
-import { ALERT_EVENT_TYPES } from "./evaluate.server";
 import { ALERT_EMAIL_LANGUAGES, type AlertEmailLanguage } from "./email-messages";
 import { renderAlertEmail, type AlertEmailItem } from "./email-template";
 import { classifySmtpFailure, openSmtpPassword, smtpTransport } from "./smtp.server";
@@ -493,7 +491,7 @@ export async function loadAlertsPage({
     keyOf: (row: SuppressionRow) => ({ at: row.createdAt, id: row.customerId }),
   });
 
-  const [{ contacts, unavailable }, titles, withEvents] = await Promise.all([
+  const [{ contacts, unavailable }, titles] = await Promise.all([
     findCustomerContacts({
       shopId,
       shopDomain,
@@ -504,10 +502,6 @@ export async function loadAlertsPage({
       shopId,
       log.rows.map((row) => row.productId),
     ),
-    findAlertIdsWithEvents(database(), shopId, {
-      types: Object.values(ALERT_EVENT_TYPES),
-      alerts: log.rows,
-    }),
   ]);
   const nameOf = (customerId: string) => {
     const contact = contacts.get(customerId);
@@ -530,7 +524,7 @@ export async function loadAlertsPage({
         kind: row.kind as AlertKind,
         channels: [
           ...(row.messageId ? (["email"] as const) : []),
-          ...(withEvents.has(row.id) ? (["webhook"] as const) : []),
+          ...(row.webhookEvent ? (["webhook"] as const) : []),
           ...(row.flowState ? (["flow"] as const) : []),
         ],
         emailState: row.messageId ? (row.messageState ?? null) : null,

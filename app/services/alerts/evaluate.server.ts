@@ -274,6 +274,7 @@ async function alertCustomers({
             changeKey,
             messageId: messageOf.get(customerId) ?? null,
             flowState: channels.flow.has(finding.kind) ? "pending" : null,
+            webhookEvent: channels.events.has(finding.kind),
             createdAt: now,
           });
         }

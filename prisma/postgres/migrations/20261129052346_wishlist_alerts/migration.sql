@@ -1,6 +1,10 @@
 -- AlterTable
-ALTER TABLE "Item" ADD COLUMN "lowStockAlertedAt" DATETIME;
-ALTER TABLE "Item" ADD COLUMN "priceSeenMinor" INTEGER;
+ALTER TABLE "Shop" ADD COLUMN     "alertSettings" TEXT NOT NULL DEFAULT '{}',
+ADD COLUMN     "smtpPasswordSealed" TEXT;
+
+-- AlterTable
+ALTER TABLE "Item" ADD COLUMN     "lowStockAlertedAt" TIMESTAMP(3),
+ADD COLUMN     "priceSeenMinor" INTEGER;
 
 -- CreateTable
 CREATE TABLE "CatalogueVariant" (
@@ -15,25 +19,23 @@ CREATE TABLE "CatalogueVariant" (
     "available" BOOLEAN NOT NULL,
     "inventoryQuantity" INTEGER,
     "imageUrl" TEXT,
-    "readAt" DATETIME NOT NULL,
+    "readAt" TIMESTAMP(3) NOT NULL,
 
-    PRIMARY KEY ("shopId", "variantId"),
-    CONSTRAINT "CatalogueVariant_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "CatalogueVariant_pkey" PRIMARY KEY ("shopId","variantId")
 );
 
 -- CreateTable
 CREATE TABLE "ProductRefresh" (
     "shopId" TEXT NOT NULL,
     "productId" TEXT NOT NULL,
-    "requestedAt" DATETIME NOT NULL,
+    "requestedAt" TIMESTAMP(3) NOT NULL,
 
-    PRIMARY KEY ("shopId", "productId"),
-    CONSTRAINT "ProductRefresh_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "ProductRefresh_pkey" PRIMARY KEY ("shopId","productId")
 );
 
 -- CreateTable
 CREATE TABLE "Alert" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "shopId" TEXT NOT NULL,
     "customerId" TEXT NOT NULL,
     "listId" TEXT NOT NULL,
@@ -47,26 +49,30 @@ CREATE TABLE "Alert" (
     "currency" TEXT NOT NULL,
     "changeKey" TEXT NOT NULL,
     "messageId" TEXT,
-    "createdAt" DATETIME NOT NULL,
-    "clickedAt" DATETIME,
-    CONSTRAINT "Alert_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
-    CONSTRAINT "Alert_messageId_fkey" FOREIGN KEY ("messageId") REFERENCES "AlertMessage" ("id") ON DELETE SET NULL ON UPDATE CASCADE
+    "createdAt" TIMESTAMP(3) NOT NULL,
+    "clickedAt" TIMESTAMP(3),
+    "flowState" TEXT,
+    "flowError" TEXT,
+    "webhookEvent" BOOLEAN NOT NULL DEFAULT false,
+
+    CONSTRAINT "Alert_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "AlertMessage" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "shopId" TEXT NOT NULL,
     "customerId" TEXT NOT NULL,
     "state" TEXT NOT NULL DEFAULT 'pending',
     "open" BOOLEAN DEFAULT true,
-    "dueAt" DATETIME NOT NULL,
+    "dueAt" TIMESTAMP(3) NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,
-    "leaseUntil" DATETIME,
-    "sentAt" DATETIME,
+    "leaseUntil" TIMESTAMP(3),
+    "sentAt" TIMESTAMP(3),
     "error" TEXT,
-    "createdAt" DATETIME NOT NULL,
-    CONSTRAINT "AlertMessage_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+    "createdAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "AlertMessage_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -75,39 +81,21 @@ CREATE TABLE "AlertSuppression" (
     "customerId" TEXT NOT NULL,
     "reason" TEXT NOT NULL,
     "detail" TEXT,
-    "createdAt" DATETIME NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL,
 
-    PRIMARY KEY ("shopId", "customerId"),
-    CONSTRAINT "AlertSuppression_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "AlertSuppression_pkey" PRIMARY KEY ("shopId","customerId")
 );
 
--- RedefineTables
-PRAGMA defer_foreign_keys=ON;
-PRAGMA foreign_keys=OFF;
-CREATE TABLE "new_Shop" (
-    "id" TEXT NOT NULL PRIMARY KEY,
-    "domain" TEXT NOT NULL,
-    "plan" TEXT NOT NULL DEFAULT 'FREE',
-    "planUpdatedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "installedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "uninstalledAt" DATETIME,
-    "uninstallSignedAt" DATETIME,
-    "sharePageConfirmedAt" DATETIME,
-    "metafieldBackfillAt" DATETIME,
-    "settings" TEXT NOT NULL DEFAULT '{}',
-    "alertSettings" TEXT NOT NULL DEFAULT '{}',
-    "smtpPasswordSealed" TEXT,
-    "publicKey" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+-- CreateTable
+CREATE TABLE "FlowTriggerUse" (
+    "shopId" TEXT NOT NULL,
+    "trigger" TEXT NOT NULL,
+    "enabled" BOOLEAN NOT NULL,
+    "signedAt" TIMESTAMP(3) NOT NULL,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "FlowTriggerUse_pkey" PRIMARY KEY ("shopId","trigger")
 );
-INSERT INTO "new_Shop" ("createdAt", "domain", "id", "installedAt", "metafieldBackfillAt", "plan", "planUpdatedAt", "publicKey", "settings", "sharePageConfirmedAt", "uninstallSignedAt", "uninstalledAt", "updatedAt") SELECT "createdAt", "domain", "id", "installedAt", "metafieldBackfillAt", "plan", "planUpdatedAt", "publicKey", "settings", "sharePageConfirmedAt", "uninstallSignedAt", "uninstalledAt", "updatedAt" FROM "Shop";
-DROP TABLE "Shop";
-ALTER TABLE "new_Shop" RENAME TO "Shop";
-CREATE UNIQUE INDEX "Shop_domain_key" ON "Shop"("domain");
-CREATE UNIQUE INDEX "Shop_publicKey_key" ON "Shop"("publicKey");
-PRAGMA foreign_keys=ON;
-PRAGMA defer_foreign_keys=OFF;
 
 -- CreateIndex
 CREATE INDEX "CatalogueVariant_shopId_productId_idx" ON "CatalogueVariant"("shopId", "productId");
@@ -134,6 +122,9 @@ CREATE INDEX "Alert_createdAt_idx" ON "Alert"("createdAt");
 CREATE INDEX "Alert_messageId_idx" ON "Alert"("messageId");
 
 -- CreateIndex
+CREATE INDEX "Alert_shopId_flowState_idx" ON "Alert"("shopId", "flowState");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "Alert_shopId_customerId_productId_kind_changeKey_key" ON "Alert"("shopId", "customerId", "productId", "kind", "changeKey");
 
 -- CreateIndex
@@ -150,4 +141,25 @@ CREATE UNIQUE INDEX "AlertMessage_shopId_customerId_open_key" ON "AlertMessage"(
 
 -- CreateIndex
 CREATE INDEX "AlertSuppression_shopId_createdAt_idx" ON "AlertSuppression"("shopId", "createdAt");
+
+-- AddForeignKey
+ALTER TABLE "CatalogueVariant" ADD CONSTRAINT "CatalogueVariant_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ProductRefresh" ADD CONSTRAINT "ProductRefresh_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Alert" ADD CONSTRAINT "Alert_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Alert" ADD CONSTRAINT "Alert_messageId_fkey" FOREIGN KEY ("messageId") REFERENCES "AlertMessage"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "AlertMessage" ADD CONSTRAINT "AlertMessage_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "AlertSuppression" ADD CONSTRAINT "AlertSuppression_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "FlowTriggerUse" ADD CONSTRAINT "FlowTriggerUse_shopId_fkey" FOREIGN KEY ("shopId") REFERENCES "Shop"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
