@@ -124,6 +124,17 @@ export async function finishRefresh(q: Queryable, shopId: string, productId: str
     .execute();
 }
 
+/** Puts off the shop's waiting readings until `until` (the platform cannot be asked for the shop now). */
+export async function postponeRefreshes(q: Queryable, shopId: string, { until }: { until: Date }): Promise<number> {
+  const result = await q
+    .updateTable("ProductRefresh")
+    .set({ requestedAt: until })
+    .where("shopId", "=", shopId)
+    .where("requestedAt", "<", until)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Installed shops with products due for a reading since `before` (the sweep; across shops by design). */
 export async function findShopsWithDueRefreshes(
   q: Queryable,

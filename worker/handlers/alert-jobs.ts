@@ -21,8 +21,9 @@ export const alertRefreshJobs = {
     run: (job: Job) =>
       runJob(async () => {
         const { shopId } = JOBS.alertRefresh.payload.parse(job.data);
-        const run = await runAlertRefresh({ shopId, connection });
-        if (run.read > 0) logger.info({ shopId, jobId: job.id, ...run }, "alerts reading run");
+        const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        const run = await runAlertRefresh({ shopId, finalAttempt, connection });
+        if (run.read > 0 || run.postponed) logger.info({ shopId, jobId: job.id, ...run }, "alerts reading run");
         return run;
       }),
     backoffStrategy: platformBackoff,

@@ -13,6 +13,7 @@ import {
   findShopsWithDueRefreshes,
   findStaleReadings,
   finishRefresh,
+  postponeRefreshes,
   requestProductRefresh,
 } from "~/data/catalogue-rows.server";
 import { deleteAlertsBefore } from "~/data/alert-rows.server";
@@ -21,7 +22,9 @@ import { findShopById } from "~/data/shop-rows.server";
 import { getEnv } from "~/env.server";
 import { enqueueAlertRefresh } from "~/jobs/queues.server";
 import { logger } from "~/logger.server";
-import { createAdminCaller, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
+import { isDomainError } from "~/lib/domain-error";
+import { createAdminCaller, NODES_PER_QUERY, PlatformUnavailable } from "~/services/platform/admin-api.server";
+import { POSTPONE_MS } from "~/services/products/snapshots.server";
 import { readAlertSettings } from "./alert-settings";
 import { readProducts } from "./catalogue.server";
 import { activeChannels, applyProductReading } from "./evaluate.server";
@@ -60,13 +63,24 @@ export interface RefreshRun {
   gone: number;
   more?: boolean;
   skipped?: string;
+  /** Readings put off an hour: the platform cannot be asked for the shop now. */
+  postponed?: number;
+}
+
+/** Why the platform cannot be asked for the shop until later, or null when the failure is worth a retry. */
+function cannotAskNow(error: unknown, finalAttempt: boolean): string | null {
+  if (isDomainError(error, "platform_not_connected")) return "not connected";
+  if (error instanceof PlatformUnavailable && (!error.transient || finalAttempt)) return error.reason;
+  return null;
 }
 
 export async function runAlertRefresh({
   shopId,
+  finalAttempt = true,
   connection,
 }: {
   shopId: string;
+  finalAttempt?: boolean;
   connection?: Redis;
 }): Promise<RefreshRun> {
   const run: RefreshRun = { read: 0, changed: 0, alerts: 0, gone: 0 };
@@ -81,10 +95,25 @@ export async function runAlertRefresh({
     const due = await findDueRefreshes(database(), shopId, { limit: NODES_PER_QUERY });
     if (due.length === 0) break;
     const readStartedAt = new Date();
-    const readings = await readProducts(
-      caller,
-      due.map((row) => row.productId),
-    );
+    let readings: Awaited<ReturnType<typeof readProducts>>;
+    try {
+      readings = await readProducts(
+        caller,
+        due.map((row) => row.productId),
+      );
+    } catch (error) {
+      const reason = cannotAskNow(error, finalAttempt);
+      if (!reason) throw error;
+      // Retrying cannot mend it now (no token, the token refused, a query refused) or the retries are spent:
+      // the shop's readings wait an hour, so neither the sweep nor the retries spin on it.
+      const until = new Date(Date.now() + POSTPONE_MS);
+      const postponed = await postponeRefreshes(database(), shopId, { until });
+      logger.warn(
+        { shopId, postponed, until, reason, err: error },
+        "alerts readings put off: the platform cannot be asked now",
+      );
+      return { ...run, postponed };
+    }
     for (const [productId, reading] of readings) {
       run.read += 1;
       if (!reading) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { insertAlerts, insertMessages } from "~/data/alert-rows.server";
-import { replaceProductReading } from "~/data/catalogue-rows.server";
+import { findShopsWithDueRefreshes, replaceProductReading, requestProductRefresh } from "~/data/catalogue-rows.server";
 import { database } from "~/data/database.server";
 import { getEnv } from "~/env.server";
 import { newId } from "~/lib/ids";
-import { maintainAlerts } from "~/services/alerts/refresh.server";
+import { maintainAlerts, runAlertRefresh } from "~/services/alerts/refresh.server";
 import { createList, createShopWithKey } from "../../factories";
 
 /**
@@ -90,5 +90,21 @@ describe("the alerts' maintenance", () => {
     expect(await database().selectFrom("Alert").select("id").where("id", "=", alert.id).execute()).toEqual([]);
     expect(await database().selectFrom("AlertMessage").select("id").where("id", "=", messageId).execute()).toEqual([]);
     expect(await readingsOf(shop.id)).toEqual([{ productId: "501" }]);
+  });
+});
+
+describe("a shop the platform cannot be asked for", () => {
+  it("has its readings put off an hour, and the sweep leaves them be meanwhile", async () => {
+    const { shop } = await seed(); // no platform session: the app holds no token for it
+    await requestProductRefresh(database(), shop.id, ["501"], new Date(Date.now() - 60_000));
+    const run = await runAlertRefresh({ shopId: shop.id });
+    expect(run.postponed).toBe(1);
+    const [waiting] = await database()
+      .selectFrom("ProductRefresh")
+      .select("requestedAt")
+      .where("shopId", "=", shop.id)
+      .execute();
+    expect(waiting!.requestedAt.getTime()).toBeGreaterThan(Date.now() + 50 * 60 * 1000);
+    expect(await findShopsWithDueRefreshes(database(), { before: new Date(), limit: 1_000 })).not.toContain(shop.id);
   });
 });
