@@ -154,6 +154,9 @@ function startChild(name: string, script: string) {
 loadDotEnv();
 process.env.WEBHOOK_ALLOW_HTTP ||= "true";
 process.env.WEBHOOK_ALLOWED_NETWORKS ||= "127.0.0.0/8,::1/128";
+// A customer's next alert email waits a minute after the last, not an hour, so a second change in the local
+// demo is seen at once (docs/decisions/050-wishlist-alerts.md, digests).
+process.env.ALERT_DIGEST_MS ||= "60000";
 process.env.WEBHOOK_RETRY_UNIT_MS ||= "1000";
 const env = loadEnvOrExit();
 // The local mailbox's port: a development-only setting of this script, not of the app.

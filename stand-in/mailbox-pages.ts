@@ -25,7 +25,9 @@ function framedDocument(message: MailboxMessage, shopOrigins: Record<string, str
   // The shop's own domain (https://<shop>.myshopify.com) is the local storefront on this machine, as DNS
   // would route it: the email's links are followed to where the shop runs here.
   for (const [shopOrigin, local] of Object.entries(shopOrigins)) {
-    if (local) body = body.split(`${shopOrigin}/`).join(`${local}/`);
+    // The origin alone too (a link to the shop's home), but not a longer host that starts with it.
+    if (local)
+      body = body.replace(new RegExp(`${shopOrigin.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[/"'?#]|$)`, "g"), local);
   }
   const head = `<meta http-equiv="Content-Security-Policy" content="script-src 'none'"><base target="_top">`;
   return /<head[^>]*>/i.test(body) ? body.replace(/<head[^>]*>/i, (tag) => `${tag}${head}`) : `${head}${body}`;
@@ -74,7 +76,7 @@ export function mailboxPages({
         `${header()}
         <main class="editor wide">
           <h1>Mailbox</h1>
-          <p class="editor-hint">Every email sent to ${escapeHtml(`${mailbox.host}:${mailbox.port}`)} lands here, whoever it is addressed to; nothing leaves this machine. Newest first; the last ${messages.length === 0 ? "messages" : `${messages.length}`} kept.</p>
+          <p class="editor-hint">Every email sent to ${escapeHtml(`${mailbox.host}:${mailbox.port}`)} lands here, whoever it is addressed to; nothing leaves this machine. ${messages.length === 1 ? "1 message" : `${messages.length} messages`}, newest first; the last ${mailbox.keep} are kept.</p>
           ${
             messages.length === 0
               ? `<div class="editor-card"><p>No email yet.</p></div>`

@@ -41,6 +41,8 @@ export interface MailboxMessage {
 export interface Mailbox {
   host: string;
   port: number;
+  /** How many messages it keeps in memory. */
+  keep: number;
   /** The messages it keeps (the most recent `keep`), oldest first. */
   messages(): MailboxMessage[];
   message(id: string): MailboxMessage | undefined;
@@ -204,6 +206,7 @@ export async function startMailbox(options: MailboxOptions = {}): Promise<Mailbo
   return {
     host,
     port,
+    keep,
     messages: () => [...kept],
     message: (id) => kept.find((message) => message.id === id),
     received: () => count,

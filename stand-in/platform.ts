@@ -400,6 +400,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
         `${adminHeader({ shopName: shop.name, badge: "Flow (platform stand-in)", links: links(store) })}
         <main class="editor wide"><h1>Flow triggers received</h1>
           <p class="editor-hint">What the app sent with flowTriggerReceive, newest first. The platform would start the shop's workflows that begin with each trigger; the stand-in only keeps them.</p>
+          ${c.req.query("callback") ? `<p class="editor-hint" role="status">The app answered the lifecycle callback with HTTP ${escapeHtml(c.req.query("callback") ?? "")}.</p>` : ""}
           <div class="editor-card"><h2>Workflows</h2>
             <p class="editor-hint">A workflow that starts with one of the app's triggers. Turning one on or off sends the app Flow's lifecycle callback; the app sends a trigger only while a workflow uses it.</p>
             ${FLOW_TRIGGER_HANDLES.map((handle) => {

@@ -119,7 +119,8 @@ export function createProductAdmin(options: ProductAdminOptions) {
             ${field(variant.id, "compareAtPrice", "Compare-at price", variant.compareAtPrice ?? "")}
             ${field(variant.id, "inventoryQuantity", "Stock", String(variant.inventoryQuantity ?? ""), "number")}
             ${oneClick(variant.id, variant.title, "Sell out", 0)}
-            ${oneClick(variant.id, variant.title, "Restock", RESTOCK_QUANTITY)}</td>
+            ${oneClick(variant.id, variant.title, "Restock", RESTOCK_QUANTITY)}
+            <small>Restock sets the stock to ${RESTOCK_QUANTITY}.</small></td>
         </tr>`,
       )
       .join("");

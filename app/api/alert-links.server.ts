@@ -22,7 +22,7 @@ import { applyFlowLifecycle, triggerOf } from "~/services/alerts/flow.server";
 import { shopDomain } from "~/shopify.server";
 import { readClickToken, readUnsubscribeToken } from "~/services/alerts/links.server";
 import { alertPageWords } from "~/services/alerts/email-template";
-import { alertSenderName, unsubscribeCustomer } from "~/services/alerts/suppression.server";
+import { unsubscribeCustomer, unsubscribePageFacts } from "~/services/alerts/suppression.server";
 import { negotiateLocale } from "~/lib/negotiate-locale";
 import { verifyAppProxyRequest } from "./v1/auth.server";
 import type { HttpAppEnv } from "./http-env";
@@ -102,36 +102,49 @@ export function registerAlertLinks(app: Hono<HttpAppEnv>) {
     return c.json(outcome, 200);
   });
 
+  /** The page's words with `{shopName}` as escaped text, and the link back to the shop. */
+  const shopText = (text: string, name: string) => escapeHtml(text).replace("\u0000", escapeHtml(name));
+  const backLink = (words: ReturnType<typeof alertPageWords>, shop: { name: string; url: string } | null) =>
+    shop
+      ? `<p><a href="${escapeHtml(shop.url)}">${shopText(words.t("page.backToShop", { shopName: "\u0000" }), shop.name)}</a></p>`
+      : "";
+  const unsubscribed = (
+    c: Context,
+    words: ReturnType<typeof alertPageWords>,
+    shop: { name: string; url: string } | null,
+  ) =>
+    page(
+      c,
+      200,
+      words.lang,
+      words.t("page.unsubscribed.title"),
+      `<p>${shopText(words.t("page.unsubscribed.body", { shopName: "\u0000" }), shop?.name ?? "")}</p>${backLink(words, shop)}`,
+    );
+
   app.get("/alerts/unsubscribe/:token", async (c) => {
     const claims = readUnsubscribeToken(c.req.param("token"));
     if (!claims) return invalidLink(c);
     const words = alertPageWords(claims.l ?? "en");
-    const shopName = escapeHtml((await alertSenderName(claims.s)) ?? "");
+    const shop = await unsubscribePageFacts(claims.s, claims.c);
+    // Opened again after unsubscribing: it says so, rather than offering the button again.
+    if (!shop || shop.unsubscribed) return unsubscribed(c, words, shop);
     return page(
       c,
       200,
       words.lang,
       words.t("page.unsubscribe.title"),
-      `<p>${escapeHtml(words.t("page.unsubscribe.body", { shopName: "\u0000" })).replace("\u0000", shopName)}</p>` +
+      `<p>${shopText(words.t("page.unsubscribe.body", { shopName: "\u0000" }), shop.name)}</p>` +
         `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click">` +
-        `<button type="submit">${escapeHtml(words.t("page.unsubscribe.button"))}</button></form>`,
+        `<button type="submit">${escapeHtml(words.t("page.unsubscribe.button"))}</button></form>${backLink(words, shop)}`,
     );
   });
 
   app.post("/alerts/unsubscribe/:token", async (c) => {
     const claims = readUnsubscribeToken(c.req.param("token"));
     if (!claims) return invalidLink(c);
-    const shopName = await alertSenderName(claims.s);
     // A shop erased since the email was sent holds nothing to unsubscribe from: the answer is the same.
     await unsubscribeCustomer(claims.s, claims.c);
-    const words = alertPageWords(claims.l ?? "en");
-    return page(
-      c,
-      200,
-      words.lang,
-      words.t("page.unsubscribed.title"),
-      `<p>${escapeHtml(words.t("page.unsubscribed.body", { shopName: "\u0000" })).replace("\u0000", escapeHtml(shopName ?? ""))}</p>`,
-    );
+    return unsubscribed(c, alertPageWords(claims.l ?? "en"), await unsubscribePageFacts(claims.s, claims.c));
   });
 
   app.get("/proxy/alerts/click/:token", async (c) => {

@@ -130,6 +130,31 @@ export async function insertMessages(
   }
 }
 
+/** Messages that end skipped as they are made (the customer is on the suppression list), with the reason. */
+export async function insertSkippedMessages(
+  q: Queryable,
+  messages: ReadonlyArray<{ id: string; shopId: string; customerId: string; reason: string; at: Date }>,
+): Promise<void> {
+  for (const part of chunks(messages, 100)) {
+    await q
+      .insertInto("AlertMessage")
+      .values(
+        part.map(({ id, shopId, customerId, reason, at }) => ({
+          id,
+          shopId,
+          customerId,
+          state: "skipped",
+          open: null,
+          dueAt: at,
+          attempts: 0,
+          error: reason,
+          createdAt: at,
+        })),
+      )
+      .execute();
+  }
+}
+
 /** Sets the items' reference price (after a price-drop alert: the price alerted). */
 export async function setPriceSeen(q: Queryable, shopId: string, updates: ReadonlyArray<[string, number]>) {
   const byPrice = new Map<number, string[]>();

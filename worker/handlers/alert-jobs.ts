@@ -41,7 +41,7 @@ export const alertSendJobs = {
       runJob(async () => {
         const { shopId } = JOBS.alertSend.payload.parse(job.data);
         const run = await runAlertSender({ shopId, connection });
-        if (run.sent + run.skipped + run.failed + run.retried > 0) {
+        if (run.sent + run.skipped + run.failed + run.retried + run.flowSent + run.flowFailed > 0) {
           logger.info({ shopId, jobId: job.id, ...run }, "alert emails run");
         }
         return run;

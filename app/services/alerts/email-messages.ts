@@ -49,7 +49,8 @@ const en = {
   "footer.unsubscribe": "Unsubscribe from wishlist alerts",
   "page.unsubscribe.title": "Unsubscribe from wishlist alerts",
   "page.unsubscribe.body":
-    "You will no longer get emails about the items on your wishlist (back in stock, price drops, low stock) from {shopName}.",
+    "Stop the emails {shopName} sends about the items on your wishlist: back in stock, price drops, low stock?",
+  "page.backToShop": "Back to {shopName}",
   "page.unsubscribe.button": "Unsubscribe",
   "page.unsubscribed.title": "You are unsubscribed",
   "page.unsubscribed.body": "You will get no more wishlist alert emails from {shopName}.",
@@ -107,7 +108,8 @@ const fr: AlertEmailMessages = {
   "footer.unsubscribe": "Ne plus recevoir les alertes de ma liste d’envies",
   "page.unsubscribe.title": "Ne plus recevoir les alertes de ma liste d’envies",
   "page.unsubscribe.body":
-    "Vous ne recevrez plus d’e-mails de {shopName} au sujet des articles de votre liste d’envies (retour en stock, baisse de prix, stock limité).",
+    "Ne plus recevoir les e-mails de {shopName} au sujet des articles de votre liste d’envies (retour en stock, baisse de prix, stock limité) ?",
+  "page.backToShop": "Retour à {shopName}",
   "page.unsubscribe.button": "Me désabonner",
   "page.unsubscribed.title": "Vous êtes désabonné(e)",
   "page.unsubscribed.body": "Vous ne recevrez plus d’alertes de liste d’envies de {shopName}.",
@@ -161,7 +163,8 @@ const de: AlertEmailMessages = {
   "footer.unsubscribe": "Benachrichtigungen zur Wunschliste abbestellen",
   "page.unsubscribe.title": "Benachrichtigungen zur Wunschliste abbestellen",
   "page.unsubscribe.body":
-    "Sie erhalten von {shopName} keine E-Mails mehr zu den Artikeln auf Ihrer Wunschliste (wieder vorrätig, Preissenkung, geringer Bestand).",
+    "Keine E-Mails mehr von {shopName} zu den Artikeln auf Ihrer Wunschliste erhalten (wieder vorrätig, Preissenkung, geringer Bestand)?",
+  "page.backToShop": "Zurück zu {shopName}",
   "page.unsubscribe.button": "Abbestellen",
   "page.unsubscribed.title": "Sie haben die Benachrichtigungen abbestellt",
   "page.unsubscribed.body": "Sie erhalten von {shopName} keine Benachrichtigungen zur Wunschliste mehr.",
@@ -215,7 +218,8 @@ const es: AlertEmailMessages = {
   "footer.unsubscribe": "Darse de baja de las alertas de la lista de deseos",
   "page.unsubscribe.title": "Darse de baja de las alertas de la lista de deseos",
   "page.unsubscribe.body":
-    "Ya no recibirá correos de {shopName} sobre los artículos de su lista de deseos (de nuevo disponibles, bajadas de precio, pocas unidades).",
+    "¿Dejar de recibir los correos de {shopName} sobre los artículos de su lista de deseos (de nuevo disponibles, bajadas de precio, pocas unidades)?",
+  "page.backToShop": "Volver a {shopName}",
   "page.unsubscribe.button": "Darme de baja",
   "page.unsubscribed.title": "Se ha dado de baja",
   "page.unsubscribed.body": "Ya no recibirá alertas de la lista de deseos de {shopName}.",

@@ -11,7 +11,9 @@ import {
   findCustomerItemsOfProduct,
   findLastSent,
   findRecentlyAlerted,
+  findSuppressed,
   holdOpenMessages,
+  insertSkippedMessages,
   insertAlerts,
   insertMessages,
   setLowStockAlerted,
@@ -228,7 +230,23 @@ async function alertCustomers({
     await transaction(async (tx) => {
       const messageOf = new Map<string, string>();
       if (channels.email) {
-        const open = await holdOpenMessages(tx, shopId, part);
+        // A customer on the suppression list gets their alert's email recorded as skipped now: nothing waits
+        // to be sent to them, and taking them off the list later sends nothing made meanwhile.
+        const suppressed = await findSuppressed(tx, shopId, part);
+        const skipped = [...suppressed].map(([customerId, reason]) => ({
+          id: newId("alertMessage"),
+          shopId,
+          customerId,
+          reason: reason === "unsubscribed" ? "unsubscribed" : "address refused earlier",
+          at: now,
+        }));
+        await insertSkippedMessages(tx, skipped);
+        for (const message of skipped) messageOf.set(message.customerId, message.id);
+        const open = await holdOpenMessages(
+          tx,
+          shopId,
+          part.filter((customerId) => !suppressed.has(customerId)),
+        );
         const lastSent = await findLastSent(
           tx,
           shopId,
@@ -236,6 +254,7 @@ async function alertCustomers({
         );
         const fresh = [];
         for (const customerId of part) {
+          if (suppressed.has(customerId)) continue;
           const id = open.get(customerId);
           if (id) {
             messageOf.set(customerId, id);

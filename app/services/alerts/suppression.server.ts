@@ -3,17 +3,28 @@
  * unsubscribed, or whose address the mail server refused for good, gets no alert email from the shop. The
  * merchant sees the list and may take a customer off it on the customer's word.
  */
-import { deleteSuppression, insertSuppression } from "~/data/alert-rows.server";
+import { deleteSuppression, findSuppressed, insertSuppression } from "~/data/alert-rows.server";
 import { database } from "~/data/database.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { logger } from "~/logger.server";
 import { readAlertSettings } from "./alert-settings";
 
-/** The name the shop's alert emails go out under (their From name), or its store name; null: no such shop. */
-export async function alertSenderName(shopId: string): Promise<string | null> {
+/**
+ * What the unsubscribe page names: the shop as its alert emails do (their From name, or its store name), its
+ * storefront, and whether the customer is already off its emails; null: no such shop.
+ */
+export async function unsubscribePageFacts(
+  shopId: string,
+  customerId: string,
+): Promise<{ name: string; url: string; unsubscribed: boolean } | null> {
   const shop = await findShopById(database(), shopId);
   if (!shop) return null;
-  return readAlertSettings(shop.alertSettings).email.fromName || shop.domain.replace(/\.myshopify\.com$/, "");
+  const suppressed = await findSuppressed(database(), shopId, [customerId]);
+  return {
+    name: readAlertSettings(shop.alertSettings).email.fromName || shop.domain.replace(/\.myshopify\.com$/, ""),
+    url: `https://${shop.domain}/`,
+    unsubscribed: suppressed.get(customerId) === "unsubscribed",
+  };
 }
 
 /** The customer leaves the shop's alert emails (the one-click link); false for a shop no longer here. */
