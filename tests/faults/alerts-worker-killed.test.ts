@@ -1,8 +1,5 @@
-import { serve } from "@hono/node-server";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoShopData } from "../../stand-in/demo-data";
-import { startMailbox } from "../../stand-in/mailbox";
-import { startPlatformStandIn } from "../../stand-in/platform";
 
 /**
  * Issue 29: `kill -9` of the real worker in the middle of sending the alert emails of 5,000 customers who
@@ -12,31 +9,14 @@ import { startPlatformStandIn } from "../../stand-in/platform";
  * answer and the commit that records it, and then it carries the same Message-ID, which the count uses.
  */
 const CUSTOMERS = 5_000;
-const mailbox = await startMailbox({ port: 0, keep: CUSTOMERS * 2 });
 Object.assign(process.env, {
   WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
   ALERT_GATHER_MS: "0",
   ALERT_SEND_LEASE_MS: "3000",
   WORKER_LOCK_DURATION_MS: "5000",
 });
-
-const { getEnv, resetEnvCache } = await import("~/env.server");
-const { apiHarness } = await import("../support/harness");
-const { app } = await apiHarness();
-const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-  const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
-});
-const address = server.address();
-const platform = await startPlatformStandIn({
-  appUrl: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
-  apiKey: getEnv().SHOPIFY_API_KEY,
-  apiSecret: getEnv().SHOPIFY_API_SECRET,
-  appHandle: getEnv().SHOPIFY_APP_HANDLE,
-  scopes: getEnv().SCOPES,
-  shops: [demoShopData({ domain: "placeholder.myshopify.com", accessToken: "shpat_placeholder" })],
-});
-process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
-resetEnvCache();
+const { startAlertStack } = await import("../support/alert-stack");
+const { platform, mailbox } = await startAlertStack({ keep: CUSTOMERS * 2 });
 
 const { database } = await import("~/data/database.server");
 const { updateAlertSettingsText } = await import("~/data/shop-rows.server");
@@ -49,11 +29,6 @@ const { manualWorkers } = await import("../support/worker");
 const { killChild } = await import("../support/processes");
 const { until } = await import("../support/poll");
 
-afterAll(async () => {
-  await platform.close();
-  await mailbox.close();
-  await new Promise((resolve) => server.close(resolve));
-});
 const workers = manualWorkers();
 
 const TOTE = { productId: "8100000008", variantId: "9100000008", handle: "pebble-canvas-tote" };

@@ -1,13 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { serve } from "@hono/node-server";
 import { parse } from "smol-toml";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ROOT } from "../../../scripts/lib/databases";
 import { demoShopData } from "../../../stand-in/demo-data";
-import { startMailbox, type MailboxMessage } from "../../../stand-in/mailbox";
-import { startPlatformStandIn } from "../../../stand-in/platform";
+import type { MailboxMessage } from "../../../stand-in/mailbox";
 import { until } from "../../support/poll";
 import type { Received } from "../webhooks/receiver";
 
@@ -17,7 +15,6 @@ import type { Received } from "../webhooks/receiver";
  * product, makes the alerts and sends them to a real SMTP server (the stand-in's mailbox), to Flow and to a
  * webhook receiver. Every check waits for the state it expects.
  */
-const mailbox = await startMailbox({ port: 0 });
 Object.assign(process.env, {
   WEBHOOK_ALLOW_HTTP: "true",
   WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8,::1/128",
@@ -28,25 +25,9 @@ Object.assign(process.env, {
   ALERT_RETRY_BASE_MS: "500",
 });
 
-const { getEnv, resetEnvCache } = await import("~/env.server");
-const { apiHarness } = await import("../../support/harness");
-const { app, callsOf } = await apiHarness();
-const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-  const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
-});
-const address = server.address();
-const appUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-const platform = await startPlatformStandIn({
-  appUrl,
-  apiKey: getEnv().SHOPIFY_API_KEY,
-  apiSecret: getEnv().SHOPIFY_API_SECRET,
-  appHandle: getEnv().SHOPIFY_APP_HANDLE,
-  scopes: getEnv().SCOPES,
-  // The first shop's storefront is the stand-in's online store; each test adds its own shop.
-  shops: [demoShopData({ domain: "placeholder.myshopify.com", accessToken: "shpat_placeholder" })],
-});
-process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
-resetEnvCache();
+const { getEnv } = await import("~/env.server");
+const { startAlertStack } = await import("../../support/alert-stack");
+const { app, callsOf, appUrl, platform, mailbox } = await startAlertStack();
 
 const { database } = await import("~/data/database.server");
 const { updateAlertSettingsText } = await import("~/data/shop-rows.server");
@@ -57,12 +38,6 @@ const { useWorker } = await import("../../support/worker");
 const { startReceiver } = await import("../webhooks/receiver");
 const { createEndpoint } = await import("~/services/webhooks/endpoints.server");
 const { signedProxyPath } = await import("../../support/openapi-client");
-
-afterAll(async () => {
-  await platform.close();
-  await mailbox.close();
-  await new Promise((resolve) => server.close(resolve));
-});
 
 useWorker({ SHOPIFY_ADMIN_API_ORIGIN: platform.origin });
 
