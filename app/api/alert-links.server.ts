@@ -11,10 +11,13 @@
  *
  * And Shopify Flow's trigger lifecycle callback, `POST /flow/lifecycle` (app/services/alerts/flow.server.ts).
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { getEnv } from "~/env.server";
+import { rateLimitPrefix } from "~/lib/rate-limit-keys.server";
+import { getRateLimitRedis, whenRedisReady } from "~/redis.server";
 import { database } from "~/data/database.server";
 import { findAlertOfMessage, markClicked } from "~/data/alert-rows.server";
 import { AppError } from "~/lib/problems";
@@ -71,6 +74,32 @@ function invalidLink(c: Context) {
   throw new AppError("alert-link-invalid", { detail: "The alert email link's signature does not verify." });
 }
 
+/** Calls of one unsubscribe link a minute at most (each POST writes). */
+const UNSUBSCRIBE_CALLS_PER_MINUTE = 20;
+let unsubscribeLimiter: RateLimiterRedis | undefined;
+
+/** Counts a call of the link (by its digest: the key names no customer); 429 past the limit. */
+async function limitUnsubscribe(token: string) {
+  unsubscribeLimiter ??= new RateLimiterRedis({
+    storeClient: getRateLimitRedis(),
+    keyPrefix: rateLimitPrefix("alert-unsubscribe"),
+    points: UNSUBSCRIBE_CALLS_PER_MINUTE,
+    duration: 60,
+    insuranceLimiter: new RateLimiterMemory({ points: UNSUBSCRIBE_CALLS_PER_MINUTE, duration: 60 }),
+  });
+  await whenRedisReady(getRateLimitRedis(), 1_000).catch(() => undefined);
+  try {
+    await unsubscribeLimiter.consume(createHash("sha256").update(token).digest("base64url").slice(0, 22));
+  } catch (refusal) {
+    if (!(refusal instanceof RateLimiterRes)) throw refusal;
+    const seconds = Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
+    throw new AppError("rate-limited", {
+      detail: `This link was followed more than ${UNSUBSCRIBE_CALLS_PER_MINUTE} times a minute. Retry in ${seconds} s.`,
+      headers: { "Retry-After": String(seconds) },
+    });
+  }
+}
+
 export function registerAlertLinks(app: Hono<HttpAppEnv>) {
   app.post("/flow/lifecycle", async (c) => {
     const rawBody = await c.req.text();
@@ -89,6 +118,10 @@ export function registerAlertLinks(app: Hono<HttpAppEnv>) {
     if (!parsed.success) {
       throw new AppError("bad-request", { detail: "The body is not a Flow trigger lifecycle callback." });
     }
+    // A callback dated ahead would make every genuine one after it look older: a few minutes of clock skew at most.
+    if (Date.parse(parsed.data.timestamp) > Date.now() + 5 * 60_000) {
+      throw new AppError("bad-request", { detail: "`timestamp` is in the future." });
+    }
     const trigger = triggerOf(parsed.data.flow_trigger_definition_id);
     if (!trigger) throw new AppError("not-found", { detail: "The callback names no trigger of this app." });
     const domain = shopDomain(parsed.data.shopify_domain);
@@ -103,7 +136,7 @@ export function registerAlertLinks(app: Hono<HttpAppEnv>) {
   });
 
   /** The page's words with `{shopName}` as escaped text, and the link back to the shop. */
-  const shopText = (text: string, name: string) => escapeHtml(text).replace("\u0000", escapeHtml(name));
+  const shopText = (text: string, name: string) => escapeHtml(text).replace("\u0000", () => escapeHtml(name));
   const backLink = (words: ReturnType<typeof alertPageWords>, shop: { name: string; url: string } | null) =>
     shop
       ? `<p><a href="${escapeHtml(shop.url)}">${shopText(words.t("page.backToShop", { shopName: "\u0000" }), shop.name)}</a></p>`
@@ -124,6 +157,7 @@ export function registerAlertLinks(app: Hono<HttpAppEnv>) {
   app.get("/alerts/unsubscribe/:token", async (c) => {
     const claims = readUnsubscribeToken(c.req.param("token"));
     if (!claims) return invalidLink(c);
+    await limitUnsubscribe(c.req.param("token"));
     const words = alertPageWords(claims.l ?? "en");
     const shop = await unsubscribePageFacts(claims.s, claims.c);
     // Opened again after unsubscribing: it says so, rather than offering the button again.
@@ -142,6 +176,7 @@ export function registerAlertLinks(app: Hono<HttpAppEnv>) {
   app.post("/alerts/unsubscribe/:token", async (c) => {
     const claims = readUnsubscribeToken(c.req.param("token"));
     if (!claims) return invalidLink(c);
+    await limitUnsubscribe(c.req.param("token"));
     // A shop erased since the email was sent holds nothing to unsubscribe from: the answer is the same.
     await unsubscribeCustomer(claims.s, claims.c);
     return unsubscribed(c, alertPageWords(claims.l ?? "en"), await unsubscribePageFacts(claims.s, claims.c));

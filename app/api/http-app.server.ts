@@ -113,7 +113,9 @@ export function createHttpApp({ remix }: { remix: RemixHandler }) {
       {
         requestId,
         method: c.req.method,
-        path: c.req.path, // never the query string: it can carry signatures and anonymous ids
+        // Never the query string (signatures, anonymous ids), nor an alert email link's token (it names the
+        // customer).
+        path: c.req.path.replace(/^(\/(?:proxy\/)?alerts\/(?:unsubscribe|click)\/)[^/]+/, "$1:token"),
         status: c.res.status,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
       },

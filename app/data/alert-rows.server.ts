@@ -279,19 +279,20 @@ export async function findStillSaved(
   return saved;
 }
 
-/** The message ends in `state` (sent, skipped, failed) under the claim it was taken with. */
+/** The message ends in `state` (sent, skipped, failed); false when it is gone (erased meanwhile). */
 export async function finishMessage(
   q: Queryable,
   shopId: string,
   messageId: string,
   { state, at, error = null }: { state: "sent" | "skipped" | "failed"; at: Date; error?: string | null },
-): Promise<void> {
-  await q
+): Promise<boolean> {
+  const result = await q
     .updateTable("AlertMessage")
     .set({ state, sentAt: state === "sent" ? at : null, leaseUntil: null, error })
     .where("shopId", "=", shopId)
     .where("id", "=", messageId)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The message is tried again at `dueAt` (a transient failure); it stays closed to new alerts. */

@@ -9,8 +9,11 @@ import { getRequestRedis } from "~/redis.server";
  * `<REDIS_PREFIX>:rl:<bucket>:<key>`: rate-limiter-flexible joins its `keyPrefix` and the key with `:`.
  */
 export type RateLimitBucket = "shop" | "shopper" | "address";
-/** Buckets of admin actions that cost something outside the app, keyed by shop: a test email sent. */
-export type ActionLimitBucket = "alert-test-email";
+/**
+ * Buckets of actions that cost something outside the app or write: a test email sent (keyed by shop), an alert
+ * email's unsubscribe link followed (keyed by a digest of the link, which names no one).
+ */
+export type ActionLimitBucket = "alert-test-email" | "alert-unsubscribe";
 
 /** The `keyPrefix` of a bucket's limiter. */
 export function rateLimitPrefix(bucket: RateLimitBucket | ActionLimitBucket): string {

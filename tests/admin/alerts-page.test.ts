@@ -52,6 +52,8 @@ async function installedShop() {
   return shop;
 }
 type Shop = Awaited<ReturnType<typeof installedShop>>;
+/** The shop's contact email on the platform: the one address test emails may go to. */
+const contactOf = (shop: { domain: string }) => `owner@${shop.domain}`;
 
 platform.answer((call) => standInGraphql(standIns.get(call.accessToken ?? "")!)(call));
 
@@ -344,21 +346,18 @@ describe("the test email", () => {
     const sent = mailbox.length;
 
     // WHEN the merchant sends a test email to themselves
-    const answer = answered(
-      await submit(shop, { intent: "test", to: "merchant@harbor.example", language: "en" }),
-      "test",
-    );
+    const answer = answered(await submit(shop, { intent: "test", to: contactOf(shop), language: "en" }), "test");
 
     // THEN the page says the server accepted it, with the server's own words
     expect(answer.result).toEqual({
       sent: true,
-      to: "merchant@harbor.example",
+      to: contactOf(shop),
       answer: expect.stringMatching(/^250 /),
     });
     // and the server holds the message: to the address, with the alert's subject and the brand as the sender
     await expect.poll(() => mailbox.length, { timeout: 20_000 }).toBe(sent + 1);
     const { rcptTo, mail } = mailbox.at(-1)!;
-    expect(rcptTo).toEqual(["merchant@harbor.example"]);
+    expect(rcptTo).toEqual([contactOf(shop)]);
     expect(mail.subject).toBe(`Back in stock: ${coat.title}`);
     expect(mail.from?.value).toMatchObject([{ name: "Harbor & Co", address: "wishlist@harbor.example" }]);
     expect(mail.replyTo?.value[0]?.address).toBe("help@harbor.example");
@@ -370,7 +369,7 @@ describe("the test email", () => {
     const current = (await load(shop)).settings;
     answered(await save(shop, { ...current, smtpPassword: "a wrong one" }), "save");
     const sent = mailbox.length;
-    const wrong = answered(await submit(shop, { intent: "test", to: "merchant@harbor.example" }), "test");
+    const wrong = answered(await submit(shop, { intent: "test", to: contactOf(shop) }), "test");
     expect(wrong.result).toEqual({ sent: false, detail: expect.stringMatching(/^535 .*Invalid username or password/) });
 
     // A private address outside the allowed networks is never connected to
@@ -381,7 +380,7 @@ describe("the test email", () => {
       }),
       "save",
     );
-    const privateHost = answered(await submit(shop, { intent: "test", to: "merchant@harbor.example" }), "test");
+    const privateHost = answered(await submit(shop, { intent: "test", to: contactOf(shop) }), "test");
     expect(privateHost.result).toEqual({ sent: false, detail: expect.stringMatching(/not public/) });
     expect(mailbox.length).toBe(sent);
 
@@ -397,15 +396,14 @@ describe("the test email", () => {
     answered(await save(limited, { ...mailboxSettings, smtpPassword: "s3cret pass" }), "save");
     const sent = mailbox.length;
     for (let count = 0; count < TEST_EMAILS_PER_MINUTE; count++) {
-      const answer = answered(await submit(limited, { intent: "test", to: `m${count}@harbor.example` }), "test");
+      const answer = answered(await submit(limited, { intent: "test", to: contactOf(limited) }), "test");
       expect(answer.result.sent).toBe(true);
     }
-    const over = answered(await submit(limited, { intent: "test", to: "over@harbor.example" }), "test");
+    const over = answered(await submit(limited, { intent: "test", to: contactOf(limited) }), "test");
     expect(over.result).toEqual({ sent: false, detail: expect.stringMatching(/^At most 5 test emails a minute/) });
     await expect.poll(() => mailbox.length, { timeout: 20_000 }).toBe(sent + TEST_EMAILS_PER_MINUTE);
-    expect(mailbox.some(({ rcptTo }) => rcptTo.includes("over@harbor.example"))).toBe(false);
     // Another shop's allowance is its own
-    const elsewhere = answered(await submit(shop, { intent: "test", to: "merchant@harbor.example" }), "test");
+    const elsewhere = answered(await submit(shop, { intent: "test", to: contactOf(shop) }), "test");
     expect(elsewhere.result.sent).toBe(true);
   });
 });

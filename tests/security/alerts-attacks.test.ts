@@ -308,7 +308,7 @@ describe("the unsubscribe link (GET/POST /alerts/unsubscribe/:token)", () => {
     const shown = async (response: Response) =>
       new JSDOM(await response.text()).window.document.querySelector("main p")?.textContent;
     const page = await app.request(`${appUrl}/alerts/unsubscribe/${token}`, { headers: { accept: "text/html" } });
-    expect(await shown(page)).toContain(` from ${name}.`);
+    expect(await shown(page)).toContain(` ${name} `);
     const done = await unsubscribe(token, { headers: { accept: "text/html" } });
     expect(await shown(done)).toContain(` from ${name}.`);
   });
@@ -581,25 +581,29 @@ describe("Flow's trigger payload", () => {
   // for another customer (and product) than the alert's. Today's ids are about 2^43, so nothing happens yet.
   // Fix: write the ids' digits as they are (the JSON text built with the id strings, or JSON.rawJSON where
   // the Node version has it) instead of Number(...).
-  it("FINDING: names the alert's own customer and product, whatever the size of their ids", async () => {
+  // FIXED (finding 11): the Admin API client writes variables with JSON.stringify, which has no exact form for
+  // integers past 2^53 (Node 20 has no JSON.rawJSON). Such an id is refused, and the alert's trigger fails with
+  // the reason, rather than being rounded to another customer's or product's.
+  it("never names another customer or product than the alert's, whatever the size of their ids", async () => {
     const { flowPayload } = await import("~/services/alerts/flow.server");
-    const customerId = "9007199254740993"; // 2^53 + 1
-    const productId = "18446744073709551615"; // 2^64 - 1
-    const payload = JSON.stringify(
-      flowPayload({
-        kind: "back_in_stock",
-        customerId,
-        productId,
-        listId: "lst_x",
-        variantId: "1",
-        currency: "USD",
-        newPriceMinor: 100,
-        oldPriceMinor: null,
-        quantity: 1,
-      }),
-    );
-    expect(payload).toContain(`"customer_id":${customerId}`);
-    expect(payload).toContain(`"product_id":${productId}`);
+    const alert = {
+      kind: "back_in_stock",
+      listId: "lst_x",
+      variantId: "1",
+      currency: "USD",
+      newPriceMinor: 100,
+      oldPriceMinor: null,
+      quantity: 1,
+    };
+    for (const [customerId, productId] of [
+      ["9007199254740993", "1"], // 2^53 + 1
+      ["1", "18446744073709551615"], // 2^64 - 1
+    ] as const) {
+      expect(() => flowPayload({ ...alert, customerId, productId })).toThrow(RangeError);
+    }
+    const payload = JSON.stringify(flowPayload({ ...alert, customerId: "7391846502913", productId: "8100000008" }));
+    expect(payload).toContain('"customer_id":7391846502913');
+    expect(payload).toContain('"product_id":8100000008');
   });
 });
 
@@ -914,7 +918,7 @@ describe("the admin's Alerts page", () => {
           },
         });
         expect(JSON.parse((await storedSettings(shop.id)).alertSettings).email.smtp.host, host).toBe(host);
-        const answer = await submitForm(shop.domain, { intent: "test", to: "merchant@harbor.example" });
+        const answer = await submitForm(shop.domain, { intent: "test", to: `owner@${shop.domain}` });
         expect(answer, host).toMatch(/resolves to an address that is not public|does not resolve/);
       }
       expect(trapped).toEqual([]);
@@ -947,7 +951,7 @@ describe("the admin's Alerts page", () => {
     // Another staff member changes the port (a server of theirs), leaving the password field empty ...
     await saveSettings(shop.domain, { email: { ...email, smtp: { ...email.smtp, port: recording.port } } }, "2");
     // ... and sends a test email.
-    await submitForm(shop.domain, { intent: "test", to: "staff@harbor.example" }, "2");
+    await submitForm(shop.domain, { intent: "test", to: `owner@${shop.domain}` }, "2");
     expect(recording.logins.map((login) => login.password)).not.toContain(secretPassword);
   });
 
@@ -972,7 +976,7 @@ describe("the admin's Alerts page", () => {
     ).text();
     const preview = await submitForm(shop.domain, { intent: "preview", template: "digest", language: "en" });
     const sent = recording.messages.length;
-    const test = await submitForm(shop.domain, { intent: "test", to: "merchant@harbor.example" });
+    const test = await submitForm(shop.domain, { intent: "test", to: `owner@${shop.domain}` });
     await until(
       () => recording.messages.length,
       (count) => count > sent,
@@ -1034,13 +1038,13 @@ describe("the admin's Alerts page", () => {
     await saveSettings(shop.domain, { email: { ...base, fromName } });
     expect(JSON.parse((await storedSettings(shop.id)).alertSettings).email.fromName).toBe(fromName);
     const sent = recording.messages.length;
-    await submitForm(shop.domain, { intent: "test", to: "merchant@harbor.example" });
+    await submitForm(shop.domain, { intent: "test", to: `owner@${shop.domain}` });
     const message = await until(
       () => recording.messages[sent],
       (found) => found !== undefined,
       "the test email",
     );
-    expect(message!.rcptTo).toEqual(["merchant@harbor.example"]);
+    expect(message!.rcptTo).toEqual([`owner@${shop.domain}`]);
     const headers = headersOf(message!.raw);
     expect(headers.has("bcc")).toBe(false);
     expect(headers.has("x-injected")).toBe(false);
@@ -1434,7 +1438,9 @@ describe("the web process's log", () => {
       expect(page.status).toBe(200);
       await web.waitForOutput(/"path":"\/alerts\/unsubscribe\//);
       const logged = /"path":"\/alerts\/unsubscribe\/([^"]*)"/.exec(web.output())![1]!;
-      expect(JSON.stringify(decode(logged.split(".")[0]!))).not.toContain("7391846502913");
+      // FIXED: the token's place in the logged path is a placeholder.
+      expect(logged).toBe(":token");
+      expect(web.output()).not.toContain(token);
     } finally {
       expect(await web.stop()).toBe(0);
     }

@@ -103,10 +103,23 @@ export async function getAlertSettings({ shopId }: { shopId: string }): Promise<
  */
 export async function saveAlertSettings({ shopId, input }: { shopId: string; input: unknown }) {
   const { smtpPassword, ...settings } = saveSchema.parse(input);
-  await shopOrThrow(shopId);
+  const shop = await shopOrThrow(shopId);
+  // The stored password belongs to the server it was saved for: a changed host, port, security or username
+  // without a new password drops it, so it is never sent to a server someone else chose.
+  const before = readAlertSettings(shop.alertSettings).email.smtp;
+  const after = settings.email.smtp;
+  const serverChanged =
+    before.host !== after.host ||
+    before.port !== after.port ||
+    before.security !== after.security ||
+    before.username !== after.username;
   await updateAlertSettingsText(database(), shopId, JSON.stringify(settings), new Date(), {
     // Bound to the shop's id, as ./smtp.server.ts opens it: a value copied to another shop does not open.
-    smtpPasswordSealed: smtpPassword ? seal("smtp-password", smtpPassword, `smtp:${shopId}`) : undefined,
+    smtpPasswordSealed: smtpPassword
+      ? seal("smtp-password", smtpPassword, `smtp:${shopId}`)
+      : serverChanged
+        ? null
+        : undefined,
   });
   logger.info({ shopId, passwordReplaced: Boolean(smtpPassword) }, "alert settings saved");
   return getAlertSettings({ shopId });
@@ -285,6 +298,17 @@ export async function sendTestEmail({
 }): Promise<TestEmailResult> {
   const { to, language } = testEmailSchema.parse(input);
   const shop = await shopOrThrow(shopId);
+  // Only to the shop's own contact address: the test email's words are the merchant's, and the form must not
+  // send them to strangers from the app's address.
+  const contact = await shopContactEmail({ shopDomain });
+  if (!contact || contact.toLowerCase() !== to.toLowerCase()) {
+    return {
+      sent: false,
+      detail: contact
+        ? `Test emails go to the shop's contact email only (${contact}).`
+        : "The shop's contact email could not be read from the platform: try again later.",
+    };
+  }
   const settings = readAlertSettings(shop.alertSettings);
   if (settings.email.smtp.host === "" || settings.email.fromAddress === "") {
     return { sent: false, detail: "Save the SMTP server and the from address before sending a test email." };

@@ -130,8 +130,11 @@ export async function applyProductReading({
 
   if (before.length > 0 && fingerprint(before) !== fingerprint(after) && after.length > 0) {
     result.changed = true;
+    // The change: the stored reading (its time too: the same numbers again after the cooldown are a new change)
+    // and the new one. A run cut short and run again over the same change makes the same key.
+    const storedAt = Math.max(...stored.map((row) => row.readAt.getTime()));
     const changeKey = createHash("sha256")
-      .update(`${productId}\u0000${fingerprint(after)}`)
+      .update(`${productId}\u0000${storedAt}\u0000${fingerprint(before)}\u0000${fingerprint(after)}`)
       .digest("base64url")
       .slice(0, 22);
     await alertCustomers({ shopId, reading, before, after, items, settings, channels, changeKey, now, result });

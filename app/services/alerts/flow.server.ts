@@ -49,6 +49,19 @@ export async function alertIntegrationActive(shopId: string): Promise<boolean> {
   );
 }
 
+/**
+ * A platform id as the JSON number Flow's reference fields take. The Admin API client writes variables with
+ * JSON.stringify, which has no exact form for integers past 2^53: such an id is refused rather than rounded to
+ * another customer's or product's (the platform's ids are far below it today).
+ */
+export function exactNumber(id: string): number {
+  const value = Number(id);
+  if (!Number.isSafeInteger(value) || String(value) !== id) {
+    throw new RangeError(`The id ${id} has no exact JSON number: it is not sent to Flow.`);
+  }
+  return value;
+}
+
 /** The trigger payload of an alert, as its extension declares it (reference fields, then the custom keys). */
 export function flowPayload(
   alert: Pick<
@@ -66,8 +79,8 @@ export function flowPayload(
 ) {
   const price = (minor: number | null) => (minor === null ? null : Number(fromMinorUnits(minor, alert.currency)));
   return {
-    customer_id: Number(alert.customerId),
-    product_id: Number(alert.productId),
+    customer_id: exactNumber(alert.customerId),
+    product_id: exactNumber(alert.productId),
     "Wishlist id": alert.listId,
     "Variant id": alert.variantId,
     Price: price(alert.newPriceMinor),
@@ -89,10 +102,18 @@ export async function sendFlowTriggers(shop: { id: string; domain: string }, lim
   const caller = createAdminCaller({ shopDomain: shop.domain, maxWaitMs: 10_000 });
   for (const alert of alerts) {
     const trigger = FLOW_TRIGGERS[alert.kind as AlertKind];
+    let payload: ReturnType<typeof flowPayload>;
+    try {
+      payload = flowPayload(alert);
+    } catch (error) {
+      result.failed += 1;
+      await finishFlowAlert(database(), shop.id, alert.id, { state: "failed", error: (error as Error).message });
+      continue;
+    }
     try {
       const answer = await caller.ask("flow trigger", FLOW_TRIGGER_RECEIVE, {
         handle: trigger.handle,
-        payload: flowPayload(alert),
+        payload,
       });
       const errors = answer.flowTriggerReceive?.userErrors ?? [];
       if (errors.length > 0) {

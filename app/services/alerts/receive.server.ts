@@ -25,13 +25,15 @@ async function markForReading(
 ): Promise<{ outcome: Outcome; products: number }> {
   const shop = await findShopForAuth(database(), receipt.shopDomain);
   if (!shop) return { outcome: "unknown_shop", products: 0 };
-  let products = 0;
+  // A product nobody saved (most of a catalogue's updates) costs this lookup and writes nothing, not even
+  // the webhook's record: a replay of it would do nothing either.
+  const productIds = await productsOf(shop.id);
+  if (productIds.length === 0) return { outcome: "processed", products: 0 };
   const outcome = await processPlatformWebhookOnce(receipt, async (tx) => {
-    const productIds = await productsOf(shop.id);
-    products = productIds.length;
     await requestProductRefresh(tx, shop.id, productIds, new Date());
     return "processed";
   });
+  const products = productIds.length;
   if (outcome === "processed" && products > 0) await queueAlertRefresh(shop.id);
   return { outcome, products };
 }

@@ -251,13 +251,16 @@ async function sendBatch({
           if (!refused) return giveBack(shopId, message, detail, run);
           run.failed += 1;
           await transaction(async (tx) => {
-            await insertSuppression(tx, shopId, {
-              customerId: message.customerId,
-              reason: "bounced",
-              detail,
-              at: new Date(),
-            });
-            await finishMessage(tx, shopId, message.id, { state: "failed", at: new Date(), error: detail });
+            // Only while the message is still there: a customers/redact that ran meanwhile erased it, and
+            // nothing of the customer may be written back after it.
+            if (await finishMessage(tx, shopId, message.id, { state: "failed", at: new Date(), error: detail })) {
+              await insertSuppression(tx, shopId, {
+                customerId: message.customerId,
+                reason: "bounced",
+                detail,
+                at: new Date(),
+              });
+            }
           });
           logger.info({ shopId, messageId: message.id, detail }, "alert email refused: the address is suppressed");
         }

@@ -99,8 +99,14 @@ interface SmtpError {
  */
 export function classifySmtpFailure(error: unknown): { refused: boolean; detail: string } {
   const failure = (error ?? {}) as SmtpError;
-  const detail = (failure.response ?? failure.message ?? String(error)).slice(0, 300);
+  // Servers quote the refused address; it is the customer's, and is stored and logged nowhere.
+  const detail = withoutAddresses(failure.response ?? failure.message ?? String(error)).slice(0, 300);
   const permanent = typeof failure.responseCode === "number" && failure.responseCode >= 500;
   const aboutRecipient = failure.code === "EENVELOPE" || failure.code === "EMESSAGE";
   return { refused: permanent && aboutRecipient, detail };
+}
+
+/** The text with every email address in it replaced by `<address>`. */
+export function withoutAddresses(text: string): string {
+  return text.replace(/<[^<>\s]*@[^<>\s]*>|[^\s<>"'()[\],;:]+@[^\s<>"'()[\],;:]+/g, "<address>");
 }
