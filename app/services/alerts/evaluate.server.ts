@@ -225,6 +225,15 @@ async function alertCustomers({
 
   const { ALERT_GATHER_MS, ALERT_DIGEST_MS } = getEnv();
   const owed = customers.filter((customerId) => byCustomer.get(customerId)!.size > 0);
+  // Each customer's items of the product, found once: a search of all items per alert was quadratic (a
+  // product saved by 100,000 customers spent minutes of CPU in it: docs/benchmarks.md, issue 29).
+  const itemsOf = new Map<string, CustomerItem[]>();
+  for (const item of items) {
+    if (!item.customerId) continue;
+    const held = itemsOf.get(item.customerId);
+    if (held) held.push(item);
+    else itemsOf.set(item.customerId, [item]);
+  }
   for (let start = 0; start < owed.length; start += CHUNK) {
     const part = owed.slice(start, start + CHUNK);
     await transaction(async (tx) => {
@@ -309,7 +318,7 @@ async function alertCustomers({
       for (const alert of made) {
         const finding = findings.get(alert.id)!;
         // Every item of the product on the customer's lists now measures a drop from the price alerted.
-        const ofCustomer = items.filter((item) => item.customerId === alert.customerId);
+        const ofCustomer = itemsOf.get(alert.customerId) ?? [];
         if (alert.kind === "price_dropped")
           priceSeen.push(...ofCustomer.map((item): [string, number] => [item.id, alert.newPriceMinor!]));
         if (alert.kind === "low_stock") lowStock.push(...ofCustomer.map((item) => item.id));
