@@ -10,6 +10,7 @@ import path from "node:path";
 
 const benchmarks: Record<string, string> = {
   admin: "./bench/admin.ts",
+  alerts: "./bench/alerts.ts",
   theme: "./bench/theme.ts",
   api: "./bench/private-api.ts",
   fairness: "./bench/fairness.ts",

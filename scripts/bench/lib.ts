@@ -91,11 +91,12 @@ export async function startWorker(env: Record<string, string>) {
   return child;
 }
 
-export async function stopChild(child: ChildProcess) {
+/** SIGTERM, then SIGKILL after `graceMs` (a CPU profile is written only by a process that exits by itself). */
+export async function stopChild(child: ChildProcess, graceMs = 5_000) {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, graceMs))]);
   if (child.exitCode === null) child.kill("SIGKILL");
 }
 

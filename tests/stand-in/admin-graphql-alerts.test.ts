@@ -261,6 +261,22 @@ describe("the stand-in's Admin API for the alerts", () => {
     ]);
   });
 
+  it("answers customers added and removed after an earlier query, as a shop's customers change", async () => {
+    const ids = (...numbers: string[]) => numbers.map((id) => `gid://shopify/Customer/${id}`);
+    const emails = async (...numbers: string[]) =>
+      (
+        (await admin(RECIPIENTS, { ids: ids(...numbers) })).nodes as Array<{
+          defaultEmailAddress: { emailAddress: string };
+        } | null>
+      ).map((node) => node?.defaultEmailAddress.emailAddress ?? null);
+    const { customers } = platform.shops[0]!;
+    expect(await emails("7001", "7100")).toEqual(["ada@example.com", null]);
+    customers.push({ id: "7100", email: "barbara@example.com", firstName: "Barbara", lastName: "Liskov" });
+    expect(await emails("7100", "7001")).toEqual(["barbara@example.com", "ada@example.com"]);
+    customers.splice(0, 1); // Ada leaves; everyone after her moves up one place
+    expect(await emails("7001", "7100", "7002")).toEqual([null, "barbara@example.com", "grace@example.com"]);
+  });
+
   it("records the Flow triggers it accepts and refuses what the platform refuses, with its messages", async () => {
     const trigger = async (variables: Record<string, unknown>) =>
       ((await admin(FLOW_TRIGGER, variables)).flowTriggerReceive as { userErrors: unknown[] }).userErrors;
