@@ -1407,10 +1407,11 @@ describe("with the worker", () => {
     await dayPasses();
     await s.change(SCARF.variantId, { inventoryQuantity: 1 });
     await s.read(SCARF.productId, ([row]) => row!.inventoryQuantity === 1);
-    expect((await s.alerts()).map((alert) => [alert.kind, alert.quantity])).toEqual([
-      ["low_stock", 2],
-      ["low_stock", 1],
-      ["low_stock", 1],
+    // (The moved-back alerts share one time, so their order is not asserted.)
+    expect((await s.alerts()).map((alert) => `${alert.kind}:${alert.quantity}`).sort()).toEqual([
+      "low_stock:1",
+      "low_stock:1",
+      "low_stock:2",
     ]);
   });
 });
