@@ -47,14 +47,29 @@ describe("worker process", () => {
       const result = await job.waitUntilFinished(events, 90_000);
       expect(result).toMatchObject({ ok: true, requestedAt });
 
-      // The hourly purges of expired idempotency keys and transfer files, the daily purge of old events and
-      // the sweeps of stranded transfer jobs, compliance requests, owed metafield writes and product snapshot
-      // runs are scheduled.
+      // The hourly purges of expired idempotency keys and transfer files, the daily purge of old events, the
+      // alerts' hourly maintenance and the sweeps of stranded transfer jobs, compliance requests, owed metafield
+      // writes, product snapshot runs, alerts readings and alert emails are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
       expect(
         schedulers.map(({ key, name, every }) => ({ key, name, every })).sort((a, b) => a.key.localeCompare(b.key)),
       ).toEqual([
+        {
+          key: sweepJob("alertSend").schedulerId,
+          name: sweepJob("alertSend").name,
+          every: sweepJob("alertSend").everyMs,
+        },
+        {
+          key: JOBS.alertsMaintenance.schedule.schedulerId,
+          name: JOBS.alertsMaintenance.name,
+          every: JOBS.alertsMaintenance.schedule.everyMs,
+        },
+        {
+          key: sweepJob("alertRefresh").schedulerId,
+          name: sweepJob("alertRefresh").name,
+          every: sweepJob("alertRefresh").everyMs,
+        },
         {
           key: sweepJob("compliance").schedulerId,
           name: sweepJob("compliance").name,
