@@ -375,6 +375,12 @@ try {
 const appMessageBytes = mailbox.messages().map((message) => message.size);
 const appReceived = sendTarget - 1; // from the first message received to the measured one
 const appRate = appReceived / Math.max(result.sendSeconds, 0.001);
+// Printed before the reference runs: a long run's figures survive a reference that fails.
+process.stdout.write(
+  `App: all ${customers} alerts queued ${seconds(result.queuedMs)} s after the webhooks' 200; ${sendTarget} ` +
+    `emails, ${appRate.toFixed(0)} a second over ${result.sendSeconds.toFixed(1)} s; worker peak RSS ` +
+    `${result.workerPeakMb} MB.\n`,
+);
 
 // The reference: a bare nodemailer loop in a process of its own, the same number of messages, same mailbox.
 mailbox.clear();
@@ -407,12 +413,13 @@ const reference = await new Promise<{
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });
+  cleanups.push(async () => child.kill("SIGKILL"));
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.once("exit", (code) => {
+  child.once("exit", (code, signal) => {
     const line = /^RESULT (.*)$/m.exec(output)?.[1];
     if (code === 0 && line) resolve(JSON.parse(line));
-    else reject(new Error(`the reference exited with ${code}: ${output}`));
+    else reject(new Error(`the reference exited with ${code ?? signal}: ${output}`));
   });
 });
 const referenceWallMs = performance.now() - referenceStarted;
