@@ -4,6 +4,7 @@
  * Links between guides stay in /help; links into the repository (decision records, source files) are
  * not served and become their text; raw HTML in a guide is shown as text.
  */
+import { escapeHtml } from "~/lib/html";
 import { Marked, type Tokens } from "marked";
 import { HELP_GUIDES, type HelpGuide } from "~/admin/pages";
 
@@ -26,9 +27,6 @@ function slug(text: string): string {
     .replace(/[^\p{L}\p{N}\s_-]/gu, "")
     .replace(/\s/g, "-");
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
 
 /** Where a link of a guide leads when served: another guide at /help, the web as is, else nowhere. */
 function servedHref(href: string): string | null {

@@ -11,6 +11,7 @@
  *
  * And Shopify Flow's trigger lifecycle callback, `POST /flow/lifecycle` (app/services/alerts/flow.server.ts).
  */
+import { escapeHtml } from "~/lib/html";
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Context, Hono } from "hono";
@@ -37,9 +38,6 @@ const lifecycleBody = z.object({
   shopify_domain: z.string().min(1).max(255),
   timestamp: z.iso.datetime({ offset: true }),
 });
-
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 function page(c: Context, status: 200 | 400, lang: string, title: string, body: string) {
   return c.html(

@@ -35,6 +35,21 @@ export function findCustomerItemsOfProduct(q: Queryable, shopId: string, product
     .execute();
 }
 
+/** The customers' items of a product that have no price to measure a drop from yet (never read). */
+export function findUnpricedCustomerItems(q: Queryable, shopId: string, productId: string) {
+  return q
+    .selectFrom("Item")
+    .innerJoin("List", "List.id", "Item.listId")
+    .select(["Item.id", "Item.variantId"])
+    .where("Item.shopId", "=", shopId)
+    .where("Item.productId", "=", productId)
+    .where("Item.priceSeenMinor", "is", null)
+    .where("List.shopId", "=", shopId)
+    .where("List.customerId", "is not", null)
+    .where("List.retiredAt", "is", null)
+    .execute();
+}
+
 /** Those of these customers alerted of the product's `kind` since `since` (the cooldown). */
 export async function findRecentlyAlerted(
   q: Queryable,

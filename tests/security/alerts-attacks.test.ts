@@ -1,13 +1,10 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { createServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { JSDOM } from "jsdom";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { demoShopData } from "../../stand-in/demo-data";
-import { startMailbox, type MailboxMessage } from "../../stand-in/mailbox";
-import { startPlatformStandIn } from "../../stand-in/platform";
+import type { MailboxMessage } from "../../stand-in/mailbox";
 import { signSessionToken } from "../../stand-in/session-token";
 import { until } from "../support/poll";
 
@@ -24,7 +21,6 @@ import { until } from "../support/poll";
  * the SMTP host rule: every other loopback and private address stays refused, as in production.
  */
 const MAIL_HOST = "127.0.0.3";
-const mailbox = await startMailbox({ port: 0, host: MAIL_HOST });
 Object.assign(process.env, {
   WEBHOOK_ALLOW_HTTP: "true",
   WEBHOOK_ALLOWED_NETWORKS: `${MAIL_HOST}/32`,
@@ -35,46 +31,23 @@ Object.assign(process.env, {
   ALERT_RETRY_BASE_MS: "500",
 });
 
-const { getEnv, resetEnvCache } = await import("~/env.server");
-const { apiHarness } = await import("../support/harness");
-const { app, callsOf } = await apiHarness();
-const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-  const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
-});
-const serverAddress = server.address();
-const appUrl = `http://127.0.0.1:${typeof serverAddress === "object" && serverAddress ? serverAddress.port : 0}`;
-const platform = await startPlatformStandIn({
-  appUrl,
-  apiKey: getEnv().SHOPIFY_API_KEY,
-  apiSecret: getEnv().SHOPIFY_API_SECRET,
-  appHandle: getEnv().SHOPIFY_APP_HANDLE,
-  scopes: getEnv().SCOPES,
-  shops: [demoShopData({ domain: "placeholder.myshopify.com", accessToken: "shpat_placeholder" })],
-});
-process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
-resetEnvCache();
+const { getEnv } = await import("~/env.server");
+const { startAlertStack } = await import("../support/alert-stack");
+const { app, appUrl, platform, mailbox, alertShop } = await startAlertStack({ mailHost: MAIL_HOST });
 
 const { database } = await import("~/data/database.server");
 const { insertAlerts, insertMessages } = await import("~/data/alert-rows.server");
 const { replaceProductReading } = await import("~/data/catalogue-rows.server");
-const { findShopById, updateAlertSettingsText } = await import("~/data/shop-rows.server");
+const { findShopById } = await import("~/data/shop-rows.server");
 const { deriveKey } = await import("~/lib/derived-keys.server");
 const { newId } = await import("~/lib/ids");
-const { alertSettingsSchema } = await import("~/services/alerts/alert-settings");
 const { clickUrl, unsubscribeUrl } = await import("~/services/alerts/links.server");
 const { closeSmtpTransports } = await import("~/services/alerts/smtp.server");
-const { createShopWithKey } = await import("../factories");
-const { connectToPlatform } = await import("../services/transfers/helpers");
 const { platformWebhook } = await import("../support/platform-webhooks");
 const { signedProxyPath } = await import("../support/openapi-client");
 const { startProcess } = await import("../support/processes");
 
-afterAll(async () => {
-  closeSmtpTransports();
-  await platform.close();
-  await mailbox.close();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => closeSmtpTransports());
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 const TOTE = { productId: "8100000008", variantId: "9100000008", handle: "pebble-canvas-tote" };
@@ -82,76 +55,6 @@ const SCARF = { productId: "8100000009", variantId: "9100000009", handle: "ember
 const ADA = "7001";
 const GRACE = "7002";
 
-type Settings = { email?: Record<string, unknown> } & Record<string, unknown>;
-
-/**
- * A shop with the app installed, known to the platform stand-in (its customers' addresses its own, so the
- * mailbox tells shops apart), its alert emails on and going to the stand-in's mailbox unless `settings` say
- * otherwise.
- */
-async function alertShop(settings: Settings = {}) {
-  const { shop, secret } = await createShopWithKey();
-  const token = `shpat_${shop.id.slice(-8)}`;
-  await connectToPlatform(shop.domain, token);
-  const data = demoShopData({ domain: shop.domain, accessToken: token });
-  for (const customer of data.customers) customer.email = customer.email.replace("@", `+${shop.id.slice(-6)}@`);
-  platform.shops.push(data);
-  const document = alertSettingsSchema.parse({
-    ...settings,
-    email: {
-      enabled: true,
-      fromName: "Demo Shop",
-      fromAddress: "wishlist@demo-shop.example",
-      ratePerMinute: 10_000,
-      smtp: { host: MAIL_HOST, port: mailbox.port, security: "none" },
-      ...settings.email,
-    },
-  });
-  await updateAlertSettingsText(database(), shop.id, JSON.stringify(document), new Date());
-  const { proxyCall } = callsOf({ shop, secret });
-  const emailOf = (customerId: string) => data.customers.find((customer) => customer.id === customerId)!.email;
-  return {
-    shop,
-    secret,
-    data,
-    emailOf,
-    async save(customerId: string, product: { productId: string; variantId?: string; handle: string }) {
-      const response = await proxyCall("/storefront/wishlist/items", customerId, {
-        method: "POST",
-        body: { productId: product.productId, handle: product.handle, variantId: product.variantId },
-      });
-      expect(response.status).toBeLessThan(300);
-    },
-    /** Waits until the product's reading is the catalogue's and nothing waits to be read. */
-    async read(productId: string, check: (rows: Array<{ inventoryQuantity: number | null }>) => boolean) {
-      await until(
-        async () => ({
-          rows: await database()
-            .selectFrom("CatalogueVariant")
-            .selectAll()
-            .where("shopId", "=", shop.id)
-            .where("productId", "=", productId)
-            .execute(),
-          waiting: await database()
-            .selectFrom("ProductRefresh")
-            .select("productId")
-            .where("shopId", "=", shop.id)
-            .execute(),
-        }),
-        ({ rows, waiting }) => rows.length > 0 && check(rows) && waiting.length === 0,
-        `the reading of ${productId}`,
-      );
-    },
-    alerts: () =>
-      database().selectFrom("Alert").selectAll().where("shopId", "=", shop.id).orderBy("createdAt").execute(),
-    messages: () =>
-      database().selectFrom("AlertMessage").selectAll().where("shopId", "=", shop.id).orderBy("createdAt").execute(),
-    async change(variantId: string, change: { price?: string; inventoryQuantity?: number }) {
-      const sent = await platform.updateVariant(shop.domain, variantId, change);
-      expect(sent.map((webhook) => webhook.status)).toEqual(sent.map(() => 200));
-    },
-  };
-}
 type AlertShop = Awaited<ReturnType<typeof alertShop>>;
 
 /** The rows of the shop's suppression list. */

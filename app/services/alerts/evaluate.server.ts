@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import {
   findCustomerItemsOfProduct,
+  findUnpricedCustomerItems,
   findLastSent,
   findRecentlyAlerted,
   findSuppressed,
@@ -126,9 +127,10 @@ export async function applyProductReading({
   const after = reading.variants.map((variant) => stateOf(variant));
   const result: EvaluationResult = { changed: false, alerts: 0, emailsOwed: false, firstDueAt: null };
   const rows = reading.variants.map((variant) => ({ ...variant, shopId, productId, readAt: now }));
-  const items = await findCustomerItemsOfProduct(database(), shopId, productId);
-
   if (before.length > 0 && fingerprint(before) !== fingerprint(after) && after.length > 0) {
+    // Every customer's item of the product, only when something changed: an unchanged reading (most of them)
+    // reads no item.
+    const items = await findCustomerItemsOfProduct(database(), shopId, productId);
     result.changed = true;
     // The change: the stored reading (its time too: the same numbers again after the cooldown are a new change)
     // and the new one. A run cut short and run again over the same change makes the same key.
@@ -144,8 +146,7 @@ export async function applyProductReading({
     await replaceProductReading(tx, shopId, productId, rows);
     // Items never read before take the price they are seen at now as the one a drop is measured from.
     const unseen: Array<[string, number]> = [];
-    for (const item of items) {
-      if (item.priceSeenMinor !== null) continue;
+    for (const item of await findUnpricedCustomerItems(tx, shopId, productId)) {
       const watched = watchedState(after, item.variantId);
       if (watched) unseen.push([item.id, watched.priceMinor]);
     }

@@ -4,7 +4,6 @@ import path from "node:path";
 import { parse } from "smol-toml";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ROOT } from "../../../scripts/lib/databases";
-import { demoShopData } from "../../../stand-in/demo-data";
 import type { MailboxMessage } from "../../../stand-in/mailbox";
 import { until } from "../../support/poll";
 import type { Received } from "../webhooks/receiver";
@@ -27,13 +26,9 @@ Object.assign(process.env, {
 
 const { getEnv } = await import("~/env.server");
 const { startAlertStack } = await import("../../support/alert-stack");
-const { app, callsOf, appUrl, platform, mailbox } = await startAlertStack();
+const { app, callsOf, appUrl, platform, mailbox, alertShop } = await startAlertStack();
 
 const { database } = await import("~/data/database.server");
-const { updateAlertSettingsText } = await import("~/data/shop-rows.server");
-const { alertSettingsSchema } = await import("~/services/alerts/alert-settings");
-const { createShopWithKey } = await import("../../factories");
-const { connectToPlatform } = await import("../transfers/helpers");
 const { useWorker } = await import("../../support/worker");
 const { startReceiver } = await import("../webhooks/receiver");
 const { createEndpoint } = await import("~/services/webhooks/endpoints.server");
@@ -51,89 +46,6 @@ const COAT = { productId: "8100000002", variantId: "9100000002", handle: "harbor
 const SCARF = { productId: "8100000009", variantId: "9100000009", handle: "ember-wool-scarf" };
 const HAT = { productId: "8100000003", variantId: "9100000003", handle: "meadow-sun-hat" };
 const CUSTOMERS = { ada: "7001", grace: "7002", alan: "7003", katherine: "7004" } as const;
-
-type Settings = { email?: Record<string, unknown> } & Record<string, unknown>;
-
-/** A shop installed with the app and known to the platform stand-in, its alert emails to the local mailbox. */
-async function alertShop(settings: Settings = {}) {
-  const { shop, secret } = await createShopWithKey();
-  const token = `shpat_${shop.id.slice(-8)}`;
-  await connectToPlatform(shop.domain, token);
-  const data = demoShopData({ domain: shop.domain, accessToken: token });
-  // Each shop's customers have addresses of their own, so the mailbox tells the shops' emails apart.
-  for (const customer of data.customers) customer.email = customer.email.replace("@", `+${shop.id.slice(-6)}@`);
-  platform.shops.push(data);
-  const document = alertSettingsSchema.parse({
-    ...settings,
-    email: {
-      enabled: true,
-      fromName: "Demo Shop",
-      fromAddress: "wishlist@demo-shop.example",
-      ratePerMinute: 10_000,
-      smtp: { host: "127.0.0.1", port: mailbox.port, security: "none" },
-      ...settings.email,
-    },
-  });
-  await updateAlertSettingsText(database(), shop.id, JSON.stringify(document), new Date());
-  const { proxyCall } = callsOf({ shop, secret });
-  const emailOf = (customerId: string) => data.customers.find((customer) => customer.id === customerId)!.email;
-  return {
-    shop,
-    secret,
-    data,
-    emailOf,
-    /** The customer saves the product through the app proxy, as the theme's heart does. */
-    async save(customerId: string, product: { productId: string; variantId?: string; handle: string }) {
-      const response = await proxyCall("/storefront/wishlist/items", customerId, {
-        method: "POST",
-        body: {
-          productId: product.productId,
-          handle: product.handle,
-          ...(product.variantId ? { variantId: product.variantId } : {}),
-        },
-      });
-      expect(response.status).toBeLessThan(300);
-    },
-    async remove(customerId: string, productId: string) {
-      const response = await proxyCall("/storefront/wishlist/items", customerId, {
-        method: "DELETE",
-        body: { productId },
-      });
-      expect(response.status).toBeLessThan(300);
-    },
-    /** Waits until the product's reading is the catalogue's and nothing waits to be read. */
-    async read(
-      productId: string,
-      check: (rows: Array<{ inventoryQuantity: number | null; priceMinor: number }>) => boolean,
-    ) {
-      await until(
-        async () => ({
-          rows: await database()
-            .selectFrom("CatalogueVariant")
-            .selectAll()
-            .where("shopId", "=", shop.id)
-            .where("productId", "=", productId)
-            .execute(),
-          waiting: await database()
-            .selectFrom("ProductRefresh")
-            .select("productId")
-            .where("shopId", "=", shop.id)
-            .execute(),
-        }),
-        ({ rows, waiting }) => rows.length > 0 && check(rows) && waiting.length === 0,
-        `the reading of ${productId}`,
-      );
-    },
-    alerts: () =>
-      database().selectFrom("Alert").selectAll().where("shopId", "=", shop.id).orderBy("createdAt").execute(),
-    messages: () =>
-      database().selectFrom("AlertMessage").selectAll().where("shopId", "=", shop.id).orderBy("createdAt").execute(),
-    async change(variantId: string, change: { price?: string; inventoryQuantity?: number }) {
-      const sent = await platform.updateVariant(shop.domain, variantId, change);
-      expect(sent.map((webhook) => webhook.status)).toEqual(sent.map(() => 200));
-    },
-  };
-}
 
 const to = (address: string) => (message: MailboxMessage) => message.to.includes(address);
 const mailTo = (address: string) => mailbox.messages().filter(to(address));
