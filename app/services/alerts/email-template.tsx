@@ -5,6 +5,7 @@
  * recipients belong to the caller. Every value is text to React, so a product title cannot become markup.
  * No tracking pixel and no remote font: the only images are the products'.
  */
+import { randomBytes } from "node:crypto";
 import { Body } from "@react-email/body";
 import { Button } from "@react-email/button";
 import { Container } from "@react-email/container";
@@ -19,6 +20,7 @@ import { render, toPlainText } from "@react-email/render";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import type { CSSProperties } from "react";
+import { escapeHtml } from "~/lib/html";
 import { translateCatalogue, type CatalogueTranslator } from "~/i18n/message-catalogue";
 import { negotiateLocale } from "~/lib/negotiate-locale";
 import { currencyDigits } from "./money";
@@ -119,6 +121,80 @@ export async function renderAlertEmail(input: AlertEmailInput): Promise<Rendered
   return { subject, html, text };
 }
 
+/**
+ * Renders alert emails, rendering each distinct email once: a restock mails thousands of shoppers the same
+ * words, and React's renderer and html-to-text are most of an email's cost (docs/benchmarks.md, "Alerts").
+ * What differs between recipients (the first name, the signed links) is rendered as slots, unguessable tokens
+ * of this renderer, and put in per recipient: escaped as React escapes text in the HTML, as it is in the plain
+ * text (which is not wrapped, so a value's length moves nothing else). The result is the email
+ * `renderAlertEmail` renders for the same input, byte for byte (tests/services/alerts/email-template.test.ts).
+ * Keeps the last `maxShapes` emails; one renderer serves one process.
+ */
+export function createAlertEmailRenderer({ maxShapes = 200 }: { maxShapes?: number } = {}) {
+  const token = `wlslot${randomBytes(9).toString("hex")}`;
+  const slot = (name: string) => `${token}${name}z`;
+  const slots = new RegExp(`${token}(n|u|p\\d+)z`, "g");
+  const shapes = new Map<string, Promise<RenderedAlertEmail>>();
+
+  async function shapeOf(input: AlertEmailInput, name: string | null): Promise<RenderedAlertEmail> {
+    const key = JSON.stringify([
+      input.locale,
+      input.shopName,
+      input.shopUrl,
+      name !== null,
+      input.items.map(({ productUrl: _url, ...item }) => item),
+    ]);
+    let shape = shapes.get(key);
+    if (shape) {
+      shapes.delete(key); // kept as the most recently used
+    } else {
+      wholeRenders += 1;
+      shape = renderAlertEmail({
+        ...input,
+        customerFirstName: name === null ? null : slot("n"),
+        unsubscribeUrl: slot("u"),
+        items: input.items.map((item, index) => ({ ...item, productUrl: slot(`p${index}`) })),
+      });
+      shape.catch(() => shapes.delete(key));
+    }
+    shapes.set(key, shape);
+    if (shapes.size > maxShapes) shapes.delete(shapes.keys().next().value!);
+    return shape;
+  }
+
+  let wholeRenders = 0;
+  async function render(input: AlertEmailInput): Promise<RenderedAlertEmail> {
+    const name = firstNameOf(input.customerFirstName);
+    const shape = await shapeOf(input, name);
+    const valueOf = (slotName: string) => {
+      if (slotName === "n") return name ?? "";
+      if (slotName === "u") return input.unsubscribeUrl;
+      return input.items[Number(slotName.slice(1))]!.productUrl;
+    };
+    return {
+      subject: shape.subject,
+      html: shape.html.replace(slots, (_match, slotName: string) => escapeHtml(valueOf(slotName))),
+      text: shape.text.replace(slots, (_match, slotName: string) => valueOf(slotName)),
+    };
+  }
+  return {
+    render,
+    /** How many emails were rendered whole (the rest were filled in). */
+    get wholeRenders() {
+      return wholeRenders;
+    },
+  };
+}
+
+/**
+ * The first name as the email shows it: trimmed, each run of white space one space (as the plain text
+ * shows it anyway), null when nothing is left.
+ */
+function firstNameOf(name: string | null): string | null {
+  const shown = name?.replace(/[\s\u200b]+/gu, " ").trim();
+  return shown ? shown : null;
+}
+
 // A heading in capitals shouts in plain text; the default of html-to-text is uppercase.
 const PLAIN_TEXT_OPTIONS = { selectors: [{ selector: "h1", options: { uppercase: false } }] };
 
@@ -147,9 +223,8 @@ function AlertEmail({ input, language, formatLocale, messages, subject }: AlertE
   const single = input.items.length === 1 ? input.items[0] : undefined;
   const heading = single ? messages.t(`heading.${single.kind}`) : messages.t("heading.digest");
   const intro = single ? messages.t(`intro.${single.kind}`) : messages.plural("intro.digest", input.items.length);
-  const greeting = input.customerFirstName?.trim()
-    ? messages.t("greeting.named", { name: input.customerFirstName.trim() })
-    : messages.t("greeting.anonymous");
+  const name = firstNameOf(input.customerFirstName);
+  const greeting = name ? messages.t("greeting.named", { name }) : messages.t("greeting.anonymous");
   return (
     <Html lang={language} dir="ltr">
       <Head>

@@ -38,7 +38,7 @@ import { isDomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { createAdminCaller, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
 import { emailReady, readAlertSettings, type AlertKind, type AlertSettings } from "./alert-settings";
-import { renderAlertEmail, type AlertEmailItem } from "./email-template";
+import { createAlertEmailRenderer, type AlertEmailItem } from "./email-template";
 import { clickUrl, unsubscribeUrl } from "./links.server";
 import { sendFlowTriggers } from "./flow.server";
 import { classifySmtpFailure, openSmtpPassword, smtpTransport } from "./smtp.server";
@@ -58,6 +58,9 @@ const RUN_MS = 20_000;
 export const MAX_SEND_DELAY_MS = 15_000;
 const MAX_ATTEMPTS = 10;
 const MINUTE_MS = 60_000;
+
+/** The worker's alert emails: an email many customers get is rendered once and filled in for each. */
+const emails = createAlertEmailRenderer();
 
 const customerGid = (id: string) => `gid://shopify/Customer/${id}`;
 const customerIdOf = (gid: string | undefined) => /^gid:\/\/shopify\/Customer\/(\d+)$/.exec(gid ?? "")?.[1];
@@ -119,50 +122,105 @@ export async function runAlertSender({ shopId, connection }: { shopId: string; c
     if (!flow.more || Date.now() - started > RUN_MS / 2) break;
   }
 
-  while (Date.now() - started < RUN_MS) {
-    const now = new Date();
-    if (!emailReady(settings)) {
-      // The channel was switched off after these were owed: they end unsent.
-      const claimed = await claimDueMessages(database(), shopId, { now, limit: 500, leaseMs: ALERT_SEND_LEASE_MS });
-      for (const message of claimed) {
-        await finishMessage(database(), shopId, message.id, {
-          state: "skipped",
-          at: now,
-          error: "email alerts are off",
-        });
+  const sending = new Sending();
+  try {
+    while (Date.now() - started < RUN_MS && !sending.failed) {
+      // The next batch is claimed and prepared while the last one's emails are still being sent, so the
+      // connections do not wait on the database and the platform between batches.
+      await sending.untilFewerWaitingThan(BATCH / 2);
+      const now = new Date();
+      if (!emailReady(settings)) {
+        // The channel was switched off after these were owed: they end unsent.
+        const claimed = await claimDueMessages(database(), shopId, { now, limit: 500, leaseMs: ALERT_SEND_LEASE_MS });
+        for (const message of claimed) {
+          await finishMessage(database(), shopId, message.id, {
+            state: "skipped",
+            at: now,
+            error: "email alerts are off",
+          });
+        }
+        run.skipped += claimed.length;
+        if (claimed.length === 0) return run;
+        continue;
       }
-      run.skipped += claimed.length;
-      if (claimed.length === 0) return run;
-      continue;
+      // Messages being sent count against the pace as well as those sent within the minute.
+      const budget =
+        settings.email.ratePerMinute - (await countSentSince(database(), shopId, new Date(now.getTime() - MINUTE_MS)));
+      if (budget <= 0) {
+        run.paced = true;
+        await sending.drained();
+        await wakeAlertSender(
+          shopId,
+          new Date(Date.now() + Math.ceil(MINUTE_MS / settings.email.ratePerMinute)),
+          connection,
+        );
+        return run;
+      }
+      const claimed = await claimDueMessages(database(), shopId, {
+        now,
+        limit: Math.min(BATCH, budget),
+        leaseMs: ALERT_SEND_LEASE_MS,
+      });
+      if (claimed.length === 0) {
+        if (sending.idle) {
+          const next = await nextDueAt(database(), shopId);
+          if (next && next.getTime() - Date.now() <= MAX_SEND_DELAY_MS) await wakeAlertSender(shopId, next, connection);
+          return run;
+        }
+        // Sends still running may end in a retry that is due again within this run.
+        await sending.drained();
+        continue;
+      }
+      const send = await prepareBatch({ shop, settings, claimed, run });
+      for (const message of claimed) sending.add(() => send(message));
     }
-    const budget =
-      settings.email.ratePerMinute - (await countSentSince(database(), shopId, new Date(now.getTime() - MINUTE_MS)));
-    if (budget <= 0) {
-      run.paced = true;
-      await wakeAlertSender(
-        shopId,
-        new Date(now.getTime() + Math.ceil(MINUTE_MS / settings.email.ratePerMinute)),
-        connection,
-      );
-      return run;
-    }
-    const claimed = await claimDueMessages(database(), shopId, {
-      now,
-      limit: Math.min(BATCH, budget),
-      leaseMs: ALERT_SEND_LEASE_MS,
-    });
-    if (claimed.length === 0) {
-      const next = await nextDueAt(database(), shopId);
-      if (next && next.getTime() - Date.now() <= MAX_SEND_DELAY_MS) await wakeAlertSender(shopId, next, connection);
-      return run;
-    }
-    await sendBatch({ shop, settings, claimed, run });
+  } finally {
+    await sending.drained();
   }
+  if (sending.failed) throw sending.failed.error;
   await wakeAlertSender(shopId, null, connection);
   return run;
 }
 
-async function sendBatch({
+/**
+ * The emails of a run in flight: CONCURRENCY at a time, the rest waiting their turn. The first send that
+ * throws (not a refusal or a transient failure, which are recorded: the database gone, say) stops the run
+ * from claiming more, and the run throws it once the others have ended.
+ */
+class Sending {
+  private readonly limit = pLimit(CONCURRENCY);
+  private readonly running = new Set<Promise<void>>();
+  failed: { error: unknown } | null = null;
+
+  add(send: () => Promise<unknown>) {
+    const task: Promise<void> = this.limit(send).then(
+      () => undefined,
+      (error: unknown) => {
+        this.failed ??= { error };
+      },
+    );
+    this.running.add(task);
+    void task.finally(() => this.running.delete(task));
+  }
+
+  get idle() {
+    return this.running.size === 0;
+  }
+
+  async untilFewerWaitingThan(count: number) {
+    while (this.limit.pendingCount >= count && !this.failed) await Promise.race(this.running);
+  }
+
+  async drained() {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+}
+
+/**
+ * Reads what the claimed messages need (their alerts still saved, suppressions, the recipients from the
+ * platform, the products, the transport) and returns the function that sends one of them.
+ */
+async function prepareBatch({
   shop,
   settings,
   claimed,
@@ -172,7 +230,7 @@ async function sendBatch({
   settings: AlertSettings;
   claimed: AlertMessageRow[];
   run: SendRun;
-}) {
+}): Promise<(message: AlertMessageRow) => Promise<unknown>> {
   const shopId = shop.id;
   const now = new Date();
   const alerts = await findAlertsOfMessages(
@@ -184,7 +242,9 @@ async function sendBatch({
   const byMessage = new Map<string, AlertRow[]>();
   for (const alert of alerts) {
     if (!saved.has(`${alert.customerId}\u0000${alert.productId}`)) continue;
-    byMessage.set(alert.messageId!, [...(byMessage.get(alert.messageId!) ?? []), alert]);
+    const carried = byMessage.get(alert.messageId!);
+    if (carried) carried.push(alert);
+    else byMessage.set(alert.messageId!, [alert]);
   }
   const customers = [...new Set(claimed.map((message) => message.customerId))];
   const suppressed = await findSuppressed(database(), shopId, customers);
@@ -198,75 +258,68 @@ async function sendBatch({
   } catch (error) {
     if (!isDomainError(error, "platform_unavailable") && !isDomainError(error, "platform_not_connected")) throw error;
     // The platform cannot say who they are now: every claimed message waits and is tried again.
-    for (const message of claimed)
-      await giveBack(shopId, message, `the platform did not answer: ${(error as Error).message}`, run);
-    return;
+    const detail = `the platform did not answer: ${(error as Error).message}`;
+    return (message) => giveBack(shopId, message, detail, run);
   }
   const transport = await smtpTransport(shopId, settings, openSmtpPassword(shopId, shop.smtpPasswordSealed));
   const products = await productDetails(shopId, alerts);
-  const limit = pLimit(CONCURRENCY);
-  await Promise.all(
-    claimed.map((message) =>
-      limit(async () => {
-        const carried = byMessage.get(message.id) ?? [];
-        const skip = (reason: string) => {
-          run.skipped += 1;
-          return finishMessage(database(), shopId, message.id, { state: "skipped", at: now, error: reason });
-        };
-        if (carried.length === 0) return skip("the products were removed from the wishlist");
-        const suppression = suppressed.get(message.customerId);
-        if (suppression) return skip(suppression === "unsubscribed" ? "unsubscribed" : "address refused earlier");
-        const recipient = recipients.get(message.customerId);
-        if (!recipient) return skip("no such customer in the shop");
-        if (!recipient.email) return skip("no email address");
-        if (settings.email.audience === "subscribed" && !recipient.subscribed)
-          return skip("no email marketing consent");
-        if ("refused" in transport) return giveBack(shopId, message, transport.refused, run);
-        const locale = recipient.locale ?? "en";
-        const email = await renderAlertEmail({
-          locale,
-          shopName: settings.email.fromName || shop.domain.replace(/\.myshopify\.com$/, ""),
-          shopUrl: `https://${shop.domain}`,
-          customerFirstName: recipient.firstName,
-          unsubscribeUrl: unsubscribeUrl({ shopId, customerId: message.customerId, locale }),
-          items: carried.map((alert) => emailItem(shop, message, alert, products)),
-        });
-        const unsubscribe = unsubscribeUrl({ shopId, customerId: message.customerId, locale });
-        try {
-          await transport.sendMail({
-            from: { name: settings.email.fromName, address: settings.email.fromAddress },
-            ...(settings.email.replyTo ? { replyTo: settings.email.replyTo } : {}),
-            to: recipient.email,
-            subject: email.subject,
-            html: email.html,
-            text: email.text,
-            messageId: `<${message.id}@${new URL(unsubscribe).hostname}>`,
-            list: { unsubscribe: { url: unsubscribe, comment: "Unsubscribe from wishlist alerts" } },
-            headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+  return async (message) => {
+    const carried = byMessage.get(message.id) ?? [];
+    const skip = (reason: string) => {
+      run.skipped += 1;
+      return finishMessage(database(), shopId, message.id, { state: "skipped", at: now, error: reason });
+    };
+    if (carried.length === 0) return skip("the products were removed from the wishlist");
+    const suppression = suppressed.get(message.customerId);
+    if (suppression) return skip(suppression === "unsubscribed" ? "unsubscribed" : "address refused earlier");
+    const recipient = recipients.get(message.customerId);
+    if (!recipient) return skip("no such customer in the shop");
+    if (!recipient.email) return skip("no email address");
+    if (settings.email.audience === "subscribed" && !recipient.subscribed) return skip("no email marketing consent");
+    if ("refused" in transport) return giveBack(shopId, message, transport.refused, run);
+    const locale = recipient.locale ?? "en";
+    const unsubscribe = unsubscribeUrl({ shopId, customerId: message.customerId, locale });
+    const email = await emails.render({
+      locale,
+      shopName: settings.email.fromName || shop.domain.replace(/\.myshopify\.com$/, ""),
+      shopUrl: `https://${shop.domain}`,
+      customerFirstName: recipient.firstName,
+      unsubscribeUrl: unsubscribe,
+      items: carried.map((alert) => emailItem(shop, message, alert, products)),
+    });
+    try {
+      await transport.sendMail({
+        from: { name: settings.email.fromName, address: settings.email.fromAddress },
+        ...(settings.email.replyTo ? { replyTo: settings.email.replyTo } : {}),
+        to: recipient.email,
+        subject: email.subject,
+        html: email.html,
+        text: email.text,
+        messageId: `<${message.id}@${new URL(unsubscribe).hostname}>`,
+        list: { unsubscribe: { url: unsubscribe, comment: "Unsubscribe from wishlist alerts" } },
+        headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+      });
+      run.sent += 1;
+      await finishMessage(database(), shopId, message.id, { state: "sent", at: new Date() });
+    } catch (error) {
+      const { refused, detail } = classifySmtpFailure(error);
+      if (!refused) return giveBack(shopId, message, detail, run);
+      run.failed += 1;
+      await transaction(async (tx) => {
+        // Only while the message is still there: a customers/redact that ran meanwhile erased it, and
+        // nothing of the customer may be written back after it.
+        if (await finishMessage(tx, shopId, message.id, { state: "failed", at: new Date(), error: detail })) {
+          await insertSuppression(tx, shopId, {
+            customerId: message.customerId,
+            reason: "bounced",
+            detail,
+            at: new Date(),
           });
-          run.sent += 1;
-          await finishMessage(database(), shopId, message.id, { state: "sent", at: new Date() });
-        } catch (error) {
-          const { refused, detail } = classifySmtpFailure(error);
-          if (!refused) return giveBack(shopId, message, detail, run);
-          run.failed += 1;
-          await transaction(async (tx) => {
-            // Only while the message is still there: a customers/redact that ran meanwhile erased it, and
-            // nothing of the customer may be written back after it.
-            if (await finishMessage(tx, shopId, message.id, { state: "failed", at: new Date(), error: detail })) {
-              await insertSuppression(tx, shopId, {
-                customerId: message.customerId,
-                reason: "bounced",
-                detail,
-                at: new Date(),
-              });
-            }
-          });
-          logger.info({ shopId, messageId: message.id, detail }, "alert email refused: the address is suppressed");
         }
-      }),
-    ),
-  );
+      });
+      logger.info({ shopId, messageId: message.id, detail }, "alert email refused: the address is suppressed");
+    }
+  };
 }
 
 /** A transient failure: the message waits and is tried again, unless it has had its attempts. */

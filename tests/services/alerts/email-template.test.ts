@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ALERT_EMAIL_LANGUAGES, ALERT_EMAIL_MESSAGES } from "~/services/alerts/email-messages";
 import { currencyDigits } from "~/services/alerts/money";
 import {
+  createAlertEmailRenderer,
   renderAlertEmail,
   resolveAlertEmailLocale,
   type AlertEmailInput,
@@ -461,4 +462,73 @@ describe("the email's catalogues", () => {
       expect(same).toEqual([]);
     },
   );
+});
+
+describe("the sender's renderer: each distinct email rendered once, the recipient put in", () => {
+  const names = [
+    "Grace",
+    null,
+    " ",
+    "  Ada \n Lovelace\t",
+    "Zoë\u200bMarie",
+    `O'Brien & <Sons> "Ltd" $& $1 $'`,
+    "名前",
+    "A".repeat(300),
+  ];
+  const links = [
+    (n: number) => productUrl(n),
+    (n: number) => `https://app.example/click?a=${n}&b="><script>x</script>`,
+    (n: number) => `https://app.example/alerts/click/${"x".repeat(400 + n)}`,
+  ];
+
+  it("gives what a whole render gives, byte for byte, for every language, name and link", async () => {
+    const renderer = createAlertEmailRenderer();
+    const shapes = [
+      [item("back_in_stock")],
+      [item("price_dropped"), item("low_stock", { imageUrl: null }), item("back_in_stock", { variantTitle: null })],
+    ];
+    for (const locale of ["en", "fr-CA", "de", "es", "pt-BR"]) {
+      for (const items of shapes) {
+        for (const [index, name] of names.entries()) {
+          const link = links[index % links.length]!;
+          const whole = input(
+            locale,
+            items.map((each, n) => ({ ...each, productUrl: link(n) })),
+            {
+              customerFirstName: name,
+              unsubscribeUrl: `${link(99)}&u=${index}`,
+            },
+          );
+          expect(await renderer.render(whole)).toEqual(await renderAlertEmail(whole));
+        }
+      }
+    }
+    // Per language and items, one render for the named and one for the unnamed ("", " " and null).
+    expect(renderer.wholeRenders).toBe(5 * 2 * 2);
+  });
+
+  it("renders a different email when anything but the recipient differs, and a slot in a title stays text", async () => {
+    const { render } = createAlertEmailRenderer();
+    const first = await render(input("en", [item("back_in_stock")]));
+    const otherTitle = await render(input("en", [item("back_in_stock", { title: "Linen shirt" })]));
+    const otherPrice = await render(input("en", [item("back_in_stock", { newPriceMinor: 1300 })]));
+    expect(otherTitle.html).toContain("Linen shirt");
+    expect(otherTitle.html).not.toContain("Wool scarf");
+    expect(otherPrice.text).toContain("€13.00");
+    expect(first.text).not.toContain("€13.00");
+    // A merchant's title that looks like a slot is shown as written: the renderer's slots are its own secret.
+    const lookalike = input("en", [item("back_in_stock", { title: "wlslot0000n z" })]);
+    expect(await render(lookalike)).toEqual(await renderAlertEmail(lookalike));
+  });
+
+  it("keeps only its last shapes, and renders again one it let go", async () => {
+    const renderer = createAlertEmailRenderer({ maxShapes: 2 });
+    const titles = ["One", "Two", "One", "Three", "One", "Two"];
+    const emails = [];
+    for (const title of titles) emails.push(await renderer.render(input("en", [item("back_in_stock", { title })])));
+    expect(emails.map((email) => email.subject)).toEqual(titles.map((title) => `Back in stock: ${title}`));
+    expect(emails[2]).toEqual(emails[0]);
+    // One, Two, (One kept), Three lets Two go, (One kept), Two again.
+    expect(renderer.wholeRenders).toBe(4);
+  });
 });
