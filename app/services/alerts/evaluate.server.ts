@@ -7,6 +7,7 @@
  * again over the same change, and the change key keeps what it had already written from being written twice.
  */
 import { createHash } from "node:crypto";
+import pLimit from "p-limit";
 import {
   findCustomerItemsOfProduct,
   findUnpricedCustomerItems,
@@ -29,7 +30,7 @@ import {
 } from "~/data/catalogue-rows.server";
 import { database, transaction } from "~/data/database.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
-import type { ItemRow } from "~/data/item-rows.server";
+import { findItemsByIds, type ItemRow } from "~/data/item-rows.server";
 import { getEnv } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { recordEvent } from "~/services/events/outbox.server";
@@ -49,6 +50,10 @@ export const ALERT_EVENT_TYPES = {
 
 /** Customers whose alerts are written in one transaction. */
 const CHUNK = 500;
+/** Chunks written at once. */
+const TRANSACTIONS_AT_ONCE = 2;
+/** Items of a product read at once: more than a customer's lists (100 at most), few enough to hold. */
+const ITEM_PAGE = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Channels {
@@ -128,9 +133,6 @@ export async function applyProductReading({
   const result: EvaluationResult = { changed: false, alerts: 0, emailsOwed: false, firstDueAt: null };
   const rows = reading.variants.map((variant) => ({ ...variant, shopId, productId, readAt: now }));
   if (before.length > 0 && fingerprint(before) !== fingerprint(after) && after.length > 0) {
-    // Every customer's item of the product, only when something changed: an unchanged reading (most of them)
-    // reads no item.
-    const items = await findCustomerItemsOfProduct(database(), shopId, productId);
     result.changed = true;
     // The change: the stored reading (its time too: the same numbers again after the cooldown are a new change)
     // and the new one. A run cut short and run again over the same change makes the same key.
@@ -139,7 +141,30 @@ export async function applyProductReading({
       .update(`${productId}\u0000${storedAt}\u0000${fingerprint(before)}\u0000${fingerprint(after)}`)
       .digest("base64url")
       .slice(0, 22);
-    await alertCustomers({ shopId, reading, before, after, items, settings, channels, changeKey, now, result });
+    // Every customer's item of the product, a page of customers at a time, only when something changed: an
+    // unchanged reading (most of them) reads no item.
+    let afterCustomerId: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof findCustomerItemsOfProduct>> = await findCustomerItemsOfProduct(
+        database(),
+        shopId,
+        productId,
+        { afterCustomerId, limit: ITEM_PAGE },
+      );
+      await alertCustomers({
+        shopId,
+        reading,
+        before,
+        after,
+        items: page.items,
+        settings,
+        channels,
+        changeKey,
+        now,
+        result,
+      });
+      afterCustomerId = page.next;
+    } while (afterCustomerId !== null);
   }
 
   await transaction(async (tx) => {
@@ -156,7 +181,7 @@ export async function applyProductReading({
   return result;
 }
 
-type CustomerItem = ItemRow & { customerId: string | null };
+type CustomerItem = Awaited<ReturnType<typeof findCustomerItemsOfProduct>>["items"][number];
 
 interface Finding {
   kind: AlertKind;
@@ -196,7 +221,6 @@ async function alertCustomers({
   // alerts once).
   const byCustomer = new Map<string, Map<AlertKind, Finding>>();
   for (const item of items) {
-    if (!item.customerId) continue;
     const was = watchedState(before, item.variantId);
     const is = watchedState(after, item.variantId);
     if (!is) continue;
@@ -233,13 +257,20 @@ async function alertCustomers({
   // product saved by 100,000 customers spent minutes of CPU in it).
   const itemsOf = new Map<string, CustomerItem[]>();
   for (const item of items) {
-    if (!item.customerId) continue;
     const held = itemsOf.get(item.customerId);
     if (held) held.push(item);
     else itemsOf.set(item.customerId, [item]);
   }
-  for (let start = 0; start < owed.length; start += CHUNK) {
-    const part = owed.slice(start, start + CHUNK);
+  const parts: string[][] = [];
+  for (let start = 0; start < owed.length; start += CHUNK) parts.push(owed.slice(start, start + CHUNK));
+  // Two transactions at once: their customers differ, so they touch no row in common, and on PostgreSQL one
+  // is written while the other waits on the database (SQLite's write lock takes them in turn).
+  const writing = pLimit(TRANSACTIONS_AT_ONCE);
+  const written = await Promise.allSettled(parts.map((part) => writing(() => writeChunk(part))));
+  const failed = written.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+
+  async function writeChunk(part: string[]) {
     await transaction(async (tx) => {
       const messageOf = new Map<string, string>();
       if (channels.email) {
@@ -313,6 +344,12 @@ async function alertCustomers({
       }
       const made = await insertAlerts(tx, alerts);
       result.alerts += made.length;
+      // The whole items, for the events only (the rules read a few columns of each).
+      const evented = made.filter((alert) => channels.events.has(alert.kind as AlertKind));
+      const eventItems = new Map<string, ItemRow>();
+      for (const item of await findItemsByIds(tx, shopId, [...new Set(evented.map((alert) => alert.itemId))])) {
+        eventItems.set(item.id, item);
+      }
       if (made.some((alert) => alert.flowState === "pending")) {
         result.emailsOwed = true;
         result.firstDueAt = now;
@@ -326,12 +363,14 @@ async function alertCustomers({
         if (alert.kind === "price_dropped")
           priceSeen.push(...ofCustomer.map((item): [string, number] => [item.id, alert.newPriceMinor!]));
         if (alert.kind === "low_stock") lowStock.push(...ofCustomer.map((item) => item.id));
-        if (channels.events.has(alert.kind as AlertKind)) {
+        const item = eventItems.get(alert.itemId);
+        // An item removed since it was read makes no event.
+        if (channels.events.has(alert.kind as AlertKind) && item) {
           await recordEvent(tx, {
             shopId,
             type: ALERT_EVENT_TYPES[alert.kind as AlertKind],
             createdAt: now,
-            data: alertEventData(alert, finding, reading),
+            data: alertEventData(alert, finding, item, reading),
           });
         }
       }
@@ -342,14 +381,14 @@ async function alertCustomers({
 }
 
 /** The webhook event's `data` (OpenAPI `AlertEvent`): the alert, the item and the change. */
-function alertEventData(alert: AlertInsert, finding: Finding, reading: ProductReading) {
+function alertEventData(alert: AlertInsert, finding: Finding, item: ItemRow, reading: ProductReading) {
   const money = (minor: number | null | undefined) =>
     minor === null || minor === undefined ? null : fromMinorUnits(minor, alert.currency);
   return {
     alertId: alert.id,
     listId: alert.listId,
     customerId: alert.customerId,
-    item: itemView(finding.item),
+    item: itemView(item),
     product: { productId: reading.productId, title: reading.title, handle: reading.handle },
     variantId: alert.variantId === "" ? null : alert.variantId,
     currency: alert.currency,

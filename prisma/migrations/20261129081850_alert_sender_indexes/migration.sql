@@ -1,0 +1,15 @@
+-- DropIndex
+DROP INDEX "Alert_shopId_flowState_idx";
+
+-- DropIndex
+DROP INDEX "Alert_messageId_idx";
+
+-- CreateIndex
+CREATE INDEX "Alert_messageId_shopId_idx" ON "Alert"("messageId", "shopId");
+
+-- CreateIndex
+CREATE INDEX "Alert_shopId_flowState_createdAt_idx" ON "Alert"("shopId", "flowState", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "AlertMessage_shopId_state_sentAt_idx" ON "AlertMessage"("shopId", "state", "sentAt");
+
