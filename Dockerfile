@@ -1,6 +1,7 @@
 # Production image of the wishlist service: one image, three commands (docs/deploy.md).
 #   web:     node --enable-source-maps build/processes/server/index.js   (what `npm start` runs)
-#   worker:  node --enable-source-maps build/processes/worker/index.js   (what `npm run worker` runs)
+#   worker:  node --max-old-space-size=160 --max-semi-space-size=32 --enable-source-maps build/processes/worker/index.js
+#            (what `npm run worker` runs; docs/decisions/051-worker-memory.md)
 #   migrate: node --import tsx scripts/prisma.ts migrate deploy   (what `npm run db:migrate` runs), once per release
 # Node 24 LTS on Debian 12 (docs/decisions/027-deployment-and-node-lts.md). No registry is reachable on the
 # project's machines: scripts/container-smoke.sh builds a base image with the same layout from Debian's

@@ -11,7 +11,6 @@
  *
  * And Shopify Flow's trigger lifecycle callback, `POST /flow/lifecycle` (app/services/alerts/flow.server.ts).
  */
-import { escapeHtml } from "~/lib/html";
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Context, Hono } from "hono";
@@ -27,8 +26,10 @@ import { shopDomain } from "~/shopify.server";
 import { readClickToken, readUnsubscribeToken } from "~/services/alerts/links.server";
 import { alertPageWords } from "~/services/alerts/email-template";
 import { unsubscribeCustomer, unsubscribePageFacts } from "~/services/alerts/suppression.server";
+import { escapeHtml } from "~/lib/html";
 import { negotiateLocale } from "~/lib/negotiate-locale";
 import { verifyAppProxyRequest } from "./v1/auth.server";
+import { methodNotAllowed } from "./v1/route.server";
 import type { HttpAppEnv } from "./http-env";
 
 /** Flow's trigger lifecycle callback body (its documented members; others are ignored). */
@@ -189,4 +190,17 @@ export function registerAlertLinks(app: Hono<HttpAppEnv>) {
     // Relative: the platform's proxy answers on the shop's own domain, so the product page is the shop's.
     return c.redirect(`/products/${encodeURIComponent(claims.h)}`, 302);
   });
+
+  // Another method on these paths is answered here (405, or OPTIONS's 204 with `Allow`), not handed on to
+  // the admin's router, which knows none of them.
+  for (const [path, allowed] of [
+    ["/flow/lifecycle", ["POST"]],
+    ["/alerts/unsubscribe/:token", ["GET", "HEAD", "POST"]],
+    ["/proxy/alerts/click/:token", ["GET", "HEAD"]],
+  ] as const) {
+    app.all(path, (c) => {
+      if (c.req.method === "OPTIONS") return c.body(null, 204, { Allow: [...allowed, "OPTIONS"].join(", ") });
+      throw methodNotAllowed(c.req.method, [...allowed]);
+    });
+  }
 }

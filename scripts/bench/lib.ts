@@ -69,16 +69,23 @@ export async function startChild(script: string, args: string[], env: Record<str
   throw new Error(`${script} did not answer ${readyUrl}`);
 }
 
-/** The real worker process (outbox relay, queues), started like `npm start` does; resolves once it is ready. */
-export async function startWorker(env: Record<string, string>) {
+/**
+ * The real worker process (outbox relay, queues), started like `npm run worker` does (its memory flags too,
+ * unless `workerFlags` replaces them); resolves once it is ready.
+ */
+export async function startWorker(env: Record<string, string>, { workerFlags }: { workerFlags?: string[] } = {}) {
   const profile = process.env.BENCH_PROFILE_DIR
     ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const child = spawn(process.execPath, [...profile, ...nodeArguments("worker/index.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, NODE_ENV: "test", LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...profile, ...nodeArguments("worker/index.ts", workerFlags ? { workerFlags } : {})],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, NODE_ENV: "test", LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "~/env.server";
 import { ROOT } from "../../scripts/lib/databases";
+import { nodeArguments } from "../../scripts/lib/processes";
 import { until } from "../support/poll";
 import { startProcess } from "../support/processes";
 
@@ -34,6 +35,11 @@ describe("deployment files (docs/deploy.md)", () => {
     const commands = composeCommands();
     expect(commands.web).toEqual(npmScript("start"));
     expect(commands.worker).toEqual(npmScript("worker"));
+    // The worker runs with the memory settings the tests and benchmarks start it with.
+    expect(npmScript("worker")).toEqual([
+      "node",
+      ...nodeArguments("worker/index.ts").map((arg) => arg.replace(`${ROOT}/`, "")),
+    ]);
     expect(commands.migrate).toEqual([...npmScript("db:migrate")]);
     // The image's default command is the web process's.
     const cmd = /^CMD (\[.*\])$/m.exec(read("Dockerfile"));
