@@ -395,7 +395,11 @@ export async function nextDueAt(q: Queryable, shopId: string): Promise<Date | nu
   return row?.dueAt ? new Date(row.dueAt) : null;
 }
 
-/** Installed shops with messages due by `now` (the sweep; across shops by design). */
+/**
+ * Installed shops with messages due by `now` or Flow triggers owed (the sweep; across shops by design). Each
+ * shop is probed through its own (shopId, state, dueAt) and (shopId, flowState, createdAt) indexes: a few
+ * index reads per installed shop, whatever the tables hold.
+ */
 export async function findShopsWithDueMessages(
   q: Queryable,
   { now, limit }: { now: Date; limit: number },
@@ -406,24 +410,30 @@ export async function findShopsWithDueMessages(
     .where("Shop.uninstalledAt", "is", null)
     .where((outer) =>
       outer.or([
-        outer(
-          "Shop.id",
-          "in",
+        outer.exists(
           outer
             .selectFrom("AlertMessage")
-            .select("AlertMessage.shopId")
-            .where((inner) =>
-              inner.or([
-                inner.and([inner("state", "=", "pending"), inner("dueAt", "<=", now)]),
-                inner.and([inner("state", "=", "sending"), inner("leaseUntil", "<", now)]),
-              ]),
-            ),
+            .select("AlertMessage.id")
+            .whereRef("AlertMessage.shopId", "=", "Shop.id")
+            .where("AlertMessage.state", "=", "pending")
+            .where("AlertMessage.dueAt", "<=", now),
+        ),
+        // A claim lost with its worker.
+        outer.exists(
+          outer
+            .selectFrom("AlertMessage")
+            .select("AlertMessage.id")
+            .whereRef("AlertMessage.shopId", "=", "Shop.id")
+            .where("AlertMessage.state", "=", "sending")
+            .where("AlertMessage.leaseUntil", "<", now),
         ),
         // Flow triggers owed (the sender sends them too).
-        outer(
-          "Shop.id",
-          "in",
-          outer.selectFrom("Alert").select("Alert.shopId").where("Alert.flowState", "=", "pending"),
+        outer.exists(
+          outer
+            .selectFrom("Alert")
+            .select("Alert.id")
+            .whereRef("Alert.shopId", "=", "Shop.id")
+            .where("Alert.flowState", "=", "pending"),
         ),
       ]),
     )

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { findCustomerItemsOfProduct } from "~/data/alert-rows.server";
+import {
+  claimDueMessages,
+  findCustomerItemsOfProduct,
+  findShopsWithDueMessages,
+  insertMessages,
+} from "~/data/alert-rows.server";
 import { database, engine } from "~/data/database.server";
 import { insertItem } from "~/data/item-rows.server";
 import { retireList } from "~/data/list-rows.server";
+import { newId } from "~/lib/ids";
 import { createList, createShop } from "../factories";
 
 /**
@@ -85,5 +91,56 @@ describe(`alert rows (${engine()})`, () => {
     await expect(
       findCustomerItemsOfProduct(database(), shop.id, PRODUCT, { afterCustomerId: null, limit: 2 }),
     ).rejects.toThrow(/one customer's items only/);
+  });
+
+  it("sweeps the installed shops with a message due, a claim whose lease lapsed or a Flow trigger owed", async () => {
+    const now = new Date();
+    const minute = 60_000;
+    const message = (shopId: string, dueAt: Date) => ({
+      id: newId("alertMessage"),
+      shopId,
+      customerId: "7001",
+      dueAt,
+      createdAt: now,
+    });
+    const [due, lapsed, flow, later, leased, uninstalled] = await Promise.all(
+      Array.from({ length: 6 }, () => createShop()),
+    );
+    await insertMessages(database(), [
+      message(due!.id, new Date(now.getTime() - minute)),
+      message(later!.id, new Date(now.getTime() + minute)),
+      message(uninstalled!.id, new Date(now.getTime() - minute)),
+    ]);
+    // Claimed a minute ago with a 30 s lease (its worker lost), and claimed now with a long one.
+    await insertMessages(database(), [message(lapsed!.id, new Date(now.getTime() - 2 * minute))]);
+    await claimDueMessages(database(), lapsed!.id, {
+      now: new Date(now.getTime() - minute),
+      limit: 1,
+      leaseMs: 30_000,
+    });
+    await insertMessages(database(), [message(leased!.id, new Date(now.getTime() - minute))]);
+    await claimDueMessages(database(), leased!.id, { now, limit: 1, leaseMs: 10 * minute });
+    await database()
+      .insertInto("Alert")
+      .values({
+        id: newId("alert"),
+        shopId: flow!.id,
+        customerId: "7001",
+        listId: "list_x",
+        itemId: "item_x",
+        productId: PRODUCT,
+        variantId: "",
+        kind: "back_in_stock",
+        currency: "EUR",
+        changeKey: "k",
+        createdAt: now,
+        flowState: "pending",
+      })
+      .execute();
+    await database().updateTable("Shop").set({ uninstalledAt: now }).where("id", "=", uninstalled!.id).execute();
+
+    const found = new Set(await findShopsWithDueMessages(database(), { now, limit: 1_000 }));
+    const ours = [due, lapsed, flow, later, leased, uninstalled].map((shop) => found.has(shop!.id));
+    expect(ours).toEqual([true, true, true, false, false, false]);
   });
 });

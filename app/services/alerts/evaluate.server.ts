@@ -28,7 +28,7 @@ import {
   replaceProductReading,
   type CatalogueVariantRow,
 } from "~/data/catalogue-rows.server";
-import { database, transaction } from "~/data/database.server";
+import { database, engine, transaction } from "~/data/database.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
 import { findItemsByIds, type ItemRow } from "~/data/item-rows.server";
 import { getEnv } from "~/env.server";
@@ -50,8 +50,6 @@ export const ALERT_EVENT_TYPES = {
 
 /** Customers whose alerts are written in one transaction. */
 const CHUNK = 500;
-/** Chunks written at once. */
-const TRANSACTIONS_AT_ONCE = 2;
 /** Items of a product read at once: more than a customer's lists (100 at most), few enough to hold. */
 const ITEM_PAGE = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -263,9 +261,9 @@ async function alertCustomers({
   }
   const parts: string[][] = [];
   for (let start = 0; start < owed.length; start += CHUNK) parts.push(owed.slice(start, start + CHUNK));
-  // Two transactions at once: their customers differ, so they touch no row in common, and on PostgreSQL one
-  // is written while the other waits on the database (SQLite's write lock takes them in turn).
-  const writing = pLimit(TRANSACTIONS_AT_ONCE);
+  // On PostgreSQL two transactions at once: their customers differ, so they touch no row in common, and one
+  // is written while the other waits on the database. SQLite has one writer: one at a time, holding less.
+  const writing = pLimit(engine() === "postgres" ? 2 : 1);
   const written = await Promise.allSettled(parts.map((part) => writing(() => writeChunk(part))));
   const failed = written.find((outcome) => outcome.status === "rejected");
   if (failed) throw failed.reason;

@@ -1,8 +1,14 @@
 -- DropIndex
+DROP INDEX "Alert_shopId_flowState_idx";
+
+-- DropIndex
 DROP INDEX "Alert_messageId_idx";
 
 -- DropIndex
-DROP INDEX "Alert_shopId_flowState_idx";
+DROP INDEX "AlertMessage_shopId_customerId_sentAt_idx";
+
+-- DropIndex
+DROP INDEX "AlertMessage_state_dueAt_idx";
 
 -- CreateIndex
 CREATE INDEX "Alert_messageId_shopId_idx" ON "Alert"("messageId", "shopId");
