@@ -35,7 +35,7 @@ export async function buildProcesses(): Promise<void> {
  * (docs/decisions/051-worker-memory.md): a young generation twice V8's default, so a batch's short-lived
  * objects die young instead of filling the old space, and an old space of 160 MB, so V8 collects it instead
  * of growing it on a machine with memory to spare. The worker's live set stays small (every job pages
- * through its data), and it measured 245 MB RSS at most sending a 100,000-customer restock.
+ * through its data): 249 MB RSS at most, sending a 100,000-customer restock (docs/benchmarks.md, "Alerts").
  */
 export const WORKER_NODE_FLAGS = ["--max-old-space-size=160", "--max-semi-space-size=32"] as const;
 
