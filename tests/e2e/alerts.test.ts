@@ -165,8 +165,9 @@ describe("the Alerts page", () => {
     await screenshot(page, "alerts-settings");
 
     // A test email to the merchant reaches the mail server, and the page shows the server's answer
-    // Test emails go to the shop's contact email only (the platform's shop.email; the field starts with it).
-    await field(app, "Send to").fill(`owner@${stack.shop.domain}`);
+    // Test emails go to the shop's contact email only (the platform's shop.email): the field shows it, read-only.
+    expect(await field(app, "Send to").inputValue()).toBe(`owner@${stack.shop.domain}`);
+    expect(await field(app, "Send to").isEditable()).toBe(false);
     await clickWhenHydrated(app.getByRole("button", { name: "Send test email" }));
     await app
       .getByText(`The mail server accepted the test email to owner@${stack.shop.domain}`)

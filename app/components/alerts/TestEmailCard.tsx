@@ -1,6 +1,5 @@
 import { useFetcher } from "@remix-run/react";
 import { Banner, BlockStack, Button, Form, Text, TextField } from "@shopify/polaris";
-import { useState } from "react";
 import { LabelledCard } from "~/components/LabelledCard";
 import { useI18n } from "~/i18n/i18n-context";
 
@@ -15,7 +14,8 @@ type TestAnswer =
 export function TestEmailCard({ contactEmail, unsaved }: { contactEmail: string; unsaved: boolean }) {
   const { t, locale } = useI18n();
   const fetcher = useFetcher<TestAnswer>();
-  const [to, setTo] = useState(contactEmail);
+  // The shop's contact email, and only it: the action refuses another address, so the field is not editable.
+  const to = contactEmail;
   const sending = fetcher.state !== "idle";
   const answer = fetcher.state === "idle" ? fetcher.data : undefined;
   const send = () =>
@@ -30,9 +30,9 @@ export function TestEmailCard({ contactEmail, unsaved }: { contactEmail: string;
           <TextField
             label={t("alerts.test.to")}
             type="email"
-            autoComplete="email"
+            autoComplete="off"
             value={to}
-            onChange={setTo}
+            readOnly
             error={answer && !answer.ok ? answer.fieldErrors.to : undefined}
           />
           {unsaved ? (

@@ -631,7 +631,7 @@ export const de: Messages = {
   "alerts.counts.clicks": "Klicks",
   "alerts.counts.clickRate": "Klickrate",
   "alerts.counts.help":
-    "Benachrichtigungen und Klicks zählen zum Tag, an dem die Benachrichtigung entstand. Ein Klick ist ein Kunde, der dem Produktlink einer E-Mail folgt; die Klickrate ist der Anteil der per E-Mail gesendeten Benachrichtigungen, die angeklickt wurden. Öffnungen werden nicht gemessen: Die E-Mails enthalten kein Zählpixel.",
+    "Benachrichtigungen und Klicks zählen zum Tag, an dem die Benachrichtigung entstand. Ein Klick ist eine per E-Mail gesendete Benachrichtigung, deren Produktlink der Kunde gefolgt ist, einmal gezählt, wie oft er ihm auch folgt; die Klickrate ist der Anteil der per E-Mail gesendeten Benachrichtigungen, die angeklickt wurden. Öffnungen werden nicht gemessen: Die E-Mails enthalten kein Zählpixel.",
   "alerts.rules.title": "Regeln",
   "alerts.rules.description":
     "Worüber Kundinnen und Kunden informiert werden, wenn sich ein Artikel ihrer Wunschliste ändert. Nur Kunden mit Konto erhalten Benachrichtigungen: Ein Gast hat keine Adresse.",
@@ -698,7 +698,7 @@ export const de: Messages = {
   "alerts.test.notSent": "Die Test-E-Mail wurde nicht gesendet",
   "alerts.preview.title": "E-Mail-Vorschau",
   "alerts.preview.description":
-    "Jede Benachrichtigungs-E-Mail in jeder Sprache des Onlineshops, mit Beispielprodukten und Ihrem gespeicherten Markennamen. Kunden erhalten die E-Mail in ihrer eigenen Sprache.",
+    "Jede Benachrichtigungs-E-Mail in jeder Sprache des Onlineshops, mit Ihren Produkten, wie sie zuletzt gelesen wurden (bis dahin Beispielprodukten), und Ihrem gespeicherten Markennamen. Kunden erhalten die E-Mail in ihrer eigenen Sprache.",
   "alerts.preview.template": "E-Mail",
   "alerts.preview.template.back_in_stock": "Wieder verfügbar",
   "alerts.preview.template.price_dropped": "Preissenkung",

@@ -613,7 +613,7 @@ export const en = {
   "alerts.counts.clicks": "Clicks",
   "alerts.counts.clickRate": "Click rate",
   "alerts.counts.help":
-    "Alerts and clicks are counted by the day the alert was made. A click is a shopper following an email's product link; the click rate is the share of emailed alerts that were clicked. Opens are not measured: the emails carry no tracking pixel.",
+    "Alerts and clicks are counted by the day the alert was made. A click is an emailed alert whose product link the shopper followed, counted once however often they follow it; the click rate is the share of emailed alerts that were clicked. Opens are not measured: the emails carry no tracking pixel.",
   "alerts.rules.title": "Rules",
   "alerts.rules.description":
     "What shoppers hear about when an item on their wishlist changes. Only customers get alerts: a guest has no address.",
@@ -675,7 +675,7 @@ export const en = {
   "alerts.test.notSent": "The test email was not sent",
   "alerts.preview.title": "Email preview",
   "alerts.preview.description":
-    "Each alert email in each storefront language, with sample products and your saved brand name. Shoppers get the email in their own language.",
+    "Each alert email in each storefront language, with your products as last read (sample ones until then) and your saved brand name. Shoppers get the email in their own language.",
   "alerts.preview.template": "Email",
   "alerts.preview.template.back_in_stock": "Back in stock",
   "alerts.preview.template.price_dropped": "Price drop",

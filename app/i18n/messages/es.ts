@@ -624,7 +624,7 @@ export const es: Messages = {
   "alerts.counts.clicks": "Clics",
   "alerts.counts.clickRate": "Tasa de clics",
   "alerts.counts.help":
-    "Las alertas y los clics se cuentan por el día en que se creó la alerta. Un clic es un cliente que sigue el enlace al producto de un correo; la tasa de clics es la parte de las alertas enviadas por correo que recibieron un clic. Las aperturas no se miden: los correos no llevan ningún píxel de seguimiento.",
+    "Las alertas y los clics se cuentan por el día en que se creó la alerta. Un clic es una alerta enviada por correo cuyo enlace al producto siguió el cliente, contada una vez por mucho que lo siga; la tasa de clics es la parte de las alertas enviadas por correo que recibieron un clic. Las aperturas no se miden: los correos no llevan ningún píxel de seguimiento.",
   "alerts.rules.title": "Reglas",
   "alerts.rules.description":
     "De qué se avisa a los clientes cuando cambia un artículo de su lista de deseos. Solo los clientes con cuenta reciben alertas: un invitado no tiene dirección.",
@@ -690,7 +690,7 @@ export const es: Messages = {
   "alerts.test.notSent": "No se envió el correo de prueba",
   "alerts.preview.title": "Vista previa de los correos",
   "alerts.preview.description":
-    "Cada correo de alerta en cada idioma de la tienda, con productos de ejemplo y el nombre de marca guardado. Los clientes reciben el correo en su propio idioma.",
+    "Cada correo de alerta en cada idioma de la tienda, con sus productos tal como se leyeron por última vez (de ejemplo hasta entonces) y el nombre de marca guardado. Los clientes reciben el correo en su propio idioma.",
   "alerts.preview.template": "Correo",
   "alerts.preview.template.back_in_stock": "Vuelta al stock",
   "alerts.preview.template.price_dropped": "Bajada de precio",

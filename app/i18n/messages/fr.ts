@@ -635,7 +635,7 @@ export const fr: Messages = {
   "alerts.counts.clicks": "Clics",
   "alerts.counts.clickRate": "Taux de clics",
   "alerts.counts.help":
-    "Les alertes et les clics sont comptés au jour où l’alerte a été créée. Un clic est un client qui suit le lien vers le produit dans un e-mail ; le taux de clics est la part des alertes envoyées par e-mail qui ont été cliquées. Les ouvertures ne sont pas mesurées : les e-mails ne contiennent aucun pixel de suivi.",
+    "Les alertes et les clics sont comptés au jour où l’alerte a été créée. Un clic est une alerte envoyée par e-mail dont le client a suivi le lien vers le produit, comptée une fois quel que soit le nombre de visites ; le taux de clics est la part des alertes envoyées par e-mail qui ont été cliquées. Les ouvertures ne sont pas mesurées : les e-mails ne contiennent aucun pixel de suivi.",
   "alerts.rules.title": "Règles",
   "alerts.rules.description":
     "Ce dont les clients sont avertis quand un article de leur liste d’envies change. Seuls les clients avec un compte reçoivent des alertes : un invité n’a pas d’adresse.",
@@ -702,7 +702,7 @@ export const fr: Messages = {
   "alerts.test.notSent": "L’e-mail de test n’a pas été envoyé",
   "alerts.preview.title": "Aperçu des e-mails",
   "alerts.preview.description":
-    "Chaque e-mail d’alerte dans chaque langue de la boutique, avec des produits d’exemple et votre nom de marque enregistré. Les clients reçoivent l’e-mail dans leur propre langue.",
+    "Chaque e-mail d’alerte dans chaque langue de la boutique, avec vos produits tels que lus en dernier (des produits d’exemple jusque-là) et votre nom de marque enregistré. Les clients reçoivent l’e-mail dans leur propre langue.",
   "alerts.preview.template": "E-mail",
   "alerts.preview.template.back_in_stock": "Retour en stock",
   "alerts.preview.template.price_dropped": "Baisse de prix",
