@@ -188,10 +188,15 @@ export function createAlertEmailRenderer({ maxShapes = 200 }: { maxShapes?: numb
 
 /**
  * The first name as the email shows it: trimmed, each run of white space one space (as the plain text
- * shows it anyway), null when nothing is left.
+ * shows it anyway), null when nothing is left. NULs dropped and lone surrogates made U+FFFD, as React's
+ * renderer writes them: the renderer's filled-in name must be the whole render's, byte for byte.
  */
 function firstNameOf(name: string | null): string | null {
-  const shown = name?.replace(/[\s\u200b]+/gu, " ").trim();
+  const shown = name
+    ?.replaceAll("\u0000", "")
+    .replace(/\p{Cs}/gu, "\ufffd")
+    .replace(/[\s\u200b]+/gu, " ")
+    .trim();
   return shown ? shown : null;
 }
 
