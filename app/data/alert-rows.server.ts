@@ -135,6 +135,26 @@ export async function holdOpenMessages(
   return open;
 }
 
+/** How many alerts each of these messages carries (those carrying none are left out). */
+export async function countAlertsOfMessages(
+  q: Queryable,
+  shopId: string,
+  messageIds: readonly string[],
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const part of chunks(messageIds)) {
+    const rows = await q
+      .selectFrom("Alert")
+      .select(["messageId", (eb) => eb.fn.countAll<number>().as("count")])
+      .where("shopId", "=", shopId)
+      .where("messageId", "in", part)
+      .groupBy("messageId")
+      .execute();
+    for (const row of rows) if (row.messageId) counts.set(row.messageId, Number(row.count));
+  }
+  return counts;
+}
+
 /** When each of these customers was last sent an alert email. */
 export async function findLastSent(
   q: Queryable,

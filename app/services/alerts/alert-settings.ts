@@ -82,6 +82,14 @@ export type AlertSettings = z.output<typeof alertSettingsSchema>;
 export type AlertKind = "back_in_stock" | "price_dropped" | "low_stock";
 export const ALERT_KINDS: readonly AlertKind[] = ["back_in_stock", "price_dropped", "low_stock"];
 
+/**
+ * The most alerts one email carries. A digest gathers a customer's alerts of its window, and a shop-wide
+ * sale could otherwise put every product of their lists (20 lists of 500 by default) in one email, which no
+ * one reads and which outgrew the worker's heap. An alert made while the customer's open email is full goes
+ * out on the other channels only (docs/decisions/050-wishlist-alerts.md).
+ */
+export const MAX_DIGEST_ITEMS = 25;
+
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = alertSettingsSchema.parse({});
 
 /** The stored document, with defaults for what it lacks; an unreadable one reads as the defaults. */

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import pLimit from "p-limit";
 import {
+  countAlertsOfMessages,
   findCustomerItemsOfProduct,
   findUnpricedCustomerItems,
   findLastSent,
@@ -35,7 +36,7 @@ import { getEnv } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { recordEvent } from "~/services/events/outbox.server";
 import { itemView } from "~/services/wishlists/views";
-import { emailReady, type AlertKind, type AlertSettings } from "./alert-settings";
+import { emailReady, MAX_DIGEST_ITEMS, type AlertKind, type AlertSettings } from "./alert-settings";
 import type { ProductReading } from "./catalogue.server";
 import { flowKinds } from "./flow.server";
 import { fromMinorUnits } from "./money";
@@ -271,6 +272,8 @@ async function alertCustomers({
   async function writeChunk(part: string[]) {
     await transaction(async (tx) => {
       const messageOf = new Map<string, string>();
+      // How many more alerts each customer's email takes (an open one may be full: MAX_DIGEST_ITEMS).
+      const roomOf = new Map<string, number>();
       if (channels.email) {
         // A customer on the suppression list gets their alert's email recorded as skipped now: nothing waits
         // to be sent to them, and taking them off the list later sends nothing made meanwhile.
@@ -289,6 +292,10 @@ async function alertCustomers({
           shopId,
           part.filter((customerId) => !suppressed.has(customerId)),
         );
+        const carried = await countAlertsOfMessages(tx, shopId, [...open.values()]);
+        for (const [customerId, messageId] of open) {
+          roomOf.set(customerId, MAX_DIGEST_ITEMS - (carried.get(messageId) ?? 0));
+        }
         const lastSent = await findLastSent(
           tx,
           shopId,
@@ -313,6 +320,11 @@ async function alertCustomers({
         result.emailsOwed = true;
         if (!result.firstDueAt && open.size > 0) result.firstDueAt = now;
       }
+      const takeRoom = (customerId: string) => {
+        const room = roomOf.get(customerId) ?? MAX_DIGEST_ITEMS;
+        roomOf.set(customerId, room - 1);
+        return room > 0;
+      };
       const alerts: AlertInsert[] = [];
       const findings = new Map<string, Finding>();
       for (const customerId of part) {
@@ -333,7 +345,7 @@ async function alertCustomers({
             quantity: finding.after.quantity,
             currency: finding.after.currency,
             changeKey,
-            messageId: messageOf.get(customerId) ?? null,
+            messageId: takeRoom(customerId) ? (messageOf.get(customerId) ?? null) : null,
             flowState: channels.flow.has(finding.kind) ? "pending" : null,
             webhookEvent: channels.events.has(finding.kind),
             createdAt: now,

@@ -37,8 +37,8 @@ import { enqueueAlertSend } from "~/jobs/queues.server";
 import { isDomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { createAdminCaller, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
-import { emailReady, readAlertSettings, type AlertKind, type AlertSettings } from "./alert-settings";
-import { createAlertEmailRenderer, type AlertEmailItem } from "./email-template";
+import { emailReady, MAX_DIGEST_ITEMS, readAlertSettings, type AlertKind, type AlertSettings } from "./alert-settings";
+import { createAlertEmailRenderer, type AlertEmailItem, type RenderedAlertEmail } from "./email-template";
 import { clickUrl, unsubscribeUrl } from "./links.server";
 import { sendFlowTriggers } from "./flow.server";
 import { classifySmtpFailure, openSmtpPassword, smtpTransport } from "./smtp.server";
@@ -264,7 +264,9 @@ async function prepareBatch({
   const transport = await smtpTransport(shopId, settings, openSmtpPassword(shopId, shop.smtpPasswordSealed));
   const products = await productDetails(shopId, alerts);
   return async (message) => {
-    const carried = byMessage.get(message.id) ?? [];
+    // At most MAX_DIGEST_ITEMS, as the evaluation attaches them: a message carrying more (rows written
+    // otherwise) still sends a readable email, with its first alerts.
+    const carried = (byMessage.get(message.id) ?? []).slice(0, MAX_DIGEST_ITEMS);
     const skip = (reason: string) => {
       run.skipped += 1;
       return finishMessage(database(), shopId, message.id, { state: "skipped", at: now, error: reason });
@@ -279,14 +281,21 @@ async function prepareBatch({
     if ("refused" in transport) return giveBack(shopId, message, transport.refused, run);
     const locale = recipient.locale ?? "en";
     const unsubscribe = unsubscribeUrl({ shopId, customerId: message.customerId, locale });
-    const email = await emails.render({
-      locale,
-      shopName: settings.email.fromName || shop.domain.replace(/\.myshopify\.com$/, ""),
-      shopUrl: `https://${shop.domain}`,
-      customerFirstName: recipient.firstName,
-      unsubscribeUrl: unsubscribe,
-      items: carried.map((alert) => emailItem(shop, message, alert, products)),
-    });
+    let email: RenderedAlertEmail;
+    try {
+      email = await emails.render({
+        locale,
+        shopName: settings.email.fromName || shop.domain.replace(/\.myshopify\.com$/, ""),
+        shopUrl: `https://${shop.domain}`,
+        customerFirstName: recipient.firstName,
+        unsubscribeUrl: unsubscribe,
+        items: carried.map((alert) => emailItem(shop, message, alert, products)),
+      });
+    } catch (error) {
+      // Tried again, then failed after MAX_ATTEMPTS: never left claimed to break every run that takes it.
+      logger.error({ err: error, shopId, messageId: message.id }, "alert email not rendered");
+      return giveBack(shopId, message, `the email could not be rendered: ${(error as Error).message}`, run);
+    }
     try {
       await transport.sendMail({
         from: { name: settings.email.fromName, address: settings.email.fromAddress },

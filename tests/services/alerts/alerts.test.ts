@@ -29,6 +29,9 @@ const { startAlertStack } = await import("../../support/alert-stack");
 const { app, callsOf, appUrl, platform, mailbox, alertShop } = await startAlertStack();
 
 const { database } = await import("~/data/database.server");
+const { insertAlerts, insertMessages } = await import("~/data/alert-rows.server");
+const { newId } = await import("~/lib/ids");
+const { MAX_DIGEST_ITEMS } = await import("~/services/alerts/alert-settings");
 const { useWorker } = await import("../../support/worker");
 const { startReceiver } = await import("../webhooks/receiver");
 const { createEndpoint } = await import("~/services/webhooks/endpoints.server");
@@ -206,6 +209,50 @@ describe("price drop and low stock", () => {
       (mails) => mails.length === messages.length,
       "every email",
     );
+  });
+});
+
+describe("digests", () => {
+  it("puts no more alerts in one email than MAX_DIGEST_ITEMS: past that, an alert is made but not emailed", async () => {
+    const s = await alertShop();
+    await s.save(CUSTOMERS.ada, TOTE);
+    await s.read(TOTE.productId, ([row]) => row!.inventoryQuantity === 0);
+    // Ada's open email, due later, already carries a sale's worth of price drops.
+    const at = new Date();
+    const messageId = newId("alertMessage");
+    const later = new Date(at.getTime() + 10 * 60_000);
+    await insertMessages(database(), [
+      { id: messageId, shopId: s.shop.id, customerId: CUSTOMERS.ada, dueAt: later, createdAt: at },
+    ]);
+    await insertAlerts(
+      database(),
+      Array.from({ length: MAX_DIGEST_ITEMS }, (_, n) => ({
+        id: newId("alert"),
+        shopId: s.shop.id,
+        customerId: CUSTOMERS.ada,
+        listId: "list_sale",
+        itemId: `item_sale_${n}`,
+        productId: String(8_300_000_000 + n),
+        variantId: "",
+        kind: "price_dropped",
+        oldPriceMinor: 2_000,
+        newPriceMinor: 1_500,
+        currency: "USD",
+        changeKey: `sale-${n}`,
+        messageId,
+        createdAt: at,
+      })),
+    );
+    await s.change(TOTE.variantId, { inventoryQuantity: 9 });
+    const alerts = await until(
+      s.alerts,
+      (rows) => rows.some((row) => row.productId === TOTE.productId),
+      "the tote's alert",
+    );
+    const tote = alerts.find((row) => row.productId === TOTE.productId)!;
+    expect([tote.kind, tote.messageId]).toEqual(["back_in_stock", null]);
+    expect(alerts.filter((row) => row.messageId === messageId)).toHaveLength(MAX_DIGEST_ITEMS);
+    expect((await s.messages()).map((row) => [row.id, row.state])).toEqual([[messageId, "pending"]]);
   });
 });
 
