@@ -23,14 +23,17 @@ import { getEnv } from "~/env.server";
 import { enqueueAlertRefresh } from "~/jobs/queues.server";
 import { logger } from "~/logger.server";
 import { isDomainError } from "~/lib/domain-error";
-import { createAdminCaller, NODES_PER_QUERY, PlatformUnavailable } from "~/services/platform/admin-api.server";
+import {
+  createAdminCaller,
+  NODES_PER_QUERY,
+  PlatformUnavailable,
+  POSTPONE_MS,
+} from "~/services/platform/admin-api.server";
 import { readAlertSettings } from "./alert-settings";
 import { readProducts } from "./catalogue.server";
 import { activeChannels, applyProductReading } from "./evaluate.server";
 import { wakeAlertSender } from "./sender.server";
 
-/** How long the readings of a shop the platform cannot be asked for are put off (as the snapshots' lookups). */
-const POSTPONE_MS = 60 * 60 * 1000;
 /** Batches per run: a shop with more waiting queues its next run and hands the worker back. */
 const BATCHES_PER_RUN = 10;
 const DAY_MS = 24 * 60 * 60 * 1000;

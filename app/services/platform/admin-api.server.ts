@@ -166,6 +166,12 @@ export async function adminGraphqlPayload<T>({
 /** The most ids the platform takes in one `nodes(ids:)` query. */
 export const NODES_PER_QUERY = 250;
 
+/**
+ * How long a shop's platform work (product lookups, catalogue readings) is put off when the platform cannot
+ * be asked for it (`PlatformUnavailable`: no token, or the platform refusing it).
+ */
+export const POSTPONE_MS = 60 * 60 * 1000;
+
 /** Waits before asking again after a transient failure; the platform's Retry-After wins when longer. */
 const RETRY_DELAYS_MS = [1_000, 3_000];
 const MAX_THROTTLED_RETRIES = 20;

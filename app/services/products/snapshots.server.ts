@@ -27,7 +27,12 @@ import { enqueueProductSnapshots } from "~/jobs/queues.server";
 import { isDomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { queueAlertRefresh } from "~/services/alerts/refresh.server";
-import { createAdminCaller, NODES_PER_QUERY, PlatformUnavailable } from "~/services/platform/admin-api.server";
+import {
+  createAdminCaller,
+  NODES_PER_QUERY,
+  PlatformUnavailable,
+  POSTPONE_MS,
+} from "~/services/platform/admin-api.server";
 import type { AdminData } from "~/services/platform/admin-operations";
 
 const PRODUCTS_BY_ID = `#graphql
@@ -35,8 +40,6 @@ const PRODUCTS_BY_ID = `#graphql
     nodes(ids: $ids) { ... on Product { id title handle } }
   }`;
 
-/** How long the due lookups of a shop the platform cannot be asked for are put off. */
-export const POSTPONE_MS = 60 * 60 * 1000;
 /** The longest throttle wait slept within a run; a longer one ends it, and BullMQ runs it again after. */
 const MAX_WAIT_MS = 30_000;
 /** Batches per run: a shop with more due products queues its next run and hands the worker back. */
