@@ -1328,6 +1328,12 @@ export interface components {
              * @example 7234567890123
              */
             productId: string;
+            /**
+             * Format: date-time
+             * @description Additive: when an order of the list's owner bought the product (the service matches the shop's orders to saved products); null until then. Show the item as bought; no alert or reminder is sent for it. With `settings.boughtItems` `remove` a bought item leaves the list instead.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            purchasedAt: string | null;
             /** @description Additive: how many the shopper means to buy (1-99, default 1): what Add to cart adds. */
             quantity: number;
             /** @description Product title at save time. Every save is given the product's title (and current handle) from the shop's catalogue by the service within seconds. Until then it is the title the save carried (empty without one), and it stays that for a product the shop does not have. Additive: the catalogue's title replaces a title the save carried, and a later save of a product whose catalogue title the shop already knows takes that title (and handle) at once, whatever title it carried. */
@@ -1594,6 +1600,11 @@ export interface components {
             [key: string]: unknown;
         };
         Settings: {
+            /**
+             * @description Additive. What becomes of a saved item once its owner's order buys it: `keep` (it stays on the list, with `purchasedAt` set, shown as bought) or `remove` (it leaves the list, as a removal by the shopper would, with an `item.removed` event). Default `keep`.
+             * @enum {string}
+             */
+            boughtItems: "keep" | "remove";
             /** @description false: only logged-in customers keep wishlists (guests' writes get 403). Default true. */
             guestEnabled: boolean;
             /** @description Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted to an origin that some shop declares; the request itself only to its own shop's origins. */
@@ -1618,6 +1629,8 @@ export interface components {
             };
         };
         SettingsPatch: {
+            /** @enum {string} */
+            boughtItems?: "keep" | "remove";
             guestEnabled?: boolean;
             headlessOrigins?: string[];
             integrationConfigured?: boolean;

@@ -51,7 +51,10 @@ export const envSchema = z
       .default("wishlist"),
     SHOPIFY_API_KEY: z.string().min(1).default(DEV_API_KEY),
     SHOPIFY_API_SECRET: z.string().min(1).default(DEV_API_SECRET),
-    SCOPES: z.string().min(1).default("read_products,read_inventory,read_customers,write_customers,read_themes"),
+    SCOPES: z
+      .string()
+      .min(1)
+      .default("read_products,read_inventory,read_customers,write_customers,read_themes,read_orders"),
     /**
      * Where Admin API calls go. Unset: https://<shop domain>, as in production. Tests and local stand-ins
      * point it at a server speaking the platform's GraphQL protocol.

@@ -6,6 +6,8 @@ import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { receiveComplianceWebhook } from "~/services/compliance/compliance.server";
 import { receiveInventoryLevelUpdate, receiveProductUpdate } from "~/services/alerts/receive.server";
+import { readOrder, readRefund } from "~/services/attribution/order-payloads";
+import { receiveOrder, receiveRefund } from "~/services/attribution/orders.server";
 import { receiveProductDeletion } from "~/services/products/deleted-products.server";
 import type { PlatformWebhookOutcome, PlatformWebhookReceipt } from "~/services/shops/platform-webhook-ledger.server";
 import {
@@ -27,7 +29,9 @@ import type { HttpAppEnv } from "./http-env";
  * each signed body is processed once, and an app/uninstalled signed before the last one applied is ignored
  * (docs/decisions/015-platform-callers.md). The compliance topics are recorded and queued here and done by
  * the worker (docs/decisions/020-compliance-and-lifecycle.md); products/delete marks the shop's items of
- * the product unavailable (docs/decisions/022-product-snapshots.md).
+ * the product unavailable (docs/decisions/022-product-snapshots.md); the order topics match orders to saves
+ * (docs/decisions/052-attribution.md), reading only what their narrow schemas name of the protected customer
+ * data the bodies carry.
  */
 /** The platform's numeric ids arrive as JSON numbers; a string of digits is taken too. */
 const platformId = z.union([
@@ -123,7 +127,20 @@ async function verify(c: Context, topic: PlatformWebhookTopic) {
 type Receive = (
   receipt: PlatformWebhookReceipt,
   json: unknown,
-) => Promise<{ outcome: PlatformWebhookOutcome | "unknown_shop"; signedAt?: Date | null; productId?: string }>;
+) => Promise<{
+  outcome: PlatformWebhookOutcome | "unknown_shop";
+  signedAt?: Date | null;
+  productId?: string;
+  orderId?: string;
+}>;
+
+const receiveOrderTopic =
+  (topic: "orders/create" | "orders/paid" | "orders/cancelled"): Receive =>
+  async (receipt, json) => {
+    const order = readOrder(json);
+    if (!order) throw refused(`The ${topic} body is not an order (id, created_at, currency and line_items).`);
+    return { outcome: (await receiveOrder(receipt, order)).outcome, orderId: order.orderId };
+  };
 
 /** What a compliance topic's body names besides the shop: the customer, and a data request's own id. */
 function complianceSubject(topic: ComplianceTopic, json: unknown) {
@@ -171,6 +188,14 @@ const RECEIVERS: { [T in PlatformWebhookTopic]: Receive } = {
     if (!named.success) throw refused("The inventory_levels/update body does not name an inventory item id.");
     return { outcome: (await receiveInventoryLevelUpdate(receipt, String(named.data.inventory_item_id))).outcome };
   },
+  "orders/create": receiveOrderTopic("orders/create"),
+  "orders/paid": receiveOrderTopic("orders/paid"),
+  "orders/cancelled": receiveOrderTopic("orders/cancelled"),
+  "refunds/create": async (receipt, json) => {
+    const refund = readRefund(json);
+    if (!refund) throw refused("The refunds/create body is not a refund (id, order_id and refund_line_items).");
+    return { outcome: (await receiveRefund(receipt, refund)).outcome, orderId: refund.orderId };
+  },
 };
 
 /** Mounts the platform webhook routes on the web process's application, before the Remix catch-all. */
@@ -178,7 +203,7 @@ export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
   for (const topic of PLATFORM_WEBHOOK_TOPIC_NAMES) {
     app.post(`/webhooks/${topic}`, async (c) => {
       const { receipt, json } = await verify(c, topic);
-      const { outcome, signedAt = null, productId = null } = await RECEIVERS[topic](receipt, json);
+      const { outcome, signedAt = null, productId = null, orderId = null } = await RECEIVERS[topic](receipt, json);
       logger.info(
         {
           shop: receipt.shopDomain,
@@ -187,6 +212,7 @@ export function registerPlatformWebhooks(app: Hono<HttpAppEnv>) {
           bodySha256: receipt.bodySha256,
           signedAt,
           productId,
+          orderId,
           outcome,
         },
         {

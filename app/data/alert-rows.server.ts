@@ -46,7 +46,9 @@ export async function findCustomerItemsOfProduct(
     .where("Item.productId", "=", productId)
     .where("List.shopId", "=", shopId)
     .where("List.customerId", "is not", null)
-    .where("List.retiredAt", "is", null);
+    .where("List.retiredAt", "is", null)
+    // A bought item is told of nothing more (docs/decisions/052-attribution.md).
+    .where("Item.purchasedAt", "is", null);
   if (afterCustomerId !== null) query = query.where("List.customerId", ">", afterCustomerId);
   const rows = await query.orderBy("List.customerId").orderBy("Item.id").limit(limit).execute();
   const items = rows.map((row) => ({ ...row, customerId: row.customerId! }));
@@ -328,7 +330,7 @@ export async function findAlertsOfMessages(
   return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
 }
 
-/** Which of these (customer, product) pairs are still saved on one of the customer's live lists. */
+/** Which of these (customer, product) pairs are still saved, not bought, on one of the customer's live lists. */
 export async function findStillSaved(
   q: Queryable,
   shopId: string,
@@ -347,6 +349,7 @@ export async function findStillSaved(
       .where("List.customerId", "in", part)
       .where("List.retiredAt", "is", null)
       .where("Item.productId", "in", products)
+      .where("Item.purchasedAt", "is", null)
       .execute();
     for (const row of rows) saved.add(`${row.customerId}\u0000${row.productId}`);
   }

@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   complianceRequest: "cpl",
   alert: "alr",
   alertMessage: "amsg",
+  conversion: "cnv",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

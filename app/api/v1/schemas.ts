@@ -83,6 +83,12 @@ export const ItemSchema = z
     quantity: z.number().int().min(1).max(99).openapi({
       description: "Additive: how many the shopper means to buy (1-99, default 1): what Add to cart adds.",
     }),
+    purchasedAt: Timestamp.nullable().openapi({
+      description:
+        "Additive: when an order of the list's owner bought the product (the service matches the shop's orders " +
+        "to saved products); null until then. Show the item as bought; no alert or reminder is sent for it. " +
+        "With `settings.boughtItems` `remove` a bought item leaves the list instead.",
+    }),
   })
   .openapi("Item");
 
@@ -188,6 +194,12 @@ export const SettingsSchema = z
       description:
         "Additive. The most lists one shopper (customer or guest) may keep, their default list included (1-100). " +
         "Creating one more is a 409 `too-many-lists`; lowering it deletes nothing. Default 20.",
+    }),
+    boughtItems: shopSettingsFields.boughtItems.meta({
+      description:
+        "Additive. What becomes of a saved item once its owner's order buys it: `keep` (it stays on the list, " +
+        "with `purchasedAt` set, shown as bought) or `remove` (it leaves the list, as a removal by the shopper " +
+        "would, with an `item.removed` event). Default `keep`.",
     }),
   })
   .openapi("Settings");

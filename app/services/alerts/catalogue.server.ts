@@ -7,7 +7,7 @@
 import type { CatalogueVariantInsert } from "~/data/catalogue-rows.server";
 import type { AdminCaller } from "~/services/platform/admin-api.server";
 import type { AdminData } from "~/services/platform/admin-operations";
-import { toMinorUnits } from "./money";
+import { toMinorUnits } from "~/lib/money";
 
 const PRODUCT_STATES = `#graphql
   query WishlistProductStates($ids: [ID!]!) {

@@ -23,7 +23,7 @@ import type { CSSProperties } from "react";
 import { escapeHtml } from "~/lib/html";
 import { translateCatalogue, type CatalogueTranslator } from "~/i18n/message-catalogue";
 import { negotiateLocale } from "~/lib/negotiate-locale";
-import { currencyDigits } from "./money";
+import { currencyDigits } from "~/lib/money";
 import {
   ALERT_EMAIL_LANGUAGES,
   ALERT_EMAIL_MESSAGES,

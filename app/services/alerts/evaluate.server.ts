@@ -39,7 +39,7 @@ import { itemView } from "~/services/wishlists/views";
 import { emailReady, MAX_DIGEST_ITEMS, type AlertKind, type AlertSettings } from "./alert-settings";
 import type { ProductReading } from "./catalogue.server";
 import { flowKinds } from "./flow.server";
-import { fromMinorUnits } from "./money";
+import { fromMinorUnits } from "~/lib/money";
 import { findAlerts, lowStockRearmed, watchedState, type VariantState, type WatchedState } from "./rules";
 
 /** The webhook event type of each alert kind. */

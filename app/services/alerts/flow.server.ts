@@ -13,7 +13,7 @@ import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server
 import { logger } from "~/logger.server";
 import { createAdminCaller, PlatformUnavailable } from "~/services/platform/admin-api.server";
 import type { AlertKind } from "./alert-settings";
-import { fromMinorUnits } from "./money";
+import { fromMinorUnits } from "~/lib/money";
 
 /** Each alert kind's trigger: its extension's handle and name (the merchant-facing title). */
 export const FLOW_TRIGGERS = {

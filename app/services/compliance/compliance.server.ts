@@ -39,6 +39,11 @@ import {
   type ComplianceRequestRow,
 } from "~/data/compliance-rows.server";
 import { deleteAlertDataOfCustomer, findAlertDataOfCustomer } from "~/data/alert-rows.server";
+import {
+  deleteAnonymousConversions,
+  deleteCustomerConversions,
+  findCustomerConversions,
+} from "~/data/conversion-rows.server";
 import { database, transaction } from "~/data/database.server";
 import { deleteSessionsOfShop } from "~/data/session-rows.server";
 import { findShopById, findShopForAuth } from "~/data/shop-rows.server";
@@ -211,6 +216,7 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
     lists.map((list) => list.id),
   );
   const alertData = await findAlertDataOfCustomer(database(), request.shopId, customerId);
+  const conversions = await findCustomerConversions(database(), request.shopId, customerId);
   const document = {
     shopDomain: shop.domain,
     customerId,
@@ -239,6 +245,7 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
             // The shopper's own words and intent: personal data, exported as kept (issue 28).
             note: item.note || null,
             quantity: item.quantity,
+            purchasedAt: item.purchasedAt?.toISOString() ?? null,
           })),
       })),
     // Wishlist alerts (docs/decisions/050-wishlist-alerts.md): what the customer was told of, the emails (no
@@ -266,10 +273,33 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
     alertSuppression: alertData.suppression
       ? { reason: alertData.suppression.reason, since: alertData.suppression.createdAt.toISOString() }
       : null,
+    // Their orders' lines that bought a product they had saved (docs/decisions/052-attribution.md).
+    purchases: conversions.map((conversion) => ({
+      orderId: conversion.orderId,
+      lineItemId: conversion.lineItemId,
+      productId: conversion.productId,
+      variantId: conversion.variantId || null,
+      quantity: conversion.quantity,
+      amountMinor: conversion.amountMinor,
+      currency: conversion.currency,
+      presentmentAmountMinor: conversion.presentmentAmountMinor,
+      presentmentCurrency: conversion.presentmentCurrency,
+      savedAt: conversion.savedAt.toISOString(),
+      orderedAt: conversion.orderedAt.toISOString(),
+      afterAlert: conversion.source || null,
+      refundedQuantity: conversion.refundedQuantity,
+      refundedMinor: conversion.refundedMinor,
+      cancelledAt: conversion.cancelledAt?.toISOString() ?? null,
+    })),
   };
   const key = dataRequestKey(request);
   await getStorage().write(key, Readable.from([JSON.stringify(document, null, 2)]), "application/json");
-  const summary = { lists: lists.length, items: items.length, alerts: alertData.alerts.length };
+  const summary = {
+    lists: lists.length,
+    items: items.length,
+    alerts: alertData.alerts.length,
+    purchases: conversions.length,
+  };
   await updateComplianceRequest(database(), request.id, {
     status: "succeeded",
     resultKey: key,
@@ -384,7 +414,16 @@ async function redactCustomer(request: ComplianceRequestRow, connection?: Redis)
     // A metafield write still owed for them: the customer is gone from the shop, nothing is written.
     await deleteCustomerMetafieldSync(tx, shopId, customerId);
     const alerts = await deleteAlertDataOfCustomer(tx, shopId, customerId);
-    return { ...deleted, ...alerts, events: eventIds.length, deliveries, idempotency, activeDays: days };
+    // Their purchases, and those of the guest lists they merged at login; the daily rollups keep the figures,
+    // which name no customer or order (docs/decisions/052-attribution.md).
+    const purchases =
+      (await deleteCustomerConversions(tx, shopId, customerId)) +
+      (await deleteAnonymousConversions(
+        tx,
+        shopId,
+        lists.flatMap((list) => (list.anonymousId ? [list.anonymousId] : [])),
+      ));
+    return { ...deleted, ...alerts, purchases, events: eventIds.length, deliveries, idempotency, activeDays: days };
   });
   const summary = {
     ...counts,

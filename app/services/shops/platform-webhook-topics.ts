@@ -32,6 +32,12 @@ export const PLATFORM_WEBHOOK_TOPICS = {
   // level (`inventory_item_id`, `location_id`, `available`); neither names the shop.
   "products/update": { compliance: false, shopOf: null },
   "inventory_levels/update": { compliance: false, shopOf: null },
+  // Orders matched to saves (docs/decisions/052-attribution.md): the order resource (create, paid, cancelled)
+  // and the refund resource; neither names the shop.
+  "orders/create": { compliance: false, shopOf: null },
+  "orders/paid": { compliance: false, shopOf: null },
+  "orders/cancelled": { compliance: false, shopOf: null },
+  "refunds/create": { compliance: false, shopOf: null },
 } as const satisfies Record<string, TopicDeclaration>;
 
 type Topics = typeof PLATFORM_WEBHOOK_TOPICS;

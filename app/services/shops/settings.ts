@@ -73,6 +73,7 @@ export const shopSettingsFields = {
   headlessOrigins: z.array(originSchema),
   multipleLists: z.boolean(),
   maxListsPerOwner: z.number().int().min(1).max(100),
+  boughtItems: z.enum(["keep", "remove"]),
 };
 
 /** The stored document: members it lacks take their defaults. */
@@ -86,6 +87,7 @@ export const shopSettingsSchema = z.object({
   headlessOrigins: shopSettingsFields.headlessOrigins.default([]),
   multipleLists: shopSettingsFields.multipleLists.default(false),
   maxListsPerOwner: shopSettingsFields.maxListsPerOwner.default(20),
+  boughtItems: shopSettingsFields.boughtItems.default("keep"),
 });
 
 export type ShopSettings = z.output<typeof shopSettingsSchema>;
@@ -109,6 +111,7 @@ export const shopSettingsPatchSchema = z
     headlessOrigins: z.array(originSchema).max(50),
     multipleLists: z.boolean(),
     maxListsPerOwner: z.number().int().min(1).max(100),
+    boughtItems: shopSettingsFields.boughtItems,
   })
   .partial()
   .strict();

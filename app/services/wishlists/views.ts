@@ -21,6 +21,7 @@ export function itemView(item: ItemRow) {
     available: item.unavailableAt === null,
     note: item.note === "" ? null : item.note,
     quantity: item.quantity,
+    purchasedAt: item.purchasedAt === null ? null : toTimestamp(item.purchasedAt),
   };
 }
 

@@ -8,7 +8,7 @@
 import { JSDOM } from "jsdom";
 import { describe, expect, it } from "vitest";
 import { ALERT_EMAIL_LANGUAGES, ALERT_EMAIL_MESSAGES } from "~/services/alerts/email-messages";
-import { currencyDigits } from "~/services/alerts/money";
+import { currencyDigits } from "~/lib/money";
 import {
   createAlertEmailRenderer,
   renderAlertEmail,

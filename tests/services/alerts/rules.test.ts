@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { alertSettingsSchema, DEFAULT_ALERT_SETTINGS, readAlertSettings } from "~/services/alerts/alert-settings";
-import { fromMinorUnits, toMinorUnits } from "~/services/alerts/money";
+import { fromMinorUnits, toMinorUnits } from "~/lib/money";
 import { findAlerts, lowStockRearmed, watchedState, type VariantState } from "~/services/alerts/rules";
 
 const variant = (variantId: string, over: Partial<VariantState> = {}): VariantState => ({

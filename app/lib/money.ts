@@ -1,5 +1,5 @@
 /**
- * Prices of the alerts in minor units of the shop's currency (docs/decisions/050-wishlist-alerts.md): the
+ * Money in minor units (the alerts' prices, decision 050; the conversions' amounts, decision 052): the
  * platform's decimal strings are turned into integers once, with the currency's own number of digits, and
  * back for webhook payloads; the emails format them with Intl from the same number of digits.
  */
