@@ -415,3 +415,72 @@ export async function deleteAnonymousConversions(
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+// ---- demand ----------------------------------------------------------------------------------------------
+
+/** The range's conversion lines per product, for these products. */
+export async function countConversionLinesOfProducts(
+  q: Queryable,
+  shopId: string,
+  from: string,
+  to: string,
+  productIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (productIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom("DailyConversionStat")
+    .select("productId")
+    .select((eb) => eb.fn.sum<number>("lines").as("lines"))
+    .where("shopId", "=", shopId)
+    .where("day", ">=", from)
+    .where("day", "<=", to)
+    .where("productId", "in", [...productIds])
+    .groupBy("productId")
+    .execute();
+  return new Map(rows.map((row) => [row.productId, Number(row.lines)]));
+}
+
+/**
+ * Saved products out of stock now, as the alerts' catalogue last read them: per sold-out variant, the shoppers
+ * waiting for it (who saved that variant, or the product without one when no variant of it can be bought),
+ * counting each shopper once, on live lists, not bought. Driven by the sold-out variants (few), each reaching
+ * its product's items on the (shopId, productId) index.
+ */
+export async function findWaitingForRestock(q: Queryable, shopId: string, limit: number) {
+  const owner = sql<string>`coalesce('c:' || ${sql.ref("List.customerId")}, 'a:' || ${sql.ref("List.anonymousId")})`;
+  const rows = await q
+    .selectFrom("CatalogueVariant as v")
+    .innerJoin("Item", (join) => join.on("Item.shopId", "=", shopId).onRef("Item.productId", "=", "v.productId"))
+    .innerJoin("List", (join) => join.onRef("List.id", "=", "Item.listId").on("List.shopId", "=", shopId))
+    .select(["v.productId", "v.variantId", "v.title as variantTitle", "v.inventoryQuantity"])
+    .select((eb) => eb.fn.count<number>(owner).distinct().as("waiting"))
+    .where("v.shopId", "=", shopId)
+    .where("v.available", "=", false)
+    .where("List.retiredAt", "is", null)
+    .where("Item.purchasedAt", "is", null)
+    .where((eb) =>
+      eb.or([
+        eb("Item.variantId", "=", eb.ref("v.variantId")),
+        eb.and([
+          eb("Item.variantId", "=", ""),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom("CatalogueVariant as a")
+                .select("a.variantId")
+                .where("a.shopId", "=", shopId)
+                .whereRef("a.productId", "=", "v.productId")
+                .where("a.available", "=", true),
+            ),
+          ),
+        ]),
+      ]),
+    )
+    .groupBy(["v.productId", "v.variantId", "v.title", "v.inventoryQuantity"])
+    .orderBy(sql`count(distinct ${owner})`, "desc")
+    .orderBy("v.productId")
+    .orderBy("v.variantId")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, waiting: Number(row.waiting) }));
+}

@@ -295,6 +295,7 @@ describe("what the OpenAPI description declares", () => {
         "headlessOrigins",
         "multipleLists",
         "maxListsPerOwner",
+        "boughtItems",
       ].sort(),
     );
     const owner = document.components.schemas.Owner;
@@ -310,11 +311,22 @@ describe("what the OpenAPI description declares", () => {
     expect(anonymous.properties.customerId).toMatchObject({ type: "null" });
   });
 
-  it("an item's additive `available`, `note` and `quantity`, required, beside the contract's fields", async () => {
+  it("an item's additive `available`, `note`, `quantity` and `purchasedAt`, required, beside the contract's fields", async () => {
     const { document } = await load();
     const item = document.components.schemas.Item;
     expect([...item.required].sort()).toEqual(
-      ["id", "productId", "variantId", "handle", "titleSnapshot", "addedAt", "available", "note", "quantity"].sort(),
+      [
+        "id",
+        "productId",
+        "variantId",
+        "handle",
+        "titleSnapshot",
+        "addedAt",
+        "available",
+        "note",
+        "quantity",
+        "purchasedAt",
+      ].sort(),
     );
     expect(item.properties.note).toMatchObject({ description: expect.stringMatching(/^Additive/) });
     expect(item.properties.quantity).toMatchObject({ type: "integer", minimum: 1, maximum: 99 });

@@ -41,6 +41,7 @@ describe("GET /v1/shop", () => {
         headlessOrigins: [],
         multipleLists: false,
         maxListsPerOwner: 20,
+        boughtItems: "keep",
       },
       publicKey: shop.publicKey,
       usage: { lists: 2, items: 3 },

@@ -11,7 +11,8 @@ type Schemas = components["schemas"];
  * A saved item (generated from the document, api-types/openapi.ts). `available` is false once the product
  * was deleted from the shop (docs/storefront.md); the placeholder shown while a save is on its way has none.
  */
-export type Item = Omit<Schemas["Item"], "available"> & Partial<Pick<Schemas["Item"], "available">>;
+export type Item = Omit<Schemas["Item"], "available" | "purchasedAt"> &
+  Partial<Pick<Schemas["Item"], "available" | "purchasedAt">>;
 
 /** A list as the scripts read it: the shopper's own (with `share`), a shared one, or identify's answer. */
 export type List = Pick<Schemas["SharedList"], "count"> & {

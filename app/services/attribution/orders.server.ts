@@ -265,6 +265,13 @@ export async function cancelOrder(tx: Tx, shopId: string, orderId: string, cance
   }
   await addConversionStats(tx, stats);
   await addConversionOrders(tx, { shopId, day: open[0]!.day, orders: 0, cancelled: 1 });
+  // A cancelled order's lines leave the median of days from save to purchase.
+  const delays = new Map<number, number>();
+  for (const row of open) delays.set(row.days, (delays.get(row.days) ?? 0) + 1);
+  await addConversionDelays(
+    tx,
+    [...delays].map(([days, lines]) => ({ shopId, day: open[0]!.day, days, lines: -lines })),
+  );
 }
 
 function refundStat(row: ConversionRow, refundedMinor: number) {

@@ -287,6 +287,7 @@ describe("orders matched to saves", () => {
     const { stats, orders } = await statsOf(shop.id);
     expect(stats.reduce((sum, stat) => sum + stat.revenueMinor - stat.refundedMinor, 0)).toBe(0);
     expect(orders).toEqual([expect.objectContaining({ orders: 1, cancelled: 1 })]);
+    expect((await statsOf(shop.id)).delays).toEqual([expect.objectContaining({ days: 0, lines: 0 })]);
     // A refund after the cancellation takes nothing more.
     await send("refunds/create", shop, refundBody(order, [{ line: 0, quantity: 1, subtotal: ["20.00", "18.00"] }]));
     expect((await statsOf(shop.id)).stats.reduce((sum, stat) => sum + stat.refundedMinor, 0)).toBe(2800);
