@@ -223,6 +223,34 @@ function shopperOf(shop: { domain: string }) {
   };
 }
 
+/** An order of the customer's (the orders/create body, with the protected data a real one carries). */
+function orderOf(customerId: string, orderId: string, productIds: string[]) {
+  return {
+    id: Number(orderId),
+    created_at: new Date().toISOString(),
+    cancelled_at: null,
+    currency: "USD",
+    presentment_currency: "USD",
+    email: CUSTOMER_EMAIL,
+    customer: { id: Number(customerId), email: CUSTOMER_EMAIL, first_name: "Some", last_name: "One" },
+    note_attributes: [],
+    line_items: productIds.map((productId, index) => ({
+      id: Number(`${orderId}${index + 1}`),
+      product_id: Number(productId),
+      variant_id: null,
+      quantity: 1,
+      price_set: {
+        shop_money: { amount: "10.00", currency_code: "USD" },
+        presentment_money: { amount: "10.00", currency_code: "USD" },
+      },
+      discount_allocations: [],
+    })),
+  };
+}
+
+/** Order ids long enough never to appear by chance in another id, a time or a count. */
+const ORDER_ID = "8164203957731";
+
 // Customer ids long enough never to appear by chance in another id, a time or a count.
 const CUSTOMER = "7391846502913";
 /** The email the platform's customers/redact names the customer by (an import file may write it in any case). */
@@ -377,8 +405,13 @@ describe("customers/redact", () => {
       (rows) => EVENT_TYPES.every((type) => rows.some((row) => row.type === type)),
       "a delivery of each event type attempted",
     );
-    const needles = [CUSTOMER, guestToken, customerToken, NOTE, alerts.alertId, alerts.messageId];
-    expect(await tablesMentioning(needles)).not.toEqual([]);
+    // An order of theirs bought a product saved as a guest (merged at login) and one saved as the customer.
+    expect((await send("orders/create", shop.domain, orderOf(CUSTOMER, ORDER_ID, ["101", "102"]))).status).toBe(200);
+    const purchases = () =>
+      database().selectFrom("Conversion").select(["productId"]).where("shopId", "=", shop.id).execute();
+    expect(await purchases()).toHaveLength(2);
+    const needles = [CUSTOMER, guestToken, customerToken, NOTE, alerts.alertId, alerts.messageId, ORDER_ID];
+    expect(await tablesMentioning(needles)).toContain("Conversion");
     expect(filesMentioning(needles)).not.toEqual([]);
     expect(await redisMentioning([CUSTOMER])).not.toEqual([]);
     const today = new Date().toISOString().slice(0, 10);
@@ -436,6 +469,18 @@ describe("customers/redact", () => {
       const body = JSON.parse(envelope({ ...row, shopId: shop.id, type: row.type as never }, shop.domain));
       expect(schema.safeParse(body).success, row.type).toBe(true);
     }
+    // Their purchases are gone; the figures they made stay in the rollups, which name no customer or order.
+    expect(await purchases()).toEqual([]);
+    const revenue = await database()
+      .selectFrom("DailyConversionStat")
+      .select(["productId", "revenueMinor"])
+      .where("shopId", "=", shop.id)
+      .orderBy("productId")
+      .execute();
+    expect(revenue).toEqual([
+      { productId: "101", revenueMinor: 1000 },
+      { productId: "102", revenueMinor: 1000 },
+    ]);
     // Both share links are dead; the other customer's list, the events and the rollups' counts stay.
     for (const token of [guestToken, customerToken]) {
       expect((await shopper.proxy(`/storefront/lists/${token}`, null)).status).toBe(404);
@@ -479,6 +524,7 @@ describe("customers/data_request", () => {
     expect((await shopper.save(CUSTOMER, "202")).status).toBe(201);
     const { token } = await shopper.share(CUSTOMER);
     const alerts = await seedAlerts(shop, CUSTOMER, "202");
+    expect((await send("orders/create", shop.domain, orderOf(CUSTOMER, ORDER_ID, ["201"]))).status).toBe(200);
 
     expect(
       (await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER, { data_request: { id: 77 } })))
@@ -517,6 +563,18 @@ describe("customers/data_request", () => {
     ]);
     expect(document.alertEmails).toEqual([expect.objectContaining({ id: alerts.messageId, state: "sent" })]);
     expect(document.alertSuppression).toEqual({ reason: "unsubscribed", since: expect.any(String) });
+    // Their purchases of saved products (issue 30), with the order's ids; the item shows it bought.
+    expect(document.purchases).toEqual([
+      expect.objectContaining({
+        orderId: ORDER_ID,
+        productId: "201",
+        quantity: 1,
+        amountMinor: 1000,
+        currency: "USD",
+        cancelledAt: null,
+      }),
+    ]);
+    expect(document.lists[0].items[0]).toMatchObject({ productId: "201", purchasedAt: expect.any(String) });
 
     // Another shop's key sees none of it; a malformed id is a 400 problem.
     const { secret: otherSecret } = await createShopWithKey();
@@ -556,6 +614,10 @@ describe("shop/redact", () => {
     await shopper.share(CUSTOMER);
     await upsertSession(database(), sessionRow(shop.domain, `offline_${shop.domain}`, { accessToken: "token" }));
     await exportShop(secret);
+    expect((await send("orders/create", shop.domain, orderOf(CUSTOMER, ORDER_ID, ["401"]))).status).toBe(200);
+    expect(await tablesMentioning([shop.id])).toEqual(
+      expect.arrayContaining(["Conversion", "DailyConversionStat", "DailyConversionOrder", "DailyConversionDelay"]),
+    );
     expect((await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER))).status).toBe(200);
     await until(() => requestsOf(shop.id), finished, "the data request is done");
     const needles = [shop.id, shop.domain];
