@@ -6,7 +6,9 @@ import { database } from "~/data/database.server";
 import { updateAlertSettingsText } from "~/data/shop-rows.server";
 import { getEnv } from "~/env.server";
 import { deriveKey } from "~/lib/derived-keys.server";
+import { toMinorUnits } from "~/lib/money";
 import { alertSettingsSchema } from "~/services/alerts/alert-settings";
+import { receiveOrder } from "~/services/attribution/orders.server";
 import type { Owner } from "~/services/owners/owner";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { platformSessionStorage } from "~/services/shops/platform-sessions.server";
@@ -56,7 +58,8 @@ async function storeDemoSession(domain: string) {
 /** The platform's demo catalogue and customers (the local platform stand-in's, stand-in/demo-data.ts). */
 export interface DemoCatalogue {
   customers: ReadonlyArray<{ id: string }>;
-  products: ReadonlyArray<{ id: string; handle: string; title: string }>;
+  /** `price`: a decimal in the shop's currency, as the platform writes prices (the demo's orders pay it). */
+  products: ReadonlyArray<{ id: string; handle: string; title: string; price?: string }>;
 }
 
 /**
@@ -92,6 +95,23 @@ const DEMO_CHANGES: Array<[number | "guest", number, number]> = [
   ["guest", 11, 1],
   [1, 2, 0],
 ];
+/**
+ * The demo's orders, oldest first: [customer, [product, quantity]..., days ago], each of products the customer
+ * had saved before (DEMO_CHANGES), so the admin's Insights page has revenue to show.
+ */
+const DEMO_ORDERS: Array<[number, Array<[number, number]>, number]> = [
+  [
+    0,
+    [
+      [1, 1],
+      [5, 1],
+    ],
+    9,
+  ],
+  [2, [[4, 1]], 5],
+  [1, [[6, 2]], 3],
+  [3, [[0, 1]], 1],
+];
 /** The guest's anonymous id (a UUID, as a browser makes one). */
 const DEMO_GUEST = "5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11";
 const DAY_MS = 86_400_000;
@@ -125,10 +145,51 @@ export async function seedDemoActivity({
     await toggleItem({ shopId, owner: ownerOf(shopper), at, item });
   }
   await shareWishlist({ shopId, owner: ownerOf(0) });
+  await seedDemoOrders(shopId, catalogue, now);
   // The guest's saves carry no title: the worker names them from the platform. Their lookup is queued here
   // once more, awaited, so a seed script that ends right after has handed it to Redis.
   await requestProductSnapshots(shopId);
   return true;
+}
+
+/**
+ * The demo's orders, applied as the platform's orders/create webhooks are once verified (the ledger records
+ * each, so a second seed of the same orders changes nothing): the customers buy products they saved.
+ */
+async function seedDemoOrders(shopId: string, { customers, products }: DemoCatalogue, now: Date) {
+  const { shop } = await getShopOverview({ shopId });
+  for (const [index, [customer, lines, daysAgo]] of DEMO_ORDERS.entries()) {
+    const orderId = String(5_400_000_000 + index);
+    await receiveOrder(
+      {
+        id: `demo-order-${shopId}-${orderId}`,
+        topic: "orders/create",
+        shopDomain: shop.domain,
+        bodySha256: `demo-${shopId}-${orderId}`,
+      },
+      {
+        orderId,
+        orderedAt: new Date(now.getTime() - daysAgo * DAY_MS),
+        cancelledAt: null,
+        currency: "USD",
+        presentmentCurrency: "USD",
+        customerId: customers[customer % customers.length]!.id,
+        guestListId: null,
+        lines: lines.map(([product, quantity], line) => {
+          const { id, price = "0.00" } = products[product % products.length]!;
+          const minor = toMinorUnits(price, "USD") ?? 0;
+          return {
+            lineItemId: `${orderId}${line + 1}`,
+            productId: id,
+            variantId: "",
+            quantity,
+            amountMinor: minor * quantity,
+            presentmentAmountMinor: minor * quantity,
+          };
+        }),
+      },
+    );
+  }
 }
 
 /**

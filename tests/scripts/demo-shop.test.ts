@@ -90,8 +90,26 @@ describe("demo activity", () => {
       now.getTime() - 26 * 86_400_000,
     );
 
+    // Four orders of products their buyers had saved (issue 30): the Insights page has revenue to show.
+    const purchases = () =>
+      database()
+        .selectFrom("Conversion")
+        .select(["orderId", "customerId", "productId", "quantity", "amountMinor"])
+        .where("shopId", "=", shop.id)
+        .orderBy("orderId")
+        .orderBy("lineItemId")
+        .execute();
+    const bought = await purchases();
+    expect(new Set(bought.map((row) => row.orderId)).size).toBe(4);
+    expect(bought).toHaveLength(5);
+    for (const row of bought) {
+      expect(items.some((item) => item.productId === row.productId && item.purchasedAt !== null)).toBe(true);
+      expect(row.amountMinor).toBeGreaterThan(0);
+    }
+
     expect(await seedDemoActivity({ shopId: shop.id, catalogue, now })).toBe(false);
     expect(await itemsOf(shop.id)).toHaveLength(items.length);
+    expect(await purchases()).toEqual(bought);
   });
 });
 
