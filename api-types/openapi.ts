@@ -20,6 +20,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversions report
+         * @description What wishlists sold: revenue per currency (gross, refunded, net), orders, buyers over savers, median days from save to purchase, revenue by the alert or reminder that brought the buyer back, top products. From daily rollups kept in step with every order webhook.
+         */
+        get: operations["getAnalyticsConversions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/demand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Demand report
+         * @description Products saved often but rarely bought in the range, and the restock list of saved variants out of stock.
+         */
+        get: operations["getAnalyticsDemand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/analytics/top-products": {
         parameters: {
             query?: never;
@@ -72,6 +112,26 @@ export interface paths {
          * @description One data request, with a fresh signed link to its file once it has succeeded.
          */
         get: operations["getComplianceDataRequestsByRequestId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversions
+         * @description The range's conversions with the platform's order and line ids, for the shop's own reconciliation: newest order first (ties by id), cursor-paged. Pass the same range parameters with each page's cursor.
+         */
+        get: operations["getConversions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1219,6 +1279,331 @@ export interface components {
             /** @description The key (svc_sk_...). Shown in this response only, never again. */
             secret: string;
         };
+        /** @description Who bought: the order's customer (`customerId`), or a guest whose order was matched by the list its cart named (`customerId` null; a guest's anonymous id is never shown). */
+        Buyer: components["schemas"]["CustomerOwner"] | components["schemas"]["AnonymousOwner"];
+        /** @description An order line of a product its buyer had saved before ordering. */
+        Conversion: {
+            /** @description The line after its discounts, in the shop's currency. */
+            amount: {
+                /**
+                 * @description An ISO 4217 currency code.
+                 * @example USD
+                 */
+                currency: string;
+                /** @description An integer of minor units of `currency`: as many as the currency has decimals (1299 is 12.99 USD, 1299 JPY is 1299 yen, 1299 KWD is 1.299 dinars). Sums are exact: no amount is ever a float. */
+                minor: number;
+            };
+            buyer: components["schemas"]["Buyer"];
+            /**
+             * Format: date-time
+             * @description When the order was cancelled; null while it is not.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            cancelledAt: string | null;
+            /** @description Whole days from savedAt to orderedAt. */
+            daysToPurchase: number;
+            /** @example cnv_01jd2x6c5ef0q8w3d0s8b2n7k4 */
+            id: string;
+            /**
+             * @description The platform's id of the order's line.
+             * @example 7234567890123
+             */
+            lineItemId: string;
+            /**
+             * Format: date-time
+             * @description When the order was placed.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            orderedAt: string;
+            /**
+             * @description The platform's order id: the key to match this against the shop's own orders.
+             * @example 7234567890123
+             */
+            orderId: string;
+            /** @description The same in the currency the buyer paid in. */
+            presentmentAmount: {
+                /**
+                 * @description An ISO 4217 currency code.
+                 * @example USD
+                 */
+                currency: string;
+                /** @description An integer of minor units of `currency`: as many as the currency has decimals (1299 is 12.99 USD, 1299 JPY is 1299 yen, 1299 KWD is 1.299 dinars). Sums are exact: no amount is ever a float. */
+                minor: number;
+            };
+            /**
+             * @description A 64-bit platform id as a string of decimal digits.
+             * @example 7234567890123
+             */
+            productId: string;
+            /** @description Units the line bought. */
+            quantity: number;
+            /** @description What refunds took back of the line (never more than it); all of it once the order is cancelled. */
+            refunded: {
+                /** @description Taken back, in minor units of `amount.currency`. */
+                minor: number;
+                /** @description Taken back, in minor units of `presentmentAmount.currency`. */
+                presentmentMinor: number;
+                quantity: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the buyer first saved the product (before the order).
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            savedAt: string;
+            /**
+             * @description What brought the buyer back: the kind of alert or reminder whose link they followed within the 7 days before the order. An open set of strings (more kinds may be added; show an unknown one as it is): `back_in_stock`, `price_dropped`, `low_stock`, `reminder`. null when no link was followed.
+             * @example back_in_stock
+             */
+            source: string | null;
+            /**
+             * @description The variant bought; null when the line names none.
+             * @example 7234567890123
+             */
+            variantId: string | null;
+        };
+        ConversionPage: {
+            data: components["schemas"]["Conversion"][];
+            pageInfo: {
+                /** @description Pass as `cursor` for the next page; null at the end. */
+                nextCursor: string | null;
+            };
+        };
+        /**
+         * @description What wishlists sold in the range: revenue, orders, buyers over savers, time to purchase, sources and top products. The same figures as the admin's Insights page, from daily rollups kept with every order webhook.
+         * @example {
+         *       "range": "30d",
+         *       "from": "2026-10-31",
+         *       "to": "2026-11-29",
+         *       "currency": "USD",
+         *       "revenue": [
+         *         {
+         *           "currency": "USD",
+         *           "grossMinor": 15800,
+         *           "refundedMinor": 1250,
+         *           "netMinor": 14550
+         *         }
+         *       ],
+         *       "orders": {
+         *         "placed": 4,
+         *         "cancelled": 1,
+         *         "net": 3
+         *       },
+         *       "lines": 5,
+         *       "quantity": 7,
+         *       "buyers": 3,
+         *       "savers": 40,
+         *       "conversionRate": 0.075,
+         *       "medianDaysToPurchase": 6,
+         *       "bySource": [
+         *         {
+         *           "source": "none",
+         *           "currency": "USD",
+         *           "grossMinor": 9800,
+         *           "refundedMinor": 1250,
+         *           "netMinor": 8550,
+         *           "lines": 3
+         *         },
+         *         {
+         *           "source": "back_in_stock",
+         *           "currency": "USD",
+         *           "grossMinor": 6000,
+         *           "refundedMinor": 0,
+         *           "netMinor": 6000,
+         *           "lines": 2
+         *         },
+         *         {
+         *           "source": "price_dropped",
+         *           "currency": "USD",
+         *           "grossMinor": 0,
+         *           "refundedMinor": 0,
+         *           "netMinor": 0,
+         *           "lines": 0
+         *         },
+         *         {
+         *           "source": "low_stock",
+         *           "currency": "USD",
+         *           "grossMinor": 0,
+         *           "refundedMinor": 0,
+         *           "netMinor": 0,
+         *           "lines": 0
+         *         },
+         *         {
+         *           "source": "reminder",
+         *           "currency": "USD",
+         *           "grossMinor": 0,
+         *           "refundedMinor": 0,
+         *           "netMinor": 0,
+         *           "lines": 0
+         *         }
+         *       ],
+         *       "days": [
+         *         {
+         *           "date": "2026-10-31",
+         *           "netMinor": 0,
+         *           "orders": 0
+         *         }
+         *       ],
+         *       "topProducts": [
+         *         {
+         *           "productId": "7234567890123",
+         *           "handle": "aurora-linen-shirt",
+         *           "title": "Aurora linen shirt",
+         *           "lines": 2,
+         *           "quantity": 3,
+         *           "currency": "USD",
+         *           "grossMinor": 8700,
+         *           "refundedMinor": 0,
+         *           "netMinor": 8700
+         *         }
+         *       ]
+         *     }
+         */
+        ConversionReport: {
+            /** @description Distinct buyers (customers, and guests matched by their list) with a conversion in the range not cancelled. */
+            buyers: number;
+            /** @description Revenue after alerts and reminders, by source and currency: one entry for each of `none`, `back_in_stock`, `price_dropped`, `low_stock` and `reminder` in each currency of `revenue` (zeros included). */
+            bySource: {
+                /**
+                 * @description The shop's currency the amounts are in (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+                /**
+                 * @description What the matched order lines came to, after their discounts, in the shop's currency. An integer of minor units of `currency`: as many as the currency has decimals (1299 is 12.99 USD, 1299 JPY is 1299 yen, 1299 KWD is 1.299 dinars). Sums are exact: no amount is ever a float.
+                 * @example 15800
+                 */
+                grossMinor: number;
+                /** @description Conversions of this source in this currency. */
+                lines: number;
+                /**
+                 * @description grossMinor - refundedMinor: the revenue kept.
+                 * @example 14550
+                 */
+                netMinor: number;
+                /**
+                 * @description What refunds took back of those lines (never more than a line), and all of a cancelled order's lines. Credited to the day the order was placed, not the day of the refund.
+                 * @example 1250
+                 */
+                refundedMinor: number;
+                /** @description What brought the buyer back: the kind of alert or reminder whose link they followed within the 7 days before the order. An open set of strings (more kinds may be added; show an unknown one as it is): `back_in_stock`, `price_dropped`, `low_stock`, `reminder`; or `none` (no link followed). */
+                source: string;
+            }[];
+            /**
+             * @description buyers / savers, rounded to 4 decimals; null when there is no saver. A buyer counts whenever they saved, a saver only when active in the range, so a short range may show more than 1.
+             * @example 0.0825
+             */
+            conversionRate: number | null;
+            /**
+             * @description The currency with the most net revenue in the range (the shop's, unless it changed currency): `days` and `topProducts` are in it. null when the range has no conversion.
+             * @example USD
+             */
+            currency: string | null;
+            /** @description One entry per UTC day of the range, oldest first, zero-filled. */
+            days: {
+                /**
+                 * Format: date
+                 * @example 2026-11-22
+                 */
+                date: string;
+                /** @description Net revenue in `currency` of the orders placed that day. */
+                netMinor: number;
+                /** @description Orders placed that day with a conversion, less those cancelled. */
+                orders: number;
+            }[];
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            from: string;
+            /** @description Conversions (order lines) in the range, those of cancelled orders included. */
+            lines: number;
+            /**
+             * @description The median of whole days from a buyer's first save of the product to the order, over the range's conversions not cancelled (partly refunded ones included); with an even count, the mean of the two middle values (so it may end in .5). null without any.
+             * @example 6.5
+             */
+            medianDaysToPurchase: number | null;
+            /** @description Wishlist-influenced orders. */
+            orders: {
+                /** @description Of those, the orders cancelled since. */
+                cancelled: number;
+                /** @description placed - cancelled. */
+                net: number;
+                /** @description Orders placed in the range with at least one conversion. */
+                placed: number;
+            };
+            /** @description Units those lines bought, cancelled orders' included. */
+            quantity: number;
+            /**
+             * @description The preset the range is (`range`, or 30d by default); null for a custom range.
+             * @enum {string|null}
+             */
+            range: "7d" | "30d" | "90d" | null;
+            /** @description Wishlist-influenced revenue per currency of the shop (one entry per currency its orders were in), the most net revenue first. A conversion is an order line of a product the buyer had saved before ordering; it counts on the UTC day the order was placed. */
+            revenue: {
+                /**
+                 * @description The shop's currency the amounts are in (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+                /**
+                 * @description What the matched order lines came to, after their discounts, in the shop's currency. An integer of minor units of `currency`: as many as the currency has decimals (1299 is 12.99 USD, 1299 JPY is 1299 yen, 1299 KWD is 1.299 dinars). Sums are exact: no amount is ever a float.
+                 * @example 15800
+                 */
+                grossMinor: number;
+                /**
+                 * @description grossMinor - refundedMinor: the revenue kept.
+                 * @example 14550
+                 */
+                netMinor: number;
+                /**
+                 * @description What refunds took back of those lines (never more than a line), and all of a cancelled order's lines. Credited to the day the order was placed, not the day of the refund.
+                 * @example 1250
+                 */
+                refundedMinor: number;
+            }[];
+            /** @description Distinct shoppers who saved or removed a product in the range (GET /analytics/activity's `totals.activeShoppers`). */
+            savers: number;
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            to: string;
+            /** @description Up to 10 products by net revenue in `currency`, most first (ties by product id). */
+            topProducts: {
+                /**
+                 * @description The shop's currency the amounts are in (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+                /**
+                 * @description What the matched order lines came to, after their discounts, in the shop's currency. An integer of minor units of `currency`: as many as the currency has decimals (1299 is 12.99 USD, 1299 JPY is 1299 yen, 1299 KWD is 1.299 dinars). Sums are exact: no amount is ever a float.
+                 * @example 15800
+                 */
+                grossMinor: number;
+                /** @description As the shop's catalogue last gave it to a saved item; null until it has (as in top-products). */
+                handle: string | null;
+                lines: number;
+                /**
+                 * @description grossMinor - refundedMinor: the revenue kept.
+                 * @example 14550
+                 */
+                netMinor: number;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                productId: string;
+                quantity: number;
+                /**
+                 * @description What refunds took back of those lines (never more than a line), and all of a cancelled order's lines. Credited to the day the order was placed, not the day of the refund.
+                 * @example 1250
+                 */
+                refundedMinor: number;
+                /** @description As the shop's catalogue last gave it to a saved item; null until it has. */
+                title: string | null;
+            }[];
+        };
         CustomerOwner: {
             /**
              * @description The customer's platform id.
@@ -1266,6 +1651,92 @@ export interface components {
                 /** @description Pass as `cursor` for the next page; null at the end. */
                 nextCursor: string | null;
             };
+        };
+        /**
+         * @description What shoppers want and do not buy: products saved often but rarely bought, and what to restock.
+         * @example {
+         *       "range": "30d",
+         *       "from": "2026-10-31",
+         *       "to": "2026-11-29",
+         *       "rarelyBought": [
+         *         {
+         *           "productId": "7234567890123",
+         *           "handle": "aurora-linen-shirt",
+         *           "title": "Aurora linen shirt",
+         *           "saves": 42,
+         *           "purchases": 1,
+         *           "purchaseRate": 0.0238,
+         *           "savers": 39
+         *         }
+         *       ],
+         *       "restock": [
+         *         {
+         *           "productId": "7234567890124",
+         *           "variantId": "44012345678901",
+         *           "handle": "merino-scarf",
+         *           "title": "Merino scarf",
+         *           "variantTitle": "Charcoal",
+         *           "inventoryQuantity": 0,
+         *           "waiting": 17
+         *         }
+         *       ]
+         *     }
+         */
+        DemandReport: {
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            from: string;
+            /**
+             * @description The preset the range is (`range`, or 30d by default); null for a custom range.
+             * @enum {string|null}
+             */
+            range: "7d" | "30d" | "90d" | null;
+            /** @description Products saved often but rarely bought: of the range's 200 most saved products, those whose purchases are under a tenth of their saves, most saved first (ties by product id), up to 20. */
+            rarelyBought: {
+                handle: string | null;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                productId: string;
+                /** @description purchases / saves, rounded to 4 decimals; below 0.1. */
+                purchaseRate: number;
+                /** @description Conversions of the product (order lines matched to a save) in the range, cancelled included. */
+                purchases: number;
+                /** @description Shoppers holding the product now, on any of their lists. */
+                savers: number;
+                /** @description Times saved in the range. */
+                saves: number;
+                title: string | null;
+            }[];
+            /** @description The restock list: saved variants out of stock now (as the platform last told the app), the most waited for first (ties by product and variant id), up to `restockLimit`. Not limited to the range. */
+            restock: {
+                handle: string | null;
+                /** @description Units the platform last gave for it (0 or below); null where not tracked. */
+                inventoryQuantity: number | null;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                productId: string;
+                title: string | null;
+                /**
+                 * @description The variant out of stock.
+                 * @example 7234567890123
+                 */
+                variantId: string;
+                /** @description The variant's title (`Default Title` without options). */
+                variantTitle: string;
+                /** @description Shoppers waiting for it: who saved this variant, or the product without a variant when none of its variants can be bought; each once, on live lists, not bought since. */
+                waiting: number;
+            }[];
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            to: string;
         };
         EmbedStatus: {
             /**
@@ -2193,6 +2664,258 @@ export interface operations {
             };
         };
     };
+    getAnalyticsConversions: {
+        parameters: {
+            query?: {
+                /** @description A custom range's first UTC day, included. With `to` (both or neither): `from` not after `to`, at most 366 days in all, `to` not after today (UTC). Otherwise 400 `invalid-parameter` naming the parameter. */
+                from?: string;
+                /** @description The last 7, 30 or 90 UTC days, today included. 30d when neither `range` nor `from` and `to` is given; never with `from` or `to` (400 `invalid-parameter`). */
+                range?: "7d" | "30d" | "90d";
+                /** @description A custom range's last UTC day, included; not after today (UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversions report */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionReport"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalyticsDemand: {
+        parameters: {
+            query?: {
+                /** @description A custom range's first UTC day, included. With `to` (both or neither): `from` not after `to`, at most 366 days in all, `to` not after today (UTC). Otherwise 400 `invalid-parameter` naming the parameter. */
+                from?: string;
+                /** @description The last 7, 30 or 90 UTC days, today included. 30d when neither `range` nor `from` and `to` is given; never with `from` or `to` (400 `invalid-parameter`). */
+                range?: "7d" | "30d" | "90d";
+                /** @description The most restock rows to give (the variants most waited for first), 1-500. */
+                restockLimit?: number;
+                /** @description A custom range's last UTC day, included; not after today (UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The demand report */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemandReport"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAnalyticsTopProducts: {
         parameters: {
             query?: {
@@ -2510,6 +3233,135 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable (the database cannot be reached, or every database connection of the server stayed in use; retry after Retry-After) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConversions: {
+        parameters: {
+            query?: {
+                /** @description `pageInfo.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description A custom range's first UTC day, included. With `to` (both or neither): `from` not after `to`, at most 366 days in all, `to` not after today (UTC). Otherwise 400 `invalid-parameter` naming the parameter. */
+                from?: string;
+                /** @description Page size, 1-100. */
+                limit?: number;
+                /** @description The last 7, 30 or 90 UTC days, today included. 30d when neither `range` nor `from` and `to` is given; never with `from` or `to` (400 `invalid-parameter`). */
+                range?: "7d" | "30d" | "90d";
+                /** @description A custom range's last UTC day, included; not after today (UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversions */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionPage"];
+                };
+            };
+            /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit-Shop.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];
+                    "X-RateLimit-Limit-Shop": components["headers"]["X-RateLimit-Limit-Shop.optional"];
+                    "X-RateLimit-Remaining-Shop": components["headers"]["X-RateLimit-Remaining-Shop.optional"];
+                    "X-RateLimit-Reset-Shop": components["headers"]["X-RateLimit-Reset-Shop.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit-Shop.optional"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy-Shop.optional"];

@@ -120,6 +120,14 @@ const endpoints: Endpoint[] = [
   { name: "GET /lists/{id}", method: "GET", path: async () => `/lists/${(await createList(shop.id)).id}`, ok: 200 },
   { name: "GET /analytics/top-products", method: "GET", path: async () => "/analytics/top-products?range=7d", ok: 200 },
   { name: "GET /analytics/activity", method: "GET", path: async () => "/analytics/activity", ok: 200 },
+  {
+    name: "GET /analytics/conversions",
+    method: "GET",
+    path: async () => "/analytics/conversions?range=7d",
+    ok: 200,
+  },
+  { name: "GET /analytics/demand", method: "GET", path: async () => "/analytics/demand", ok: 200 },
+  { name: "GET /conversions", method: "GET", path: async () => "/conversions?limit=10", ok: 200 },
   { name: "GET /webhooks", method: "GET", path: async () => "/webhooks", ok: 200 },
   {
     name: "POST /webhooks",

@@ -21,6 +21,7 @@ const { createUpload } = await import("~/services/transfers/uploads.server");
 const { createDelivery, createShopWithKey, createWebhookEndpoint } = await import("../factories");
 const { BASE_URL } = await import("../support/http");
 const { apiHarness } = await import("../support/harness");
+const { platformWebhook } = await import("../support/platform-webhooks");
 const fuzz = await import("../support/fuzz");
 
 /**
@@ -116,6 +117,11 @@ async function cursorOf(path: string, key = secret) {
   return (page.pageInfo as { nextCursor: string | null }).nextCursor!;
 }
 
+/** The UTC day `days` before today (YYYY-MM-DD). */
+function daysAgo(days: number) {
+  return new Date(Date.now() - days * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+}
+
 /**
  * What requests draw from (beyond what the schemas allow): real ids of every kind, of this shop and the
  * other, owners, products, share tokens, cursors (this listing's, another listing's, another shop's, edited).
@@ -158,6 +164,10 @@ const hints = {
   label: ["fuzz key"],
   filename: ["fuzz.csv"],
   limit: [1, 2, 100],
+  // The reports' custom ranges, within the last 366 days and `from` never after `to`: a clean call naming both
+  // gets past validation; one naming `range` too, or only one of them, is refused (400), as the document says.
+  from: [daysAgo(30), daysAgo(7)],
+  to: [daysAgo(2), daysAgo(0)],
   "accept-language": ["en", "fr-CA,fr;q=0.9,en;q=0.8", "*"],
   // Two keys used again and again (replays, and the same key with another request); clean calls send fresh ones.
   "Idempotency-Key": ["fuzz-1", "fuzz-2"],
@@ -217,6 +227,35 @@ async function replenish() {
 }
 
 await replenish();
+// Orders of the shoppers' saved products (signed order webhooks, as the platform sends them): conversions for the
+// reports and for GET /conversions to page through (its cursors join the pool).
+let orderNumber = 9_100_000_000;
+for (const [customerId, productIds] of [
+  ["31", ["1", "2"]],
+  ["42", ["1"]],
+] as const) {
+  const body = JSON.stringify({
+    id: ++orderNumber,
+    created_at: new Date().toISOString(),
+    currency: "USD",
+    customer: { id: Number(customerId) },
+    line_items: productIds.map((productId) => ({
+      id: ++orderNumber,
+      product_id: Number(productId),
+      quantity: 1,
+      price_set: {
+        shop_money: { amount: "10.00", currency_code: "USD" },
+        presentment_money: { amount: "9.00", currency_code: "EUR" },
+      },
+    })),
+  });
+  const response = await app.request(
+    `${BASE_URL}/webhooks/orders/create`,
+    platformWebhook("orders/create", shop.domain, body),
+  );
+  if (response.status !== 200) throw new Error(`setup order: ${response.status} ${await response.text()}`);
+}
+remember(hints.cursor, await cursorOf("/v1/conversions"));
 const edited = hints.cursor[0] as string;
 hints.cursor.push(`${edited.slice(0, -2)}AA`, edited.split(".")[0]!);
 

@@ -50,6 +50,9 @@ describe("the OpenAPI description", () => {
         "POST /storefront/wishlist/items/{itemId}/move",
         "GET /analytics/top-products",
         "GET /analytics/activity",
+        "GET /analytics/conversions",
+        "GET /analytics/demand",
+        "GET /conversions",
         "GET /webhooks",
         "POST /webhooks",
         "DELETE /webhooks/{id}",
@@ -152,6 +155,7 @@ const PATTERN_EXAMPLES: Array<{ match: string[]; reject: string[] }> = [
   { match: ["cpl_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["cpl_", "job_01jd2x6c5ef0q8w3d0s8b2n7k4"] }, // compliance request
   { match: ["whe_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["whe_a.b"] },
   { match: ["alr_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["alr_", "evt_01jd2x6c5ef0q8w3d0s8b2n7k4"] }, // alert
+  { match: ["cnv_01jd2x6c5ef0q8w3d0s8b2n7k4"], reject: ["cnv_", "alr_01jd2x6c5ef0q8w3d0s8b2n7k4"] }, // conversion
   { match: ["USD", "EUR", "JPY"], reject: ["usd", "US", "EURO"] }, // currency (ISO 4217)
   { match: ["7234567890123", "gid://shopify/Product/7234567890123"], reject: ["gid://shopify/Customer/1", "abc"] },
   { match: ["44", "gid://shopify/ProductVariant/44"], reject: ["gid://shopify/Product/44", "4 4"] },

@@ -6,6 +6,7 @@ import { presentsSessionToken } from "./auth.server";
 import type { V1Env } from "./context";
 import { allowedMethods, concretePathsFirst, methodNotAllowed } from "./route.server";
 import { registerAnalyticsRoutes } from "./routes/analytics.server";
+import { registerConversionRoutes } from "./routes/conversions.server";
 import { registerKeyRoutes } from "./routes/keys.server";
 import { registerListRoutes } from "./routes/lists.server";
 import { registerShopRoutes } from "./routes/shop.server";
@@ -118,6 +119,7 @@ export function createV1App(onError: (error: unknown, c: Context) => Response) {
   registerKeyRoutes(app);
   registerListRoutes(app);
   registerAnalyticsRoutes(app);
+  registerConversionRoutes(app);
   registerWebhookRoutes(app);
   registerTransferRoutes(app);
   registerComplianceRoutes(app);

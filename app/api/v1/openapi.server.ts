@@ -270,7 +270,12 @@ export function buildOpenApiDocument(app: OpenAPIHono<V1Env>, baseUrl: string) {
       { name: "Shop", description: "Shop overview and settings" },
       { name: "API keys", description: "Private keys: shown once, revocable" },
       { name: "Lists", description: "Browse the shop's wishlists" },
-      { name: "Analytics", description: "Top products and daily activity" },
+      {
+        name: "Analytics",
+        description:
+          "Top products and daily activity; what wishlists sold (orders matched to saves: the conversions and " +
+          "demand reports, and the conversions with their order ids)",
+      },
       {
         name: "Webhooks",
         description:

@@ -61,19 +61,24 @@ export function resolveRange(
     const days = PRESET_RANGES[range ?? "30d"];
     return { from: utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - (days - 1) * DAY_MS)), to: today };
   }
-  if (range !== undefined) throw invalidRange("Name either a range or from and to, not both.");
-  if (from === undefined || to === undefined) throw invalidRange("A custom range needs both from and to.");
-  if (!isDay(from) || !isDay(to)) throw invalidRange("from and to are calendar days, YYYY-MM-DD.");
-  if (from > to) throw invalidRange("from is after to.");
-  if (to > today) throw invalidRange(`to is after today (${today}, UTC).`);
+  if (range !== undefined) throw invalidRange("range", "Name either a range or from and to, not both.");
+  if (from === undefined || to === undefined) {
+    throw invalidRange(from === undefined ? "from" : "to", "A custom range needs both from and to.");
+  }
+  if (!isDay(from) || !isDay(to)) {
+    throw invalidRange(isDay(from) ? "to" : "from", "from and to are calendar days, YYYY-MM-DD.");
+  }
+  if (from > to) throw invalidRange("from", "from is after to.");
+  if (to > today) throw invalidRange("to", `to is after today (${today}, UTC).`);
   if (daysOf({ from, to }).length > MAX_RANGE_DAYS) {
-    throw invalidRange(`A range spans at most ${MAX_RANGE_DAYS} days.`);
+    throw invalidRange("from", `A range spans at most ${MAX_RANGE_DAYS} days.`);
   }
   return { from, to };
 }
 
-function invalidRange(message: string) {
-  return new DomainError("invalid", message);
+/** A refused range, naming the input member at fault (`issues`), so that the API's 400 names the parameter. */
+function invalidRange(field: "range" | "from" | "to", message: string) {
+  return new DomainError("invalid", message, { issues: [{ field, message }] });
 }
 
 /** The range's days, oldest first. */
