@@ -19,6 +19,7 @@ interface AdminPage {
 export const ADMIN_PAGES: Record<string, AdminPage> = {
   "routes/app._index": { title: "page.home", help: { guide: "admin", section: "home" } },
   "routes/app.analytics": { title: "page.analytics", help: { guide: "admin", section: "analytics" } },
+  "routes/app.insights": { title: "page.insights", help: { guide: "admin", section: "insights" } },
   "routes/app.lists._index": { title: "page.lists", help: { guide: "admin", section: "lists" } },
   "routes/app.lists.$id": { title: "page.list", help: { guide: "admin", section: "lists" } },
   "routes/app.settings": { title: "page.settings", help: { guide: "storefront" } },

@@ -38,3 +38,25 @@ export function fromMinorUnits(minor: number, currency: string): string {
   const digits = currencyDigits(currency);
   return digits === 0 ? String(minor) : (minor / 10 ** digits).toFixed(digits);
 }
+
+/**
+ * The minor units as an exact decimal string ("-1250" EUR -> "-12.50"), by digits, not by float division: the
+ * admin's figures and its CSV downloads.
+ */
+export function exactDecimal(minor: number, currency: string): Intl.StringNumericLiteral {
+  const digits = currencyDigits(currency);
+  const whole = BigInt(Math.trunc(minor));
+  const sign = whole < 0n ? "-" : "";
+  const text = (whole < 0n ? -whole : whole).toString().padStart(digits + 1, "0");
+  return (
+    digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`
+  ) as Intl.StringNumericLiteral;
+}
+
+/**
+ * Minor units shown as money in the reader's language (1250 EUR in fr: "12,50 €"). Intl formats the exact
+ * decimal string, so no amount is rounded through a float.
+ */
+export function formatMoney(minor: number, currency: string, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: "currency", currency }).format(exactDecimal(minor, currency));
+}

@@ -28,10 +28,13 @@ import { LabelledCard } from "~/components/LabelledCard";
 import { pageErrorBoundary } from "~/components/PageError";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
+import { monthToDate } from "~/admin/insights-range.server";
 import { DomainError } from "~/lib/domain-error";
+import { formatMoney } from "~/lib/money";
 import { toTimestamp } from "~/lib/time";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
 import { activity, topProducts } from "~/services/analytics/reports.server";
+import { conversionReport } from "~/services/attribution/reports.server";
 import {
   embedActivationAdminLink,
   getEmbedStatusOrReason,
@@ -43,19 +46,28 @@ import { listEndpoints } from "~/services/webhooks/endpoints.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
-  const [guide, embed, overview, recent, top, endpoints] = await Promise.all([
+  const month = monthToDate();
+  const [guide, embed, overview, recent, top, endpoints, sales] = await Promise.all([
     getSetupGuide({ shopId }),
     getEmbedStatusOrReason({ shopDomain }),
     getShopOverview({ shopId }),
     activity({ shopId, range: "30d" }),
     topProducts({ shopId, range: "30d", limit: 5 }),
     listEndpoints({ shopId }),
+    // The month's influenced revenue, from the Insights page's own report: the two pages always agree.
+    conversionReport(shopId, month),
   ]);
   return {
     shopDomain,
     guide,
     embed: { state: embed.status?.state ?? null, unavailable: embed.unavailable, link: embedActivationAdminLink() },
     usage: { lists: overview.usage.lists, items: overview.usage.items, saves: recent.totals.adds },
+    /** Net, per currency (the main one first), for this month so far (UTC days). */
+    monthRevenue: {
+      from: month.from,
+      to: month.to,
+      revenue: sales.revenue.map(({ currency, netMinor }) => ({ currency, netMinor })),
+    },
     topProducts: await withProductTitles({ shopDomain, rows: top.products }),
     disabledEndpoints: endpoints
       .filter((endpoint) => endpoint.disabledAt !== null)
@@ -218,15 +230,31 @@ function Step({
 }
 
 function Usage() {
-  const { usage } = useLoaderData<typeof loader>();
-  const { t } = useI18n();
+  const { usage, monthRevenue } = useLoaderData<typeof loader>();
+  const { t, locale } = useI18n();
+  const [main, ...others] = monthRevenue.revenue.map(({ netMinor, currency }) =>
+    formatMoney(netMinor, currency, locale),
+  );
+  const period = t("home.revenue.period", { from: monthRevenue.from, to: monthRevenue.to });
   return (
-    <LabelledCard title={t("home.usage.heading")}>
+    <LabelledCard
+      title={t("home.usage.heading")}
+      action={
+        <Button url="/app/insights" variant="plain">
+          {t("home.revenue.viewInsights")}
+        </Button>
+      }
+    >
       <FigureGrid
         figures={[
           { label: t("home.usage.lists"), value: usage.lists },
           { label: t("home.usage.items"), value: usage.items },
           { label: t("home.usage.saves"), value: usage.saves },
+          {
+            label: t("home.revenue.label"),
+            value: main ?? t("home.revenue.none"),
+            hint: [...others, period].join(" · "),
+          },
         ]}
       />
     </LabelledCard>

@@ -17,8 +17,8 @@ import {
   Text,
 } from "@shopify/polaris";
 import { useEffect, useId, useState } from "react";
-// recharts is imported here and nowhere else: Remix splits the client code per route, so no other page
-// downloads it (checked on the built assets by tests/e2e/analytics.test.ts).
+// recharts is imported by the pages of charts only (this one and app.insights.tsx): Remix splits the client code
+// per route, so no other page downloads it (checked on the built assets by tests/e2e/analytics.test.ts).
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { HeadingWithHint } from "~/components/CardHeadings";

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { useFetcher, useLoaderData } from "@remix-run/react";
 import { SaveBar, TitleBar, useAppBridge } from "@shopify/app-bridge-react";
-import { Banner, BlockStack, Card, Checkbox, Layout, List, Page, Text, TextField } from "@shopify/polaris";
+import { Banner, BlockStack, Card, Checkbox, ChoiceList, Layout, List, Page, Text, TextField } from "@shopify/polaris";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { readJson, runForm } from "~/admin/forms.server";
@@ -39,11 +39,12 @@ type EditableSettings = {
   multipleLists: boolean;
   /** A number once typed as one; the text as typed otherwise (the save then names the field). */
   maxListsPerOwner: number | string;
+  boughtItems: "keep" | "remove";
 };
 
 function editable(settings: EditableSettings): EditableSettings {
   const { guestEnabled, shareEnabled, sharePath, metafieldSyncEnabled, strings, headlessOrigins } = settings;
-  const { multipleLists, maxListsPerOwner } = settings;
+  const { multipleLists, maxListsPerOwner, boughtItems } = settings;
   return {
     guestEnabled,
     shareEnabled,
@@ -53,6 +54,7 @@ function editable(settings: EditableSettings): EditableSettings {
     headlessOrigins,
     multipleLists,
     maxListsPerOwner,
+    boughtItems,
   };
 }
 
@@ -75,6 +77,7 @@ const FIELDS = {
   multipleLists: { label: "settings.multipleLists.label", help: "settings.multipleLists.help" },
   maxListsPerOwner: { label: "settings.maxLists.label", help: "settings.maxLists.help" },
   metafieldSyncEnabled: { label: "settings.metafield.label", help: "settings.metafield.help" },
+  boughtItems: { label: "settings.boughtItems.label", help: "settings.boughtItems.help" },
   shareEnabled: { label: "settings.sharing.title", help: "settings.sharing.help" },
   sharePath: { label: "settings.sharePath.label", help: "settings.sharePath.help" },
 } as const satisfies Record<string, { label: MessageKey; help: MessageKey }>;
@@ -215,6 +218,29 @@ export default function SettingsPage() {
                 error={errors.maxListsPerOwner}
               />
               {checkbox("metafieldSyncEnabled")}
+              <ChoiceList
+                title={t(FIELDS.boughtItems.label)}
+                choices={[
+                  {
+                    label: t("settings.boughtItems.keep"),
+                    value: "keep",
+                    helpText: t("settings.boughtItems.keepHelp"),
+                  },
+                  {
+                    label: t("settings.boughtItems.remove"),
+                    value: "remove",
+                    helpText: t("settings.boughtItems.removeHelp"),
+                  },
+                ]}
+                selected={[form.boughtItems]}
+                onChange={([boughtItems]) =>
+                  change({ boughtItems: boughtItems === "remove" ? "remove" : "keep" }, touchedMember("boughtItems"))
+                }
+                error={errors.boughtItems}
+              />
+              <Text as="p" tone="subdued">
+                {t(FIELDS.boughtItems.help)}
+              </Text>
             </BlockStack>
           </Section>
           <Section id="sharing">

@@ -58,6 +58,7 @@ function AdminShell() {
           {t("nav.home")}
         </Link>
         <Link to="/app/analytics">{t("page.analytics")}</Link>
+        <Link to="/app/insights">{t("page.insights")}</Link>
         <Link to="/app/lists">{t("page.lists")}</Link>
         <Link to="/app/settings">{t("page.settings")}</Link>
         <Link to="/app/alerts">{t("page.alerts")}</Link>
