@@ -5,7 +5,7 @@
  */
 import { csvDocument } from "~/lib/csv";
 import { exactDecimal } from "~/lib/money";
-import type { ConversionReport, DemandReport } from "~/services/attribution/reports.server";
+import type { ConversionReport, DemandReport } from "~/services/attribution/revenue-reports.server";
 
 type Titled<Row> = Row & { title: string; handle: string | null };
 

@@ -15,7 +15,7 @@ import {
   resolveRange,
   type DayRange,
   type PresetRange,
-} from "~/services/attribution/reports.server";
+} from "~/services/attribution/revenue-reports.server";
 
 export interface InsightsRange {
   /** What the range picker shows. */

@@ -34,7 +34,7 @@ import { formatMoney } from "~/lib/money";
 import { toTimestamp } from "~/lib/time";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
 import { activity, topProducts } from "~/services/analytics/reports.server";
-import { conversionReport } from "~/services/attribution/reports.server";
+import { conversionReport } from "~/services/attribution/revenue-reports.server";
 import {
   embedActivationAdminLink,
   getEmbedStatusOrReason,

@@ -11,7 +11,7 @@ import { readInsightsRange } from "~/admin/insights-range.server";
 import { createTranslator } from "~/i18n/translate";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
 import { utcDay } from "~/services/analytics/rollups.server";
-import { conversionReport, demandReport } from "~/services/attribution/reports.server";
+import { conversionReport, demandReport } from "~/services/attribution/revenue-reports.server";
 
 const REPORTS = ["revenue", "sources", "products", "rarely-bought", "restock"] as const;
 type Report = (typeof REPORTS)[number];

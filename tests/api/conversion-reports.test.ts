@@ -6,7 +6,7 @@ import { replaceProductReading } from "~/data/catalogue-rows.server";
 import { database, transaction } from "~/data/database.server";
 import { fillProductSnapshot } from "~/data/item-rows.server";
 import { newId } from "~/lib/ids";
-import type { ConversionReport, DemandReport } from "~/services/attribution/reports.server";
+import type { ConversionReport, DemandReport } from "~/services/attribution/revenue-reports.server";
 import type { Owner } from "~/services/owners/owner";
 import { addItem } from "~/services/wishlists/wishlists.server";
 import { createShopWithKey } from "../factories";

@@ -8,7 +8,7 @@ import {
   MAX_RANGE_DAYS,
   resolveRange,
   type DayRange,
-} from "~/services/attribution/reports.server";
+} from "~/services/attribution/revenue-reports.server";
 import type { V1Env } from "../context";
 import { apiRoute } from "../route.server";
 import { jsonResponse } from "../route-shapes";
@@ -17,7 +17,7 @@ import { parameterProblem } from "../validation-problems.server";
 
 /**
  * What wishlists sold (issue 30, docs/decisions/052-attribution.md), for the merchant's server: the conversions
- * and demand reports of app/services/attribution/reports.server.ts (the figures the admin's Insights page shows),
+ * and demand reports of app/services/attribution/revenue-reports.server.ts (the figures the admin's Insights page shows),
  * and the conversions themselves with the platform's order ids, for reconciliation. Private key only.
  */
 
