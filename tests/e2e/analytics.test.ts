@@ -208,7 +208,7 @@ describe("Analytics", { timeout: 180_000 }, () => {
     await context.close();
   });
 
-  it("ships recharts to the browser with the analytics page only", () => {
+  it("ships recharts to the browser with the pages of charts only (Analytics and Insights)", () => {
     const assets = path.join(ROOT, "build", "client", "assets");
     const manifestFile = readdirSync(assets).find((name) => /^manifest-.*\.js$/.test(name))!;
     const manifest = JSON.parse(
@@ -224,8 +224,9 @@ describe("Analytics", { timeout: 180_000 }, () => {
     const withRecharts = (chunk: string) =>
       readFileSync(path.join(ROOT, "build", "client", chunk), "utf8").includes("recharts-wrapper");
 
-    expect(chunksOf(manifest.routes["routes/app.analytics"]!).some(withRecharts)).toBe(true);
-    const others = Object.entries(manifest.routes).filter(([id]) => id !== "routes/app.analytics");
+    const charted = ["routes/app.analytics", "routes/app.insights"];
+    for (const id of charted) expect(chunksOf(manifest.routes[id]!).some(withRecharts)).toBe(true);
+    const others = Object.entries(manifest.routes).filter(([id]) => !charted.includes(id));
     expect(others.map(([id]) => id)).toEqual(
       expect.arrayContaining(["routes/app._index", "routes/app.lists._index", "routes/app.lists.$id"]),
     );

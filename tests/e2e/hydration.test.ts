@@ -25,6 +25,7 @@ describe("hydration in React's development build", { timeout: 900_000 }, () => {
     const paths = [
       "",
       "/analytics",
+      "/insights",
       "/lists",
       "/settings",
       "/alerts",

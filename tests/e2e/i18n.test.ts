@@ -31,6 +31,7 @@ async function adminPages(): Promise<Array<{ path: string; guide: string; sectio
   return [
     { path: "", guide: "admin", section: "home", german: "home.setup.heading" },
     { path: "/analytics", guide: "admin", section: "analytics", german: "analytics.activity" },
+    { path: "/insights", guide: "admin", section: "insights", german: "insights.demand.heading" },
     { path: "/lists", guide: "admin", section: "lists", german: "lists.tab.all" },
     {
       path: `/lists/${list.id}`,

@@ -95,6 +95,29 @@ describe("the Settings page", () => {
     await context.close();
   }, 120_000);
 
+  it("chooses whether bought items stay on the list, shown as bought, or leave it (issue 30)", async () => {
+    expect((await savedSettings()).boughtItems).toBe("keep");
+    const { context, page, app } = await openSettings();
+    const keep = app.getByLabel("Keep them on the list, shown as bought", { exact: true });
+    const remove = app.getByLabel("Remove them from the list", { exact: true });
+    expect(await keep.isChecked()).toBe(true);
+    expect(await app.getByText("no alert or reminder is sent for a bought item").isVisible()).toBe(true);
+    // The radio's drawn circle covers the input: the merchant clicks the choice's words.
+    await app.getByText("Remove them from the list", { exact: true }).click();
+    expect(await remove.isChecked()).toBe(true);
+    await saveAndSeeToast(page);
+    expect((await savedSettings()).boughtItems).toBe("remove");
+    await page.reload();
+    await waitForHydration(page);
+    expect(await app.getByLabel("Remove them from the list", { exact: true }).isChecked()).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await app.getByText("Keep them on the list, shown as bought", { exact: true }).click();
+    await saveAndSeeToast(page);
+    expect((await savedSettings()).boughtItems).toBe("keep");
+    expectNoPageErrors(page);
+    await context.close();
+  }, 120_000);
+
   it("turns named lists on with a cap, refusing a cap out of range beside its field (issue 28)", async () => {
     const { context, page, app } = await openSettings();
     expect(await savedSettings()).toMatchObject({ multipleLists: false, maxListsPerOwner: 20 });
