@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { formatMoney } from "~/lib/money";
 import { utcDay } from "~/services/analytics/rollups.server";
-import { conversionReport, demandReport, resolveRange } from "~/services/attribution/reports.server";
+import { conversionReport, demandReport, resolveRange } from "~/services/attribution/revenue-reports.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 import { until } from "../support/poll";
 import { orderBody, orderWebhook, refundBody } from "../support/signed-orders";

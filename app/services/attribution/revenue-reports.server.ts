@@ -2,7 +2,8 @@
  * What wishlists earned (docs/decisions/052-attribution.md): the conversions report and the demand report, one
  * home for the figures the admin's Insights and Home pages and the private API's reports show, so that they
  * always agree. Read from the daily conversion rollups, but for two distinct counts (buyers from the
- * conversions, savers from the analytics' active owners), gated as the analytics reports are.
+ * conversions; savers from the analytics' active owners and those buyers: a buyer saved what they bought, if
+ * before the range, so the rate never exceeds 1), gated as the analytics reports are.
  *
  * Money is summed per currency, exactly (integers of minor units): a shop that changed its currency has
  * figures in each. `currency` names the one with the most revenue in the range (the shop's, in practice), in
@@ -10,6 +11,7 @@
  */
 import {
   countBuyers,
+  countSavers,
   countConversionLinesOfProducts,
   findConversionOrders,
   findWaitingForRestock,
@@ -20,7 +22,7 @@ import {
   topConvertingProducts,
   type ConversionRow,
 } from "~/data/conversion-rows.server";
-import { countActiveOwners, countSaversOfProducts, topProductStats } from "~/data/daily-stat-rows.server";
+import { countSaversOfProducts, topProductStats } from "~/data/daily-stat-rows.server";
 import { database } from "~/data/database.server";
 import { findCatalogueTitles } from "~/data/item-rows.server";
 import { DomainError } from "~/lib/domain-error";
@@ -137,7 +139,7 @@ export async function conversionReport(shopId: string, range: DayRange) {
       findConversionOrders(database(), shopId, from, to),
       sumConversionDelays(database(), shopId, from, to),
       countBuyers(database(), shopId, start, end),
-      countActiveOwners(database(), shopId, from, to),
+      countSavers(database(), shopId, { fromDay: from, toDay: to, from: start, to: end }),
     ]),
   );
   const totals = new Map<string, { gross: number; refunded: number }>();
