@@ -104,7 +104,7 @@ export function createOrderAdmin(options: OrderAdminOptions) {
         <main class="editor wide"><h1>Orders</h1>
           ${message ? `<p class="status-bad" role="alert">${escapeHtml(message)}</p>` : ""}
           <p class="editor-hint">Orders placed with the local storefront's "Check out", newest first. The app was sent orders/create and orders/paid for each; "Cancel order" sends orders/cancelled, "Refund one item" sends refunds/create, signed as the platform signs them.</p>
-          ${orders.length ? orders.map((order) => orderCard(shop, store, order)).join("") : `<div class="editor-card"><p>None yet.</p></div>`}
+          <div class="order-list">${orders.length ? orders.map((order) => orderCard(shop, store, order)).join("") : `<div class="editor-card"><p>None yet.</p></div>`}</div>
         </main>`,
       ),
     );
