@@ -13,6 +13,7 @@ const ENGINE_FREE = [
   "tests/stand-in/theme-state.test.ts",
   "tests/stand-in/admin-graphql-alerts.test.ts",
   "tests/stand-in/product-webhooks.test.ts",
+  "tests/stand-in/checkout.test.ts",
   "tests/stand-in/mailbox.test.ts",
   "tests/stand-in/mailbox-pages.test.ts",
   "tests/server/redis-connections.test.ts",

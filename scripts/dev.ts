@@ -189,7 +189,8 @@ try {
     port: env.PLATFORM_STAND_IN_PORT,
     storefrontPort: env.PLATFORM_STOREFRONT_PORT,
     apiVersion: SHOPIFY_API_VERSION,
-    // The theme's app embed, switched on once, stays on across restarts, as on the platform.
+    // The theme's app embed, switched on once, stays on across restarts, as on the platform, and so do the
+    // orders placed with the storefront's checkout.
     stateFile: path.join(root, ".data", "stand-in-theme.json"),
     mailbox: { port: smtpPort.data },
   });
@@ -225,6 +226,9 @@ await webAnswers(env.HOST, env.PORT);
 say(`web on ${env.SHOPIFY_APP_URL} (port ${env.PORT}); worker consuming from ${env.REDIS_URL}. Ctrl-C stops both.`);
 say(`Admin URL    ${platform.adminUrl(DEMO_SHOP_DOMAIN)}   (the embedded admin of the demo shop, no account needed)`);
 say(`Storefront   ${platform.storefrontOrigin}/   (the demo shop's online store with the theme extension)`);
+say(
+  `Orders       ${platform.origin}/store/${DEMO_SHOP_DOMAIN.replace(/\.myshopify\.com$/, "")}/orders   (the storefront's checkout places them; cancel or refund here)`,
+);
 say(
   `Mailbox      ${platform.origin}/mailbox   (what the app emails; SMTP on ${platform.mailbox!.host}:${platform.mailbox!.port}, nothing leaves this machine)`,
 );

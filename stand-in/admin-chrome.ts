@@ -106,5 +106,7 @@ const STYLES = `
   .inline-form input { width: 96px; font: inherit; padding: 4px 6px; border: 1px solid #c9c9c9; border-radius: 6px; }
   .status-ok { color: #0c5132; font-weight: 650; }
   .status-bad { color: #8e0b21; font-weight: 650; }
+  .order-list { display: flex; flex-direction: column; gap: 16px; margin-top: 16px; }
+  .order-list h2 { margin: 0; font-size: 16px; }
   .mail-frame { width: 100%; min-height: 640px; border: 1px solid #ebebeb; border-radius: 12px; background: #fff; }
 `;

@@ -5,6 +5,7 @@
  * stock per variant, at one location here, and a product's availability follows its variants'.
  */
 import type { StandInProduct, StandInShop, StandInVariant } from "./demo-data";
+import { minorUnits } from "./money";
 
 /** The shop's one location, where every inventory item is stocked (`inventory_levels/update` names it). */
 export const STAND_IN_LOCATION_ID = "6100000001";
@@ -112,5 +113,5 @@ export function applyVariantChange(shop: StandInShop, variantId: string, change:
   return { product, variant };
 }
 
-/** Cents of a decimal price, as the storefront's Ajax API writes money. */
-export const cents = (price: string) => Math.round(Number(price) * 100);
+/** Cents of a decimal price, as the storefront's Ajax API writes money (read as text: stand-in/money.ts). */
+export const cents = (price: string) => minorUnits(price);

@@ -3,6 +3,8 @@
  * published theme. The demo seed (scripts/lib/demo-shop.ts) saves these products to these customers' lists, so
  * the admin's product titles, the import's email lookups and the embed status all answer from one place.
  */
+import type { StandInOrder } from "./orders";
+
 export interface StandInProduct {
   id: string;
   handle: string;
@@ -65,6 +67,8 @@ export interface StandInShop {
   metafields?: Record<string, Record<string, { id: string; type: string; value: string }>>;
   /** Metafield definitions the app created. */
   metafieldDefinitions?: Array<{ id: string; namespace: string; key: string; ownerType: string; type: string }>;
+  /** The orders placed on its storefront (stand-in/orders.ts), oldest first. */
+  orders?: StandInOrder[];
 }
 
 const PRODUCTS: Array<[string, string, string]> = [

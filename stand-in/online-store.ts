@@ -11,9 +11,14 @@
  *  - `/pages/<handle>`: a page with the wishlist page block (the shop's share page);
  *  - `/account/login`: browse as a guest or as one of the shop's customers (a cookie, as the platform's
  *    customer session is);
- *  - the Ajax Cart API (`/cart.js`, `/cart/add.js`, `/cart/change.js`, `/cart/clear.js`), cart permalinks
- *    (`/cart/<variant id>:<quantity>,...`) and a cart page (`/cart`), one cart per browser (a cookie): what
- *    the wishlist page's "Add to cart" calls and the customer account page links to;
+ *  - the Ajax Cart API (`/cart.js`, `/cart/add.js`, `/cart/change.js`, `/cart/clear.js`, and
+ *    `/cart/update.js` for cart attributes), cart permalinks (`/cart/<variant id>:<quantity>,...`) and a cart
+ *    page (`/cart`), one cart per browser (a cookie): what the wishlist page's "Add to cart" calls, the
+ *    storefront script's hidden attribute is written with, and the customer account page links to;
+ *  - a checkout: the cart page's "Check out" places the order at once (no payment pages; stand-in/orders.ts),
+ *    empties the cart and shows the order's confirmation (`/checkouts/<token>/thank-you`); the stand-in sends
+ *    the app the order's webhooks (stand-in/order-admin.ts). The footer's currency switch picks the shopper's
+ *    presentment currency: the cart and the order are in it (product pages stay in the shop's currency);
  *  - `Shopify.loadFeatures` and the Customer Privacy API (`Shopify.customerPrivacy`), answering as the
  *    visitor's region and choice say: the footer's switch picks "consent not required", "required, not given
  *    yet" (a cookie banner), "given" or "refused";
@@ -39,6 +44,8 @@ import {
   variantsOf,
 } from "./catalogue";
 import type { StandInProduct, StandInShop, StandInVariant } from "./demo-data";
+import { formatMoney, presentmentCurrencies, toPresentment } from "./money";
+import { orderName, placeOrder, type CheckoutInput, type StandInOrder } from "./orders";
 
 const EXTENSION = path.resolve(import.meta.dirname, "../extensions/wishlist-theme");
 export const PROXY_PREFIX = "/apps/service";
@@ -58,6 +65,11 @@ export interface StorefrontOptions {
   shop: StandInShop;
   /** The app embed's block type and whether the theme has it on. */
   embed: () => { enabled: boolean; settings: Record<string, unknown> };
+  /**
+   * Places the order the checkout makes of a cart (throws, placing nothing, when it cannot be placed). The
+   * platform stand-in's places it and sends the app its webhooks; unset, the order is only placed.
+   */
+  checkout?: (input: CheckoutInput) => StandInOrder;
 }
 
 /** Test hooks: what the stand-in does to proxied calls. */
@@ -125,6 +137,12 @@ function productJson(product: StandInProduct, host: string) {
 interface CartLine {
   variantId: string;
   quantity: number;
+}
+
+/** A browser's cart: its lines, and its attributes (`/cart/update.js`) in the order they were first set. */
+interface Cart {
+  lines: CartLine[];
+  attributes: Map<string, string>;
 }
 
 /** The visitor's privacy answer (the footer's switch): consent not required, or required and pending/given/refused. */
@@ -239,7 +257,8 @@ export function createStorefront(options: StorefrontOptions) {
 
   const app = new Hono();
   /** Carts by their token (the `cart` cookie), as the platform keeps one per browser. */
-  const carts = new Map<string, CartLine[]>();
+  const carts = new Map<string, Cart>();
+  const shopCurrency = () => shop.currency ?? "USD";
   const madeIn = new WeakMap<Request, string>();
 
   function shopper(c: Context) {
@@ -250,33 +269,39 @@ export function createStorefront(options: StorefrontOptions) {
     if (asked && LOCALES.includes(asked as Locale))
       setCookie(c, "standin_locale", asked, { path: "/", sameSite: "Lax" });
     const consent = getCookie(c, "standin_consent") as ConsentState | undefined;
+    const currency = getCookie(c, "standin_currency");
     return {
       customer,
       locale: locale && LOCALES.includes(locale) ? locale : "en",
       consent: consent && CONSENT_STATES.includes(consent) ? consent : ("not-required" as ConsentState),
+      // The shopper's presentment currency (the footer's switch): the shop's unless they chose another.
+      currency: currency && presentmentCurrencies(shopCurrency()).includes(currency) ? currency : shopCurrency(),
     };
   }
 
   /** The browser's cart (made on first use, as the platform's `cart` cookie is). */
-  function cartOf(c: Context, create = false): { token: string; lines: CartLine[] } {
+  function cartOf(c: Context, create = false): Cart & { token: string } {
     // A cart made earlier in this request has no cookie on the request yet.
     let token = madeIn.get(c.req.raw) ?? getCookie(c, "cart");
     if (!token || !carts.has(token)) {
       token = crypto.randomUUID();
-      if (!create) return { token, lines: [] };
-      carts.set(token, []);
+      if (!create) return { token, lines: [], attributes: new Map() };
+      carts.set(token, { lines: [], attributes: new Map() });
       madeIn.set(c.req.raw, token);
       setCookie(c, "cart", token, { path: "/", sameSite: "Lax" });
     }
-    return { token, lines: carts.get(token)! };
+    return { token, ...carts.get(token)! };
   }
 
   const variantById = (id: string) => findVariant(shop, id);
 
-  /** A cart line as `/cart.js` and `/cart/add.js` write it (money in cents). */
-  function lineJson(line: CartLine) {
+  /**
+   * A cart line as `/cart.js` and `/cart/add.js` write it: money in cents of the shopper's currency, each
+   * unit converted as the checkout converts it (stand-in/money.ts).
+   */
+  function lineJson(line: CartLine, currency: string) {
     const { product, variant } = variantById(line.variantId)!;
-    const price = cents(variant.price);
+    const price = toPresentment(cents(variant.price), shopCurrency(), currency);
     return {
       id: Number(variant.id),
       key: `${variant.id}:stand-in`,
@@ -294,15 +319,16 @@ export function createStorefront(options: StorefrontOptions) {
     };
   }
 
-  function cartJson(token: string, lines: CartLine[]) {
-    const items = lines.map(lineJson);
+  function cartJson(c: Context, cart: Cart & { token: string }) {
+    const { currency } = shopper(c);
+    const items = cart.lines.map((line) => lineJson(line, currency));
     return {
-      token,
+      token: cart.token,
       note: null,
-      attributes: {},
+      attributes: Object.fromEntries(cart.attributes),
       item_count: items.reduce((sum, item) => sum + item.quantity, 0),
       total_price: items.reduce((sum, item) => sum + item.line_price, 0),
-      currency: shop.currency ?? "USD",
+      currency,
       items,
     };
   }
@@ -317,9 +343,10 @@ export function createStorefront(options: StorefrontOptions) {
     };
   }
 
-  async function page(c: Context, title: string, main: string, product?: StandInProduct) {
-    const { customer, locale, consent } = shopper(c);
-    const embed = options.embed();
+  /** A storefront page; `checkout`: a page of the platform's checkout, where theme app extensions do not run. */
+  async function page(c: Context, title: string, main: string, product?: StandInProduct, { checkout = false } = {}) {
+    const { customer, locale, consent, currency } = shopper(c);
+    const embed = checkout ? { enabled: false, settings: {} } : options.embed();
     const cartCount = cartOf(c).lines.reduce((sum, line) => sum + line.quantity, 0);
     const scope = {
       request: { locale: { iso_code: locale } },
@@ -356,7 +383,7 @@ ${shopifyGlobal(consent)}
     (code) => `<option value="${code}"${code === locale ? " selected" : ""}>${code}</option>`,
   ).join("")}</select></label><noscript><button>Change</button></noscript></form>
 </header>
-${embed.enabled ? "" : `<p class="site-notice" role="note">The Wishlist app embed is off in this theme: turn it on from the app's Home page (Setup guide) to see the hearts.</p>`}
+${embed.enabled || checkout ? "" : `<p class="site-notice" role="note">The Wishlist app embed is off in this theme: turn it on from the app's Home page (Setup guide) to see the hearts.</p>`}
 <main id="main">
 ${rendered}
 </main>
@@ -368,6 +395,14 @@ ${rendered}
       ["denied", "Consent required and refused"],
     ]
       .map(([value, label]) => `<option value="${value}"${value === consent ? " selected" : ""}>${label}</option>`)
+      .join("")}</select></label> <button class="site-button">Apply</button></form>
+<form method="post" action="/stand-in/currency"><label>Shopper's currency <select name="currency">${presentmentCurrencies(
+      shopCurrency(),
+    )
+      .map(
+        (code) =>
+          `<option value="${code}"${code === currency ? " selected" : ""}>${code}${code === shopCurrency() ? " (the shop's)" : ` (${formatMoney(100, shopCurrency())} = ${formatMoney(toPresentment(100, shopCurrency(), code), code)})`}</option>`,
+      )
       .join("")}</select></label> <button class="site-button">Apply</button></form></footer>
 ${consent === "pending" ? CONSENT_BANNER : ""}
 <script>
@@ -508,16 +543,17 @@ ${embedHtml}
     }
     return lines;
   }
-  app.get("/cart.js", (c) => {
-    const { token, lines } = cartOf(c);
-    return c.json(cartJson(token, lines));
-  });
+  app.get("/cart.js", (c) => c.json(cartJson(c, cartOf(c))));
   app.post("/cart/add.js", async (c) => {
     const added = await addToCart(c);
     if (added instanceof Response) return added;
     const cart = cartOf(c, true);
+    const { currency } = shopper(c);
     const items = added.map((line) =>
-      lineJson(cart.lines.find((candidate) => candidate.variantId === line.variantId)!),
+      lineJson(
+        cart.lines.find((candidate) => candidate.variantId === line.variantId)!,
+        currency,
+      ),
     );
     return c.json(added.length === 1 && !c.req.header("content-type")?.includes("json") ? items[0] : { items });
   });
@@ -535,12 +571,45 @@ ${embedHtml}
     if (!Number.isInteger(quantity) || quantity < 0) return cartError(c, 422, "Quantity must be a whole number.");
     if (quantity === 0) cart.lines.splice(cart.lines.indexOf(line), 1);
     else line.quantity = quantity;
-    return c.json(cartJson(cart.token, cart.lines));
+    return c.json(cartJson(c, cart));
   });
+  // Clearing empties the lines; the attributes stay, as the platform keeps them.
   app.post("/cart/clear.js", (c) => {
     const cart = cartOf(c, true);
     cart.lines.length = 0;
-    return c.json(cartJson(cart.token, cart.lines));
+    return c.json(cartJson(c, cart));
+  });
+  /**
+   * Sets cart attributes as `/cart/update.js` does: `{ attributes: { name: value } }` in JSON, or
+   * `attributes[name]=value` in a form. A value is kept as text; a blank one (or null) removes the attribute.
+   * Attributes whose name starts with `_` are hidden from the shopper at checkout, and still reach the order's
+   * `note_attributes`. Answers with the cart.
+   */
+  app.post("/cart/update.js", async (c) => {
+    const type = c.req.header("content-type") ?? "";
+    let attributes: Record<string, unknown> | null = null;
+    if (type.includes("application/json")) {
+      const body = (await c.req.json().catch(() => null)) as { attributes?: unknown } | null;
+      if (body?.attributes !== undefined) {
+        if (typeof body.attributes !== "object" || body.attributes === null || Array.isArray(body.attributes))
+          return cartError(c, 400, "Parameter Missing or Invalid: attributes must be an object");
+        attributes = body.attributes as Record<string, unknown>;
+      }
+    } else {
+      const form = await c.req.parseBody();
+      attributes = {};
+      for (const [key, value] of Object.entries(form)) {
+        const name = /^attributes\[(.+)\]$/.exec(key)?.[1];
+        if (name !== undefined) attributes[name] = value;
+      }
+    }
+    const cart = cartOf(c, true);
+    for (const [name, value] of Object.entries(attributes ?? {})) {
+      const text = value === null || value === undefined ? "" : String(value);
+      if (text.trim() === "") cart.attributes.delete(name);
+      else cart.attributes.set(name, text);
+    }
+    return c.json(cartJson(c, cart));
   });
   app.post("/cart/clear", (c) => {
     cartOf(c, true).lines.length = 0;
@@ -548,8 +617,8 @@ ${embedHtml}
   });
   /**
    * The cart permalink, `/cart/<variant id>:<quantity>,...` (what the customer account page links to): the
-   * platform makes a cart of those lines and goes on to checkout; the stand-in, which has no checkout, adds
-   * them to the browser's cart and shows it. An unknown or sold-out variant is refused, as the platform does.
+   * platform makes a cart of those lines and goes on to checkout; the stand-in adds them to the browser's cart
+   * and shows it, where "Check out" goes on. An unknown or sold-out variant is refused, as the platform does.
    */
   app.get("/cart/:lines{[0-9]+:[0-9]+(,[0-9]+:[0-9]+)*}", (c) => {
     const wanted = c.req
@@ -560,13 +629,13 @@ ${embedHtml}
     return added instanceof Response ? added : c.redirect("/cart", 303);
   });
   app.get("/cart", (c) => {
-    const { token, lines } = cartOf(c);
-    const cart = cartJson(token, lines);
-    const money = (amount: number) => `$${(amount / 100).toFixed(2)}`;
+    const cart = cartJson(c, cartOf(c));
+    const money = (amount: number) => formatMoney(amount, cart.currency);
+    const error = c.req.query("error");
     return page(
       c,
       "Your cart",
-      `<h1>Your cart</h1>${
+      `<h1>Your cart</h1>${error ? `<p class="site-error" role="alert">${escapeHtml(error)}</p>` : ""}${
         cart.items.length === 0
           ? "<p>Your cart is empty.</p>"
           : `<table class="cart"><caption class="visually-hidden">Items in your cart</caption><thead><tr><th scope="col">Product</th><th scope="col">Quantity</th><th scope="col">Total</th></tr></thead><tbody>${cart.items
@@ -575,22 +644,86 @@ ${embedHtml}
                   `<tr data-cart-line="${escapeHtml(String(item.variant_id))}"><td><a href="${escapeHtml(item.url)}">${escapeHtml(item.title)}</a></td><td data-quantity>${item.quantity}</td><td>${money(item.line_price)}</td></tr>`,
               )
               .join("")}</tbody></table>
-            <p class="cart__total">Subtotal: ${money(cart.total_price)}</p>
-            <form method="post" action="/cart/clear"><button class="site-button">Empty the cart</button></form>
-            <p>Checkout is the platform's own and is not part of this stand-in.</p>`
+            <p class="cart__total">Subtotal: ${money(cart.total_price)}${cart.currency === shopCurrency() ? "" : ` (${escapeHtml(cart.currency)})`}</p>
+            <form method="post" action="/checkout"><button class="site-button">Check out</button></form>
+            <form method="post" action="/cart/clear"><button class="site-button site-button--secondary">Empty the cart</button></form>
+            <p class="site-hint">The platform's checkout stand-in: "Check out" places the order at once, paid, with no payment pages.</p>`
       }`,
     );
   });
 
-  // ---- the visitor's privacy answer (the footer's switch) ----------------------------------------------
+  // ---- the checkout (the platform's, without payment pages) ------------------------------------------------
+  /**
+   * Places the order of the browser's cart, as the shopper who is logged in (or a guest), in their currency,
+   * with the cart's attributes; the cart is then gone (the next one is new, as after the platform's checkout)
+   * and the order's confirmation is shown. A cart that cannot be bought (empty, or an item sold out since)
+   * goes back to the cart page, which says why.
+   */
+  app.post("/checkout", (c) => {
+    const cart = cartOf(c);
+    const { customer, currency, locale } = shopper(c);
+    let order: StandInOrder;
+    try {
+      const input: CheckoutInput = {
+        lines: cart.lines.map(({ variantId, quantity }) => ({ variantId, quantity })),
+        attributes: [...cart.attributes].map(([name, value]) => ({ name, value })),
+        customerId: customer?.id ?? null,
+        presentmentCurrency: currency,
+        cartToken: cart.token,
+        locale,
+      };
+      order = options.checkout ? options.checkout(input) : placeOrder(shop, input);
+    } catch (error) {
+      return c.redirect(`/cart?error=${encodeURIComponent((error as Error).message)}`, 303);
+    }
+    carts.delete(cart.token);
+    deleteCookie(c, "cart", { path: "/" });
+    return c.redirect(`/checkouts/${order.token}/thank-you`, 303);
+  });
+
+  app.get("/checkouts/:token/thank-you", (c) => {
+    const order = shop.orders?.find((candidate) => candidate.token === c.req.param("token"));
+    if (!order) return c.text("Not found", 404);
+    const customer = shop.customers.find((candidate) => candidate.id === order.customerId);
+    const money = (amount: number) => formatMoney(amount, order.presentmentCurrency);
+    const total = order.lines.reduce((sum, line) => sum + line.unitPresentment * line.quantity, 0);
+    return page(
+      c,
+      `Order ${orderName(order)}`,
+      `<h1>Thank you${customer ? `, ${escapeHtml(customer.firstName)}` : ""}!</h1>
+      <p>Your order <strong data-order-name>${escapeHtml(orderName(order))}</strong> is confirmed (confirmation number ${escapeHtml(order.confirmationNumber)}).</p>
+      <table class="cart"><caption class="visually-hidden">Items in your order</caption><thead><tr><th scope="col">Product</th><th scope="col">Quantity</th><th scope="col">Total</th></tr></thead><tbody>${order.lines
+        .map(
+          (line) =>
+            `<tr><td>${escapeHtml(line.variantTitle === "Default Title" ? line.productTitle : `${line.productTitle} - ${line.variantTitle}`)}</td><td>${line.quantity}</td><td>${money(line.unitPresentment * line.quantity)}</td></tr>`,
+        )
+        .join("")}</tbody></table>
+      <p class="cart__total">Total paid: ${money(total)}${order.presentmentCurrency === order.currency ? "" : ` (${escapeHtml(order.presentmentCurrency)})`}</p>
+      <p><a href="/collections/all">Continue shopping</a></p>`,
+      undefined,
+      { checkout: true },
+    );
+  });
+
+  // ---- the visitor's privacy answer and currency (the footer's switches) -----------------------------------
+  /** Back to the page a switch was on (its path only: never another site). */
+  const back = (c: Context) => {
+    const from = URL.canParse(c.req.header("referer") ?? "") ? new URL(c.req.header("referer")!) : null;
+    return c.redirect(from ? `/${from.pathname.replace(/^[/\\]+/, "")}${from.search}` : "/", 303);
+  };
   app.post("/stand-in/consent", async (c) => {
     const form = await c.req.parseBody();
     const consent = String(form.consent ?? "");
     if (!CONSENT_STATES.includes(consent as ConsentState)) return c.text("Unknown consent state", 400);
     setCookie(c, "standin_consent", consent, { path: "/", sameSite: "Lax" });
-    // Back to the page the switch was on (its path only: never another site).
-    const back = URL.canParse(c.req.header("referer") ?? "") ? new URL(c.req.header("referer")!) : null;
-    return c.redirect(back ? `/${back.pathname.replace(/^[/\\]+/, "")}${back.search}` : "/", 303);
+    return back(c);
+  });
+  app.post("/stand-in/currency", async (c) => {
+    const form = await c.req.parseBody();
+    const currency = String(form.currency ?? "");
+    if (!presentmentCurrencies(shopCurrency()).includes(currency)) return c.text("Unknown currency", 400);
+    setCookie(c, "standin_currency", currency, { path: "/", sameSite: "Lax" });
+    return back(c);
   });
 
   app.get("/extension-assets/:file", (c) => {
@@ -698,6 +831,9 @@ const STYLES = `
   .site-footer form { margin-top: 8px; }
   .site-consent { position: fixed; left: 16px; bottom: 16px; max-width: 360px; padding: 16px; background: #fff; border: 1px solid #1f1f1f; border-radius: 6px; z-index: 10; }
   .cart { border-collapse: collapse; width: 100%; }
+  .site-button--secondary { background: #fff; color: #1f1f1f; }
+  .site-error { padding: 8px 12px; border-left: 4px solid #8e0b21; background: #fdecec; }
+  .site-hint { font-size: 14px; color: #555; }
   .cart th, .cart td { text-align: left; padding: 8px; border-bottom: 1px solid #e5e5e5; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 `;

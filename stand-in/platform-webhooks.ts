@@ -1,10 +1,12 @@
 /**
- * The webhooks the stand-in sends the app when its catalogue changes, as the platform sends them: a JSON body
- * in the REST format of the app's API version, signed with the app's secret (HMAC-SHA256 of the raw body,
- * base64, in `X-Shopify-Hmac-Sha256`), with the `X-Shopify-*` headers the platform sets. One home for the
- * bodies (`products/update`, `inventory_levels/update`) and the signing, which `products/delete` uses too.
- * Bodies follow the platform's webhook reference (its sample payloads for these topics); fields the app
- * has no use for and the stand-in has no data for (vendor, tags, SKUs) carry the platform's empty values.
+ * The webhooks the stand-in sends the app, as the platform sends them: a JSON body in the REST format of the
+ * app's API version, signed with the app's secret (HMAC-SHA256 of the raw body, base64, in
+ * `X-Shopify-Hmac-Sha256`), with the `X-Shopify-*` headers the platform sets. One home for the signing, the log
+ * of what was sent (`createWebhookLog`: the admin pages and the tests read it) and the catalogue's bodies
+ * (`products/update`, `inventory_levels/update`; `products/delete` sends an id only); the orders' bodies are in
+ * stand-in/orders.ts. Bodies follow the platform's webhook reference (its sample payloads for these topics);
+ * fields the app has no use for and the stand-in has no data for (vendor, tags, SKUs) carry the platform's
+ * empty values.
  */
 import { createHmac, randomUUID } from "node:crypto";
 import { STAND_IN_LOCATION_ID, inventoryItemIdOf, productImagePath, variantsOf } from "./catalogue";
@@ -14,13 +16,21 @@ import type { StandInProduct, StandInVariant } from "./demo-data";
 export interface SentWebhook {
   topic: string;
   shopDomain: string;
+  /** `X-Shopify-Webhook-Id`: the same on a redelivery of the same webhook, as the platform's retries keep it. */
   webhookId: string;
-  /** The REST id of what it is about: a product, or an inventory item. */
+  /** `X-Shopify-Event-Id`: the event the webhook is about (also kept by a redelivery). */
+  eventId: string;
+  /** The REST id of what it is about: a product, an inventory item, an order, or a refund. */
   subjectId: string;
+  /** The JSON text sent, as signed. */
+  body: string;
   status: number;
   /** Why it did not arrive, when status is 0. */
   error?: string;
+  /** When it was triggered (`X-Shopify-Triggered-At`); a redelivery keeps it. */
   at: number;
+  /** When this delivery was made. */
+  deliveredAt: number;
 }
 
 export interface WebhookTarget {
@@ -33,14 +43,27 @@ export interface WebhookTarget {
 /** The platform's timestamp in webhook bodies: seconds, with the shop's offset (UTC here). */
 export const restTime = (at: number) => new Date(at).toISOString().replace(/\.\d{3}Z$/, "+00:00");
 
-/** Sends one webhook; resolves with the app's answer, never rejects (an unreachable app is status 0). */
+/**
+ * Sends one webhook; resolves with the app's answer, never rejects (an unreachable app is status 0). With
+ * `again`, it is a redelivery of a webhook sent before: the same body, webhook id, event id and trigger time,
+ * as the platform's retries send them.
+ */
 export async function sendPlatformWebhook(
   target: WebhookTarget,
   { topic, shopDomain, subjectId, body }: { topic: string; shopDomain: string; subjectId: string; body: unknown },
+  again?: Pick<SentWebhook, "webhookId" | "eventId" | "at" | "body">,
 ): Promise<SentWebhook> {
-  const text = JSON.stringify(body);
-  const webhookId = randomUUID();
-  const sent = { topic, shopDomain, webhookId, subjectId, at: Date.now() };
+  const text = again?.body ?? JSON.stringify(body);
+  const sent = {
+    topic,
+    shopDomain,
+    webhookId: again?.webhookId ?? randomUUID(),
+    eventId: again?.eventId ?? randomUUID(),
+    subjectId,
+    body: text,
+    at: again?.at ?? Date.now(),
+    deliveredAt: Date.now(),
+  };
   try {
     const response = await fetch(`${target.appOrigin}/webhooks/${topic}`, {
       method: "POST",
@@ -50,8 +73,8 @@ export async function sendPlatformWebhook(
         "x-shopify-topic": topic,
         "x-shopify-shop-domain": shopDomain,
         "x-shopify-api-version": target.apiVersion,
-        "x-shopify-webhook-id": webhookId,
-        "x-shopify-event-id": randomUUID(),
+        "x-shopify-webhook-id": sent.webhookId,
+        "x-shopify-event-id": sent.eventId,
         "x-shopify-triggered-at": new Date(sent.at).toISOString(),
         "x-shopify-hmac-sha256": createHmac("sha256", target.apiSecret).update(text).digest("base64"),
       },
@@ -62,6 +85,35 @@ export async function sendPlatformWebhook(
     return { ...sent, status: 0, error: String((error as Error).cause ?? error) };
   }
 }
+
+/** How many sent webhooks the stand-in remembers. */
+const SENT_KEPT = 200;
+
+/**
+ * The stand-in's log of the webhooks it sent (the last 200, oldest first), shared by the product and order
+ * admins: `send` signs, sends and records; `redeliver` sends a recorded webhook again as the platform retries
+ * one (same body, webhook id and event id), for tests of an app that must take a webhook once.
+ */
+export function createWebhookLog(target: WebhookTarget) {
+  const sent: SentWebhook[] = [];
+  const record = (result: SentWebhook) => {
+    sent.push(result);
+    if (sent.length > SENT_KEPT) sent.splice(0, sent.length - SENT_KEPT);
+    return result;
+  };
+  return {
+    sent,
+    send: async (shopDomain: string, topic: string, subjectId: string, body: unknown) =>
+      record(await sendPlatformWebhook(target, { topic, shopDomain, subjectId, body })),
+    async redeliver(webhookId: string): Promise<SentWebhook> {
+      const first = sent.find((candidate) => candidate.webhookId === webhookId);
+      if (!first) throw new Error(`No webhook ${webhookId} in the stand-in's log (it keeps the last ${SENT_KEPT})`);
+      return record(await sendPlatformWebhook(target, { ...first, body: undefined }, first));
+    },
+  };
+}
+
+export type WebhookLog = ReturnType<typeof createWebhookLog>;
 
 /** A product's image as the REST resources write it (`image`, `images[]`). */
 function restImage(product: StandInProduct, imageOrigin: string) {

@@ -13,11 +13,13 @@
  *  - product pages where the merchant changes prices and stock or deletes a product, each change sent to
  *    the app as the platform's signed webhooks (stand-in/product-admin.ts), and product images
  *    (`/cdn/shop/files/<handle>.svg`) that the Admin API's image URLs point at;
+ *  - the orders placed with the storefront's checkout, at `/store/<name>/orders`, where the merchant cancels
+ *    one or refunds an item; the app gets each as the platform's signed order webhooks (stand-in/order-admin.ts);
  *  - the Flow triggers the app sent (`flowTriggerReceive`), listed at `/store/<name>/flow`;
  *  - with the `mailbox` option, a local SMTP server keeping what the app sends (stand-in/mailbox.ts) and its
  *    pages at `/mailbox` (stand-in/mailbox-pages.ts);
  *  - on a second port (an origin of its own, as a shop's domain is), the first shop's online store with the
- *    theme app extension and the app proxy (stand-in/online-store.ts).
+ *    theme app extension, the app proxy and a checkout (stand-in/online-store.ts).
  * docs/admin.md and docs/storefront.md say how it fits together.
  */
 import { createHmac } from "node:crypto";
@@ -30,9 +32,11 @@ import { adminHeader, escapeHtml, html, type HeaderLink } from "./admin-chrome";
 import { answerAdminGraphql, type FlowTriggerCall } from "./admin-graphql";
 import { productImageSvg, productOfImage, type VariantChange } from "./catalogue";
 import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
+import { orderBody } from "./orders";
 import { startMailbox, type Mailbox } from "./mailbox";
 import { mailboxPages } from "./mailbox-pages";
-import type { SentWebhook } from "./platform-webhooks";
+import { createOrderAdmin } from "./order-admin";
+import { createWebhookLog, type SentWebhook } from "./platform-webhooks";
 import { createProductAdmin } from "./product-admin";
 import { adminHost, signSessionToken, verifySessionToken } from "./session-token";
 import { createStorefront, type StorefrontControls } from "./online-store";
@@ -56,10 +60,10 @@ export interface PlatformStandInOptions {
   /** `X-Shopify-API-Version` of the webhooks it sends (the app's API version). */
   apiVersion?: string;
   /**
-   * A JSON file that keeps each shop's theme (its app embed, switched on or off in the theme editor) from one
-   * start to the next, as the platform keeps it: read at start, written after each change. Unset: kept in
-   * memory only (tests). The app's metafields are not kept: the app's database, which a developer may reset,
-   * is what says which it wrote.
+   * A JSON file that keeps each shop's theme (its app embed, switched on or off in the theme editor) and its
+   * orders from one start to the next, as the platform keeps them: read at start, written after each change.
+   * Unset: kept in memory only (tests). The app's metafields are not kept: the app's database, which a
+   * developer may reset, is what says which it wrote.
    */
   stateFile?: string;
   /** Start the local mailbox (an SMTP server on loopback) on this port (0: any free port); unset: none. */
@@ -67,7 +71,7 @@ export interface PlatformStandInOptions {
 }
 
 /** What the stand-in keeps of a shop in `stateFile`. */
-type KeptState = Pick<StandInShop, "theme">;
+type KeptState = Pick<StandInShop, "theme" | "orders">;
 
 function restoreState(file: string, shops: StandInShop[]): void {
   let kept: Record<string, KeptState>;
@@ -80,12 +84,13 @@ function restoreState(file: string, shops: StandInShop[]): void {
     const state = kept[shop.domain];
     if (!state) continue;
     if (state.theme?.blocks) shop.theme.blocks = state.theme.blocks;
+    if (Array.isArray(state.orders)) shop.orders = state.orders;
   }
 }
 
 function keepState(file: string, shops: StandInShop[]): void {
   const state: Record<string, KeptState> = Object.fromEntries(
-    shops.map((shop) => [shop.domain, { theme: shop.theme }]),
+    shops.map((shop) => [shop.domain, { theme: shop.theme, orders: shop.orders }]),
   );
   mkdirSync(path.dirname(file), { recursive: true });
   // Written whole, then renamed: a stop in the middle leaves the last state, not half of one.
@@ -114,8 +119,28 @@ export interface PlatformStandIn {
    * an unknown variant.
    */
   updateVariant(shopDomain: string, variantId: string, change: VariantChange): Promise<SentWebhook[]>;
-  /** Every webhook the stand-in sent the app (the last 200), oldest first. */
+  /** Every webhook the stand-in sent the app (the last 200), oldest first; a redelivery is one more. */
   sentWebhooks: SentWebhook[];
+  /**
+   * Sends a webhook of `sentWebhooks` again as the platform retries one (the same body, webhook id and event
+   * id, signed again); resolves with the delivery, recorded in `sentWebhooks` too.
+   */
+  redeliverWebhook(webhookId: string): Promise<SentWebhook>;
+  /**
+   * The orders placed on a shop's storefront as the platform's REST Admin API has them (what `orders/*`
+   * webhooks carry, as they are now), newest first; `GET /store/<name>/orders.json` answers the same.
+   */
+  orders(shopDomain: string): Array<ReturnType<typeof orderBody>>;
+  /**
+   * Cancels an order as the merchant does on the Orders page and sends `orders/cancelled`; resolves with the
+   * delivery, rejects when the order is unknown or cancelled already.
+   */
+  cancelOrder(shopDomain: string, orderId: string): Promise<SentWebhook>;
+  /**
+   * Refunds `quantity` (1 unless given) of an order's line item, as "Refund one item" does, and sends
+   * `refunds/create`; resolves with the delivery, rejects when there is not that much left to refund.
+   */
+  refundLineItem(shopDomain: string, orderId: string, lineItemId: string, quantity?: number): Promise<SentWebhook>;
   /** Each `flowTriggerReceive` the Admin API accepted, oldest first. */
   flowTriggers: FlowTriggerCall[];
   /**
@@ -364,15 +389,26 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     return c.redirect(`/store/${store}/themes/current/editor?saved=1`, 303);
   });
 
+  const webhooks = createWebhookLog({ appOrigin, apiSecret, apiVersion: options.apiVersion ?? "unstable" });
   const products = createProductAdmin({
     shops,
-    target: { appOrigin, apiSecret, apiVersion: options.apiVersion ?? "unstable" },
+    webhooks,
     appHandle,
     appName,
     origin: () => origin,
     links,
   });
   app.route("/", products.app);
+  const orders = createOrderAdmin({
+    shops,
+    webhooks,
+    links,
+    // A change made by the storefront's checkout or a test's call, outside the admin's requests.
+    changed: () => {
+      if (stateFile) keepState(stateFile, shops);
+    },
+  });
+  app.route("/", orders.app);
 
   app.get("/cdn/shop/files/:file", (c) => {
     for (const shop of shops) {
@@ -464,6 +500,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     appUrl,
     apiSecret,
     shop: shops[0]!,
+    checkout: (input) => orders.place(shops[0]!, input).order,
     embed: () => {
       const block = Object.values(shops[0]!.theme.blocks).find(
         (candidate) => candidate.type === embedBlockType(appHandle),
@@ -490,7 +527,15 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     deleteProduct: async (shopDomain, productId) => products.deleteProduct(shopNamed(shopDomain), productId),
     updateVariant: async (shopDomain, variantId, change) =>
       products.updateVariant(shopNamed(shopDomain), variantId, change),
-    sentWebhooks: products.sent,
+    sentWebhooks: webhooks.sent,
+    redeliverWebhook: (webhookId) => webhooks.redeliver(webhookId),
+    orders: (shopDomain) => {
+      const shop = shopNamed(shopDomain);
+      return shop.orders?.map((order) => orderBody(shop, order)).reverse() ?? [];
+    },
+    cancelOrder: async (shopDomain, orderId) => orders.cancel(shopNamed(shopDomain), orderId),
+    refundLineItem: async (shopDomain, orderId, lineItemId, quantity) =>
+      orders.refund(shopNamed(shopDomain), orderId, lineItemId, quantity),
     flowTriggers,
     setFlowWorkflow: (shopDomain, triggerHandle, enabled) => {
       const shop = shops.find((candidate) => candidate.domain === shopDomain);

@@ -18,21 +18,15 @@ import {
   type VariantChange,
 } from "./catalogue";
 import type { StandInShop } from "./demo-data";
-import {
-  inventoryLevelUpdateBody,
-  productUpdateBody,
-  sendPlatformWebhook,
-  type SentWebhook,
-  type WebhookTarget,
-} from "./platform-webhooks";
+import { inventoryLevelUpdateBody, productUpdateBody, type SentWebhook, type WebhookLog } from "./platform-webhooks";
 
-/** The stock "Restock" sets, and how many sent webhooks the stand-in remembers. */
+/** The stock "Restock" sets. */
 const RESTOCK_QUANTITY = 20;
-const SENT_KEPT = 200;
 
 export interface ProductAdminOptions {
   shops: StandInShop[];
-  target: WebhookTarget;
+  /** Where the webhooks are sent from and recorded (shared with the order admin). */
+  webhooks: WebhookLog;
   appHandle: string;
   appName: string;
   /** The stand-in's origin, where product images are served (known once it listens). */
@@ -43,16 +37,11 @@ export interface ProductAdminOptions {
 const storeName = (domain: string) => domain.replace(/\.myshopify\.com$/, "");
 
 export function createProductAdmin(options: ProductAdminOptions) {
-  const { shops, target, appHandle, appName } = options;
-  const sent: SentWebhook[] = [];
+  const { shops, webhooks, appHandle, appName } = options;
+  const { sent } = webhooks;
   const byStore = (store: string) => shops.find((shop) => storeName(shop.domain) === store);
-
-  async function send(shop: StandInShop, topic: string, subjectId: string, body: unknown) {
-    const result = await sendPlatformWebhook(target, { topic, shopDomain: shop.domain, subjectId, body });
-    sent.push(result);
-    if (sent.length > SENT_KEPT) sent.splice(0, sent.length - SENT_KEPT);
-    return result;
-  }
+  const send = (shop: StandInShop, topic: string, subjectId: string, body: unknown) =>
+    webhooks.send(shop.domain, topic, subjectId, body);
 
   /** The product leaves the catalogue (the Admin API and the storefront stop knowing it); the app is told. */
   async function deleteProduct(shop: StandInShop, productId: string): Promise<number> {
@@ -176,7 +165,7 @@ export function createProductAdmin(options: ProductAdminOptions) {
     return c.redirect(`/store/${c.req.param("store")}/apps/${appHandle}`, 303);
   });
 
-  return { app, deleteProduct, updateVariant, sent };
+  return { app, deleteProduct, updateVariant };
 }
 
 /** The fields a product page form carries; an absent field is no change ("" compare-at price removes it). */

@@ -135,3 +135,67 @@ describe("the storefront stand-in's cart", () => {
     expect((await (await app.request("/cart.js")).json()).item_count).toBe(0);
   });
 });
+
+// The storefront script writes the guest's list id into a hidden cart attribute with `/cart/update.js`; the
+// checkout copies the cart's attributes to the order's `note_attributes`. The stand-in keeps them as the
+// platform's Ajax Cart API does.
+describe("the storefront stand-in's cart attributes", () => {
+  it("sets attributes from JSON or a form, shows them in /cart.js, removes a blank one, and keeps them when the cart is cleared", async () => {
+    const shop = demoShopData({ domain: "attributes-test.myshopify.com", accessToken: "unused" });
+    const { app } = createStorefront({
+      appUrl: "http://127.0.0.1:9",
+      apiSecret: "unused",
+      shop,
+      embed: () => ({ enabled: true, settings: {} }),
+    });
+    const first = await app.request("/cart/update.js", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ attributes: { _wishlist_list: "lst_01abc", gift: "yes", count: 3 } }),
+    });
+    expect(first.status).toBe(200);
+    // The first update makes the browser's cart, as on the platform.
+    const cookie = /cart=[^;]+/.exec(first.headers.get("set-cookie") ?? "")![0];
+    expect(await first.json()).toMatchObject({
+      attributes: { _wishlist_list: "lst_01abc", gift: "yes", count: "3" },
+      item_count: 0,
+    });
+    const cart = async () =>
+      (await (await app.request("/cart.js", { headers: { Cookie: cookie } })).json()) as {
+        attributes: Record<string, string>;
+      };
+
+    // A form names them `attributes[<name>]`; a blank value removes one, and null does too.
+    const form = await app.request("/cart/update.js", {
+      method: "POST",
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ "attributes[gift]": "", "attributes[wrap]": "paper", note: "ignored" }),
+    });
+    expect(form.status).toBe(200);
+    expect((await cart()).attributes).toEqual({ _wishlist_list: "lst_01abc", count: "3", wrap: "paper" });
+    await app.request("/cart/update.js", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Cookie: cookie },
+      body: JSON.stringify({ attributes: { count: null, _wishlist_list: "lst_02def" } }),
+    });
+    expect((await cart()).attributes).toEqual({ _wishlist_list: "lst_02def", wrap: "paper" });
+
+    // Clearing the cart empties its lines, not its attributes.
+    await app.request("/cart/add.js", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Cookie: cookie },
+      body: JSON.stringify({ items: [{ id: 9100000001, quantity: 1 }] }),
+    });
+    await app.request("/cart/clear.js", { method: "POST", headers: { Cookie: cookie } });
+    expect(await cart()).toMatchObject({ item_count: 0, attributes: { _wishlist_list: "lst_02def", wrap: "paper" } });
+
+    // Attributes that are not an object are refused; another browser's cart has none.
+    const refused = await app.request("/cart/update.js", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Cookie: cookie },
+      body: JSON.stringify({ attributes: ["_wishlist_list", "lst_x"] }),
+    });
+    expect(refused.status).toBe(400);
+    expect((await (await app.request("/cart.js")).json()).attributes).toEqual({});
+  });
+});

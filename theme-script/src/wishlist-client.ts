@@ -9,13 +9,16 @@ type Schemas = components["schemas"];
 
 /**
  * A saved item (generated from the document, api-types/openapi.ts). `available` is false once the product
- * was deleted from the shop (docs/storefront.md); the placeholder shown while a save is on its way has none.
+ * was deleted from the shop (docs/storefront.md); the placeholder shown while a save is on its way has none,
+ * nor `purchasedAt` (issue 30: when the shopper bought it, in an order of the shop; null: not bought).
  */
 export type Item = Omit<Schemas["Item"], "available" | "purchasedAt"> &
   Partial<Pick<Schemas["Item"], "available" | "purchasedAt">>;
 
 /** A list as the scripts read it: the shopper's own (with `share`), a shared one, or identify's answer. */
 export type List = Pick<Schemas["SharedList"], "count"> & {
+  /** The shopper's own default list: its id (`lst_...`), null until the first save made it. */
+  id?: string | null;
   items: Item[];
   share?: Pick<Schemas["Share"], "enabled">;
   /** identify only: the guest's share link ended at this login. */
@@ -48,7 +51,7 @@ export function createApi(proxy: string, locale: string) {
         method,
         headers: { "Accept-Language": locale, ...(body ? { "Content-Type": "application/json" } : {}) },
         body: body ? JSON.stringify(body) : undefined,
-        credentials: "same-origin",
+        // Credentials: fetch's default, same-origin (the shop's own domain, where the proxy is).
       });
     } catch {
       throw new ApiError(0);

@@ -10,6 +10,12 @@ import type { ApiError, ListSummary } from "./wishlist-client";
 
 let seq = 0;
 
+// The dialog's styles come with it, once: pages that never open it carry none (the embed's size budget).
+const style = document.createElement("style");
+style.textContent =
+  ".wl-dialog{max-width:min(24em,90vw);border:1px solid;border-radius:8px}.wl-dialog label{display:flex;gap:.5em;min-height:44px;align-items:center}.wl-dialog fieldset{border:0;padding:0}.wl-new input{min-height:44px;font:inherit}";
+document.head.append(style);
+
 function open(context: PickerContext, target: Target, opener: HTMLElement) {
   const { api } = context;
   const text = (key: string) => context.config().strings[key] ?? context.strings[key] ?? key;

@@ -347,6 +347,8 @@ async function renderPage(root: HTMLElement, context: PageContext, settings: Pag
       link.href = `${storefrontRoot}products/${encodeURIComponent(item.handle)}${item.variantId ? `?variant=${item.variantId}` : ""}`;
     link.textContent = name;
     info.append(link);
+    // Bought (an order of the shop): said in words, not by a colour, on the owner's list and a shared one.
+    if (item.purchasedAt) info.append(part("wl-bought", text("bought")));
     const price = part("wl-price", "");
     const stock = part("wl-note", "");
     const actions = document.createElement("div");

@@ -32,6 +32,8 @@ interface ChangeDetail {
 }
 
 const AID_KEY = "wishlist:aid";
+/** The list id last written into this browser session's cart, with the cart it was written into. */
+const LIST_KEY = "wishlist:list";
 
 const settingsElement = document.getElementById("wishlist-settings");
 if (settingsElement && !(window as { Wishlist?: unknown }).Wishlist) start(JSON.parse(settingsElement.textContent!));
@@ -72,8 +74,7 @@ function start(settings: EmbedSettings) {
     // ignored and replaced on the next save.
     get: () => {
       const stored = storageAllowed ? safely(() => localStorage.getItem(AID_KEY)) : null;
-      if (stored && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(stored))
-        aidInPage = stored;
+      if (stored && /^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/.test(stored)) aidInPage = stored;
       return aidInPage;
     },
     set: (value: string) => {
@@ -87,6 +88,33 @@ function start(settings: EmbedSettings) {
   };
   // A customer is named by the platform's signature; a guest by the anonymous id kept in this browser.
   const guestId = () => (settings.customer ? null : storage.get());
+
+  /**
+   * A guest's default list id in the cart's hidden attribute `_wishlist_list`, so that the order the cart
+   * becomes names the list its buyer saved to (docs/storefront.md, "Orders from guests"). The list id, never
+   * the anonymous id: the merchant, the platform and other apps read cart attributes. Written once per
+   * browser session and cart (the cart's token is in its cookie where the platform lets scripts read it: the
+   * new cart after a checkout is written again), and again only when the list changes. Never for a customer
+   * (their orders name them) nor where the visitor does not allow preferences storage: there an attribute this
+   * session wrote is blanked (the platform then drops it) and nothing is kept, as after a login or a refusal.
+   * A refused write would be refused again: only one that did not arrive is made again.
+   */
+  let listId: string | null | undefined;
+  function tag(id = listId) {
+    listId = id;
+    const value = (!settings.customer && storageAllowed && id) || "";
+    // Read again once written: the write may have made the cart.
+    const key = () => value && value + document.cookie.match(/cart=([^;]*)/)?.[1];
+    if ((safely(() => sessionStorage[LIST_KEY]) ?? "") !== key())
+      fetch("/cart/update.js", {
+        method: "POST",
+        body: new URLSearchParams({ "attributes[_wishlist_list]": value }),
+      }).then(
+        () => safely(() => (value ? (sessionStorage[LIST_KEY] = key()) : delete sessionStorage[LIST_KEY])),
+        Boolean,
+      );
+  }
+
   /** The guest's id, made (and kept as consent allows) on the first save. */
   function ensureGuestId(): string | null {
     if (settings.customer) return null;
@@ -107,6 +135,8 @@ function start(settings: EmbedSettings) {
     const shopify = (window as { Shopify?: ShopifyGlobal }).Shopify;
     document.addEventListener("visitorConsentCollected", (event) => {
       storageAllowed = (event as CustomEvent<{ preferencesAllowed?: boolean }>).detail?.preferencesAllowed === true;
+      // The answer decides what the cart may carry: the list id once allowed, nothing once refused.
+      tag();
       if (!aidInPage) return;
       if (storageAllowed) storage.set(aidInPage);
       else safely(() => localStorage.removeItem(AID_KEY));
@@ -251,6 +281,8 @@ function start(settings: EmbedSettings) {
           ...(target.title ? { title: target.title.slice(0, 255) } : {}),
         });
         items = items.map((item) => (item === placeholder ? saved : item));
+        // A first save made the list: its id is read for the cart (once: a customer's is kept, unused).
+        if (!listId) api.list(guestId()).then((list) => tag(list.id), Boolean);
       } else {
         for (const item of existing) await api.remove(guestId(), item.id);
       }
@@ -318,6 +350,7 @@ function start(settings: EmbedSettings) {
     if (settings.customer || aid) {
       const [list, summaries] = await Promise.all([api.list(aid), lists ? api.lists(aid) : null]);
       items = list.items;
+      tag(list.id);
       if (summaries) lists = summaries.data;
     }
     render();
@@ -387,6 +420,7 @@ function start(settings: EmbedSettings) {
         const list = await api.list(guestId());
         items = list.items;
         shared = list.share?.enabled === true;
+        tag(list.id);
       }
     } catch (error) {
       loadFailed = true;
