@@ -108,12 +108,26 @@ describe("A guest's orders name their list", { timeout: 300_000 }, () => {
     await admin.goto(`${stack.platform.origin}/store/${stack.shop.domain.replace(".myshopify.com", "")}/orders`);
     await admin.getByRole("heading", { name: `${order!.name} · paid` }).waitFor();
     await admin.getByText(listId!, { exact: true }).waitFor();
-    await screenshot(admin, "stand-in-orders");
     await expect
       .poll(() =>
-        stack.platform.sentWebhooks.filter((sent) => sent.subjectId === String(order!.id)).map((sent) => sent.topic),
+        stack.platform.sentWebhooks
+          .filter((sent) => sent.subjectId === String(order!.id))
+          .map((sent) => [sent.topic, sent.status]),
       )
-      .toEqual(["orders/create", "orders/paid"]);
+      .toEqual([
+        ["orders/create", 200],
+        ["orders/paid", 200],
+      ]);
+    await admin.reload();
+    await admin.getByText(listId!, { exact: true }).waitFor();
+    await screenshot(admin, "stand-in-orders");
+
+    // AND the app matched the hat to the guest's save: their wishlist page shows it bought, the shorts not
+    await page.goto(`${stack.platform.storefrontOrigin}/pages/wishlist`);
+    const hat = page.locator(".wl-list > li").filter({ hasText: "Meadow Sun Hat" });
+    await hat.getByText("Bought", { exact: true }).waitFor();
+    const shorts = page.locator(".wl-list > li").filter({ hasText: "Tidal Swim Shorts" });
+    expect(await shorts.getByText("Bought", { exact: true }).count()).toBe(0);
 
     // AND the next cart (a new one after the checkout) is given the list id again on the next page
     await page.goto(`${stack.platform.storefrontOrigin}/collections/all`);
