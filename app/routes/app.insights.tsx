@@ -33,7 +33,12 @@ import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { currencyDigits, formatMoney } from "~/lib/money";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
-import { conversionReport, demandReport, MAX_RANGE_DAYS, type SOURCES } from "~/services/attribution/revenue-reports.server";
+import {
+  conversionReport,
+  demandReport,
+  MAX_RANGE_DAYS,
+  type SOURCES,
+} from "~/services/attribution/revenue-reports.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
