@@ -1019,6 +1019,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "reminder.due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reminder.due event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onReminderDue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2070,6 +2090,57 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        ReminderDueEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: a customer saved the product at least the shop's reminder delay ago (14 days unless it sets another), has not bought it, and it can be bought. One event per customer and product, at most once, and a customer's reminders at most once a week; made only while the shop's reminder rule is on. */
+            data: {
+                /** @description The reminder's id (reminders are alerts of kind `reminder`: the admin's log lists them). */
+                alertId: string;
+                /** @description The shop's currency (ISO 4217). */
+                currency: string;
+                /**
+                 * @description A 64-bit platform id as a string of decimal digits.
+                 * @example 7234567890123
+                 */
+                customerId: string;
+                item: components["schemas"]["Item"];
+                listId: string;
+                /**
+                 * @description The item's price as the shop's catalogue was last read, a decimal string in `currency`.
+                 * @example 49.00
+                 */
+                price: string;
+                product: {
+                    handle: string;
+                    /**
+                     * @description A 64-bit platform id as a string of decimal digits.
+                     * @example 7234567890123
+                     */
+                    productId: string;
+                    title: string;
+                };
+                /**
+                 * @description Whole days since the item was saved (at least the shop's reminder delay).
+                 * @example 14
+                 */
+                savedDays: number;
+                /**
+                 * @description The variant saved; null when the item was saved without one (the product as a whole).
+                 * @example 7234567890123
+                 */
+                variantId: string | null;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "reminder.due";
+        };
         Settings: {
             /**
              * @description Additive. What becomes of a saved item once its owner's order buys it: `keep` (it stays on the list, with `purchasedAt` set, shown as bought) or `remove` (it leaves the list, as a removal by the shopper would, with an `item.removed` event). Default `keep`.
@@ -2080,7 +2151,7 @@ export interface components {
             guestEnabled: boolean;
             /** @description Browser origins (scheme://host[:port]) allowed by CORS for public-key calls. A preflight is granted to an origin that some shop declares; the request itself only to its own shop's origins. */
             headlessOrigins: string[];
-            /** @description An email-marketing integration flag. Default false. Also true, whatever was set, while Shopify Flow or a webhook endpoint carries the shop's wishlist alerts (a workflow uses one of the app's alert triggers, or an enabled endpoint subscribes to an `alert.*` event). */
+            /** @description An email-marketing integration flag. Default false. Also true, whatever was set, while Shopify Flow or a webhook endpoint carries the shop's wishlist alerts (a workflow uses one of the app's alert or reminder triggers, or an enabled endpoint subscribes to an `alert.*` event or `reminder.due`). */
             integrationConfigured: boolean;
             /** @description Additive. The most lists one shopper (customer or guest) may keep, their default list included (1-100). Creating one more is a 409 `too-many-lists`; lowering it deletes nothing. Default 20. */
             maxListsPerOwner: number;
@@ -2446,7 +2517,7 @@ export interface components {
              * @example 2026-11-22T14:30:00.000Z
              */
             disabledAt: string | null;
-            events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock")[];
+            events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock" | "reminder.due")[];
             /** @description Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx. */
             failCount: number;
             id: string;
@@ -10126,7 +10197,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock")[];
+                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock" | "reminder.due")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -11509,6 +11580,28 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onReminderDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReminderDueEvent"];
             };
         };
         responses: {

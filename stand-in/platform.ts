@@ -160,7 +160,12 @@ export interface PlatformStandIn {
 const here = import.meta.dirname;
 const asset = (name: string) => readFileSync(path.join(here, name), "utf8");
 /** The handles of the app's Flow trigger extensions (extensions/wishlist-flow-*). */
-const FLOW_TRIGGER_HANDLES = ["wishlist-back-in-stock", "wishlist-price-dropped", "wishlist-low-stock"];
+const FLOW_TRIGGER_HANDLES = [
+  "wishlist-back-in-stock",
+  "wishlist-price-dropped",
+  "wishlist-low-stock",
+  "wishlist-reminder-due",
+];
 
 const storeName = (domain: string) => domain.replace(/\.myshopify\.com$/, "");
 

@@ -243,6 +243,28 @@ export const JOBS = {
   },
 
   /**
+   * Wishlist reminders (docs/decisions/050-wishlist-alerts.md#reminders): one job per shop reminds customers of
+   * the items they saved the shop's reminder delay ago and have not bought, reading on from where the shop's
+   * last run stopped, a bounded amount a run (a run with more left queues the next). Deduplicated per shop
+   * like the readings, so one shop's runs never overlap. The sweep is what schedules it: hourly, every
+   * installed shop whose reminder rule is on is queued (a reminder's moment is a day: an hour is nothing).
+   */
+  alertRemind: {
+    queue: "alert-reminders",
+    name: "alerts.remind",
+    payload: z.object({ shopId: z.string() }),
+    options: {
+      attempts: 3,
+      backoff: { type: "exponential", delay: 30_000 },
+      removeOnComplete: true,
+      removeOnFail: 100,
+    },
+    consumer: { concurrency: () => 2, locked: true },
+    sweep: { everyMs: HOUR_MS },
+    shopScoped: true,
+  },
+
+  /**
    * Hourly: saved products not read for a day are read again (webhooks the platform never delivered), alerts
    * older than ALERT_RETENTION_DAYS are deleted with their messages, and readings nobody needs are dropped.
    */

@@ -102,6 +102,7 @@ export async function enqueueProductSnapshots(shopId: string, connection?: Redis
 
 const alertRefreshDeduplicationId = (shopId: string) => `alerts-${shopId}`;
 const alertSendDeduplicationId = (shopId: string) => `alert-emails-${shopId}`;
+const alertRemindDeduplicationId = (shopId: string) => `alert-reminders-${shopId}`;
 
 /** Queues the shop's alerts reading `JOBS.alertRefresh.delayMs` from now, deduplicated per shop as the snapshots are. */
 export async function enqueueAlertRefresh(shopId: string, connection?: Redis) {
@@ -125,6 +126,18 @@ export async function enqueueAlertSend(shopId: string, delayMs: number, connecti
       ...JOBS.alertSend.options,
       delay: delayMs,
       deduplication: { id: alertSendDeduplicationId(shopId), keepLastIfActive: true },
+    },
+  );
+}
+
+/** Queues the shop's reminders run, deduplicated per shop: one run of a shop at a time, one more kept after it. */
+export async function enqueueAlertRemind(shopId: string, connection?: Redis) {
+  await queue(JOBS.alertRemind.queue, connection).add(
+    JOBS.alertRemind.name,
+    { shopId },
+    {
+      ...JOBS.alertRemind.options,
+      deduplication: { id: alertRemindDeduplicationId(shopId), keepLastIfActive: true },
     },
   );
 }
@@ -198,6 +211,7 @@ export async function removeJobsOfShop(shopId: string, connection?: Redis): Prom
   await queue(JOBS.productSnapshot.queue, connection).removeDeduplicationKey(productDeduplicationId(shopId));
   await queue(JOBS.alertRefresh.queue, connection).removeDeduplicationKey(alertRefreshDeduplicationId(shopId));
   await queue(JOBS.alertSend.queue, connection).removeDeduplicationKey(alertSendDeduplicationId(shopId));
+  await queue(JOBS.alertRemind.queue, connection).removeDeduplicationKey(alertRemindDeduplicationId(shopId));
   for (const kind of SHOP_SCOPED_KINDS) {
     const held = queue(JOBS[kind].queue, connection);
     for (const state of ["waiting", "delayed", "prioritized", "failed", "completed"] as const) {

@@ -98,6 +98,7 @@ interface SettingsForm {
   backInStock: { enabled: boolean };
   priceDrop: { enabled: boolean; minPercent: NumberInput };
   lowStock: { enabled: boolean; threshold: NumberInput };
+  reminders: { enabled: boolean; afterDays: NumberInput };
   cooldownDays: NumberInput;
   email: Omit<Settings["email"], "ratePerMinute" | "smtp"> & {
     ratePerMinute: NumberInput;
@@ -118,6 +119,7 @@ function withValue<T>(form: T, path: string, value: unknown): T {
 const FIELD_NAMES: Record<string, MessageKey> = {
   "priceDrop.minPercent": "alerts.priceDrop.threshold",
   "lowStock.threshold": "alerts.lowStock.threshold",
+  "reminders.afterDays": "alerts.reminders.afterDays",
   cooldownDays: "alerts.cooldown.label",
   "email.ratePerMinute": "alerts.rate.label",
   "email.fromName": "alerts.fromName.label",
@@ -130,7 +132,7 @@ const FIELD_NAMES: Record<string, MessageKey> = {
   smtpPassword: "alerts.smtp.password",
 };
 
-function Section({ id, children }: { id: "rules" | "email"; children: ReactNode }) {
+function Section({ id, children }: { id: "rules" | "reminders" | "email"; children: ReactNode }) {
   const { t } = useI18n();
   return (
     <Layout.AnnotatedSection id={id} title={t(`alerts.${id}.title`)} description={t(`alerts.${id}.description`)}>
@@ -323,6 +325,25 @@ export default function AlertsPage() {
                 {text("cooldownDays", (f) => f.cooldownDays, "alerts.cooldown.label", "alerts.cooldown.help", {
                   type: "number",
                 })}
+              </BlockStack>
+            </Card>
+          </Section>
+          <Section id="reminders">
+            <Card>
+              <BlockStack gap="200">
+                {checkbox(
+                  "reminders.enabled",
+                  (f) => f.reminders.enabled,
+                  "alerts.reminders.enabled",
+                  "alerts.reminders.enabledHelp",
+                )}
+                {text(
+                  "reminders.afterDays",
+                  (f) => f.reminders.afterDays,
+                  "alerts.reminders.afterDays",
+                  "alerts.reminders.afterDaysHelp",
+                  { type: "number" },
+                )}
               </BlockStack>
             </Card>
           </Section>

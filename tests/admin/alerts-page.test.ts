@@ -611,11 +611,82 @@ describe("the counts", () => {
     const { counts } = await load(counted);
     expect(counts).toEqual({
       days: [7, 30, 90],
-      made: { back_in_stock: [2, 2, 2], price_dropped: [1, 1, 2], low_stock: [0, 1, 1] },
+      made: { back_in_stock: [2, 2, 2], price_dropped: [1, 1, 2], low_stock: [0, 1, 1], reminder: [0, 0, 0] },
       sent: [2, 3, 3],
       clicks: [1, 2, 2],
       // Clicked alerts per emailed alert: 1 of 2, then 2 of 3
       clickRate: [0.5, 2 / 3, 2 / 3],
+    });
+  });
+});
+
+describe("the reminders section (issue 30)", () => {
+  it("is off by default after 14 days; saves the switch and the days, and refuses days outside 1 to 365", async () => {
+    const reminding = await installedShop();
+    const before = await load(reminding);
+    expect(before.settings.reminders).toEqual({ enabled: false, afterDays: 14 });
+
+    const saved = answered(
+      await save(reminding, { ...before.settings, reminders: { enabled: true, afterDays: 30 } }),
+      "save",
+    );
+    expect(saved.settings.reminders).toEqual({ enabled: true, afterDays: 30 });
+    expect((await load(reminding)).settings.reminders).toEqual({ enabled: true, afterDays: 30 });
+    // In the alerts' settings document, where the worker's runs read it.
+    expect(JSON.parse((await settingsOf(reminding.id)).alertSettings).reminders).toEqual({
+      enabled: true,
+      afterDays: 30,
+    });
+
+    for (const afterDays of [0, 366, 2.5, "ten"]) {
+      const answer = refused(await save(reminding, { ...before.settings, reminders: { enabled: true, afterDays } }));
+      expect(Object.keys(answer.fieldErrors), String(afterDays)).toEqual(["reminders.afterDays"]);
+    }
+    expect((await load(reminding)).settings.reminders).toEqual({ enabled: true, afterDays: 30 });
+    answered(await save(reminding, { ...before.settings, reminders: { enabled: false, afterDays: 30 } }), "save");
+    expect((await load(reminding)).settings.reminders).toEqual({ enabled: false, afterDays: 30 });
+  });
+
+  it.each([
+    ["en", "Still thinking about Linen shirt?", "Still on your wishlist"],
+    ["fr", "Toujours intéressé(e) par Chemise en lin\u00a0?", "Toujours dans votre liste d’envies"],
+    ["de", "Noch interessiert an Leinenhemd?", "Noch auf Ihrer Wunschliste"],
+    ["es", "¿Sigue pensando en Camisa de lino?", "Sigue en su lista de deseos"],
+  ])("previews the reminder email in %s", async (language, subject, heading) => {
+    // A shop whose catalogue was never read: the sample's product is a neutral one in the email's language.
+    const unread = await installedShop();
+    const { preview } = answered(
+      await submit(unread, { intent: "preview", template: "reminder", language }),
+      "preview",
+    );
+    expect(preview).toMatchObject({ template: "reminder", language, subject });
+    expect(preview.html).toContain(`lang="${language}"`);
+    expect(preview.html).toContain(heading);
+    expect(preview.html).not.toMatch(/<script/i);
+  });
+
+  it("lists reminders in the log, filtered by their kind, and counts them", async () => {
+    const counted = await installedShop();
+    const at = new Date(Date.now() - 2 * DAY);
+    const messageId = await seedMessage(counted.id, "7001", { state: "sent", at });
+    const reminder = await seedAlert(counted.id, {
+      customerId: "7001",
+      productId: "1",
+      kind: "reminder",
+      at,
+      messageId,
+    });
+    await seedAlert(counted.id, { customerId: "7001", productId: "2", kind: "back_in_stock", at });
+    await markClicked(database(), counted.id, reminder.id, new Date());
+
+    const page = await load(counted, { kind: "reminder" });
+    expect(page.filters.kind).toBe("reminder");
+    expect(page.log.entries.map((entry) => [entry.id, entry.kind, entry.channels, entry.emailState])).toEqual([
+      [reminder.id, "reminder", ["email"], "sent"],
+    ]);
+    expect(page.counts).toMatchObject({
+      made: { back_in_stock: [1, 1, 1], price_dropped: [0, 0, 0], low_stock: [0, 0, 0], reminder: [1, 1, 1] },
+      clicks: [1, 1, 1],
     });
   });
 });

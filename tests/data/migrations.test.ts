@@ -54,6 +54,7 @@ describe(`migrations on ${engine}`, () => {
       "List",
       "PlatformWebhook",
       "ProductRefresh",
+      "ReminderScan",
       "Session",
       "Shop",
       "TransferJob",

@@ -49,7 +49,7 @@ describe("worker process", () => {
 
       // The hourly purges of expired idempotency keys and transfer files, the daily purge of old events, the
       // alerts' hourly maintenance and the sweeps of stranded transfer jobs, compliance requests, owed metafield
-      // writes, product snapshot runs, alerts readings and alert emails are scheduled.
+      // writes, product snapshot runs, alerts readings, alert emails and the reminders' runs are scheduled.
       const maintenance = createQueue(MAINTENANCE_QUEUE, connection);
       const schedulers = await maintenance.getJobSchedulers();
       expect(
@@ -59,6 +59,11 @@ describe("worker process", () => {
           key: sweepJob("alertSend").schedulerId,
           name: sweepJob("alertSend").name,
           every: sweepJob("alertSend").everyMs,
+        },
+        {
+          key: sweepJob("alertRemind").schedulerId,
+          name: sweepJob("alertRemind").name,
+          every: sweepJob("alertRemind").everyMs,
         },
         {
           key: JOBS.alertsMaintenance.schedule.schedulerId,

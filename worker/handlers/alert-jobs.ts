@@ -1,12 +1,13 @@
 /**
  * Wishlist alerts (app/services/alerts, docs/decisions/050-wishlist-alerts.md) for BullMQ: the shop's
- * reading runs, its sender runs, their sweeps, and the hourly maintenance.
+ * reading runs, its sender runs, its reminder runs, their sweeps, and the hourly maintenance.
  */
 import type { BackoffStrategy, Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { JOBS, sweepJob } from "~/jobs/definitions";
 import { logger } from "~/logger.server";
 import { maintainAlerts, queueDueAlertRefreshes, runAlertRefresh } from "~/services/alerts/refresh.server";
+import { queueDueReminders, runReminders } from "~/services/alerts/reminders.server";
 import { queueDueAlertSenders, runAlertSender } from "~/services/alerts/sender.server";
 import { closeSmtpTransports } from "~/services/alerts/smtp.server";
 import type { JobHandler } from "../job-handler";
@@ -53,6 +54,23 @@ export const alertSendJobs = {
     return { queued: shopIds.length, shopIds };
   },
 } satisfies JobHandler<"alertSend">;
+
+export const alertRemindJobs = {
+  consume: ({ connection }) => ({
+    run: (job: Job) =>
+      runJob(async () => {
+        const { shopId } = JOBS.alertRemind.payload.parse(job.data);
+        const run = await runReminders({ shopId, connection });
+        if (run.reminders > 0 || run.more) logger.info({ shopId, jobId: job.id, ...run }, "reminders run");
+        return run;
+      }),
+  }),
+  // The sweep is the rule's schedule: the shops whose rule is on, each queued (deduplicated per shop).
+  sweep: async (_job: Job, connection?: Redis) => {
+    const shopIds = await queueDueReminders(connection);
+    return { queued: shopIds.length, shopIds };
+  },
+} satisfies JobHandler<"alertRemind">;
 
 const maintenance = async (job: Job, connection?: Redis) => {
   const { now } = JOBS.alertsMaintenance.payload.parse(job.data ?? {});

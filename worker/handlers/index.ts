@@ -5,7 +5,7 @@
  */
 import type { JobKindName } from "~/jobs/definitions";
 import type { JobHandler } from "../job-handler";
-import { alertRefreshJobs, alertSendJobs, alertsMaintenance } from "./alert-jobs";
+import { alertRefreshJobs, alertRemindJobs, alertSendJobs, alertsMaintenance } from "./alert-jobs";
 import { complianceJobs } from "./compliance-jobs";
 import { healthJobs } from "./health-jobs";
 import { eventsPurge, filesPurge, idempotencyPurge } from "./housekeeping";
@@ -23,6 +23,7 @@ export const JOB_HANDLERS = {
   productSnapshot: productJobs,
   alertRefresh: alertRefreshJobs,
   alertSend: alertSendJobs,
+  alertRemind: alertRemindJobs,
   alertsMaintenance,
   idempotencyPurge,
   eventsPurge,

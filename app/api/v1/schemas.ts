@@ -171,8 +171,8 @@ export const SettingsSchema = z
     integrationConfigured: shopSettingsFields.integrationConfigured.meta({
       description:
         "An email-marketing integration flag. Default false. Also true, whatever was set, while Shopify Flow or a " +
-        "webhook endpoint carries the shop's wishlist alerts (a workflow uses one of the app's alert triggers, or an " +
-        "enabled endpoint subscribes to an `alert.*` event).",
+        "webhook endpoint carries the shop's wishlist alerts (a workflow uses one of the app's alert or reminder " +
+        "triggers, or an enabled endpoint subscribes to an `alert.*` event or `reminder.due`).",
     }),
     strings: shopSettingsFields.strings.meta({
       description:
@@ -477,6 +477,45 @@ const alertEventData = (description: string) =>
     })
     .openapi({ description });
 
+/** What a reminder event names: the reminder, the customer's item, the product and its price as last read. */
+const reminderEventData = z
+  .object({
+    alertId: z
+      .string()
+      .regex(/^alr_[A-Za-z0-9]+$/)
+      .openapi({
+        description: "The reminder's id (reminders are alerts of kind `reminder`: the admin's log lists them).",
+      }),
+    listId: z.string(),
+    customerId: PlatformId,
+    item: ItemSchema,
+    product: z.object({ productId: PlatformId, title: z.string(), handle: z.string() }),
+    variantId: PlatformId.nullable().openapi({
+      description: "The variant saved; null when the item was saved without one (the product as a whole).",
+    }),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .openapi({ description: "The shop's currency (ISO 4217)." }),
+    price: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .openapi({
+        description: "The item's price as the shop's catalogue was last read, a decimal string in `currency`.",
+        example: "49.00",
+      }),
+    savedDays: z.number().int().openapi({
+      description: "Whole days since the item was saved (at least the shop's reminder delay).",
+      example: 14,
+    }),
+  })
+  .openapi({
+    description:
+      "Additive: a customer saved the product at least the shop's reminder delay ago (14 days unless it sets " +
+      "another), has not bought it, and it can be bought. One event per customer and product, at most once, and " +
+      "a customer's reminders at most once a week; made only while the shop's reminder rule is on.",
+  });
+
 export const WEBHOOK_EVENTS = {
   "item.added": envelope(
     "item.added",
@@ -569,6 +608,7 @@ export const WEBHOOK_EVENTS = {
     alertEventData("Additive: a saved product's stock fell to the shop's low-stock threshold or below."),
     "AlertLowStockEvent",
   ),
+  "reminder.due": envelope("reminder.due", reminderEventData, "ReminderDueEvent"),
   ping: envelope(
     "ping",
     z

@@ -3,8 +3,8 @@ import { useId } from "react";
 import { useI18n } from "~/i18n/i18n-context";
 import type { Translator } from "~/i18n/translate";
 
-type Kind = "back_in_stock" | "price_dropped" | "low_stock";
-const KINDS: Kind[] = ["back_in_stock", "price_dropped", "low_stock"];
+type Kind = "back_in_stock" | "price_dropped" | "low_stock" | "reminder";
+const KINDS: Kind[] = ["back_in_stock", "price_dropped", "low_stock", "reminder"];
 const STATES = ["pending", "sending", "sent", "skipped", "failed", "none"] as const;
 
 export interface AlertLogEntryView {

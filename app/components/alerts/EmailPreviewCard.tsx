@@ -4,7 +4,7 @@ import { useState } from "react";
 import { LabelledCard } from "~/components/LabelledCard";
 import { useI18n } from "~/i18n/i18n-context";
 
-const TEMPLATES = ["back_in_stock", "price_dropped", "low_stock", "digest"] as const;
+const TEMPLATES = ["back_in_stock", "price_dropped", "low_stock", "reminder", "digest"] as const;
 /** The emails' languages, each named in itself: a merchant looks for the language they read. */
 const LANGUAGES = [
   { value: "en", label: "English" },
@@ -23,7 +23,7 @@ export interface EmailPreview {
 type PreviewAnswer = { ok: true; preview: EmailPreview } | { ok: false; formError?: string };
 
 /**
- * Each alert email (back in stock, price drop, low stock, a digest of three) in each of the storefront's
+ * Each alert email (back in stock, price drop, low stock, a reminder, a digest of three) in each of the storefront's
  * languages, rendered by the server with sample data and the shop's brand name, shown as the shopper would
  * see it. The frame is sandboxed without scripts: the email's markup can run nothing in the admin.
  */

@@ -718,6 +718,7 @@ export const de: Messages = {
   "alerts.counts.made.back_in_stock": "Wieder-verfügbar-Benachrichtigungen",
   "alerts.counts.made.price_dropped": "Preissenkungs-Benachrichtigungen",
   "alerts.counts.made.low_stock": "Geringer-Bestand-Benachrichtigungen",
+  "alerts.counts.made.reminder": "Erinnerungen",
   "alerts.counts.sent": "Gesendete E-Mails",
   "alerts.counts.clicks": "Klicks",
   "alerts.counts.clickRate": "Klickrate",
@@ -741,6 +742,15 @@ export const de: Messages = {
   "alerts.cooldown.label": "Tage zwischen Benachrichtigungen einer Art",
   "alerts.cooldown.help":
     "Ein Kunde erfährt von einer Art von Änderung an einem Artikel höchstens einmal in so vielen Tagen (1 bis 90). Mehrere Änderungen kurz nacheinander gehen in einer E-Mail hinaus.",
+  "alerts.reminders.title": "Erinnerungen",
+  "alerts.reminders.description":
+    "Kundinnen und Kunden an Artikel erinnern, die sie vor einiger Zeit gemerkt und nicht gekauft haben, über dieselben Kanäle wie die Benachrichtigungen. Aus, bis Sie es einschalten.",
+  "alerts.reminders.enabled": "An nicht gekaufte Artikel erinnern",
+  "alerts.reminders.enabledHelp":
+    "Jeder Artikel einmal und jeder Kunde höchstens einmal pro Woche (bis zu 25 Artikel in einer E-Mail; der Rest wartet eine Woche). Nie für einen gekauften oder entfernten Artikel, einen Gast oder einen Kunden auf der Sperrliste. Eingeschaltet erinnert es auch an Artikel, die schon so lange gemerkt sind. E-Mails folgen den E-Mail-Einstellungen unten: standardmäßig nur an Kunden, die E-Mail-Marketing zugestimmt haben.",
+  "alerts.reminders.afterDays": "Tage nach dem Merken",
+  "alerts.reminders.afterDaysHelp":
+    "Wie lange nach dem Merken eines Artikels der Kunde daran erinnert wird (1 bis 365 Tage).",
   "alerts.email.title": "E-Mail",
   "alerts.email.description":
     "Benachrichtigungs-E-Mails, die die App über Ihren eigenen Mailserver (SMTP) mit Ihrem Markennamen sendet.",
@@ -795,6 +805,7 @@ export const de: Messages = {
   "alerts.preview.template.price_dropped": "Preissenkung",
   "alerts.preview.template.low_stock": "Geringer Bestand",
   "alerts.preview.template.digest": "Zusammenfassung von drei Änderungen",
+  "alerts.preview.template.reminder": "Erinnerung",
   "alerts.preview.language": "Sprache",
   "alerts.preview.subject": "Betreff:",
   "alerts.preview.frame": "Vorschau der E-Mail: {subject}",
@@ -824,6 +835,7 @@ export const de: Messages = {
   "alerts.kind.back_in_stock": "Wieder verfügbar",
   "alerts.kind.price_dropped": "Preissenkung",
   "alerts.kind.low_stock": "Geringer Bestand",
+  "alerts.kind.reminder": "Erinnerung",
   "alerts.channel.email": "E-Mail",
   "alerts.channel.webhook": "Webhook",
   "alerts.channel.flow": "Shopify Flow",

@@ -698,6 +698,7 @@ export const en = {
   "alerts.counts.made.back_in_stock": "Back-in-stock alerts",
   "alerts.counts.made.price_dropped": "Price-drop alerts",
   "alerts.counts.made.low_stock": "Low-stock alerts",
+  "alerts.counts.made.reminder": "Reminders",
   "alerts.counts.sent": "Emails sent",
   "alerts.counts.clicks": "Clicks",
   "alerts.counts.clickRate": "Click rate",
@@ -719,6 +720,14 @@ export const en = {
   "alerts.cooldown.label": "Days between alerts of one kind",
   "alerts.cooldown.help":
     "A shopper hears of one kind of change to an item at most once in this many days (1 to 90). Several changes close together go out as one email.",
+  "alerts.reminders.title": "Reminders",
+  "alerts.reminders.description":
+    "Remind customers of the items they saved a while ago and have not bought, through the same channels as the alerts. Off unless you turn it on.",
+  "alerts.reminders.enabled": "Remind customers of items they have not bought",
+  "alerts.reminders.enabledHelp":
+    "Each item once, and each customer at most once a week (up to 25 items in one email; the rest wait a week). Never for a bought or removed item, a guest, or a customer on the suppression list. Turned on, it also reminds of items already saved that long ago. Emails follow the email settings below: by default only to customers who agreed to email marketing.",
+  "alerts.reminders.afterDays": "Days after saving",
+  "alerts.reminders.afterDaysHelp": "How long after a customer saves an item they are reminded of it (1 to 365 days).",
   "alerts.email.title": "Email",
   "alerts.email.description": "Alert emails sent by the app through your own mail server (SMTP), with your brand name.",
   "alerts.email.enabled": "Send alert emails",
@@ -770,6 +779,7 @@ export const en = {
   "alerts.preview.template.price_dropped": "Price drop",
   "alerts.preview.template.low_stock": "Low stock",
   "alerts.preview.template.digest": "Digest of three changes",
+  "alerts.preview.template.reminder": "Reminder",
   "alerts.preview.language": "Language",
   "alerts.preview.subject": "Subject:",
   "alerts.preview.frame": "Email preview: {subject}",
@@ -799,6 +809,7 @@ export const en = {
   "alerts.kind.back_in_stock": "Back in stock",
   "alerts.kind.price_dropped": "Price drop",
   "alerts.kind.low_stock": "Low stock",
+  "alerts.kind.reminder": "Reminder",
   "alerts.channel.email": "Email",
   "alerts.channel.webhook": "Webhook",
   "alerts.channel.flow": "Shopify Flow",

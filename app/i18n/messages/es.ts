@@ -711,6 +711,7 @@ export const es: Messages = {
   "alerts.counts.made.back_in_stock": "Alertas de vuelta al stock",
   "alerts.counts.made.price_dropped": "Alertas de bajada de precio",
   "alerts.counts.made.low_stock": "Alertas de stock bajo",
+  "alerts.counts.made.reminder": "Recordatorios",
   "alerts.counts.sent": "Correos enviados",
   "alerts.counts.clicks": "Clics",
   "alerts.counts.clickRate": "Tasa de clics",
@@ -732,6 +733,15 @@ export const es: Messages = {
   "alerts.cooldown.label": "Días entre alertas del mismo tipo",
   "alerts.cooldown.help":
     "Se avisa a un cliente de un mismo tipo de cambio de un artículo como mucho una vez en este número de días (de 1 a 90). Varios cambios seguidos se envían en un solo correo.",
+  "alerts.reminders.title": "Recordatorios",
+  "alerts.reminders.description":
+    "Recordar a los clientes los artículos que guardaron hace un tiempo y no han comprado, por los mismos canales que las alertas. Desactivado hasta que lo active.",
+  "alerts.reminders.enabled": "Recordar a los clientes los artículos que no han comprado",
+  "alerts.reminders.enabledHelp":
+    "Cada artículo una sola vez y cada cliente como mucho una vez por semana (hasta 25 artículos por correo; el resto espera una semana). Nunca para un artículo comprado o quitado, un invitado o un cliente de la lista de exclusión. Al activarlo, también recuerda los artículos guardados desde hace ese tiempo. Los correos siguen los ajustes de correo de abajo: por defecto, solo a los clientes que aceptaron el marketing por correo.",
+  "alerts.reminders.afterDays": "Días después de guardar",
+  "alerts.reminders.afterDaysHelp":
+    "Cuánto tiempo después de guardar un artículo se le recuerda al cliente (de 1 a 365 días).",
   "alerts.email.title": "Correo electrónico",
   "alerts.email.description":
     "Correos de alerta que la aplicación envía a través de su propio servidor de correo (SMTP), con el nombre de su marca.",
@@ -787,6 +797,7 @@ export const es: Messages = {
   "alerts.preview.template.price_dropped": "Bajada de precio",
   "alerts.preview.template.low_stock": "Stock bajo",
   "alerts.preview.template.digest": "Resumen de tres cambios",
+  "alerts.preview.template.reminder": "Recordatorio",
   "alerts.preview.language": "Idioma",
   "alerts.preview.subject": "Asunto:",
   "alerts.preview.frame": "Vista previa del correo: {subject}",
@@ -816,6 +827,7 @@ export const es: Messages = {
   "alerts.kind.back_in_stock": "Vuelta al stock",
   "alerts.kind.price_dropped": "Bajada de precio",
   "alerts.kind.low_stock": "Stock bajo",
+  "alerts.kind.reminder": "Recordatorio",
   "alerts.channel.email": "Correo",
   "alerts.channel.webhook": "Webhook",
   "alerts.channel.flow": "Shopify Flow",

@@ -722,6 +722,7 @@ export const fr: Messages = {
   "alerts.counts.made.back_in_stock": "Alertes de retour en stock",
   "alerts.counts.made.price_dropped": "Alertes de baisse de prix",
   "alerts.counts.made.low_stock": "Alertes de stock faible",
+  "alerts.counts.made.reminder": "Rappels",
   "alerts.counts.sent": "E-mails envoyés",
   "alerts.counts.clicks": "Clics",
   "alerts.counts.clickRate": "Taux de clics",
@@ -745,6 +746,15 @@ export const fr: Messages = {
   "alerts.cooldown.label": "Jours entre deux alertes du même type",
   "alerts.cooldown.help":
     "Un client est averti d’un même type de changement d’un article au plus une fois sur ce nombre de jours (1 à 90). Plusieurs changements rapprochés partent dans un seul e-mail.",
+  "alerts.reminders.title": "Rappels",
+  "alerts.reminders.description":
+    "Rappeler aux clients les articles qu’ils ont ajoutés il y a quelque temps et n’ont pas achetés, par les mêmes canaux que les alertes. Désactivé tant que vous ne l’activez pas.",
+  "alerts.reminders.enabled": "Rappeler aux clients les articles qu’ils n’ont pas achetés",
+  "alerts.reminders.enabledHelp":
+    "Chaque article une seule fois, et chaque client au plus une fois par semaine (jusqu’à 25 articles par e-mail ; les autres attendent une semaine). Jamais pour un article acheté ou retiré, un invité ou un client de la liste d’exclusion. Une fois activé, il rappelle aussi les articles déjà ajoutés depuis ce délai. Les e-mails suivent les réglages d’e-mail ci-dessous : par défaut, seulement aux clients qui ont accepté le marketing par e-mail.",
+  "alerts.reminders.afterDays": "Jours après l’ajout",
+  "alerts.reminders.afterDaysHelp":
+    "Combien de temps après l’ajout d’un article le client en reçoit le rappel (1 à 365 jours).",
   "alerts.email.title": "E-mail",
   "alerts.email.description":
     "Des e-mails d’alerte envoyés par l’application via votre propre serveur de messagerie (SMTP), à votre nom de marque.",
@@ -799,6 +809,7 @@ export const fr: Messages = {
   "alerts.preview.template.price_dropped": "Baisse de prix",
   "alerts.preview.template.low_stock": "Stock faible",
   "alerts.preview.template.digest": "Récapitulatif de trois changements",
+  "alerts.preview.template.reminder": "Rappel",
   "alerts.preview.language": "Langue",
   "alerts.preview.subject": "Objet :",
   "alerts.preview.frame": "Aperçu de l’e-mail : {subject}",
@@ -828,6 +839,7 @@ export const fr: Messages = {
   "alerts.kind.back_in_stock": "Retour en stock",
   "alerts.kind.price_dropped": "Baisse de prix",
   "alerts.kind.low_stock": "Stock faible",
+  "alerts.kind.reminder": "Rappel",
   "alerts.channel.email": "E-mail",
   "alerts.channel.webhook": "Webhook",
   "alerts.channel.flow": "Shopify Flow",

@@ -32,6 +32,7 @@ import { adminGraphql } from "~/services/platform/admin-api.server";
 import {
   ALERT_KINDS,
   alertSettingsSchema,
+  CHANGE_KINDS,
   readAlertSettings,
   type AlertKind,
   type AlertSettings,
@@ -46,8 +47,8 @@ export const SUPPRESSION_PAGE_SIZE = 25;
 export const COUNT_WINDOWS = [7, 30, 90] as const;
 /** What the log filters by: an email's state, or "none" for alerts no email carries. */
 export const LOG_STATES = ["pending", "sending", "sent", "skipped", "failed", "none"] as const;
-/** The emails the preview shows: one per kind, and a digest of three changes. */
-export const ALERT_TEMPLATES = ["back_in_stock", "price_dropped", "low_stock", "digest"] as const;
+/** The emails the preview shows: one per kind (a reminder's included), and a digest of three changes. */
+export const ALERT_TEMPLATES = ["back_in_stock", "price_dropped", "low_stock", "reminder", "digest"] as const;
 export type AlertTemplate = (typeof ALERT_TEMPLATES)[number];
 /** Test emails a shop may send in a minute: each is a connection to the merchant's server. */
 export const TEST_EMAILS_PER_MINUTE = 5;
@@ -209,7 +210,7 @@ async function renderSample({
   const products = await sampleProducts(shopId, shopDomain, language);
   const items =
     template === "digest"
-      ? ALERT_KINDS.map((kind, index) => sampleItem(kind, products[index]!))
+      ? CHANGE_KINDS.map((kind, index) => sampleItem(kind, products[index]!))
       : [sampleItem(template, products[0]!)];
   return renderAlertEmail({
     locale: language,

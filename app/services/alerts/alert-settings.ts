@@ -50,6 +50,16 @@ export const alertSettingsSchema = z.object({
       threshold: z.number().int().min(1).max(1_000).default(5),
     })
     .prefault({}),
+  /**
+   * Reminders of items saved `afterDays` ago and not bought: off unless the merchant turns them on (a reminder
+   * is marketing the shopper did not ask for by saving), once per item, at most once a week per customer.
+   */
+  reminders: z
+    .object({
+      enabled: z.boolean().default(false),
+      afterDays: z.number().int().min(1).max(365).default(14),
+    })
+    .prefault({}),
   /** One alert per customer, product and kind in this many days. */
   cooldownDays: z.number().int().min(1).max(90).default(7),
   email: z
@@ -79,8 +89,12 @@ export const alertSettingsSchema = z.object({
 });
 
 export type AlertSettings = z.output<typeof alertSettingsSchema>;
-export type AlertKind = "back_in_stock" | "price_dropped" | "low_stock";
-export const ALERT_KINDS: readonly AlertKind[] = ["back_in_stock", "price_dropped", "low_stock"];
+/** What a change of a product tells a customer (./rules.ts). */
+export type ChangeKind = "back_in_stock" | "price_dropped" | "low_stock";
+export const CHANGE_KINDS: readonly ChangeKind[] = ["back_in_stock", "price_dropped", "low_stock"];
+/** Every kind of alert: the changes, and the reminder of an item saved a while ago and not bought. */
+export type AlertKind = ChangeKind | "reminder";
+export const ALERT_KINDS: readonly AlertKind[] = [...CHANGE_KINDS, "reminder"];
 
 /**
  * The most alerts one email carries. A digest gathers a customer's alerts of its window, and a shop-wide

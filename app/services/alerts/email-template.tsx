@@ -1,5 +1,5 @@
 /**
- * The wishlist alert email (back in stock, price drop, low stock; one item or a digest), rendered from React
+ * The wishlist alert email (back in stock, price drop, low stock, a reminder; one item or a digest), rendered from React
  * Email components into HTML and, from the same document, plain text (docs/decisions/049-alert-email-templates.md).
  * Pure: what to say comes in, subject, HTML and text go out; sending, signing links and choosing the
  * recipients belong to the caller. Every value is text to React, so a product title cannot become markup.
@@ -109,7 +109,7 @@ export async function renderAlertEmail(input: AlertEmailInput): Promise<Rendered
   const subject = oneLine(
     input.items.length === 1 && first
       ? messages.t(`subject.${first.kind}`, { title: first.title })
-      : messages.plural("subject.digest", input.items.length),
+      : messages.plural(onlyReminders(input.items) ? "subject.reminders" : "subject.digest", input.items.length),
   );
   const email = (
     <AlertEmail input={input} language={language} formatLocale={formatLocale} messages={messages} subject={subject} />
@@ -224,10 +224,18 @@ interface AlertEmailProps {
   subject: string;
 }
 
+/** A digest of reminders only says so: it tells of items saved a while ago, not of changes. */
+const onlyReminders = (items: readonly AlertEmailItem[]) => items.every((item) => item.kind === "reminder");
+
 function AlertEmail({ input, language, formatLocale, messages, subject }: AlertEmailProps) {
   const single = input.items.length === 1 ? input.items[0] : undefined;
-  const heading = single ? messages.t(`heading.${single.kind}`) : messages.t("heading.digest");
-  const intro = single ? messages.t(`intro.${single.kind}`) : messages.plural("intro.digest", input.items.length);
+  const reminders = onlyReminders(input.items);
+  const heading = single
+    ? messages.t(`heading.${single.kind}`)
+    : messages.t(reminders ? "heading.reminder" : "heading.digest");
+  const intro = single
+    ? messages.t(`intro.${single.kind}`)
+    : messages.plural(reminders ? "intro.reminders" : "intro.digest", input.items.length);
   const name = firstNameOf(input.customerFirstName);
   const greeting = name ? messages.t("greeting.named", { name }) : messages.t("greeting.anonymous");
   return (
@@ -325,11 +333,13 @@ function statusOf(item: AlertEmailItem, messages: Messages): string {
     : messages.t("status.low_stock_few");
 }
 
-// Contrast on white, WCAG AA for text of this size (4.5:1) and beyond: green 7.1:1, red 6.5:1, brown 7.3:1.
+// Contrast on white, WCAG AA for text of this size (4.5:1) and beyond: green 7.1:1, red 6.5:1, brown 7.3:1,
+// blue 8.7:1.
 const STATUS_COLOURS: Record<AlertKind, string> = {
   back_in_stock: "#166534",
   price_dropped: "#b91c1c",
   low_stock: "#9a3412",
+  reminder: "#1e40af",
 };
 
 // A system font stack: no remote font is fetched when the email opens.

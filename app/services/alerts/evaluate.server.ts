@@ -29,24 +29,25 @@ import {
   replaceProductReading,
   type CatalogueVariantRow,
 } from "~/data/catalogue-rows.server";
-import { database, engine, transaction } from "~/data/database.server";
+import { database, engine, transaction, type Queryable } from "~/data/database.server";
 import { findEnabledEndpointsOfShops } from "~/data/webhook-endpoint-rows.server";
 import { findItemsByIds, type ItemRow } from "~/data/item-rows.server";
 import { getEnv } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { recordEvent } from "~/services/events/outbox.server";
 import { itemView } from "~/services/wishlists/views";
-import { emailReady, MAX_DIGEST_ITEMS, type AlertKind, type AlertSettings } from "./alert-settings";
+import { CHANGE_KINDS, emailReady, MAX_DIGEST_ITEMS, type AlertKind, type AlertSettings } from "./alert-settings";
 import type { ProductReading } from "./catalogue.server";
 import { flowKinds } from "./flow.server";
 import { fromMinorUnits } from "~/lib/money";
 import { findAlerts, lowStockRearmed, watchedState, type VariantState, type WatchedState } from "./rules";
 
-/** The webhook event type of each alert kind. */
+/** The webhook event type of each alert kind (a reminder's: ./reminders.server.ts). */
 export const ALERT_EVENT_TYPES = {
   back_in_stock: "alert.back_in_stock",
   price_dropped: "alert.price_dropped",
   low_stock: "alert.low_stock",
+  reminder: "reminder.due",
 } as const satisfies Record<AlertKind, string>;
 
 /** Customers whose alerts are written in one transaction. */
@@ -214,7 +215,9 @@ async function alertCustomers({
   result: EvaluationResult;
 }) {
   const { productId } = reading;
-  const anyChannel = channels.email || channels.events.size > 0 || channels.flow.size > 0;
+  // A webhook endpoint or a workflow taking reminders only carries no change.
+  const anyChannel =
+    channels.email || CHANGE_KINDS.some((kind) => channels.events.has(kind) || channels.flow.has(kind));
   const rearm: string[] = [];
   // Per customer and kind, the newest item that makes the alert (a product on several of a customer's lists
   // alerts once).
@@ -250,7 +253,6 @@ async function alertCustomers({
     for (const customerId of cooled) byCustomer.get(customerId)!.delete(kind);
   }
 
-  const { ALERT_GATHER_MS, ALERT_DIGEST_MS } = getEnv();
   const owed = customers.filter((customerId) => byCustomer.get(customerId)!.size > 0);
   // Each customer's items of the product, found once: a search of all items per alert was quadratic (a
   // product saved by 100,000 customers spent minutes of CPU in it).
@@ -271,60 +273,14 @@ async function alertCustomers({
 
   async function writeChunk(part: string[]) {
     await transaction(async (tx) => {
-      const messageOf = new Map<string, string>();
-      // How many more alerts each customer's email takes (an open one may be full: MAX_DIGEST_ITEMS).
-      const roomOf = new Map<string, number>();
-      if (channels.email) {
-        // A customer on the suppression list gets their alert's email recorded as skipped now: nothing waits
-        // to be sent to them, and taking them off the list later sends nothing made meanwhile.
-        const suppressed = await findSuppressed(tx, shopId, part);
-        const skipped = [...suppressed].map(([customerId, reason]) => ({
-          id: newId("alertMessage"),
-          shopId,
-          customerId,
-          reason: reason === "unsubscribed" ? "unsubscribed" : "address refused earlier",
-          at: now,
-        }));
-        await insertSkippedMessages(tx, skipped);
-        for (const message of skipped) messageOf.set(message.customerId, message.id);
-        const open = await holdOpenMessages(
-          tx,
-          shopId,
-          part.filter((customerId) => !suppressed.has(customerId)),
-        );
-        const carried = await countAlertsOfMessages(tx, shopId, [...open.values()]);
-        for (const [customerId, messageId] of open) {
-          roomOf.set(customerId, MAX_DIGEST_ITEMS - (carried.get(messageId) ?? 0));
-        }
-        const lastSent = await findLastSent(
-          tx,
-          shopId,
-          part.filter((customerId) => !open.has(customerId)),
-        );
-        const fresh = [];
-        for (const customerId of part) {
-          if (suppressed.has(customerId)) continue;
-          const id = open.get(customerId);
-          if (id) {
-            messageOf.set(customerId, id);
-            continue;
-          }
-          const last = lastSent.get(customerId)?.getTime() ?? 0;
-          const dueAt = new Date(Math.max(now.getTime() + ALERT_GATHER_MS, last + ALERT_DIGEST_MS));
-          const message = { id: newId("alertMessage"), shopId, customerId, dueAt, createdAt: now };
-          fresh.push(message);
-          messageOf.set(customerId, message.id);
-          if (!result.firstDueAt || dueAt < result.firstDueAt) result.firstDueAt = dueAt;
-        }
-        await insertMessages(tx, fresh);
+      const emails = channels.email ? await holdEmails(tx, { shopId, customerIds: part, now }) : null;
+      if (emails) {
         result.emailsOwed = true;
-        if (!result.firstDueAt && open.size > 0) result.firstDueAt = now;
+        if (emails.freshDueAt && (!result.firstDueAt || emails.freshDueAt < result.firstDueAt)) {
+          result.firstDueAt = emails.freshDueAt;
+        }
+        if (!result.firstDueAt && emails.joinedOpen) result.firstDueAt = now;
       }
-      const takeRoom = (customerId: string) => {
-        const room = roomOf.get(customerId) ?? MAX_DIGEST_ITEMS;
-        roomOf.set(customerId, room - 1);
-        return room > 0;
-      };
       const alerts: AlertInsert[] = [];
       const findings = new Map<string, Finding>();
       for (const customerId of part) {
@@ -345,7 +301,7 @@ async function alertCustomers({
             quantity: finding.after.quantity,
             currency: finding.after.currency,
             changeKey,
-            messageId: takeRoom(customerId) ? (messageOf.get(customerId) ?? null) : null,
+            messageId: emails?.take(customerId) ?? null,
             flowState: channels.flow.has(finding.kind) ? "pending" : null,
             webhookEvent: channels.events.has(finding.kind),
             createdAt: now,
@@ -388,6 +344,86 @@ async function alertCustomers({
       await setLowStockAlerted(tx, shopId, lowStock, now);
     });
   }
+}
+
+/** The emails new alerts of some customers join, held in the caller's transaction (`holdEmails`). */
+export interface HeldEmails {
+  /**
+   * The message the customer's next alert joins, taking one of its places (MAX_DIGEST_ITEMS); null once it is
+   * full: the alert then goes out on the other channels only.
+   */
+  take(customerId: string): string | null;
+  /** When the earliest message opened now is due; null when none was opened. */
+  freshDueAt: Date | null;
+  /** An alert may join a message that was open already (due as it was). */
+  joinedOpen: boolean;
+}
+
+/**
+ * The email each of these customers' new alerts joins, in the caller's transaction: a customer on the
+ * suppression list gets a message that is skipped as it is made (nothing waits to be sent to them, and taking
+ * them off the list later sends nothing made meanwhile); one with an open message joins it, held against the
+ * sender's claim until the transaction ends; any other gets a new message, due after the gathering window and
+ * not within the digest window of the last one sent.
+ */
+export async function holdEmails(
+  tx: Queryable,
+  { shopId, customerIds, now }: { shopId: string; customerIds: readonly string[]; now: Date },
+): Promise<HeldEmails> {
+  const { ALERT_GATHER_MS, ALERT_DIGEST_MS } = getEnv();
+  const messageOf = new Map<string, string>();
+  // How many more alerts each customer's email takes (an open one may be full: MAX_DIGEST_ITEMS).
+  const roomOf = new Map<string, number>();
+  const suppressed = await findSuppressed(tx, shopId, customerIds);
+  const skipped = [...suppressed].map(([customerId, reason]) => ({
+    id: newId("alertMessage"),
+    shopId,
+    customerId,
+    reason: reason === "unsubscribed" ? "unsubscribed" : "address refused earlier",
+    at: now,
+  }));
+  await insertSkippedMessages(tx, skipped);
+  for (const message of skipped) messageOf.set(message.customerId, message.id);
+  const open = await holdOpenMessages(
+    tx,
+    shopId,
+    customerIds.filter((customerId) => !suppressed.has(customerId)),
+  );
+  const carried = await countAlertsOfMessages(tx, shopId, [...open.values()]);
+  for (const [customerId, messageId] of open) {
+    roomOf.set(customerId, MAX_DIGEST_ITEMS - (carried.get(messageId) ?? 0));
+  }
+  const lastSent = await findLastSent(
+    tx,
+    shopId,
+    customerIds.filter((customerId) => !open.has(customerId)),
+  );
+  const fresh = [];
+  let freshDueAt: Date | null = null;
+  for (const customerId of customerIds) {
+    if (suppressed.has(customerId)) continue;
+    const id = open.get(customerId);
+    if (id) {
+      messageOf.set(customerId, id);
+      continue;
+    }
+    const last = lastSent.get(customerId)?.getTime() ?? 0;
+    const dueAt = new Date(Math.max(now.getTime() + ALERT_GATHER_MS, last + ALERT_DIGEST_MS));
+    const message = { id: newId("alertMessage"), shopId, customerId, dueAt, createdAt: now };
+    fresh.push(message);
+    messageOf.set(customerId, message.id);
+    if (!freshDueAt || dueAt < freshDueAt) freshDueAt = dueAt;
+  }
+  await insertMessages(tx, fresh);
+  return {
+    take(customerId) {
+      const room = roomOf.get(customerId) ?? MAX_DIGEST_ITEMS;
+      roomOf.set(customerId, room - 1);
+      return room > 0 ? (messageOf.get(customerId) ?? null) : null;
+    },
+    freshDueAt,
+    joinedOpen: open.size > 0,
+  };
 }
 
 /** The webhook event's `data` (OpenAPI `AlertEvent`): the alert, the item and the change. */

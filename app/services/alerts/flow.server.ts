@@ -20,6 +20,7 @@ export const FLOW_TRIGGERS = {
   back_in_stock: { handle: "wishlist-back-in-stock", name: "Wishlist item back in stock" },
   price_dropped: { handle: "wishlist-price-dropped", name: "Wishlist item price dropped" },
   low_stock: { handle: "wishlist-low-stock", name: "Wishlist item low stock" },
+  reminder: { handle: "wishlist-reminder-due", name: "Wishlist reminder due" },
 } as const satisfies Record<AlertKind, { handle: string; name: string }>;
 
 const FLOW_TRIGGER_RECEIVE = `#graphql
@@ -38,14 +39,14 @@ export async function flowKinds(shopId: string): Promise<Set<AlertKind>> {
 
 /**
  * Whether an integration carries the shop's alerts besides the app's own email: a workflow using one of the
- * Flow triggers, or an enabled webhook endpoint subscribed to an alert event. The API's
- * `integrationConfigured` is true while it is (or while a client set the flag itself).
+ * Flow triggers, or an enabled webhook endpoint subscribed to an alert event (a reminder's included). The
+ * API's `integrationConfigured` is true while it is (or while a client set the flag itself).
  */
 export async function alertIntegrationActive(shopId: string): Promise<boolean> {
   if ((await findEnabledTriggers(database(), shopId)).length > 0) return true;
   const endpoints = await findEnabledEndpointsOfShops(database(), [shopId]);
   return endpoints.some((endpoint) =>
-    (JSON.parse(endpoint.events) as string[]).some((type) => type.startsWith("alert.")),
+    (JSON.parse(endpoint.events) as string[]).some((type) => type.startsWith("alert.") || type === "reminder.due"),
   );
 }
 

@@ -246,6 +246,8 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
             note: item.note || null,
             quantity: item.quantity,
             purchasedAt: item.purchasedAt?.toISOString() ?? null,
+            // When they were reminded of it (the reminder itself is among the alerts below).
+            remindedAt: item.remindedAt?.toISOString() ?? null,
           })),
       })),
     // Wishlist alerts (docs/decisions/050-wishlist-alerts.md): what the customer was told of, the emails (no

@@ -18,7 +18,8 @@ export type EventType =
   | "ping"
   | "alert.back_in_stock"
   | "alert.price_dropped"
-  | "alert.low_stock";
+  | "alert.low_stock"
+  | "reminder.due";
 
 interface NewEvent {
   shopId: string;

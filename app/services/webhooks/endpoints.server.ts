@@ -40,6 +40,7 @@ export const SUBSCRIBABLE_EVENTS = [
   "alert.back_in_stock",
   "alert.price_dropped",
   "alert.low_stock",
+  "reminder.due",
 ] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 

@@ -83,6 +83,11 @@ const EXPECTED: Record<string, Record<AlertKind, { subject: string; status: stri
     back_in_stock: { subject: "Back in stock: Wool scarf", status: "Back in stock", price: "Price: €12.50" },
     price_dropped: { subject: "Price drop: Wool scarf", status: "Price drop", price: "Now €9.99, was €12.50" },
     low_stock: { subject: "Almost gone: Wool scarf", status: "Only 3 left", price: "Price: €12.50" },
+    reminder: {
+      subject: "Still thinking about Wool scarf?",
+      status: "Saved to your wishlist",
+      price: "Price: €12.50",
+    },
   },
   fr: {
     back_in_stock: {
@@ -98,6 +103,11 @@ const EXPECTED: Record<string, Record<AlertKind, { subject: string; status: stri
     low_stock: {
       subject: `Bientôt épuisé${NBSP}: Wool scarf`,
       status: "Plus que 3 exemplaires disponibles",
+      price: `Prix${NBSP}: 12,50${NBSP}€`,
+    },
+    reminder: {
+      subject: `Toujours intéressé(e) par Wool scarf${NBSP}?`,
+      status: "Dans votre liste d’envies",
       price: `Prix${NBSP}: 12,50${NBSP}€`,
     },
   },
@@ -117,6 +127,11 @@ const EXPECTED: Record<string, Record<AlertKind, { subject: string; status: stri
       status: "Nur noch 3 Stück verfügbar",
       price: `Preis: 12,50${NBSP}€`,
     },
+    reminder: {
+      subject: "Noch interessiert an Wool scarf?",
+      status: "Auf Ihrer Wunschliste",
+      price: `Preis: 12,50${NBSP}€`,
+    },
   },
   es: {
     back_in_stock: {
@@ -132,6 +147,11 @@ const EXPECTED: Record<string, Record<AlertKind, { subject: string; status: stri
     low_stock: {
       subject: "Últimas unidades: Wool scarf",
       status: "Solo quedan 3 unidades",
+      price: `Precio: 12,50${NBSP}€`,
+    },
+    reminder: {
+      subject: "¿Sigue pensando en Wool scarf?",
+      status: "En su lista de deseos",
       price: `Precio: 12,50${NBSP}€`,
     },
   },
@@ -283,11 +303,54 @@ describe("a digest", () => {
     );
   });
 
-  it("pluralises the subject by the language's rules", async () => {
-    const two = [digest[0]!, digest[1]!];
-    expect((await renderAlertEmail(input("en", two))).subject).toBe("2 updates on your wishlist");
-    expect((await renderAlertEmail(input("fr", two))).subject).toBe("2 nouveautés dans votre liste d’envies");
-  });
+  it.each([
+    [
+      "en",
+      "2 items are waiting on your wishlist",
+      "Still on your wishlist",
+      "You saved these 2 items to your wishlist a while ago. Here they are again.",
+    ],
+    [
+      "fr",
+      "2 articles vous attendent dans votre liste d’envies",
+      "Toujours dans votre liste d’envies",
+      "Vous avez ajouté ces 2 articles à votre liste d’envies il y a quelque temps. Les voici.",
+    ],
+    [
+      "de",
+      "2 Artikel warten auf Ihrer Wunschliste",
+      "Noch auf Ihrer Wunschliste",
+      "Sie haben vor einiger Zeit diese 2 Artikel auf Ihre Wunschliste gesetzt. Hier sind sie noch einmal.",
+    ],
+    [
+      "es",
+      "2 artículos le esperan en su lista de deseos",
+      "Sigue en su lista de deseos",
+      "Hace un tiempo guardó estos 2 artículos en su lista de deseos. Aquí los tiene de nuevo.",
+    ],
+  ])(
+    "of reminders only, in %s: says the items wait, not that they changed",
+    async (locale, subject, heading, intro) => {
+      const reminders = [
+        item("reminder", { title: "Wool scarf", productUrl: productUrl(1) }),
+        item("reminder", { title: "Linen shirt", productUrl: productUrl(2), newPriceMinor: null }),
+      ];
+      const email = await open(input(locale, reminders));
+      expect(email.subject).toBe(subject);
+      expect(email.paragraphs).toEqual(expect.arrayContaining([heading, intro, "Wool scarf", "Linen shirt"]));
+      expect(email.buttons.map((button) => button.href)).toEqual([productUrl(1), productUrl(2)]);
+      // A reminder among changes is a digest like any other.
+      const mixed = await open(input(locale, [...reminders, digest[0]!]));
+      expect(mixed.subject).toBe(
+        {
+          en: "3 updates on your wishlist",
+          fr: "3 nouveautés dans votre liste d’envies",
+          de: "3 Neuigkeiten zu Ihrer Wunschliste",
+          es: "3 novedades en su lista de deseos",
+        }[locale],
+      );
+    },
+  );
 });
 
 describe("prices in the shop's currency", () => {
