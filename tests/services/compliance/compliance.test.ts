@@ -320,6 +320,22 @@ async function seedAlerts(shop: { id: string }, customerId: string, productId: s
       },
     });
   }
+  // A reminder of the saved item (issue 30): its reminder.due event names the customer too.
+  await recordEvent(database(), {
+    shopId: shop.id,
+    type: "reminder.due",
+    data: {
+      alertId: alert!.id,
+      listId: item.listId,
+      customerId,
+      item: itemView(item),
+      product: { productId, title: "Product", handle: item.handle },
+      variantId: null,
+      currency: "USD",
+      price: "40.00",
+      savedDays: 14,
+    },
+  });
   return { alertId: alert!.id, messageId };
 }
 
