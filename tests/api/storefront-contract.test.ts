@@ -29,7 +29,18 @@ describe("storefront bodies accept and ignore members they do not know (item 14)
     });
     expect(added.status).toBe(201);
     expect(Object.keys(await added.json()).sort()).toEqual(
-      ["addedAt", "available", "handle", "id", "note", "productId", "quantity", "titleSnapshot", "variantId"].sort(),
+      [
+        "addedAt",
+        "available",
+        "handle",
+        "id",
+        "note",
+        "productId",
+        "purchasedAt",
+        "quantity",
+        "titleSnapshot",
+        "variantId",
+      ].sort(),
     );
     const removed = await publicCall(`/storefront/wishlist/items?aid=${aid}`, {
       method: "DELETE",

@@ -48,6 +48,7 @@ describe("storefront wishlist: public key (anonymous)", () => {
         addedAt: expect.any(String),
         available: true,
         note: null,
+        purchasedAt: null,
         quantity: 1,
       },
     ]);
