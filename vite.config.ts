@@ -10,10 +10,8 @@ declare module "@remix-run/node" {
 
 export default defineConfig({
   server: {
-    // The HTTP server is ours (server/index.ts); Vite only runs as middleware in development.
-    // Its hot-reload socket listens where the web server does (HOST, 127.0.0.1 unless set), never on
-    // every interface.
-    hmr: { port: Number(process.env.HMR_PORT ?? 64999), host: process.env.HOST || "127.0.0.1" },
+    // The HTTP server is ours (server/web.ts); Vite only runs as middleware in development, and its
+    // hot-reload socket is an upgrade on that server's port (server/web.ts passes it), never a port of its own.
     // What Vite may read for the browser (`/@fs/` paths): the app's modules and the packages, never the
     // database, the environment or the rest of the project (server/web.ts also keeps other paths from Vite).
     fs: {

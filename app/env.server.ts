@@ -200,8 +200,6 @@ export const envSchema = z
     PLATFORM_STAND_IN_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** `npm run dev` only: the port of the local storefront (the demo shop's online store, the app proxy). */
     PLATFORM_STOREFRONT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-    /** `npm run dev` only: Vite's hot-reload socket (read by vite.config.ts; checked here). */
-    HMR_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** Where `npm run dev` / `npm run seed` write the demo shop's keys. */
     DEMO_SHOP_FILE: z.string().min(1).default(".data/demo-shop.json"),
   })
@@ -290,7 +288,7 @@ export const envSchema = z
         message: `is for tests and the demo only (production retries on the documented schedule, unit ${WEBHOOK_RETRY_UNIT_CONTRACT_MS} ms)`,
       });
     }
-    for (const name of ["PLATFORM_STAND_IN_PORT", "PLATFORM_STOREFRONT_PORT", "HMR_PORT"] as const) {
+    for (const name of ["PLATFORM_STAND_IN_PORT", "PLATFORM_STOREFRONT_PORT"] as const) {
       if (env[name] !== undefined) {
         ctx.addIssue({
           code: "custom",

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,13 +16,17 @@ import { lingerAfterEarlyAnswer } from "./lingering-close";
 
 type ViteDevServer = Awaited<ReturnType<(typeof import("vite"))["createServer"]>>;
 
-/** Remix in production serves the built bundle; in development it runs inside Vite (HMR). */
-async function createRemix(): Promise<{ handle: RemixHandler; vite?: ViteDevServer }> {
+/**
+ * Remix in production serves the built bundle; in development it runs inside Vite, whose hot-reload socket
+ * is an upgrade on our own server (its port and HOST), so it needs no port of its own.
+ */
+async function createRemix(server: Server): Promise<{ handle: RemixHandler; vite?: ViteDevServer }> {
   if (getEnv().NODE_ENV === "development") {
     const { createServer: createViteServer } = await import("vite");
     const vite = await createViteServer({
       server: {
         middlewareMode: true,
+        hmr: { server },
         // Vite refuses requests for any host but localhost; the platform CLI's tunnel comes in on the app URL.
         allowedHosts: [new URL(getEnv().SHOPIFY_APP_URL).hostname],
       },
@@ -67,7 +71,14 @@ export async function startWebServer() {
   await whenRedisReady(getRequestRedis(), 5_000).catch((error: unknown) =>
     logger.warn({ err: error }, "Redis is not reachable yet; rate limits count in memory until it is"),
   );
-  const remix = await createRemix();
+  // The server exists before Remix does (Vite attaches its hot-reload socket to it); it takes requests only
+  // once it listens, below, when the handler is set.
+  let handle: (req: IncomingMessage, res: ServerResponse) => void = () => undefined;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    lingerAfterEarlyAnswer(req, res);
+    handle(req, res);
+  });
+  const remix = await createRemix(server);
 
   const root = new Hono();
   if (!remix.vite) {
@@ -92,11 +103,10 @@ export async function startWebServer() {
   const vite = remix.vite;
   // Vite sees only the bundler's paths and the browser's modules, never the project's other files.
   const viteMaySee = vite ? createViteGate(vite.config.root, vite.config.publicDir) : () => false;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    lingerAfterEarlyAnswer(req, res);
+  handle = (req, res) => {
     if (vite && viteMaySee(req.url)) vite.middlewares(req, res, () => void listener(req, res));
     else void listener(req, res);
-  });
+  };
 
   await new Promise<void>((resolve) => {
     server.once("error", (error: NodeJS.ErrnoException) => {

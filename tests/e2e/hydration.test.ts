@@ -4,18 +4,12 @@
  * every admin page is opened in the states a new shop is in (no lists, app embed off), in English and German.
  * Any console error or warning from React fails the test.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWebhookEndpoint } from "../factories";
-import { freePort } from "../support/processes";
 import { appFrame, expectNoPageErrors, useAdminStack } from "./support/admin";
 import { whenHydrated } from "./support/interaction";
 
-const env: Record<string, string> = { NODE_ENV: "development" };
-beforeAll(async () => {
-  // Vite's HMR socket: a port of this file's own, so parallel runs do not collide.
-  env.HMR_PORT = String(await freePort());
-});
-const stack = useAdminStack({ env, worker: false });
+const stack = useAdminStack({ env: { NODE_ENV: "development" }, worker: false });
 
 const REACT_WARNING = /Warning: |hydrat|did not match|Extra attributes from the server/i;
 

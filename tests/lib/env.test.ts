@@ -166,7 +166,6 @@ describe("environment validation", () => {
     [{ WEBHOOK_RETRY_UNIT_MS: "1000" }, /WEBHOOK_RETRY_UNIT_MS: is for tests and the demo only/],
     [{ PLATFORM_STAND_IN_PORT: "3001" }, /PLATFORM_STAND_IN_PORT: is for `npm run dev` only/],
     [{ PLATFORM_STOREFRONT_PORT: "3002" }, /PLATFORM_STOREFRONT_PORT: is for `npm run dev` only/],
-    [{ HMR_PORT: "64999" }, /HMR_PORT: is for `npm run dev` only/],
   ])("refuses the development-only setting %j in production", (setting, message) => {
     expect(() => parseEnv({ ...production, ...setting })).toThrow(message);
     // The same setting is accepted outside production.
@@ -186,7 +185,6 @@ describe("environment validation", () => {
         WEBHOOK_RETRY_UNIT_MS: "20",
         PLATFORM_STAND_IN_PORT: "3001",
         PLATFORM_STOREFRONT_PORT: "3002",
-        HMR_PORT: "64999",
       });
     } catch (caught) {
       error = caught;
@@ -195,7 +193,6 @@ describe("environment validation", () => {
     const names = (error as EnvError).issues.map((issue) => issue.split(":")[0]).sort();
     expect(names).toEqual([
       "APP_BRIDGE_URL",
-      "HMR_PORT",
       "PLATFORM_STAND_IN_PORT",
       "PLATFORM_STOREFRONT_PORT",
       "SHOPIFY_ADMIN_API_ORIGIN",

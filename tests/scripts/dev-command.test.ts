@@ -19,8 +19,7 @@ afterAll(() => {
 
 describe("the dev command", () => {
   it("starts its own redis-server when none answers, migrates, seeds the demo shop and serves /readyz", async () => {
-    const [port, redisPort, hmrPort, standInPort, storefrontPort, smtpPort] = [
-      await freePort(),
+    const [port, redisPort, standInPort, storefrontPort, smtpPort] = [
       await freePort(),
       await freePort(),
       await freePort(),
@@ -31,7 +30,6 @@ describe("the dev command", () => {
     const dev = startProcess("scripts/dev.ts", {
       NODE_ENV: "development",
       PORT: String(port),
-      HMR_PORT: String(hmrPort),
       PLATFORM_STAND_IN_PORT: String(standInPort),
       PLATFORM_STOREFRONT_PORT: String(storefrontPort),
       DEV_SMTP_PORT: String(smtpPort),
@@ -177,7 +175,6 @@ describe("the dev command", () => {
     try {
       const dev = startProcess("scripts/dev.ts", {
         PORT: String(await freePort()),
-        HMR_PORT: String(await freePort()),
         PLATFORM_STAND_IN_PORT: String(await freePort()),
         PLATFORM_STOREFRONT_PORT: String(await freePort()),
         DEV_SMTP_PORT: String(await freePort()),

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +23,6 @@ const viteCache = path.join(ROOT, "node_modules", ".vite", `dev-server-test-${pr
 
 let web: RunningProcess;
 let port: number;
-let hmrPort: number;
 
 beforeAll(async () => {
   port = await freePort();
@@ -32,7 +30,6 @@ beforeAll(async () => {
     NODE_ENV: "development",
     HOST: undefined,
     PORT: String(port),
-    HMR_PORT: String((hmrPort = await freePort())),
     SHOPIFY_APP_URL: `https://${TUNNEL_HOST}`,
     VITE_CACHE_DIR: viteCache,
   });
@@ -76,23 +73,42 @@ describe("the development server", () => {
     }
   });
 
-  it("keeps Vite's hot-reload socket on 127.0.0.1 too", async () => {
-    const connects = (host: string) =>
-      new Promise<boolean>((resolve) => {
-        const socket = connect({ host, port: hmrPort });
-        socket.once("connect", () => {
-          socket.destroy();
-          resolve(true);
+  it("serves Vite's hot-reload socket on the web server's own port, and only to the app's own pages", async () => {
+    /** A WebSocket upgrade on the web port: the status it gets (101 when Vite takes it). */
+    const upgrade = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest({
+          host: "127.0.0.1",
+          port,
+          path: "/",
+          headers: {
+            Host: `localhost:${port}`,
+            Connection: "Upgrade",
+            Upgrade: "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": randomBytes(16).toString("base64"),
+            ...headers,
+          },
         });
-        socket.once("error", () => resolve(false));
+        req.on("upgrade", (res, socket) => {
+          socket.destroy();
+          resolve(res.statusCode!);
+        });
+        req.on("response", (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on("error", reject);
+        req.end();
       });
-    // It is listening (so the refusal below means something)...
-    expect(await connects("127.0.0.1")).toBe(true);
-    const external = Object.values(networkInterfaces())
-      .flat()
-      .find((entry) => entry && entry.family === "IPv4" && !entry.internal);
-    // ...but not on the machine's other addresses.
-    if (external) expect(await connects(external.address)).toBe(false);
+    // Vite's own reachability probe and a hot-reload client: upgraded on the web port (no second port).
+    expect(await upgrade({ "Sec-WebSocket-Protocol": "vite-ping" })).toBe(101);
+    expect(await upgrade({ "Sec-WebSocket-Protocol": "vite-hmr" })).toBe(101);
+    // A page of another site opening the socket (a browser sends its Origin) without the token Vite writes
+    // into the app's own pages: refused, so no other site can listen to the source the dev server sends.
+    expect(await upgrade({ "Sec-WebSocket-Protocol": "vite-hmr", Origin: "https://evil.example" })).not.toBe(101);
+    // The socket is only for a host the dev server accepts.
+    expect(await upgrade({ "Sec-WebSocket-Protocol": "vite-hmr", Host: "evil.example" })).not.toBe(101);
   });
 
   const root = ROOT;
