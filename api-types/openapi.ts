@@ -1045,7 +1045,7 @@ export interface components {
         /** @description One entry per UTC day of the range, oldest first, zero-filled. */
         Activity: {
             days: {
-                /** @description Distinct shoppers who saved or removed that day. */
+                /** @description Distinct shoppers who saved, removed or bought a saved product that day. */
                 activeShoppers: number;
                 adds: number;
                 /**

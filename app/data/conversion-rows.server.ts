@@ -351,42 +351,6 @@ export async function countBuyers(q: Queryable, shopId: string, from: Date, to: 
   return Number(row.count);
 }
 
-/**
- * The range's savers: distinct shoppers who saved or removed something in the days `fromDay` to `toDay`
- * (the analytics' active owners), together with the range's buyers (conversions not cancelled in
- * [from, to)), who saved what they bought, if before the range. Keyed as the active owners are
- * (`c:<customer id>`, `a:<anonymous id>`), so a person is counted once.
- */
-export async function countSavers(
-  q: Queryable,
-  shopId: string,
-  { fromDay, toDay, from, to }: { fromDay: string; toDay: string; from: Date; to: Date },
-): Promise<number> {
-  const buyer = sql<string>`coalesce('c:' || ${sql.ref("customerId")}, 'a:' || ${sql.ref("anonymousId")})`;
-  const row = await q
-    .selectFrom((eb) =>
-      eb
-        .selectFrom("DailyActiveOwner")
-        .select("ownerKey as owner")
-        .where("shopId", "=", shopId)
-        .where("day", ">=", fromDay)
-        .where("day", "<=", toDay)
-        .union(
-          eb
-            .selectFrom("Conversion")
-            .select(buyer.as("owner"))
-            .where("shopId", "=", shopId)
-            .where("orderedAt", ">=", from)
-            .where("orderedAt", "<", to)
-            .where("cancelledAt", "is", null),
-        )
-        .as("savers"),
-    )
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 /** A page of the shop's conversions in [from, to), newest first, after the cursor `(orderedAt, id)`. */
 export function pageConversions(
   q: Queryable,

@@ -13,7 +13,8 @@ export interface DayKey {
 }
 
 /**
- * Records these owners as active on their day; returns those that were not yet (the rows inserted).
+ * Records these owners as active on their day, and keeps DailyOwnerReturn in step (in the caller's
+ * transaction); returns those that were not yet (the rows inserted).
  * `ownerKey` is `c:<customer id>` or `a:<anonymous id>`.
  */
 export async function insertActiveOwners(
@@ -21,12 +22,78 @@ export async function insertActiveOwners(
   owners: ReadonlyArray<DayKey & { ownerKey: string }>,
 ): Promise<Array<DayKey & { ownerKey: string }>> {
   if (owners.length === 0) return [];
-  return q
+  const inserted = await q
     .insertInto("DailyActiveOwner")
     .values([...owners])
     .onConflict((conflict) => conflict.doNothing())
     .returning(["shopId", "day", "ownerKey"])
     .execute();
+  await recordOwnerReturns(q, inserted);
+  return inserted;
+}
+
+const DAY_MS = 86_400_000;
+/** The longest range counted from DailyOwnerReturn is 366 days: a previous day before `day` - 365 is as good as none. */
+const RETURN_HORIZON_DAYS = 365;
+
+const daysBefore = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
+
+/** Each of an owner's days (ascending) with its previous day, "" when none within the horizon. */
+function returnsOf(days: readonly string[]): string[] {
+  return days.map((day, index) => {
+    const previous = days[index - 1];
+    const previousDay = previous !== undefined && previous >= daysBefore(day, RETURN_HORIZON_DAYS) ? previous : "";
+    return JSON.stringify([day, previousDay]);
+  });
+}
+
+/**
+ * Keeps DailyOwnerReturn in step with the owner-days just inserted (docs/decisions/054-distinct-shoppers.md):
+ * per owner, the (day, previous day) pairs of their days around the new ones, before and after, and the
+ * difference added. A day inserted before an owner's later day (events relayed late) moves that later day's
+ * previous day too, so the counts stay exact whatever the order.
+ */
+async function recordOwnerReturns(
+  q: Queryable,
+  inserted: ReadonlyArray<{ shopId: string; day: string; ownerKey: string }>,
+) {
+  if (inserted.length === 0) return;
+  const byShop = new Map<string, Map<string, Set<string>>>();
+  for (const { shopId, day, ownerKey: key } of inserted) {
+    const owners = byShop.get(shopId) ?? new Map<string, Set<string>>();
+    owners.set(key, (owners.get(key) ?? new Set()).add(day));
+    byShop.set(shopId, owners);
+  }
+  const changes = new Map<string, number>();
+  for (const [shopId, owners] of byShop) {
+    const earliest = [...owners.values()].flatMap((days) => [...days]).sort()[0]!;
+    // Days before this one are never another day's previous day within the horizon.
+    const rows = await findOwnerDays(q, shopId, [...owners.keys()], daysBefore(earliest, RETURN_HORIZON_DAYS + 1));
+    const daysOf = new Map<string, string[]>();
+    for (const row of rows) daysOf.set(row.ownerKey, [...(daysOf.get(row.ownerKey) ?? []), row.day]);
+    for (const [key, added] of owners) {
+      const after = (daysOf.get(key) ?? []).sort();
+      const before = after.filter((day) => !added.has(day));
+      const delta = new Map<string, number>();
+      for (const pair of returnsOf(after)) delta.set(pair, (delta.get(pair) ?? 0) + 1);
+      for (const pair of returnsOf(before)) delta.set(pair, (delta.get(pair) ?? 0) - 1);
+      for (const [pair, owners] of delta) {
+        if (owners === 0) continue;
+        const change = JSON.stringify([shopId, ...(JSON.parse(pair) as [string, string])]);
+        changes.set(change, (changes.get(change) ?? 0) + owners);
+      }
+    }
+  }
+  await addOwnerReturns(
+    q,
+    [...changes]
+      .filter(([, owners]) => owners !== 0)
+      .map(([key, owners]) => {
+        const [shopId, day, previousDay] = JSON.parse(key) as [string, string, string];
+        return { shopId, day, previousDay, owners };
+      }),
+  );
 }
 
 /** Adds to the products' counts of their day (rows created at these counts where missing). */
@@ -94,16 +161,48 @@ export function findShopStats(q: Queryable, shopId: string, from: string, to: st
     .execute();
 }
 
-/** Distinct owners active from `from` to `to` (inclusive). */
+/**
+ * Distinct owners active from `from` to `to` (inclusive; at most 366 days): those of each day whose previous
+ * active day is before `from` (DailyOwnerReturn), so each owner counts once, on their first day in the range.
+ */
 export async function countActiveOwners(q: Queryable, shopId: string, from: string, to: string): Promise<number> {
   const row = await q
-    .selectFrom("DailyActiveOwner")
-    .select((eb) => eb.fn.count<number>("ownerKey").distinct().as("n"))
+    .selectFrom("DailyOwnerReturn")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("owners"), sql<number>`0`).as("n"))
     .where("shopId", "=", shopId)
     .where("day", ">=", from)
     .where("day", "<=", to)
+    .where("previousDay", "<", from)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** The active days from `since` on of these owners of a shop (on the `(shopId, ownerKey, day)` index). */
+export function findOwnerDays(q: Queryable, shopId: string, ownerKeys: readonly string[], since: string) {
+  return q
+    .selectFrom("DailyActiveOwner")
+    .select(["ownerKey", "day"])
+    .where("shopId", "=", shopId)
+    .where("ownerKey", "in", [...ownerKeys])
+    .where("day", ">=", since)
+    .execute();
+}
+
+/** Adds to (or, with negative counts, takes from) the owners of each day by their previous active day. */
+export async function addOwnerReturns(
+  q: Queryable,
+  rows: ReadonlyArray<DayKey & { previousDay: string; owners: number }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await q
+    .insertInto("DailyOwnerReturn")
+    .values([...rows])
+    .onConflict((conflict) =>
+      conflict
+        .columns(["shopId", "day", "previousDay"])
+        .doUpdateSet((eb) => ({ owners: eb("DailyOwnerReturn.owners", "+", eb.ref("excluded.owners")) })),
+    )
+    .execute();
 }
 
 /**

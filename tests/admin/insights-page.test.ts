@@ -351,8 +351,7 @@ async function countedWithSql(shopId: string, from: string, to: string) {
   };
 }
 
-/** The shoppers active (saved or removed) on the range's days: the conversion rate's savers. */
-/** The range's savers: the shoppers who saved in it, and its buyers (orders not cancelled), who saved before. */
+/** The range's savers: the shoppers who saved in it, and its buyers (a cancelled order's too). */
 async function saversIn(from: string, to: string) {
   const owners = new Set<string>();
   for (const [day, keys] of activeOn) if (day >= from && day <= to) for (const key of keys) owners.add(key);
@@ -362,7 +361,6 @@ async function saversIn(from: string, to: string) {
     .where("shopId", "=", shop.id)
     .where("orderedAt", ">=", new Date(`${from}T00:00:00Z`))
     .where("orderedAt", "<", new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000))
-    .where("cancelledAt", "is", null)
     .execute();
   for (const buyer of buyers) owners.add(buyer.customerId ? `c:${buyer.customerId}` : `a:${buyer.anonymousId}`);
   return owners.size;

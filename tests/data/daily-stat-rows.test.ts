@@ -56,6 +56,81 @@ describe(`daily stat rows (${engine()})`, () => {
     expect(await countActiveOwners(database(), other.id, "2026-06-01", "2026-06-30")).toBe(1);
   });
 
+  it("counts the distinct owners of any range up to 366 days exactly, whatever order their days arrive in", async () => {
+    const [shop, other] = [await newShop(), await newShop()];
+    // 12 owners over two years: some days close together, some a year or more apart, inserted in a shuffled
+    // order in batches (a late batch puts a day before days already recorded), some twice.
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    const base = Date.parse("2025-01-01T00:00:00Z");
+    const dayOf = (offset: number) => new Date(base + offset * 86_400_000).toISOString().slice(0, 10);
+    const rows: Array<{ shopId: string; day: string; ownerKey: string }> = [];
+    for (let owner = 0; owner < 12; owner++) {
+      for (let visit = 0; visit < 8; visit++) {
+        rows.push({ shopId: shop.id, day: dayOf(Math.floor(next() * 730)), ownerKey: `a:owner-${owner}` });
+      }
+    }
+    rows.push(
+      { shopId: shop.id, day: dayOf(10), ownerKey: "c:1" },
+      { shopId: shop.id, day: dayOf(376), ownerKey: "c:1" },
+    );
+    rows.push(
+      { shopId: shop.id, day: dayOf(20), ownerKey: "c:2" },
+      { shopId: shop.id, day: dayOf(385), ownerKey: "c:2" },
+    );
+    rows.push({ shopId: other.id, day: dayOf(100), ownerKey: "a:owner-1" });
+    const shuffled = rows.map((row) => ({ row, key: next() })).sort((a, b) => a.key - b.key);
+    for (let at = 0; at < shuffled.length; at += 9) {
+      const batch = shuffled.slice(at, at + 9).map(({ row }) => row);
+      await transaction((tx) =>
+        insertActiveOwners(
+          tx,
+          [...batch, ...batch.slice(0, 2)].filter(
+            (row, index, all) =>
+              all.findIndex((o) => o.day === row.day && o.ownerKey === row.ownerKey && o.shopId === row.shopId) ===
+              index,
+          ),
+        ),
+      );
+    }
+    await insertActiveOwners(database(), rows.slice(0, 5)); // already there: nothing changes
+    const direct = async (from: string, to: string) =>
+      Number(
+        (
+          await database()
+            .selectFrom("DailyActiveOwner")
+            .select((eb) => eb.fn.count<number>("ownerKey").distinct().as("n"))
+            .where("shopId", "=", shop.id)
+            .where("day", ">=", from)
+            .where("day", "<=", to)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const ranges: Array<[number, number]> = [
+      [0, 365],
+      [10, 375],
+      [11, 376],
+      [364, 729],
+      [376, 376],
+      [20, 385],
+      [21, 386],
+    ];
+    for (let index = 0; index < 60; index++) {
+      const from = Math.floor(next() * 730);
+      ranges.push([from, Math.min(729, from + Math.floor(next() * 366))]);
+    }
+    for (const [from, to] of ranges) {
+      expect([dayOf(from), dayOf(to), await countActiveOwners(database(), shop.id, dayOf(from), dayOf(to))]).toEqual([
+        dayOf(from),
+        dayOf(to),
+        await direct(dayOf(from), dayOf(to)),
+      ]);
+    }
+    expect(await countActiveOwners(database(), other.id, dayOf(0), dayOf(365))).toBe(1);
+    // A day of no one's: nothing.
+    expect(await countActiveOwners(database(), shop.id, "2024-01-01", "2024-01-02")).toBe(0);
+  });
+
   it("adds to existing counts and creates missing rows, many rows in one statement", async () => {
     const [shop, other] = [await newShop(), await newShop()];
     await addShopStats(database(), [{ shopId: shop.id, day: "2026-06-01", adds: 2, removes: 1, activeShoppers: 1 }]);

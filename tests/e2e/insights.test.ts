@@ -171,7 +171,7 @@ describe("Insights", { timeout: 300_000 }, () => {
     // 7005 too).
     expect(month).toMatchObject({ buyers: 4, savers: 6, conversionRate: 0.6667 });
     expect(await region(app, "Conversion rate").innerText()).toContain("66.7%");
-    expect(await region(app, "Conversion rate").innerText()).toContain("4 buyers out of 6 savers");
+    expect(await region(app, "Conversion rate").innerText()).toContain("Buyers 4, savers 6");
 
     // The daily chart's data table: every day of the range, as the report gives them.
     expect(await dailyTable(app)).toEqual(month.days.map((day) => [day.date, usd(day.netMinor), String(day.orders)]));

@@ -247,7 +247,7 @@ export const de: Messages = {
     "Bestellungen mit einem gemerkten Produkt: {placed} aufgegeben, davon {cancelled} storniert. Gekaufte gemerkte Artikel: {items}.",
   "insights.rate.heading": "Konversionsrate",
   "insights.rate.help":
-    "{buyers} Käufer von {savers} Merkenden: Kunden, die ein gemerktes Produkt bestellt haben, im Verhältnis zu den Kunden, die an diesen Tagen ein Produkt gemerkt oder entfernt haben.",
+    "Käufer {buyers}, Merkende {savers}: Käufer haben ein gemerktes Produkt bestellt; Merkende haben an diesen Tagen ein Produkt gemerkt, entfernt oder ein gemerktes Produkt gekauft.",
   "insights.median.heading": "Mittlere Zeit bis zum Kauf",
   "insights.median.value": { one: "{count} Tag", other: "{count} Tage" },
   "insights.median.help":

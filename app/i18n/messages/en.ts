@@ -243,7 +243,7 @@ export const en = {
     "Orders with a saved product: {placed} placed, {cancelled} of them cancelled. Saved items bought: {items}.",
   "insights.rate.heading": "Conversion rate",
   "insights.rate.help":
-    "{buyers} buyers out of {savers} savers: shoppers who ordered a product they had saved, out of the shoppers who saved or removed a product in these days.",
+    "Buyers {buyers}, savers {savers}: buyers ordered a product they had saved; savers saved, removed or bought a saved product in these days.",
   "insights.median.heading": "Median time to purchase",
   "insights.median.value": { one: "{count} day", other: "{count} days" },
   "insights.median.help":

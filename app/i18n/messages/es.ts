@@ -246,7 +246,7 @@ export const es: Messages = {
     "Pedidos con un producto guardado: {placed} realizados, {cancelled} de ellos cancelados. Artículos guardados comprados: {items}.",
   "insights.rate.heading": "Tasa de conversión",
   "insights.rate.help":
-    "{buyers} compradores de {savers} clientes que guardaron: clientes que pidieron un producto guardado, frente a los clientes que guardaron o quitaron un producto en estos días.",
+    "Compradores {buyers}, clientes que guardaron {savers}: los compradores pidieron un producto guardado; los demás contados guardaron, quitaron o compraron un producto guardado en estos días.",
   "insights.median.heading": "Tiempo mediano hasta la compra",
   "insights.median.value": { one: "{count} día", other: "{count} días" },
   "insights.median.help":

@@ -247,7 +247,7 @@ export const fr: Messages = {
     "Commandes avec un produit enregistré : {placed} passées, dont {cancelled} annulées. Articles enregistrés achetés : {items}.",
   "insights.rate.heading": "Taux de conversion",
   "insights.rate.help":
-    "{buyers} acheteurs sur {savers} clients ayant enregistré : les clients qui ont commandé un produit enregistré, rapportés aux clients qui ont enregistré ou retiré un produit sur ces jours.",
+    "Acheteurs {buyers}, clients ayant enregistré {savers} : les acheteurs ont commandé un produit enregistré ; les clients ayant enregistré ont enregistré, retiré ou acheté un produit enregistré sur ces jours.",
   "insights.median.heading": "Délai médian avant achat",
   "insights.median.value": { one: "{count} jour", other: "{count} jours" },
   "insights.median.help":

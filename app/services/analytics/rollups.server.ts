@@ -74,3 +74,17 @@ export async function applyItemChanges(tx: Tx, changes: ItemChange[]): Promise<v
     }),
   );
 }
+
+/**
+ * Counts these owners active on `day` besides their saves and removals: a purchase of a saved product is
+ * wishlist activity too, so a range's savers (the conversion rate's denominator) are its active shoppers,
+ * buyers included, one distinct count (docs/decisions/054-distinct-shoppers.md). In the caller's transaction.
+ */
+export async function markOwnersActive(tx: Tx, shopId: string, day: string, owners: readonly Owner[]) {
+  const keys = [...new Set(owners.map(ownerKey))];
+  const added = await insertActiveOwners(
+    tx,
+    keys.map((key) => ({ shopId, day, ownerKey: key })),
+  );
+  if (added.length > 0) await addShopStats(tx, [{ shopId, day, adds: 0, removes: 0, activeShoppers: added.length }]);
+}

@@ -33,7 +33,7 @@ import { findOwnerList } from "~/data/list-rows.server";
 import { findShopForAuth } from "~/data/shop-rows.server";
 import { newId } from "~/lib/ids";
 import { logger } from "~/logger.server";
-import { utcDay } from "~/services/analytics/rollups.server";
+import { markOwnersActive, utcDay } from "~/services/analytics/rollups.server";
 import { ownerOfColumns } from "~/services/owners/owner";
 import {
   processPlatformWebhookOnce,
@@ -167,6 +167,7 @@ export async function recordOrder(
   const inserted = await insertConversions(tx, rows);
   if (inserted.length === 0) return 0;
   await addRollups(tx, shop.id, inserted, existed ? 0 : 1);
+  await markOwnersActive(tx, shop.id, day, inserted.map(ownerOfColumns));
   const bought = saved.filter((item) => inserted.some((row) => row.productId === item.productId));
   await settleBoughtItems(tx, shop, bought, order.orderedAt, now);
   return inserted.length;

@@ -11,7 +11,6 @@
  */
 import {
   countBuyers,
-  countSavers,
   countConversionLinesOfProducts,
   findConversionOrders,
   findWaitingForRestock,
@@ -22,7 +21,7 @@ import {
   topConvertingProducts,
   type ConversionRow,
 } from "~/data/conversion-rows.server";
-import { countSaversOfProducts, topProductStats } from "~/data/daily-stat-rows.server";
+import { countActiveOwners, countSaversOfProducts, topProductStats } from "~/data/daily-stat-rows.server";
 import { database } from "~/data/database.server";
 import { findCatalogueTitles } from "~/data/item-rows.server";
 import { DomainError } from "~/lib/domain-error";
@@ -139,7 +138,8 @@ export async function conversionReport(shopId: string, range: DayRange) {
       findConversionOrders(database(), shopId, from, to),
       sumConversionDelays(database(), shopId, from, to),
       countBuyers(database(), shopId, start, end),
-      countSavers(database(), shopId, { fromDay: from, toDay: to, from: start, to: end }),
+      // The range's active shoppers: who saved, removed or bought from a wishlist in it (decision 054).
+      countActiveOwners(database(), shopId, from, to),
     ]),
   );
   const totals = new Map<string, { gross: number; refunded: number }>();

@@ -60,7 +60,10 @@ const ActivitySchema = z
         date: Day,
         adds: z.number().int(),
         removes: z.number().int(),
-        activeShoppers: z.number().int().openapi({ description: "Distinct shoppers who saved or removed that day." }),
+        activeShoppers: z
+          .number()
+          .int()
+          .openapi({ description: "Distinct shoppers who saved, removed or bought a saved product that day." }),
       }),
     ),
     totals: z.object({
