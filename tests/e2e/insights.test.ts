@@ -23,6 +23,7 @@ import {
   seriousAccessibilityViolations,
   useAdminStack,
 } from "./support/admin";
+import { region, tableRows } from "./support/page-state";
 
 const stack = useAdminStack();
 
@@ -128,15 +129,6 @@ async function workerCaughtUp() {
     (pending) => pending === 0,
     "the saves folded into the rollups",
   );
-}
-
-const region = (app: FrameLocator, name: string) => app.getByRole("region", { name, exact: true });
-
-/** A table's rows (header row left out), cells trimmed. */
-async function tableRows(app: FrameLocator, name: string): Promise<string[][]> {
-  const rows = region(app, name).getByRole("table").getByRole("row");
-  await rows.nth(1).waitFor();
-  return (await rows.allInnerTexts()).slice(1).map((row) => row.split("\t").map((cell) => cell.trim()));
 }
 
 /** The daily chart's data table, opened with its disclosure. */

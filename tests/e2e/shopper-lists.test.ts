@@ -10,6 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectNoPageErrors, screenshot, useAdminStack } from "./support/admin";
 import {
   cardHeart,
+  logIn,
   openStorefront,
   pageViolations,
   pressed,
@@ -38,13 +39,6 @@ const cartOf = async (page: Page) =>
   (await page.evaluate("fetch('/cart.js').then((response) => response.json())")) as CartJson;
 const cartLines = async (page: Page) =>
   (await cartOf(page)).items.map((item) => `${item.variant_id} x${item.quantity}`).sort();
-
-async function logIn(page: Page, name: RegExp) {
-  await page.goto(`${stack.platform.storefrontOrigin}/account/login`);
-  await page.getByRole("button", { name }).click();
-  await page.waitForURL(`${stack.platform.storefrontOrigin}/`);
-  await scriptReady(page);
-}
 
 /** The items of a customer's lists, by list name, through the private API. */
 async function customerLists(customerId: string) {
@@ -146,7 +140,7 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
   it("with named lists on, the heart opens a list picker used by keyboard alone; the page shows tabs to rename, move, note, delete, and undo a removal", async () => {
     await settings({ multipleLists: true });
     const { context, page } = await openStorefront(stack);
-    await logIn(page, /^Katherine Johnson/);
+    await logIn(stack, page, /^Katherine Johnson/);
     await page.goto(`${stack.platform.storefrontOrigin}/collections/all`);
     await scriptReady(page);
 
@@ -333,7 +327,7 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
     await friend.context.close();
 
     // 5. Logging in: both lists become the customer's, the note kept
-    await logIn(page, /^Alan Turing/);
+    await logIn(stack, page, /^Alan Turing/);
     expect(await page.evaluate('localStorage.getItem("wishlist:aid")')).toBeNull();
     // (saved from product cards, the products' one variant each: what a cart permalink needs)
     expect(await customerLists("7003")).toEqual({
@@ -400,7 +394,7 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
       await guest.context.close();
       // A customer who refused storage has that id left in their browser
       const { context, page } = await withConsent("denied");
-      await logIn(page, /^Grace Hopper/);
+      await logIn(stack, page, /^Grace Hopper/);
       await page.evaluate(`localStorage.setItem("wishlist:aid", "${aid}")`);
       await page.reload();
       await scriptReady(page);
@@ -443,7 +437,7 @@ describe("Shoppers' lists in the theme", { timeout: 300_000 }, () => {
       expect(await pressed(cardHeart(page, "Lagoon Sunglasses"))).toBe("true");
 
       // Logging in merges the kept guest list, as always
-      await logIn(page, /^Edsger Dijkstra/);
+      await logIn(stack, page, /^Edsger Dijkstra/);
       expect(await pressed(cardHeart(page, "Lagoon Sunglasses"))).toBe("true");
       // A customer who refuses later keeps their list: it is theirs on the server, nothing in the browser
       await context.addCookies([{ name: "standin_consent", value: "denied", url: stack.platform.storefrontOrigin }]);

@@ -48,6 +48,13 @@ import type { Order, RefundLine } from "./order-payloads";
 export const ATTRIBUTION_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The last millisecond of the second the order was placed in. The platform writes an order's `created_at` in
+ * whole seconds, the app a click to the millisecond: a link followed in the order's own second may have come
+ * before it (the storefront's checkout can follow a click within the second), and counts.
+ */
+const endOfOrderSecond = (orderedAt: Date) => new Date(Math.floor(orderedAt.getTime() / 1000) * 1000 + 999);
+
 type Outcome = PlatformWebhookOutcome | "unknown_shop";
 
 export interface OrderOutcome {
@@ -130,7 +137,7 @@ export async function recordOrder(
         order.customerId,
         [...firstSave.keys()],
         new Date(order.orderedAt.getTime() - ATTRIBUTION_WINDOW_MS),
-        order.orderedAt,
+        endOfOrderSecond(order.orderedAt),
       )
     : new Map<string, { id: string; kind: string }>();
   const existed = await orderHasConversions(tx, shop.id, order.orderId);

@@ -7,7 +7,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { AdminStack } from "./admin";
-import { trackPageErrors } from "./admin";
+import { screenshot, trackPageErrors } from "./admin";
 import { DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "../../../scripts/lib/chromium";
 
 /** Switches the app embed on or off as a merchant does, through the stand-in's theme editor. */
@@ -37,6 +37,48 @@ export async function openStorefront(
   trackPageErrors(page);
   await page.goto(`${stack.platform.storefrontOrigin}${pathAndQuery}`);
   return { context, page };
+}
+
+/** Logs in at the storefront's login page as the demo customer whose button matches `name`. */
+export async function logIn(stack: AdminStack, page: Page, name: RegExp) {
+  await page.goto(`${stack.platform.storefrontOrigin}/account/login`);
+  await page.getByRole("button", { name }).click();
+  await page.waitForURL(`${stack.platform.storefrontOrigin}/`);
+  await scriptReady(page);
+}
+
+/**
+ * On a product page: adds the product to the cart and checks out at the stand-in's checkout, which places the
+ * order paid and sends the app orders/create and orders/paid (stand-in/orders.ts). Screenshots of the cart and
+ * the confirmation when named. Resolves with the order as those webhooks carry it, once the app took both.
+ */
+export async function buyFromProductPage(
+  stack: AdminStack,
+  page: Page,
+  screenshots?: { cart: string; confirmation: string },
+) {
+  const before = new Set(stack.platform.orders(stack.shop.domain).map((order) => order.id));
+  await page.getByRole("button", { name: "Add to cart" }).click();
+  await page.waitForURL(`${stack.platform.storefrontOrigin}/cart`);
+  await expect.poll(() => page.getByRole("button", { name: "Check out" }).isVisible()).toBe(true);
+  if (screenshots) await screenshot(page, screenshots.cart);
+  await page.getByRole("button", { name: "Check out" }).click();
+  await page.getByRole("heading", { name: /^Thank you/ }).waitFor();
+  if (screenshots) await screenshot(page, screenshots.confirmation);
+  const placed = stack.platform.orders(stack.shop.domain).filter((order) => !before.has(order.id));
+  expect(placed).toHaveLength(1);
+  const order = placed[0]!;
+  await expect
+    .poll(() =>
+      stack.platform.sentWebhooks
+        .filter((sent) => sent.subjectId === String(order.id))
+        .map((sent) => [sent.topic, sent.status]),
+    )
+    .toEqual([
+      ["orders/create", 200],
+      ["orders/paid", 200],
+    ]);
+  return order;
 }
 
 /** The heart on a product card of the grid, found by the product's title. */

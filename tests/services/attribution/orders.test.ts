@@ -135,6 +135,32 @@ async function shopWithSaves() {
   return { shop, secret, calls, customer, save };
 }
 
+/** An alert of the customer's saved item, made a minute before `clickedAt`, its link followed then. */
+const clickedAlert =
+  (shop: Shop, customer: string) => async (productId: number, itemId: string, kind: string, clickedAt: Date) => {
+    const [row] = await insertAlerts(database(), [
+      {
+        id: newId("alert"),
+        shopId: shop.id,
+        customerId: customer,
+        listId: "lst_x",
+        itemId,
+        productId: String(productId),
+        variantId: "",
+        kind,
+        oldPriceMinor: null,
+        newPriceMinor: null,
+        quantity: null,
+        currency: "USD",
+        changeKey: randomUUID(),
+        messageId: null,
+        createdAt: new Date(clickedAt.getTime() - 60_000),
+      },
+    ]);
+    await markClicked(database(), shop.id, row!.id, clickedAt);
+    return row!;
+  };
+
 describe("orders matched to saves", () => {
   it("records one conversion per saved line, in the shop's and the buyer's currency, and marks the item bought", async () => {
     const { shop, calls, customer, save } = await shopWithSaves();
@@ -363,29 +389,7 @@ describe("orders matched to saves", () => {
     const item = await save(customer, recent);
     const oldItem = await save(customer, old);
     const now = Date.now();
-    const alert = async (productId: number, itemId: string, kind: string, clickedAt: Date) => {
-      const [row] = await insertAlerts(database(), [
-        {
-          id: newId("alert"),
-          shopId: shop.id,
-          customerId: customer,
-          listId: "lst_x",
-          itemId,
-          productId: String(productId),
-          variantId: "",
-          kind,
-          oldPriceMinor: null,
-          newPriceMinor: null,
-          quantity: null,
-          currency: "USD",
-          changeKey: randomUUID(),
-          messageId: null,
-          createdAt: new Date(clickedAt.getTime() - 60_000),
-        },
-      ]);
-      await markClicked(database(), shop.id, row!.id, clickedAt);
-      return row!;
-    };
+    const alert = clickedAlert(shop, customer);
     const credited = await alert(recent, item.id, "price_dropped", new Date(now - 2 * 86_400_000));
     await alert(old, oldItem.id, "back_in_stock", new Date(now - 8 * 86_400_000));
     await send(
@@ -404,6 +408,33 @@ describe("orders matched to saves", () => {
     expect(Object.fromEntries(rows.map((row) => [row.productId, [row.source, row.alertId]]))).toEqual({
       [recent]: ["price_dropped", credited.id],
       [old]: ["", null],
+    });
+  });
+
+  it("credits a link followed in the order's own second: the platform writes an order's time in whole seconds", async () => {
+    const { shop, customer, save } = await shopWithSaves();
+    const [followed, after] = [platformNumber(), platformNumber()];
+    const item = await save(customer, followed);
+    const afterItem = await save(customer, after);
+    const alert = clickedAlert(shop, customer);
+    // The order is placed 900 ms into a second, 300 ms after the click; the platform's created_at drops the
+    // milliseconds. A link followed in the next second came after the order.
+    const second = Math.floor(Date.now() / 1000) * 1000 + 2_000;
+    const credited = await alert(followed, item.id, "back_in_stock", new Date(second + 600));
+    await alert(after, afterItem.id, "price_dropped", new Date(second + 1_000));
+    const body = orderBody({
+      customerId: Number(customer),
+      lines: [
+        { productId: followed, quantity: 1, price: ["78.00", "70.20"] },
+        { productId: after, quantity: 1, price: ["10.00", "9.00"] },
+      ],
+    });
+    body.created_at = new Date(second).toISOString().replace(/\.\d{3}Z$/, "+00:00");
+    expect((await send("orders/create", shop, body)).status).toBe(200);
+    const rows = await conversionsOf(shop.id);
+    expect(Object.fromEntries(rows.map((row) => [row.productId, [row.source, row.alertId]]))).toEqual({
+      [followed]: ["back_in_stock", credited.id],
+      [after]: ["", null],
     });
   });
 
