@@ -230,7 +230,7 @@ export const de: Messages = {
   "insights.custom.refused": "Der Zeitraum wurde abgelehnt: {reason}",
   "insights.custom.refusedTitle": "Diese Daten können nicht angezeigt werden",
   "insights.custom.refusedBody":
-    "Korrigieren Sie die unten markierten Daten. Bis dahin zeigt die Seite die letzten {days} Tage.",
+    "Korrigieren Sie die oben markierten Daten. Bis dahin zeigt die Seite die letzten {days} Tage.",
   "insights.empty.heading": "Keine durch Wunschlisten beeinflussten Bestellungen an diesen Tagen",
   "insights.empty.matching":
     "Eine Bestellung zählt, wenn sie ein Produkt enthält, das der Käufer vor der Bestellung auf einer Wunschliste gemerkt hatte. Die App gleicht jede Bestellung Ihres Shops mit den gemerkten Produkten des Käufers ab und zählt, was für diese Produkte nach Rabatten bezahlt wurde.",

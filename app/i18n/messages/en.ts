@@ -226,7 +226,7 @@ export const en = {
   "insights.custom.tooLong": "A range spans at most {days} days.",
   "insights.custom.refused": "The range was refused: {reason}",
   "insights.custom.refusedTitle": "These dates cannot be shown",
-  "insights.custom.refusedBody": "Correct the dates marked below. Until then the page shows the last {days} days.",
+  "insights.custom.refusedBody": "Correct the dates marked above. Until then the page shows the last {days} days.",
   "insights.empty.heading": "No wishlist-influenced orders in these days",
   "insights.empty.matching":
     "An order counts when it includes a product its buyer had saved to a wishlist before ordering. The app matches each order of your store with the buyer's saved products and counts what was paid for those products, after discounts.",

@@ -229,7 +229,7 @@ export const es: Messages = {
   "insights.custom.refused": "Se rechazó el periodo: {reason}",
   "insights.custom.refusedTitle": "No se pueden mostrar estas fechas",
   "insights.custom.refusedBody":
-    "Corrige las fechas marcadas abajo. Mientras tanto, la página muestra los últimos {days} días.",
+    "Corrige las fechas marcadas arriba. Mientras tanto, la página muestra los últimos {days} días.",
   "insights.empty.heading": "No hay pedidos influidos por las listas de deseos en estos días",
   "insights.empty.matching":
     "Un pedido cuenta cuando incluye un producto que el comprador había guardado en una lista de deseos antes de pedir. La app compara cada pedido de tu tienda con los productos guardados del comprador y cuenta lo que se pagó por esos productos, descontados los descuentos.",

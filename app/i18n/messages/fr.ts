@@ -230,7 +230,7 @@ export const fr: Messages = {
   "insights.custom.refused": "La période a été refusée : {reason}",
   "insights.custom.refusedTitle": "Ces dates ne peuvent pas être affichées",
   "insights.custom.refusedBody":
-    "Corrigez les dates signalées ci-dessous. En attendant, la page affiche les {days} derniers jours.",
+    "Corrigez les dates signalées ci-dessus. En attendant, la page affiche les {days} derniers jours.",
   "insights.empty.heading": "Aucune commande issue des listes de souhaits sur ces jours",
   "insights.empty.matching":
     "Une commande compte quand elle contient un produit que l’acheteur avait enregistré dans une liste de souhaits avant de commander. L’application rapproche chaque commande de votre boutique des produits enregistrés par l’acheteur et compte ce qui a été payé pour ces produits, remises déduites.",
