@@ -223,7 +223,7 @@ export const de: Messages = {
   "insights.custom.apply": "Anwenden",
   "insights.custom.help": "Tage in UTC, beide eingeschlossen, bis heute und höchstens {days} Tage.",
   "insights.custom.missing": "Geben Sie ein Datum ein.",
-  "insights.custom.notDay": "Geben Sie ein Datum im Format JJJJ-MM-TT ein.",
+  "insights.custom.notDay": "Geben Sie einen Tag ein, den es gibt, im Format JJJJ-MM-TT.",
   "insights.custom.future": "Wählen Sie heute ({today}, UTC) oder einen früheren Tag.",
   "insights.custom.afterEnd": "Der Beginn muss vor dem Ende oder am selben Tag liegen.",
   "insights.custom.tooLong": "Ein Zeitraum umfasst höchstens {days} Tage.",

@@ -220,7 +220,7 @@ export const en = {
   "insights.custom.apply": "Apply",
   "insights.custom.help": "UTC days, both included, up to today and at most {days} days.",
   "insights.custom.missing": "Enter a date.",
-  "insights.custom.notDay": "Enter a date as YYYY-MM-DD.",
+  "insights.custom.notDay": "Enter a day that exists, as YYYY-MM-DD.",
   "insights.custom.future": "Choose today ({today}, UTC) or an earlier day.",
   "insights.custom.afterEnd": "The start must be on or before the end.",
   "insights.custom.tooLong": "A range spans at most {days} days.",

@@ -222,7 +222,7 @@ export const es: Messages = {
   "insights.custom.apply": "Aplicar",
   "insights.custom.help": "Días UTC, ambos incluidos, hasta hoy y como máximo {days} días.",
   "insights.custom.missing": "Introduce una fecha.",
-  "insights.custom.notDay": "Introduce una fecha con el formato AAAA-MM-DD.",
+  "insights.custom.notDay": "Introduce un día que exista, con el formato AAAA-MM-DD.",
   "insights.custom.future": "Elige hoy ({today}, UTC) o un día anterior.",
   "insights.custom.afterEnd": "El inicio debe ser anterior o igual al final.",
   "insights.custom.tooLong": "Un periodo abarca como máximo {days} días.",

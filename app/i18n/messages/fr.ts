@@ -223,7 +223,7 @@ export const fr: Messages = {
   "insights.custom.apply": "Appliquer",
   "insights.custom.help": "Jours UTC, inclus tous les deux, jusqu’à aujourd’hui et {days} jours au plus.",
   "insights.custom.missing": "Saisissez une date.",
-  "insights.custom.notDay": "Saisissez une date au format AAAA-MM-JJ.",
+  "insights.custom.notDay": "Saisissez un jour qui existe, au format AAAA-MM-JJ.",
   "insights.custom.future": "Choisissez aujourd’hui ({today}, UTC) ou un jour antérieur.",
   "insights.custom.afterEnd": "Le début doit être antérieur ou égal à la fin.",
   "insights.custom.tooLong": "Une période couvre {days} jours au plus.",
