@@ -747,7 +747,7 @@ export const de: Messages = {
     "Kundinnen und Kunden an Artikel erinnern, die sie vor einiger Zeit gemerkt und nicht gekauft haben, über dieselben Kanäle wie die Benachrichtigungen. Aus, bis Sie es einschalten.",
   "alerts.reminders.enabled": "An nicht gekaufte Artikel erinnern",
   "alerts.reminders.enabledHelp":
-    "Jeder Artikel einmal und jeder Kunde höchstens einmal pro Woche (bis zu 25 Artikel in einer E-Mail; der Rest wartet eine Woche). Nie für einen gekauften oder entfernten Artikel, einen Gast oder einen Kunden auf der Sperrliste. Eingeschaltet erinnert es auch an Artikel, die schon so lange gemerkt sind. E-Mails folgen den E-Mail-Einstellungen unten: standardmäßig nur an Kunden, die E-Mail-Marketing zugestimmt haben.",
+    "Jeder Artikel einmal und jeder Kunde höchstens einmal pro Woche (bis zu 25 Artikel in einer E-Mail; der Rest wartet eine Woche). Nie für einen gekauften oder entfernten Artikel, ein ausverkauftes oder gelöschtes Produkt, einen Gast oder einen Kunden auf der Sperrliste. Eingeschaltet erinnert es auch an Artikel, die schon so lange gemerkt sind. E-Mails folgen den E-Mail-Einstellungen unten: standardmäßig nur an Kunden, die E-Mail-Marketing zugestimmt haben.",
   "alerts.reminders.afterDays": "Tage nach dem Merken",
   "alerts.reminders.afterDaysHelp":
     "Wie lange nach dem Merken eines Artikels der Kunde daran erinnert wird (1 bis 365 Tage).",

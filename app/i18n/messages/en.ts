@@ -725,7 +725,7 @@ export const en = {
     "Remind customers of the items they saved a while ago and have not bought, through the same channels as the alerts. Off unless you turn it on.",
   "alerts.reminders.enabled": "Remind customers of items they have not bought",
   "alerts.reminders.enabledHelp":
-    "Each item once, and each customer at most once a week (up to 25 items in one email; the rest wait a week). Never for a bought or removed item, a guest, or a customer on the suppression list. Turned on, it also reminds of items already saved that long ago. Emails follow the email settings below: by default only to customers who agreed to email marketing.",
+    "Each item once, and each customer at most once a week (up to 25 items in one email; the rest wait a week). Never for a bought or removed item, a product sold out or gone, a guest, or a customer on the suppression list. Turned on, it also reminds of items already saved that long ago. Emails follow the email settings below: by default only to customers who agreed to email marketing.",
   "alerts.reminders.afterDays": "Days after saving",
   "alerts.reminders.afterDaysHelp": "How long after a customer saves an item they are reminded of it (1 to 365 days).",
   "alerts.email.title": "Email",

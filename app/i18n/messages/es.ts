@@ -738,7 +738,7 @@ export const es: Messages = {
     "Recordar a los clientes los artículos que guardaron hace un tiempo y no han comprado, por los mismos canales que las alertas. Desactivado hasta que lo active.",
   "alerts.reminders.enabled": "Recordar a los clientes los artículos que no han comprado",
   "alerts.reminders.enabledHelp":
-    "Cada artículo una sola vez y cada cliente como mucho una vez por semana (hasta 25 artículos por correo; el resto espera una semana). Nunca para un artículo comprado o quitado, un invitado o un cliente de la lista de exclusión. Al activarlo, también recuerda los artículos guardados desde hace ese tiempo. Los correos siguen los ajustes de correo de abajo: por defecto, solo a los clientes que aceptaron el marketing por correo.",
+    "Cada artículo una sola vez y cada cliente como mucho una vez por semana (hasta 25 artículos por correo; el resto espera una semana). Nunca para un artículo comprado o quitado, un producto agotado o eliminado, un invitado o un cliente de la lista de exclusión. Al activarlo, también recuerda los artículos guardados desde hace ese tiempo. Los correos siguen los ajustes de correo de abajo: por defecto, solo a los clientes que aceptaron el marketing por correo.",
   "alerts.reminders.afterDays": "Días después de guardar",
   "alerts.reminders.afterDaysHelp":
     "Cuánto tiempo después de guardar un artículo se le recuerda al cliente (de 1 a 365 días).",

@@ -751,7 +751,7 @@ export const fr: Messages = {
     "Rappeler aux clients les articles qu’ils ont ajoutés il y a quelque temps et n’ont pas achetés, par les mêmes canaux que les alertes. Désactivé tant que vous ne l’activez pas.",
   "alerts.reminders.enabled": "Rappeler aux clients les articles qu’ils n’ont pas achetés",
   "alerts.reminders.enabledHelp":
-    "Chaque article une seule fois, et chaque client au plus une fois par semaine (jusqu’à 25 articles par e-mail ; les autres attendent une semaine). Jamais pour un article acheté ou retiré, un invité ou un client de la liste d’exclusion. Une fois activé, il rappelle aussi les articles déjà ajoutés depuis ce délai. Les e-mails suivent les réglages d’e-mail ci-dessous : par défaut, seulement aux clients qui ont accepté le marketing par e-mail.",
+    "Chaque article une seule fois, et chaque client au plus une fois par semaine (jusqu’à 25 articles par e-mail ; les autres attendent une semaine). Jamais pour un article acheté ou retiré, un produit épuisé ou supprimé, un invité ou un client de la liste d’exclusion. Une fois activé, il rappelle aussi les articles déjà ajoutés depuis ce délai. Les e-mails suivent les réglages d’e-mail ci-dessous : par défaut, seulement aux clients qui ont accepté le marketing par e-mail.",
   "alerts.reminders.afterDays": "Jours après l’ajout",
   "alerts.reminders.afterDaysHelp":
     "Combien de temps après l’ajout d’un article le client en reçoit le rappel (1 à 365 jours).",
