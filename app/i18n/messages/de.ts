@@ -817,7 +817,7 @@ export const de: Messages = {
   "alerts.log.noMore": "Keine weiteren Benachrichtigungen",
   "alerts.log.filteredEmpty": "Keine Benachrichtigung passt zu diesen Filtern",
   "alerts.log.emptyBody":
-    "Eine Benachrichtigung entsteht, wenn ein Artikel auf der Wunschliste eines Kunden wieder verfügbar ist, im Preis sinkt oder knapp wird.",
+    "Eine Benachrichtigung entsteht, wenn ein Artikel auf der Wunschliste eines Kunden wieder verfügbar ist, im Preis sinkt oder knapp wird, oder wenn eine Erinnerung daran fällig ist.",
   "alerts.log.column.time": "Zeit",
   "alerts.log.column.customer": "Kunde",
   "alerts.log.column.product": "Produkt",

@@ -791,7 +791,7 @@ export const en = {
   "alerts.log.noMore": "No more alerts",
   "alerts.log.filteredEmpty": "No alerts match these filters",
   "alerts.log.emptyBody":
-    "An alert is made when an item on a customer's wishlist comes back in stock, drops in price or runs low.",
+    "An alert is made when an item on a customer's wishlist comes back in stock, drops in price or runs low, or when a reminder of it is due.",
   "alerts.log.column.time": "Time",
   "alerts.log.column.customer": "Customer",
   "alerts.log.column.product": "Product",

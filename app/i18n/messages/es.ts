@@ -809,7 +809,7 @@ export const es: Messages = {
   "alerts.log.noMore": "No hay más alertas",
   "alerts.log.filteredEmpty": "Ninguna alerta coincide con estos filtros",
   "alerts.log.emptyBody":
-    "Se crea una alerta cuando un artículo de la lista de deseos de un cliente vuelve al stock, baja de precio o se está agotando.",
+    "Se crea una alerta cuando un artículo de la lista de deseos de un cliente vuelve al stock, baja de precio o se está agotando, o cuando toca recordárselo.",
   "alerts.log.column.time": "Fecha",
   "alerts.log.column.customer": "Cliente",
   "alerts.log.column.product": "Producto",

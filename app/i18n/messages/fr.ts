@@ -821,7 +821,7 @@ export const fr: Messages = {
   "alerts.log.noMore": "Plus d’autres alertes",
   "alerts.log.filteredEmpty": "Aucune alerte ne correspond à ces filtres",
   "alerts.log.emptyBody":
-    "Une alerte est créée quand un article de la liste d’envies d’un client revient en stock, baisse de prix ou va bientôt manquer.",
+    "Une alerte est créée quand un article de la liste d’envies d’un client revient en stock, baisse de prix ou va bientôt manquer, ou quand un rappel en est dû.",
   "alerts.log.column.time": "Date",
   "alerts.log.column.customer": "Client",
   "alerts.log.column.product": "Produit",
