@@ -1510,7 +1510,7 @@ export interface components {
                 source: string;
             }[];
             /**
-             * @description buyers / savers, rounded to 4 decimals; null when there is no saver. A buyer counts whenever they saved, a saver only when active in the range, so a short range may show more than 1.
+             * @description buyers / savers, rounded to 4 decimals, at most 1; null when there is no saver.
              * @example 0.0825
              */
             conversionRate: number | null;
@@ -1582,7 +1582,7 @@ export interface components {
                  */
                 refundedMinor: number;
             }[];
-            /** @description Distinct shoppers who saved or removed a product in the range (GET /analytics/activity's `totals.activeShoppers`). */
+            /** @description Distinct shoppers who saved, removed or bought a saved product in the range (GET /analytics/activity's `totals.activeShoppers`): every buyer is one. */
             savers: number;
             /**
              * Format: date

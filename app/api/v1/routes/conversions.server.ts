@@ -145,16 +145,15 @@ const ConversionReportSchema = z
       .int()
       .openapi({
         description:
-          "Distinct shoppers who saved or removed a product in the range (GET /analytics/activity's " +
-          "`totals.activeShoppers`).",
+          "Distinct shoppers who saved, removed or bought a saved product in the range (GET /analytics/activity's " +
+          "`totals.activeShoppers`): every buyer is one.",
       }),
     conversionRate: z
       .number()
       .nullable()
       .openapi({
         description:
-          "buyers / savers, rounded to 4 decimals; null when there is no saver. A buyer counts whenever they saved, " +
-          "a saver only when active in the range, so a short range may show more than 1.",
+          "buyers / savers, rounded to 4 decimals, at most 1; null when there is no saver.",
         example: 0.0825,
       }),
     medianDaysToPurchase: z
