@@ -5,7 +5,7 @@
  * write takes one statement for all its rows.
  */
 import { sql } from "kysely";
-import type { Queryable } from "./database.server";
+import { engine, type Queryable } from "./database.server";
 
 export interface DayKey {
   shopId: string;
@@ -64,6 +64,15 @@ async function recordOwnerReturns(
     const owners = byShop.get(shopId) ?? new Map<string, Set<string>>();
     owners.set(key, (owners.get(key) ?? new Set()).add(day));
     byShop.set(shopId, owners);
+  }
+  if (engine() === "postgres") {
+    // Two transactions adding different days of one owner must not each read the owner's days without the
+    // other's (each would count its day as the owner's first): they take the owner's lock in turn, in one
+    // order, and the second reads the first's committed day. SQLite runs one writer at a time already.
+    const keys = [...byShop].flatMap(([shopId, owners]) => [...owners.keys()].map((key) => `${shopId}:${key}`)).sort();
+    await sql`select pg_advisory_xact_lock(hashtextextended(k, 54)) from unnest(${keys}::text[]) as k order by k`.execute(
+      q,
+    );
   }
   const changes = new Map<string, number>();
   for (const [shopId, owners] of byShop) {

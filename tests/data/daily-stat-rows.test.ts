@@ -131,6 +131,24 @@ describe(`daily stat rows (${engine()})`, () => {
     expect(await countActiveOwners(database(), shop.id, "2024-01-01", "2024-01-02")).toBe(0);
   });
 
+  it("counts an owner once when transactions add their days at the same time", async () => {
+    const shop = await newShop();
+    const days = Array.from({ length: 12 }, (_, index) => `2026-03-${String(index + 1).padStart(2, "0")}`);
+    // Each day of the same two owners in a transaction of its own, all at once.
+    await Promise.all(
+      days.map((day) =>
+        transaction((tx) =>
+          insertActiveOwners(tx, [
+            { shopId: shop.id, day, ownerKey: "c:7" },
+            { shopId: shop.id, day, ownerKey: "a:seven" },
+          ]),
+        ),
+      ),
+    );
+    expect(await countActiveOwners(database(), shop.id, days[0]!, days.at(-1)!)).toBe(2);
+    for (const day of days) expect(await countActiveOwners(database(), shop.id, day, days.at(-1)!)).toBe(2);
+  });
+
   it("adds to existing counts and creates missing rows, many rows in one statement", async () => {
     const [shop, other] = [await newShop(), await newShop()];
     await addShopStats(database(), [{ shopId: shop.id, day: "2026-06-01", adds: 2, removes: 1, activeShoppers: 1 }]);
