@@ -160,7 +160,15 @@ export default function ListDetail() {
                 t("list.column.admin"),
               ]}
               rows={list.items.map((item) => [
-                <ProductName key={item.id} {...item} />,
+                // A bought item (an order matched to it) stays on the list when Settings keep bought items.
+                item.purchasedAt ? (
+                  <InlineStack key={item.id} gap="200" blockAlign="center">
+                    <ProductName {...item} />
+                    <Badge tone="success">{t("list.bought", { date: dateTime(item.purchasedAt) })}</Badge>
+                  </InlineStack>
+                ) : (
+                  <ProductName key={item.id} {...item} />
+                ),
                 number(item.quantity),
                 // The shopper's own words: rendered as text (React escapes it), never as markup.
                 item.note === null ? (

@@ -145,5 +145,20 @@ describe("A wishlist sale after a back-in-stock email", { timeout: 600_000 }, ()
     await screenshot(admin.page, "insights-alert-revenue");
     expectNoPageErrors(admin.page);
     await admin.context.close();
+
+    // AND Ada's list in the admin shows the tote bought (Settings keep bought items by default)
+    const list = await database()
+      .selectFrom("List")
+      .select("id")
+      .where("shopId", "=", stack.shop.id)
+      .where("customerId", "=", ADA)
+      .executeTakeFirstOrThrow();
+    const listPage = await stack.openAdmin(`/lists/${list.id}`);
+    const toteRow = listPage.app.getByRole("row").filter({ hasText: tote.title });
+    await toteRow.waitFor({ timeout: 90_000 });
+    expect(await toteRow.innerText()).toMatch(/Bought /);
+    expect(await seriousAccessibilityViolations(listPage.page)).toEqual([]);
+    expectNoPageErrors(listPage.page);
+    await listPage.context.close();
   });
 });

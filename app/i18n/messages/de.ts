@@ -164,6 +164,7 @@ export const de: Messages = {
   "list.column.quantity": "Menge",
   "list.column.note": "Notiz des Kunden",
   "list.noNote": "Keine Notiz",
+  "list.bought": "Gekauft {date}",
   "list.kind.default": "Standardliste",
   "list.kind.named": "Benannte Liste",
   "list.ownerLists.heading": "Listen von {owner}",

@@ -163,6 +163,7 @@ export const en = {
   "list.column.quantity": "Quantity",
   "list.column.note": "Shopper's note",
   "list.noNote": "No note",
+  "list.bought": "Bought {date}",
   "list.kind.default": "Default list",
   "list.kind.named": "Named list",
   "list.ownerLists.heading": "Lists of {owner}",

@@ -164,6 +164,7 @@ export const es: Messages = {
   "list.column.quantity": "Cantidad",
   "list.column.note": "Nota del comprador",
   "list.noNote": "Sin nota",
+  "list.bought": "Comprado {date}",
   "list.kind.default": "Lista predeterminada",
   "list.kind.named": "Lista con nombre",
   "list.ownerLists.heading": "Listas de {owner}",

@@ -164,6 +164,7 @@ export const fr: Messages = {
   "list.column.quantity": "Quantité",
   "list.column.note": "Note du client",
   "list.noNote": "Aucune note",
+  "list.bought": "Acheté {date}",
   "list.kind.default": "Liste par défaut",
   "list.kind.named": "Liste nommée",
   "list.ownerLists.heading": "Listes de {owner}",
