@@ -96,7 +96,9 @@ export function readOrder(json: unknown): Order | null {
   for (const line of order.line_items) {
     if (!line.product_id || line.quantity === 0) continue;
     const unit = minorOf(line.price_set);
-    if (!unit) continue;
+    // A line whose amount is past the exact integers (2^53 minor units) is not one the app can read either.
+    if (!unit || !Number.isSafeInteger(unit.shop * line.quantity)) continue;
+    if (!Number.isSafeInteger(unit.presentment * line.quantity)) continue;
     let discount = { shop: 0, presentment: 0 };
     for (const allocation of line.discount_allocations ?? []) {
       const amount = minorOf(allocation.amount_set);

@@ -433,6 +433,28 @@ describe("orders matched to saves", () => {
     expect(await conversionsOf(shop.id)).toHaveLength(1);
   });
 
+  it("records no line whose amount is past the exact integers (2^53 minor units), and the order's other lines", async () => {
+    const { shop, customer, save } = await shopWithSaves();
+    const [huge, product, normal] = [platformNumber(), platformNumber(), platformNumber()];
+    for (const id of [huge, product, normal]) await save(customer, id);
+    const order = orderBody({
+      customerId: Number(customer),
+      lines: [
+        { productId: huge, quantity: 10, price: ["999999999999999.999", "999999999999999.999"] },
+        { productId: product, quantity: 2, price: ["9000000000000.000", "9000000000000.000"] },
+        { productId: normal, quantity: 1, price: ["7.000", "7.000"] },
+      ],
+    });
+    // In Kuwaiti dinars (3 digits): 1e18 fils a unit, and 2 x 9e15 fils a line.
+    for (const line of order.line_items) line.price_set = money(line.price, line.price, "KWD", "KWD");
+    const answer = await send("orders/create", shop, { ...order, currency: "KWD", presentment_currency: "KWD" });
+    // Not a 500 that the platform would retry for two days (PostgreSQL's bigint), nor a rounded figure (SQLite).
+    expect(answer.status).toBe(200);
+    const rows = await conversionsOf(shop.id);
+    expect(rows.map((row) => [row.productId, row.amountMinor])).toEqual([[String(normal), 7000]]);
+    for (const row of rows) expect(Number.isSafeInteger(row.amountMinor)).toBe(true);
+  });
+
   it("refuses a body that is not an order or a refund, and answers 200 with nothing done for an unknown shop", async () => {
     const { shop } = await shopWithSaves();
     for (const [topic, body] of [
