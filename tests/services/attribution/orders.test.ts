@@ -309,29 +309,72 @@ describe("orders matched to saves", () => {
     expect((await statsOf(shop.id)).orders).toEqual([expect.objectContaining({ orders: 1, cancelled: 1 })]);
   });
 
-  it("matches a guest's order by the list its cart names, and nothing for an unknown or another shop's list", async () => {
+  it("matches a guest's order by the attribute their list gives the cart, and nothing for another shop's or a bare id", async () => {
     const { shop, calls, save } = await shopWithSaves();
     const other = await shopWithSaves();
     const aid = randomUUID();
     const product = platformNumber();
     await save(null, product, {}, aid);
     await other.save(null, product, {}, aid);
-    const list = (await (await calls.proxyCall("/storefront/wishlist", null, { query: { aid } })).json()) as {
-      id: string;
-    };
+    type Read = { id: string; cartAttribute: string | null };
+    const list = (await (await calls.proxyCall("/storefront/wishlist", null, { query: { aid } })).json()) as Read;
     const otherList = (await (
       await other.calls.proxyCall("/storefront/wishlist", null, { query: { aid } })
-    ).json()) as { id: string };
+    ).json()) as Read;
+    expect(list.cartAttribute).toMatch(new RegExp(`^${list.id}\\.[\\w-]{22}$`));
     const line = { productId: product, quantity: 1, price: ["9.00", "8.10"] as [string, string] };
-    // Another shop's list, then a list id no shop has, then none: nothing.
-    await send("orders/create", shop, orderBody({ guestList: otherList.id, lines: [line] }));
-    await send("orders/create", shop, orderBody({ guestList: "lst_doesnotexist", lines: [line] }));
-    await send("orders/create", shop, orderBody({ lines: [line] }));
+    // Another shop's list (the same guest's there), this list's bare id, its id with the other list's tag, a list
+    // id no shop has, then none: nothing.
+    const otherTag = otherList.cartAttribute!.split(".")[1];
+    for (const guestList of [otherList.cartAttribute, list.id, `${list.id}.${otherTag}`, "lst_doesnotexist", null]) {
+      expect((await send("orders/create", shop, orderBody({ guestList, lines: [line] }))).status).toBe(200);
+    }
     expect(await conversionsOf(shop.id)).toEqual([]);
-    await send("orders/create", shop, orderBody({ guestList: list.id, lines: [line] }));
+    await send("orders/create", shop, orderBody({ guestList: list.cartAttribute, lines: [line] }));
     const [conversion] = await conversionsOf(shop.id);
     expect(conversion).toMatchObject({ customerId: null, anonymousId: aid, amountMinor: 900 });
     expect(await conversionsOf(other.shop.id)).toEqual([]);
+    // A customer's list has no attribute: their orders name them.
+    const customer = String(platformNumber());
+    await save(customer, product);
+    const own = (await (await calls.proxyCall("/storefront/wishlist", customer)).json()) as Read;
+    expect(own).toMatchObject({ id: expect.stringMatching(/^lst_/), cartAttribute: null });
+  });
+
+  it("does not let an order naming a shared guest list's id mark or remove that guest's items", async () => {
+    const { shop, calls, save } = await shopWithSaves();
+    await updateShopSettings({ shopId: shop.id, patch: { boughtItems: "remove" } });
+    // A guest saves a product and shares their list; whoever has the link sees the list's id.
+    const victim = randomUUID();
+    const product = platformNumber();
+    await save(null, product, {}, victim);
+    const shared = await calls.proxyCall("/storefront/wishlist/share", null, {
+      method: "POST",
+      query: { aid: victim },
+    });
+    expect(shared.status).toBe(200);
+    const { token } = (await shared.json()) as { token: string };
+    const opened = (await (await calls.publicCall(`/storefront/lists/${token}`)).json()) as { id: string };
+    expect(opened.id).toMatch(/^lst_/);
+    // Someone else writes it into their own cart (a customer, and a guest), buys the product, and cancels.
+    const line = { productId: product, quantity: 1, price: ["9.00", "8.10"] as [string, string] };
+    const forged = `${opened.id}.${"A".repeat(22)}`;
+    for (const [customerId, guestList] of [
+      [platformNumber(), opened.id],
+      [null, opened.id],
+      [null, forged],
+    ] as const) {
+      const order = orderBody({ customerId, guestList, lines: [line] });
+      expect((await send("orders/create", shop, order)).status).toBe(200);
+      const cancelled = { ...order, cancelled_at: new Date().toISOString() };
+      expect((await send("orders/cancelled", shop, cancelled)).status).toBe(200);
+    }
+    // The guest's item is still on their list, not bought; no sale is put down to their save.
+    const list = (await (await calls.proxyCall("/storefront/wishlist", null, { query: { aid: victim } })).json()) as {
+      items: Array<{ productId: string; purchasedAt: string | null }>;
+    };
+    expect(list.items).toEqual([expect.objectContaining({ productId: String(product), purchasedAt: null })]);
+    expect(await conversionsOf(shop.id)).toEqual([]);
   });
 
   it("records nothing for a product not saved, saved by someone else, or saved after the order", async () => {
