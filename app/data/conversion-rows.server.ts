@@ -412,13 +412,25 @@ export function pageConversions(
 
 // ---- privacy ---------------------------------------------------------------------------------------------
 
-/** The customer's conversions (a data request). */
-export function findCustomerConversions(q: Queryable, shopId: string, customerId: string) {
+/**
+ * The customer's conversions (a data request): theirs, and the guest's of the guest lists they merged at login
+ * (`anonymousIds`), as a redaction deletes them.
+ */
+export function findCustomerConversions(
+  q: Queryable,
+  shopId: string,
+  customerId: string,
+  anonymousIds: readonly string[],
+) {
   return q
     .selectFrom("Conversion")
     .selectAll()
     .where("shopId", "=", shopId)
-    .where("customerId", "=", customerId)
+    .where((eb) =>
+      anonymousIds.length === 0
+        ? eb("customerId", "=", customerId)
+        : eb.or([eb("customerId", "=", customerId), eb("anonymousId", "in", [...anonymousIds])]),
+    )
     .orderBy("orderedAt")
     .orderBy("id")
     .execute();
