@@ -498,6 +498,27 @@ describe("orders matched to saves", () => {
     for (const row of rows) expect(Number.isSafeInteger(row.amountMinor)).toBe(true);
   });
 
+  it("counts a product's units of a day past 2^31 (orders of a million units a line)", async () => {
+    const { shop, save } = await shopWithSaves();
+    const product = platformNumber();
+    for (let order = 0; order < 3; order++) {
+      const buyer = String(platformNumber());
+      await save(buyer, product);
+      const body = orderBody({
+        customerId: Number(buyer),
+        lines: Array.from({ length: 1_000 }, () => ({
+          productId: product,
+          quantity: 1_000_000,
+          price: ["0.01", "0.01"] as [string, string],
+        })),
+      });
+      // Not a 500 from PostgreSQL's 32-bit integer, for this order and every later one of the product that day.
+      expect((await send("orders/create", shop, body)).status).toBe(200);
+    }
+    const { stats } = await statsOf(shop.id);
+    expect(stats.map((stat) => [stat.lines, Number(stat.quantity)])).toEqual([[3_000, 3_000_000_000]]);
+  });
+
   it("refuses a body that is not an order or a refund, and answers 200 with nothing done for an unknown shop", async () => {
     const { shop } = await shopWithSaves();
     for (const [topic, body] of [
