@@ -519,6 +519,26 @@ describe("orders matched to saves", () => {
     expect(stats.map((stat) => [stat.lines, Number(stat.quantity)])).toEqual([[3_000, 3_000_000_000]]);
   });
 
+  it("records an order of 2,000 saved lines (the most it takes), each once", async () => {
+    const { shop, customer, save } = await shopWithSaves();
+    const product = platformNumber();
+    await save(customer, product);
+    const order = orderBody({
+      customerId: Number(customer),
+      lines: Array.from({ length: 2_000 }, (_, index) => ({
+        productId: product,
+        variantId: index + 1,
+        quantity: 1,
+        price: ["1.00", "0.90"] as [string, string],
+      })),
+    });
+    // Not a 500 from SQLite's limit on a statement's variables (20 columns a conversion).
+    expect((await send("orders/create", shop, order)).status).toBe(200);
+    expect(await conversionsOf(shop.id)).toHaveLength(2_000);
+    const { stats } = await statsOf(shop.id);
+    expect(stats.map((stat) => [stat.lines, stat.revenueMinor])).toEqual([[2_000, 200_000]]);
+  });
+
   it("refuses a body that is not an order or a refund, and answers 200 with nothing done for an unknown shop", async () => {
     const { shop } = await shopWithSaves();
     for (const [topic, body] of [
