@@ -202,12 +202,33 @@ export interface ConversionStatChange {
   refundedMinor: number;
 }
 
-/** Adds to the day's product figures (rows made where missing). */
+/**
+ * Adds to the day's product figures (rows made where missing). Changes of the same row (a refund or a
+ * cancellation of two lines of one product) are added up first: PostgreSQL refuses a statement whose
+ * `ON CONFLICT DO UPDATE` would change a row twice.
+ */
 export async function addConversionStats(q: Queryable, changes: readonly ConversionStatChange[]): Promise<void> {
   if (changes.length === 0) return;
+  const merged = new Map<string, ConversionStatChange>();
+  for (const change of changes) {
+    const key = JSON.stringify([change.shopId, change.day, change.productId, change.source, change.currency]);
+    const seen = merged.get(key);
+    merged.set(
+      key,
+      seen
+        ? {
+            ...seen,
+            lines: seen.lines + change.lines,
+            quantity: seen.quantity + change.quantity,
+            revenueMinor: seen.revenueMinor + change.revenueMinor,
+            refundedMinor: seen.refundedMinor + change.refundedMinor,
+          }
+        : change,
+    );
+  }
   await q
     .insertInto("DailyConversionStat")
-    .values([...changes])
+    .values([...merged.values()])
     .onConflict((conflict) =>
       conflict.columns(["shopId", "day", "productId", "source", "currency"]).doUpdateSet((eb) => ({
         lines: eb("DailyConversionStat.lines", "+", eb.ref("excluded.lines")),

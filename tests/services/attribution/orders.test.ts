@@ -293,6 +293,38 @@ describe("orders matched to saves", () => {
     expect((await statsOf(shop.id)).stats.reduce((sum, stat) => sum + stat.refundedMinor, 0)).toBe(2800);
   });
 
+  it("takes back a refund and a cancellation of two lines of one product (two variants) on the product's day", async () => {
+    const { shop, customer, save } = await shopWithSaves();
+    const product = platformNumber();
+    await save(customer, product);
+    const order = orderBody({
+      customerId: Number(customer),
+      lines: [
+        { productId: product, variantId: 1, quantity: 1, price: ["10.00", "9.00"] },
+        { productId: product, variantId: 2, quantity: 1, price: ["20.00", "18.00"] },
+      ],
+    });
+    expect((await send("orders/create", shop, order)).status).toBe(200);
+    // One refund of both lines: two changes of the same day's figures of the product, in one statement.
+    const refund = refundBody(order, [
+      { line: 0, quantity: 1, subtotal: ["5.00", "4.50"] },
+      { line: 1, quantity: 1, subtotal: ["5.00", "4.50"] },
+    ]);
+    expect((await send("refunds/create", shop, refund)).status).toBe(200);
+    expect((await statsOf(shop.id)).stats.map((stat) => [stat.revenueMinor, stat.refundedMinor])).toEqual([
+      [3000, 1000],
+    ]);
+    const cancelled = { ...order, cancelled_at: new Date().toISOString() };
+    expect((await send("orders/cancelled", shop, cancelled)).status).toBe(200);
+    expect((await conversionsOf(shop.id)).map((row) => [row.refundedMinor, row.cancelledAt !== null])).toEqual([
+      [1000, true],
+      [2000, true],
+    ]);
+    const { stats, orders } = await statsOf(shop.id);
+    expect(stats.map((stat) => [stat.lines, stat.revenueMinor, stat.refundedMinor])).toEqual([[2, 3000, 3000]]);
+    expect(orders).toEqual([expect.objectContaining({ orders: 1, cancelled: 1 })]);
+  });
+
   it("records an order cancelled before its orders/create arrived, and the late orders/create changes nothing", async () => {
     const { shop, customer, save } = await shopWithSaves();
     const product = platformNumber();
