@@ -6,6 +6,7 @@
  * the extension's real Liquid and built scripts.
  */
 import type { BrowserContext, Page } from "playwright-core";
+import { until } from "../support/poll";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoPageErrors, screenshot, trackPageErrors, useAdminStack } from "./support/admin";
 import { cardHeart, openStorefront, pressed, scriptReady, setEmbed } from "./support/online-store";
@@ -70,7 +71,12 @@ describe("A guest's orders name their list", { timeout: 300_000 }, () => {
 
     // THEN the cart carries the guest's default list id in the hidden attribute, written once
     const aid = (await aidOf(page))!;
-    const listId = await guestCartAttribute(aid);
+    // The heart shows the save at once; the list exists once the save has arrived.
+    const listId = await until(
+      () => guestCartAttribute(aid),
+      (value) => value !== null,
+      "the guest's list made",
+    );
     expect(listId).toMatch(/^lst_\w+\.[\w-]{22}$/);
     await expect.poll(async () => (await cartOf(page)).attributes).toEqual({ _wishlist_list: listId });
     expect(writes).toEqual([`attributes[_wishlist_list]=${listId}`]);
