@@ -2294,6 +2294,14 @@ export interface components {
              */
             updatedAt: string | null;
         };
+        /** @description The shopper's default list, with the cart attribute of a guest's. */
+        StorefrontWishlist: components["schemas"]["Wishlist"] & {
+            /**
+             * @description A guest's only: the value for the cart's hidden attribute `_wishlist_list`, so that the order the cart becomes is matched to the guest's saves (docs/storefront.md, "Orders from guests"): the list's id and a tag the app makes for this guest, `lst_<id>.<tag>`. An order whose attribute is a bare list id (which a share link shows) is not matched. null for a customer, and until the first save made the list.
+             * @example lst_01jd2x6c5ef0q8w3d0s8b2n7k4.q1w2e3r4t5y6u7i8o9p0aA
+             */
+            cartAttribute: string | null;
+        };
         ToggleResult: {
             added: boolean;
             /** @description Items in the list after the change. */
@@ -6565,7 +6573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Wishlist"];
+                    "application/json": components["schemas"]["StorefrontWishlist"];
                 };
             };
             /** @description Bad request, invalid parameter (a NUL character in any), wrong id prefix, malformed or empty JSON body */

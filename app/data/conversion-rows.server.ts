@@ -113,15 +113,26 @@ export async function orderHasConversions(q: Queryable, shopId: string, orderId:
   return row !== undefined;
 }
 
+/**
+ * Conversions a statement inserts at once: 20 columns each, well within SQLite's 32,766 variables a statement
+ * (an order of 2,000 lines in one statement is 40,000).
+ */
+const INSERT_CHUNK = 500;
+
 /** Inserts the conversions an order's lines make; a line already recorded is left as it is. Returns those inserted. */
-export function insertConversions(q: Queryable, rows: readonly ConversionInsert[]): Promise<ConversionRow[]> {
-  if (rows.length === 0) return Promise.resolve([]);
-  return q
-    .insertInto("Conversion")
-    .values([...rows])
-    .onConflict((conflict) => conflict.columns(["shopId", "orderId", "lineItemId"]).doNothing())
-    .returningAll()
-    .execute();
+export async function insertConversions(q: Queryable, rows: readonly ConversionInsert[]): Promise<ConversionRow[]> {
+  const inserted: ConversionRow[] = [];
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+    inserted.push(
+      ...(await q
+        .insertInto("Conversion")
+        .values(rows.slice(start, start + INSERT_CHUNK))
+        .onConflict((conflict) => conflict.columns(["shopId", "orderId", "lineItemId"]).doNothing())
+        .returningAll()
+        .execute()),
+    );
+  }
+  return inserted;
 }
 
 /** The order's conversions, locked for this transaction (PostgreSQL; SQLite's transaction holds the write lock). */
@@ -191,12 +202,33 @@ export interface ConversionStatChange {
   refundedMinor: number;
 }
 
-/** Adds to the day's product figures (rows made where missing). */
+/**
+ * Adds to the day's product figures (rows made where missing). Changes of the same row (a refund or a
+ * cancellation of two lines of one product) are added up first: PostgreSQL refuses a statement whose
+ * `ON CONFLICT DO UPDATE` would change a row twice.
+ */
 export async function addConversionStats(q: Queryable, changes: readonly ConversionStatChange[]): Promise<void> {
   if (changes.length === 0) return;
+  const merged = new Map<string, ConversionStatChange>();
+  for (const change of changes) {
+    const key = JSON.stringify([change.shopId, change.day, change.productId, change.source, change.currency]);
+    const seen = merged.get(key);
+    merged.set(
+      key,
+      seen
+        ? {
+            ...seen,
+            lines: seen.lines + change.lines,
+            quantity: seen.quantity + change.quantity,
+            revenueMinor: seen.revenueMinor + change.revenueMinor,
+            refundedMinor: seen.refundedMinor + change.refundedMinor,
+          }
+        : change,
+    );
+  }
   await q
     .insertInto("DailyConversionStat")
-    .values([...changes])
+    .values([...merged.values()])
     .onConflict((conflict) =>
       conflict.columns(["shopId", "day", "productId", "source", "currency"]).doUpdateSet((eb) => ({
         lines: eb("DailyConversionStat.lines", "+", eb.ref("excluded.lines")),
@@ -376,13 +408,25 @@ export function pageConversions(
 
 // ---- privacy ---------------------------------------------------------------------------------------------
 
-/** The customer's conversions (a data request). */
-export function findCustomerConversions(q: Queryable, shopId: string, customerId: string) {
+/**
+ * The customer's conversions (a data request): theirs, and the guest's of the guest lists they merged at login
+ * (`anonymousIds`), as a redaction deletes them.
+ */
+export function findCustomerConversions(
+  q: Queryable,
+  shopId: string,
+  customerId: string,
+  anonymousIds: readonly string[],
+) {
   return q
     .selectFrom("Conversion")
     .selectAll()
     .where("shopId", "=", shopId)
-    .where("customerId", "=", customerId)
+    .where((eb) =>
+      anonymousIds.length === 0
+        ? eb("customerId", "=", customerId)
+        : eb.or([eb("customerId", "=", customerId), eb("anonymousId", "in", [...anonymousIds])]),
+    )
     .orderBy("orderedAt")
     .orderBy("id")
     .execute();

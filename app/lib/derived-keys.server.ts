@@ -15,7 +15,8 @@ export type KeyPurpose =
   | "export-pseudonym"
   | "compliance-email"
   | "alert-link"
-  | "smtp-password";
+  | "smtp-password"
+  | "guest-list-attribute";
 
 const cache = new Map<string, Buffer>();
 

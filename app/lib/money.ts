@@ -22,7 +22,8 @@ export function currencyDigits(currency: string): number {
 
 /**
  * A decimal amount ("12.5", "1234.50") in minor units, exactly (no floating point), rounded half up past the
- * currency's digits; null for what is not an amount.
+ * currency's digits; null for what is not an amount, or not one exactly: past 2^53 minor units (15 digits of
+ * dinars are 10^18 fils), a number is no longer exact, nor, past 2^63, a database's 64-bit integer.
  */
 export function toMinorUnits(amount: string | null | undefined, currency: string): number | null {
   const match = /^(\d{1,15})(?:\.(\d+))?$/.exec(String(amount ?? "").trim());
@@ -30,7 +31,8 @@ export function toMinorUnits(amount: string | null | undefined, currency: string
   const digits = currencyDigits(currency);
   const fraction = (match[2] ?? "").padEnd(digits + 1, "0");
   const minor = Number(match[1]) * 10 ** digits + Number(fraction.slice(0, digits) || "0");
-  return Number(fraction[digits]) >= 5 ? minor + 1 : minor;
+  const rounded = Number(fraction[digits]) >= 5 ? minor + 1 : minor;
+  return Number.isSafeInteger(rounded) ? rounded : null;
 }
 
 /** The minor units as a decimal string ("1250" EUR -> "12.50"), for webhook payloads and Flow. */

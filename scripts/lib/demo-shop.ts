@@ -174,7 +174,7 @@ async function seedDemoOrders(shopId: string, { customers, products }: DemoCatal
         currency: "USD",
         presentmentCurrency: "USD",
         customerId: customers[customer % customers.length]!.id,
-        guestListId: null,
+        guestList: null,
         lines: lines.map(([product, quantity], line) => {
           const { id, price = "0.00" } = products[product % products.length]!;
           const minor = toMinorUnits(price, "USD") ?? 0;

@@ -235,17 +235,16 @@ beforeAll(async () => {
   // Yesterday: a guest buys the shirt, matched by the list its cart names.
   const guest = "4f1c0f8e-5d43-4d2b-9b1e-7a6f1f0c2d11";
   await save(shop, { anonymousId: guest }, shirt!.id, ago(3));
-  const guestList = await database()
-    .selectFrom("List")
-    .select("id")
-    .where("shopId", "=", shop.id)
-    .where("anonymousId", "=", guest)
-    .executeTakeFirstOrThrow();
+  // The value the guest's storefront writes into the cart's hidden attribute, as the storefront API gives it.
+  const read = await app.request(`${BASE_URL}/v1/storefront/wishlist?aid=${guest}`, {
+    headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
+  });
+  const { cartAttribute } = (await read.json()) as { cartAttribute: string };
   await send(
     shop,
     "orders/create",
     orderBody({
-      guestListId: guestList.id,
+      guestListId: cartAttribute,
       createdAt: ago(1),
       lines: [{ productId: shirt!.id, quantity: 1, price: "29.00" }],
     }),

@@ -1,11 +1,12 @@
 /**
- * Orders from guests (issue 30): the storefront script writes a guest's default list id into the cart's
- * hidden attribute `_wishlist_list` (once per session and cart, where the visitor allows preferences storage;
- * never for a customer, never the anonymous id), and the stand-in's checkout carries it into the order's
- * `note_attributes`. Real web server, worker, database and Redis; the storefront is the stand-in's, rendering
+ * Orders from guests (issue 30): the storefront script writes a guest's default list (its id with the app's tag
+ * for the guest) into the cart's hidden attribute `_wishlist_list` (once per session and cart, where the visitor
+ * allows preferences storage; never for a customer, never the anonymous id), and the stand-in's checkout
+ * carries it into the order's `note_attributes`. Real web server, worker, database and Redis; the storefront is the stand-in's, rendering
  * the extension's real Liquid and built scripts.
  */
 import type { BrowserContext, Page } from "playwright-core";
+import { until } from "../support/poll";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoPageErrors, screenshot, trackPageErrors, useAdminStack } from "./support/admin";
 import { buyFromProductPage, cardHeart, openStorefront, pressed, scriptReady, setEmbed } from "./support/online-store";
@@ -35,13 +36,16 @@ function cartWrites(page: Page): string[] {
   return writes;
 }
 
-/** The guest's default list as the storefront API names it, asked with the shop's public key (not the page). */
-async function guestListId(aid: string): Promise<string | null> {
+/**
+ * The guest's default list's cart attribute (its id and the app's tag for this guest) as the storefront API gives
+ * it, asked with the shop's public key (not the page).
+ */
+async function guestCartAttribute(aid: string): Promise<string | null> {
   const response = await fetch(`${stack.appUrl}/v1/storefront/wishlist?aid=${encodeURIComponent(aid)}`, {
     headers: { "X-Service-Shop": stack.shop.domain, "X-Service-Public-Key": stack.shop.publicKey },
   });
   expect(response.status).toBe(200);
-  return ((await response.json()) as { id: string | null }).id;
+  return ((await response.json()) as { cartAttribute: string | null }).cartAttribute;
 }
 
 const aidOf = (page: Page) => page.evaluate("localStorage.getItem('wishlist:aid')") as Promise<string | null>;
@@ -61,14 +65,19 @@ const nextListRead = (page: Page) =>
   page.waitForResponse((response) => new URL(response.url()).pathname.endsWith("/v1/storefront/wishlist"));
 
 describe("A guest's orders name their list", { timeout: 300_000 }, () => {
-  it("writes the guest's list id (never the anonymous id) into the cart once per session, and the order carries it", async () => {
+  it("writes the guest's list attribute (never the anonymous id) into the cart once per session, and the order carries it", async () => {
     // GIVEN a guest in a region without consent rules, who saves the hat from the grid
     const { context, page, writes } = await guestSavesHat();
 
     // THEN the cart carries the guest's default list id in the hidden attribute, written once
     const aid = (await aidOf(page))!;
-    const listId = await guestListId(aid);
-    expect(listId).toMatch(/^lst_\w+$/);
+    // The heart shows the save at once; the list exists once the save has arrived.
+    const listId = await until(
+      () => guestCartAttribute(aid),
+      (value) => value !== null,
+      "the guest's list made",
+    );
+    expect(listId).toMatch(/^lst_\w+\.[\w-]{22}$/);
     await expect.poll(async () => (await cartOf(page)).attributes).toEqual({ _wishlist_list: listId });
     expect(writes).toEqual([`attributes[_wishlist_list]=${listId}`]);
     // The merchant sees it on the order (the stand-in's Orders page), below.

@@ -87,16 +87,15 @@ beforeAll(async () => {
   );
   // Yesterday: a guest buys the hat, matched by the wishlist its cart names.
   const hat = await save({ anonymousId: GUEST }, 2, ago(3));
-  const guestList = await database()
-    .selectFrom("List")
-    .select("id")
-    .where("shopId", "=", stack.shop.id)
-    .where("anonymousId", "=", GUEST)
-    .executeTakeFirstOrThrow();
+  // The value the guest's storefront writes into the cart's hidden attribute, as the storefront API gives it.
+  const read = await fetch(`${stack.appUrl}/v1/storefront/wishlist?aid=${GUEST}`, {
+    headers: { "X-Service-Shop": stack.shop.domain, "X-Service-Public-Key": stack.shop.publicKey },
+  });
+  const { cartAttribute } = (await read.json()) as { cartAttribute: string };
   await send(
     "orders/create",
     orderBody({
-      guestListId: guestList.id,
+      guestListId: cartAttribute,
       createdAt: ago(1),
       lines: [{ productId: hat.id, quantity: 1, price: "43.00" }],
     }),

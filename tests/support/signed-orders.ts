@@ -33,7 +33,7 @@ export function orderBody({
   lines,
 }: {
   customerId?: string | null;
-  /** A guest's list id, as the storefront script writes it into the cart's hidden attribute. */
+  /** A guest's list, as the storefront script writes it into the cart's hidden attribute (`cartAttribute`). */
   guestListId?: string | null;
   createdAt?: Date;
   currency?: string;

@@ -19,6 +19,8 @@ export type Item = Omit<Schemas["Item"], "available" | "purchasedAt"> &
 export type List = Pick<Schemas["SharedList"], "count"> & {
   /** The shopper's own default list: its id (`lst_...`), null until the first save made it. */
   id?: string | null;
+  /** GET /storefront/wishlist of a guest's list: the value for the cart's `_wishlist_list` (null otherwise). */
+  cartAttribute?: string | null;
   items: Item[];
   share?: Pick<Schemas["Share"], "enabled">;
   /** identify only: the guest's share link ended at this login. */

@@ -5,7 +5,7 @@
  * shopper's list, hands the wishlist page block's own script what it needs (page-context.ts), and exposes
  * `window.Wishlist` and the `wishlist:change` event for theme developers.
  */
-import { ApiError, createApi, type Config, type Item, type ListSummary } from "./wishlist-client";
+import { ApiError, createApi, type Config, type Item, type List, type ListSummary } from "./wishlist-client";
 import { PAGE_EVENT, PICKER_READY, type PageContext, type PickerContext, type Target } from "./page-context";
 
 interface EmbedSettings {
@@ -90,19 +90,21 @@ function start(settings: EmbedSettings) {
   const guestId = () => (settings.customer ? null : storage.get());
 
   /**
-   * A guest's default list id in the cart's hidden attribute `_wishlist_list`, so that the order the cart
-   * becomes names the list its buyer saved to (docs/storefront.md, "Orders from guests"). The list id, never
-   * the anonymous id: the merchant, the platform and other apps read cart attributes. Written once per
-   * browser session and cart (the cart's token is in its cookie where the platform lets scripts read it: the
-   * new cart after a checkout is written again), and again only when the list changes. Never for a customer
-   * (their orders name them) nor where the visitor does not allow preferences storage: there an attribute this
+   * A guest's default list in the cart's hidden attribute `_wishlist_list`, so that the order the cart
+   * becomes names the list its buyer saved to (docs/storefront.md, "Orders from guests"): the value the API
+   * gives the guest (`cartAttribute`: the list id with the app's tag for this guest, since a share link shows
+   * a list id to anyone), never the anonymous id: the merchant, the platform and other apps read cart
+   * attributes. Written once per browser session and cart (the cart's token is in its cookie where the
+   * platform lets scripts read it: the new cart after a checkout is written again), and again only when the
+   * list changes. Never for a customer (their orders name them; the API gives their list no attribute) nor
+   * where the visitor does not allow preferences storage: there an attribute this
    * session wrote is blanked (the platform then drops it) and nothing is kept, as after a login or a refusal.
    * A refused write would be refused again: only one that did not arrive is made again.
    */
-  let listId: string | null | undefined;
-  function tag(id = listId) {
-    listId = id;
-    const value = (!settings.customer && storageAllowed && id) || "";
+  let attribute: string | null | undefined;
+  function tag(list?: List) {
+    if (list) attribute = list.cartAttribute;
+    const value = (storageAllowed && attribute) || "";
     // Read again once written: the write may have made the cart.
     const key = () => value && value + document.cookie.match(/cart=([^;]*)/)?.[1];
     if ((safely(() => sessionStorage[LIST_KEY]) ?? "") !== key())
@@ -281,8 +283,8 @@ function start(settings: EmbedSettings) {
           ...(target.title ? { title: target.title.slice(0, 255) } : {}),
         });
         items = items.map((item) => (item === placeholder ? saved : item));
-        // A first save made the list: its id is read for the cart (once: a customer's is kept, unused).
-        if (!listId) api.list(guestId()).then((list) => tag(list.id), Boolean);
+        // A guest's first save made the list: its attribute is read for the cart (once).
+        if (!(attribute || settings.customer)) api.list(guestId()).then(tag, Boolean);
       } else {
         for (const item of existing) await api.remove(guestId(), item.id);
       }
@@ -350,7 +352,7 @@ function start(settings: EmbedSettings) {
     if (settings.customer || aid) {
       const [list, summaries] = await Promise.all([api.list(aid), lists ? api.lists(aid) : null]);
       items = list.items;
-      tag(list.id);
+      tag(list);
       if (summaries) lists = summaries.data;
     }
     render();
@@ -420,7 +422,7 @@ function start(settings: EmbedSettings) {
         const list = await api.list(guestId());
         items = list.items;
         shared = list.share?.enabled === true;
-        tag(list.id);
+        tag(list);
       }
     } catch (error) {
       loadFailed = true;

@@ -9,7 +9,10 @@
 import { z } from "zod";
 import { toMinorUnits } from "~/lib/money";
 
-/** The hidden cart attribute the storefront script writes for a guest: their default list's id (not a secret). */
+/**
+ * The hidden cart attribute the storefront script writes for a guest: their default list's id and the app's tag
+ * (`lst_<id>.<tag>`, guest-list-attribute.server.ts), which proves the cart was the guest's.
+ */
 export const GUEST_LIST_ATTRIBUTE = "_wishlist_list";
 
 const platformId = z
@@ -78,13 +81,13 @@ export interface Order {
   currency: string;
   presentmentCurrency: string;
   customerId: string | null;
-  /** The cart attribute's list id (a guest's order), when it names one. */
-  guestListId: string | null;
+  /** The list the cart attribute names (a guest's order), with the tag to check, when it names one. */
+  guestList: { listId: string; tag: string } | null;
   /** The lines that name a product, with a quantity and amounts the app can read. */
   lines: OrderLine[];
 }
 
-const LIST_ID = /^lst_[A-Za-z0-9]{1,64}$/;
+const GUEST_LIST = /^(lst_[A-Za-z0-9]{1,64})\.([A-Za-z0-9_-]{22})$/;
 
 /** The order as the matching reads it, or null when the body is not an order. */
 export function readOrder(json: unknown): Order | null {
@@ -92,11 +95,15 @@ export function readOrder(json: unknown): Order | null {
   if (!parsed.success) return null;
   const order = parsed.data;
   const attribute = order.note_attributes?.find((entry) => entry.name === GUEST_LIST_ATTRIBUTE)?.value;
+  // A bare list id (which a share link shows anyone) names nothing.
+  const guestList = typeof attribute === "string" ? GUEST_LIST.exec(attribute) : null;
   const lines: OrderLine[] = [];
   for (const line of order.line_items) {
     if (!line.product_id || line.quantity === 0) continue;
     const unit = minorOf(line.price_set);
-    if (!unit) continue;
+    // A line whose amount is past the exact integers (2^53 minor units) is not one the app can read either.
+    if (!unit || !Number.isSafeInteger(unit.shop * line.quantity)) continue;
+    if (!Number.isSafeInteger(unit.presentment * line.quantity)) continue;
     let discount = { shop: 0, presentment: 0 };
     for (const allocation of line.discount_allocations ?? []) {
       const amount = minorOf(allocation.amount_set);
@@ -119,7 +126,7 @@ export function readOrder(json: unknown): Order | null {
     currency: order.currency,
     presentmentCurrency: order.presentment_currency ?? order.currency,
     customerId: order.customer?.id ?? null,
-    guestListId: typeof attribute === "string" && LIST_ID.test(attribute) ? attribute : null,
+    guestList: guestList ? { listId: guestList[1]!, tag: guestList[2]! } : null,
     lines,
   };
 }

@@ -42,6 +42,7 @@ import {
 } from "~/services/shops/platform-webhook-ledger.server";
 import { readShopSettings } from "~/services/shops/settings";
 import { finishChange, ownerValue } from "~/services/wishlists/wishlists.server";
+import { isGuestListTag } from "./guest-list-attribute.server";
 import type { Order, RefundLine } from "./order-payloads";
 
 /** How long before an order a followed alert or reminder link counts as what brought the buyer back. */
@@ -93,13 +94,19 @@ export async function receiveRefund(
   return { outcome };
 }
 
-/** The buyer's owners: the order's customer, and the anonymous owner of the guest list the cart named. */
+/**
+ * The buyer's owners: the order's customer, and the anonymous owner of the guest list the cart named, when the
+ * attribute's tag is the one the app gave that guest (a list id alone, which a share link shows, is not enough).
+ */
 async function buyersOf(tx: Tx, shopId: string, order: Order) {
   const owners: Array<{ column: "customerId" | "anonymousId"; value: string }> = [];
   if (order.customerId) owners.push({ column: "customerId", value: order.customerId });
-  if (order.guestListId) {
-    const anonymousId = await findAnonymousOwnerOfList(tx, shopId, order.guestListId);
-    if (anonymousId) owners.push({ column: "anonymousId", value: anonymousId });
+  if (order.guestList) {
+    const { listId, tag } = order.guestList;
+    const anonymousId = await findAnonymousOwnerOfList(tx, shopId, listId);
+    if (anonymousId && isGuestListTag(shopId, listId, anonymousId, tag)) {
+      owners.push({ column: "anonymousId", value: anonymousId });
+    }
   }
   return owners;
 }

@@ -216,7 +216,13 @@ async function exportCustomerData(request: ComplianceRequestRow): Promise<Compli
     lists.map((list) => list.id),
   );
   const alertData = await findAlertDataOfCustomer(database(), request.shopId, customerId);
-  const conversions = await findCustomerConversions(database(), request.shopId, customerId);
+  // Theirs, and those of the guest lists they merged at login: what a redaction erases as theirs.
+  const conversions = await findCustomerConversions(
+    database(),
+    request.shopId,
+    customerId,
+    lists.flatMap((list) => (list.anonymousId ? [list.anonymousId] : [])),
+  );
   const document = {
     shopDomain: shop.domain,
     customerId,

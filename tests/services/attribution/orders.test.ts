@@ -319,6 +319,38 @@ describe("orders matched to saves", () => {
     expect((await statsOf(shop.id)).stats.reduce((sum, stat) => sum + stat.refundedMinor, 0)).toBe(2800);
   });
 
+  it("takes back a refund and a cancellation of two lines of one product (two variants) on the product's day", async () => {
+    const { shop, customer, save } = await shopWithSaves();
+    const product = platformNumber();
+    await save(customer, product);
+    const order = orderBody({
+      customerId: Number(customer),
+      lines: [
+        { productId: product, variantId: 1, quantity: 1, price: ["10.00", "9.00"] },
+        { productId: product, variantId: 2, quantity: 1, price: ["20.00", "18.00"] },
+      ],
+    });
+    expect((await send("orders/create", shop, order)).status).toBe(200);
+    // One refund of both lines: two changes of the same day's figures of the product, in one statement.
+    const refund = refundBody(order, [
+      { line: 0, quantity: 1, subtotal: ["5.00", "4.50"] },
+      { line: 1, quantity: 1, subtotal: ["5.00", "4.50"] },
+    ]);
+    expect((await send("refunds/create", shop, refund)).status).toBe(200);
+    expect((await statsOf(shop.id)).stats.map((stat) => [stat.revenueMinor, stat.refundedMinor])).toEqual([
+      [3000, 1000],
+    ]);
+    const cancelled = { ...order, cancelled_at: new Date().toISOString() };
+    expect((await send("orders/cancelled", shop, cancelled)).status).toBe(200);
+    expect((await conversionsOf(shop.id)).map((row) => [row.refundedMinor, row.cancelledAt !== null])).toEqual([
+      [1000, true],
+      [2000, true],
+    ]);
+    const { stats, orders } = await statsOf(shop.id);
+    expect(stats.map((stat) => [stat.lines, stat.revenueMinor, stat.refundedMinor])).toEqual([[2, 3000, 3000]]);
+    expect(orders).toEqual([expect.objectContaining({ orders: 1, cancelled: 1 })]);
+  });
+
   it("records an order cancelled before its orders/create arrived, and the late orders/create changes nothing", async () => {
     const { shop, customer, save } = await shopWithSaves();
     const product = platformNumber();
@@ -335,29 +367,72 @@ describe("orders matched to saves", () => {
     expect((await statsOf(shop.id)).orders).toEqual([expect.objectContaining({ orders: 1, cancelled: 1 })]);
   });
 
-  it("matches a guest's order by the list its cart names, and nothing for an unknown or another shop's list", async () => {
+  it("matches a guest's order by the attribute their list gives the cart, and nothing for another shop's or a bare id", async () => {
     const { shop, calls, save } = await shopWithSaves();
     const other = await shopWithSaves();
     const aid = randomUUID();
     const product = platformNumber();
     await save(null, product, {}, aid);
     await other.save(null, product, {}, aid);
-    const list = (await (await calls.proxyCall("/storefront/wishlist", null, { query: { aid } })).json()) as {
-      id: string;
-    };
+    type Read = { id: string; cartAttribute: string | null };
+    const list = (await (await calls.proxyCall("/storefront/wishlist", null, { query: { aid } })).json()) as Read;
     const otherList = (await (
       await other.calls.proxyCall("/storefront/wishlist", null, { query: { aid } })
-    ).json()) as { id: string };
+    ).json()) as Read;
+    expect(list.cartAttribute).toMatch(new RegExp(`^${list.id}\\.[\\w-]{22}$`));
     const line = { productId: product, quantity: 1, price: ["9.00", "8.10"] as [string, string] };
-    // Another shop's list, then a list id no shop has, then none: nothing.
-    await send("orders/create", shop, orderBody({ guestList: otherList.id, lines: [line] }));
-    await send("orders/create", shop, orderBody({ guestList: "lst_doesnotexist", lines: [line] }));
-    await send("orders/create", shop, orderBody({ lines: [line] }));
+    // Another shop's list (the same guest's there), this list's bare id, its id with the other list's tag, a list
+    // id no shop has, then none: nothing.
+    const otherTag = otherList.cartAttribute!.split(".")[1];
+    for (const guestList of [otherList.cartAttribute, list.id, `${list.id}.${otherTag}`, "lst_doesnotexist", null]) {
+      expect((await send("orders/create", shop, orderBody({ guestList, lines: [line] }))).status).toBe(200);
+    }
     expect(await conversionsOf(shop.id)).toEqual([]);
-    await send("orders/create", shop, orderBody({ guestList: list.id, lines: [line] }));
+    await send("orders/create", shop, orderBody({ guestList: list.cartAttribute, lines: [line] }));
     const [conversion] = await conversionsOf(shop.id);
     expect(conversion).toMatchObject({ customerId: null, anonymousId: aid, amountMinor: 900 });
     expect(await conversionsOf(other.shop.id)).toEqual([]);
+    // A customer's list has no attribute: their orders name them.
+    const customer = String(platformNumber());
+    await save(customer, product);
+    const own = (await (await calls.proxyCall("/storefront/wishlist", customer)).json()) as Read;
+    expect(own).toMatchObject({ id: expect.stringMatching(/^lst_/), cartAttribute: null });
+  });
+
+  it("does not let an order naming a shared guest list's id mark or remove that guest's items", async () => {
+    const { shop, calls, save } = await shopWithSaves();
+    await updateShopSettings({ shopId: shop.id, patch: { boughtItems: "remove" } });
+    // A guest saves a product and shares their list; whoever has the link sees the list's id.
+    const victim = randomUUID();
+    const product = platformNumber();
+    await save(null, product, {}, victim);
+    const shared = await calls.proxyCall("/storefront/wishlist/share", null, {
+      method: "POST",
+      query: { aid: victim },
+    });
+    expect(shared.status).toBe(200);
+    const { token } = (await shared.json()) as { token: string };
+    const opened = (await (await calls.publicCall(`/storefront/lists/${token}`)).json()) as { id: string };
+    expect(opened.id).toMatch(/^lst_/);
+    // Someone else writes it into their own cart (a customer, and a guest), buys the product, and cancels.
+    const line = { productId: product, quantity: 1, price: ["9.00", "8.10"] as [string, string] };
+    const forged = `${opened.id}.${"A".repeat(22)}`;
+    for (const [customerId, guestList] of [
+      [platformNumber(), opened.id],
+      [null, opened.id],
+      [null, forged],
+    ] as const) {
+      const order = orderBody({ customerId, guestList, lines: [line] });
+      expect((await send("orders/create", shop, order)).status).toBe(200);
+      const cancelled = { ...order, cancelled_at: new Date().toISOString() };
+      expect((await send("orders/cancelled", shop, cancelled)).status).toBe(200);
+    }
+    // The guest's item is still on their list, not bought; no sale is put down to their save.
+    const list = (await (await calls.proxyCall("/storefront/wishlist", null, { query: { aid: victim } })).json()) as {
+      items: Array<{ productId: string; purchasedAt: string | null }>;
+    };
+    expect(list.items).toEqual([expect.objectContaining({ productId: String(product), purchasedAt: null })]);
+    expect(await conversionsOf(shop.id)).toEqual([]);
   });
 
   it("records nothing for a product not saved, saved by someone else, or saved after the order", async () => {
@@ -462,6 +537,69 @@ describe("orders matched to saves", () => {
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]!.data).item).toMatchObject({ productId: String(bought) });
     expect(await conversionsOf(shop.id)).toHaveLength(1);
+  });
+
+  it("records no line whose amount is past the exact integers (2^53 minor units), and the order's other lines", async () => {
+    const { shop, customer, save } = await shopWithSaves();
+    const [huge, product, normal] = [platformNumber(), platformNumber(), platformNumber()];
+    for (const id of [huge, product, normal]) await save(customer, id);
+    const order = orderBody({
+      customerId: Number(customer),
+      lines: [
+        { productId: huge, quantity: 10, price: ["999999999999999.999", "999999999999999.999"] },
+        { productId: product, quantity: 2, price: ["9000000000000.000", "9000000000000.000"] },
+        { productId: normal, quantity: 1, price: ["7.000", "7.000"] },
+      ],
+    });
+    // In Kuwaiti dinars (3 digits): 1e18 fils a unit, and 2 x 9e15 fils a line.
+    for (const line of order.line_items) line.price_set = money(line.price, line.price, "KWD", "KWD");
+    const answer = await send("orders/create", shop, { ...order, currency: "KWD", presentment_currency: "KWD" });
+    // Not a 500 that the platform would retry for two days (PostgreSQL's bigint), nor a rounded figure (SQLite).
+    expect(answer.status).toBe(200);
+    const rows = await conversionsOf(shop.id);
+    expect(rows.map((row) => [row.productId, row.amountMinor])).toEqual([[String(normal), 7000]]);
+    for (const row of rows) expect(Number.isSafeInteger(row.amountMinor)).toBe(true);
+  });
+
+  it("counts a product's units of a day past 2^31 (orders of a million units a line)", async () => {
+    const { shop, save } = await shopWithSaves();
+    const product = platformNumber();
+    for (let order = 0; order < 3; order++) {
+      const buyer = String(platformNumber());
+      await save(buyer, product);
+      const body = orderBody({
+        customerId: Number(buyer),
+        lines: Array.from({ length: 1_000 }, () => ({
+          productId: product,
+          quantity: 1_000_000,
+          price: ["0.01", "0.01"] as [string, string],
+        })),
+      });
+      // Not a 500 from PostgreSQL's 32-bit integer, for this order and every later one of the product that day.
+      expect((await send("orders/create", shop, body)).status).toBe(200);
+    }
+    const { stats } = await statsOf(shop.id);
+    expect(stats.map((stat) => [stat.lines, Number(stat.quantity)])).toEqual([[3_000, 3_000_000_000]]);
+  });
+
+  it("records an order of 2,000 saved lines (the most it takes), each once", async () => {
+    const { shop, customer, save } = await shopWithSaves();
+    const product = platformNumber();
+    await save(customer, product);
+    const order = orderBody({
+      customerId: Number(customer),
+      lines: Array.from({ length: 2_000 }, (_, index) => ({
+        productId: product,
+        variantId: index + 1,
+        quantity: 1,
+        price: ["1.00", "0.90"] as [string, string],
+      })),
+    });
+    // Not a 500 from SQLite's limit on a statement's variables (20 columns a conversion).
+    expect((await send("orders/create", shop, order)).status).toBe(200);
+    expect(await conversionsOf(shop.id)).toHaveLength(2_000);
+    const { stats } = await statsOf(shop.id);
+    expect(stats.map((stat) => [stat.lines, stat.revenueMinor])).toEqual([[2_000, 200_000]]);
   });
 
   it("refuses a body that is not an order or a refund, and answers 200 with nothing done for an unknown shop", async () => {

@@ -611,6 +611,64 @@ describe("customers/data_request", () => {
   });
 });
 
+describe("customers/data_request and customers/redact agree", () => {
+  it("exports the purchases a redaction would erase: those of the guest list the customer merged at login", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const shopper = shopperOf(shop);
+    // As a guest: a save, then an order of it matched by the list the guest's cart named.
+    expect((await shopper.save(null, "401")).status).toBe(201);
+    const { cartAttribute } = (await (await shopper.proxy("/storefront/wishlist", null)).json()) as {
+      cartAttribute: string;
+    };
+    const guestOrder = {
+      ...orderOf(CUSTOMER, "8164203950001", ["401"]),
+      customer: null,
+      email: null,
+      note_attributes: [{ name: "_wishlist_list", value: cartAttribute }],
+    };
+    expect((await send("orders/create", shop.domain, guestOrder)).status).toBe(200);
+    // Then they log in (the guest list merges into the customer's), and buy a product saved as the customer.
+    expect((await shopper.identify(CUSTOMER)).status).toBe(200);
+    expect((await shopper.save(CUSTOMER, "402")).status).toBe(201);
+    expect((await send("orders/create", shop.domain, orderOf(CUSTOMER, "8164203950002", ["402"]))).status).toBe(200);
+    const purchases = () =>
+      database()
+        .selectFrom("Conversion")
+        .select(["orderId", "productId"])
+        .where("shopId", "=", shop.id)
+        .orderBy("orderId")
+        .execute();
+    const held = await purchases();
+    expect(held).toEqual([
+      { orderId: "8164203950001", productId: "401" },
+      { orderId: "8164203950002", productId: "402" },
+    ]);
+
+    const dataRequest = customerBody(shop, CUSTOMER, { data_request: { id: 78 } });
+    expect((await send("customers/data_request", shop.domain, dataRequest)).status).toBe(200);
+    const [request] = await until(() => requestsOf(shop.id), finished, "the data request is done");
+    const one = await rawCall(app, validator, `/v1/compliance/data-requests/${request!.id}`, {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    const document = await (await app.request((await one.json()).resultUrl)).json();
+    // The customer's file holds every purchase the redaction below erases as theirs.
+    expect(
+      (document.purchases as Array<{ orderId: string; productId: string }>).map(({ orderId, productId }) => ({
+        orderId,
+        productId,
+      })),
+    ).toEqual(held);
+
+    expect((await send("customers/redact", shop.domain, customerBody(shop, CUSTOMER))).status).toBe(200);
+    await until(
+      () => requestsOf(shop.id),
+      (rows) => rows.length === 2 && finished(rows),
+      "the redaction is done",
+    );
+    expect(await purchases()).toEqual([]);
+  });
+});
+
 describe("shop/redact", () => {
   it("leaves an installed shop's data alone and records why", async () => {
     const { shop } = await createShopWithKey();

@@ -1,6 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { idPattern, parseId } from "~/lib/ids";
 import { AppError } from "~/lib/problems";
+import { guestListAttribute } from "~/services/attribution/guest-list-attribute.server";
 import type { Owner } from "~/services/owners/owner";
 import { getStorefrontConfig } from "~/services/shops/storefront-config.server";
 import { mergeGuestList, type MergeResult } from "~/services/wishlists/merge.server";
@@ -103,6 +104,22 @@ export const StorefrontListSchema = z
   })
   .openapi("Wishlist");
 
+const WishlistReadSchema = StorefrontListSchema.extend({
+  cartAttribute: z
+    .string()
+    .nullable()
+    .openapi({
+      description:
+        "A guest's only: the value for the cart's hidden attribute `_wishlist_list`, so that the order the cart " +
+        "becomes is matched to the guest's saves (docs/storefront.md, \"Orders from guests\"): the list's id and a " +
+        "tag the app makes for this guest, `lst_<id>.<tag>`. An order whose attribute is a bare list id (which a " +
+        "share link shows) is not matched. null for a customer, and until the first save made the list.",
+      example: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4.q1w2e3r4t5y6u7i8o9p0aA",
+    }),
+}).openapi("StorefrontWishlist", {
+  description: "The shopper's default list, with the cart attribute of a guest's.",
+});
+
 /** A save's 404 and 409: a list the shopper does not have; besides a retry while the first request runs (every POST), the list being full. */
 const SAVE_CONFLICT = {
   404: problemAnswer("`listId` names a list the shopper does not have: `not-found`"),
@@ -131,7 +148,7 @@ const readRoute = apiRoute({
   modes: OWN_LIST_MODES,
   request: { query: OwnerQuery },
   responses: {
-    200: jsonResponse("The wishlist", StorefrontListSchema),
+    200: jsonResponse("The wishlist", WishlistReadSchema),
   },
 });
 
@@ -452,7 +469,12 @@ export function registerStorefrontRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(readRoute, async (c) => {
     const caller = c.get("caller");
     const owner = shopperOf(c).owner("query");
-    return c.json(wishlistView(owner, await readWishlist({ shopId: caller.shopId, owner })), 200);
+    const list = await readWishlist({ shopId: caller.shopId, owner });
+    const cartAttribute =
+      owner.kind === "anonymous" && list?.anonymousId
+        ? guestListAttribute(caller.shopId, list.id, list.anonymousId)
+        : null;
+    return c.json({ ...wishlistView(owner, list), cartAttribute }, 200);
   });
 
   app.openapi(toggleRoute, async (c) => {

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "DailyConversionStat" ALTER COLUMN "quantity" SET DATA TYPE BIGINT;
+
