@@ -11,6 +11,7 @@ import path from "node:path";
 const benchmarks: Record<string, string> = {
   admin: "./bench/admin.ts",
   alerts: "./bench/alerts.ts",
+  attribution: "./bench/attribution.ts",
   theme: "./bench/theme.ts",
   api: "./bench/private-api.ts",
   fairness: "./bench/fairness.ts",

@@ -54,13 +54,23 @@ const WEB_AUTOCHECKPOINT_PAGES = 10_000;
 const TRANSACTION_DEADLINE_MS = 10_000;
 
 let statementsRun = 0;
+let statementObserver: ((sql: string, parameters: readonly unknown[]) => void) | undefined;
 /** Kysely's log hook, called once per statement run. */
 const countStatement = (event: LogEvent) => {
   const text = event.query.sql;
   // PostgreSQL's transactions run BEGIN and COMMIT through the log too; SQLite's driver does not: neither counts.
   if (text === "begin" || text === "commit" || text === "rollback") return;
   statementsRun++;
+  statementObserver?.(text, event.query.parameters);
 };
+
+/**
+ * Hands each statement this process runs through the data layer, as sent to the driver, to `observer`
+ * (undefined: none). For the benchmarks, which replay a report's very statements on the bare driver.
+ */
+export function observeStatements(observer: ((sql: string, parameters: readonly unknown[]) => void) | undefined) {
+  statementObserver = observer;
+}
 
 /**
  * How many statements this process has run through the data layer: the request budgets
