@@ -148,14 +148,10 @@ const ConversionReportSchema = z
           "Distinct shoppers who saved, removed or bought a saved product in the range (GET /analytics/activity's " +
           "`totals.activeShoppers`): every buyer is one.",
       }),
-    conversionRate: z
-      .number()
-      .nullable()
-      .openapi({
-        description:
-          "buyers / savers, rounded to 4 decimals, at most 1; null when there is no saver.",
-        example: 0.0825,
-      }),
+    conversionRate: z.number().nullable().openapi({
+      description: "buyers / savers, rounded to 4 decimals, at most 1; null when there is no saver.",
+      example: 0.0825,
+    }),
     medianDaysToPurchase: z
       .number()
       .nullable()
