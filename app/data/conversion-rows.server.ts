@@ -487,20 +487,19 @@ export async function countConversionLinesOfProducts(
 /**
  * Saved products out of stock now, as the alerts' catalogue last read them: per sold-out variant, the shoppers
  * waiting for it (who saved that variant, or the product without one when no variant of it can be bought),
- * counting each shopper once, on live lists, not bought. Driven by the sold-out variants (few), each reaching
- * its product's items on the (shopId, productId) index.
+ * counting each shopper once, not bought. Driven by the sold-out variants (few), each reading its product's
+ * items from the `(shopId, productId, ownerKey, variantId, purchasedAt)` index alone: items keep their list's
+ * owner, and only live lists hold items (a merge empties the guest list it retires;
+ * docs/decisions/055-demand-from-the-item-index.md).
  */
 export async function findWaitingForRestock(q: Queryable, shopId: string, limit: number) {
-  const owner = sql<string>`coalesce('c:' || ${sql.ref("List.customerId")}, 'a:' || ${sql.ref("List.anonymousId")})`;
   const rows = await q
     .selectFrom("CatalogueVariant as v")
     .innerJoin("Item", (join) => join.on("Item.shopId", "=", shopId).onRef("Item.productId", "=", "v.productId"))
-    .innerJoin("List", (join) => join.onRef("List.id", "=", "Item.listId").on("List.shopId", "=", shopId))
     .select(["v.productId", "v.variantId", "v.title as variantTitle", "v.inventoryQuantity"])
-    .select((eb) => eb.fn.count<number>(owner).distinct().as("waiting"))
+    .select((eb) => eb.fn.count<number>("Item.ownerKey").distinct().as("waiting"))
     .where("v.shopId", "=", shopId)
     .where("v.available", "=", false)
-    .where("List.retiredAt", "is", null)
     .where("Item.purchasedAt", "is", null)
     .where((eb) =>
       eb.or([
@@ -521,7 +520,7 @@ export async function findWaitingForRestock(q: Queryable, shopId: string, limit:
       ]),
     )
     .groupBy(["v.productId", "v.variantId", "v.title", "v.inventoryQuantity"])
-    .orderBy(sql`count(distinct ${owner})`, "desc")
+    .orderBy(sql`count(distinct ${sql.ref("Item.ownerKey")})`, "desc")
     .orderBy("v.productId")
     .orderBy("v.variantId")
     .limit(limit)

@@ -1,11 +1,12 @@
 /**
- * Statements on the analytics rollups (docs/decisions/011-analytics-rollups.md): `DailyProductStat`,
- * `DailyShopStat` and `DailyActiveOwner`, keyed by shop and UTC day (`YYYY-MM-DD`). The relay adds to
+ * Statements on the analytics rollups (docs/decisions/011-analytics-rollups.md): `DailyProductStat` (with its
+ * week and month sums, decision 055), `DailyShopStat` and `DailyActiveOwner`, keyed by shop and UTC day (`YYYY-MM-DD`). The relay adds to
  * them in the transaction that marks the events relayed; the analytics reads sum them over a range. Each
  * write takes one statement for all its rows.
  */
-import { sql } from "kysely";
-import { engine, type Queryable } from "./database.server";
+import { sql, type SelectQueryBuilder } from "kysely";
+import { coverDays, monthOf, weekOf } from "~/lib/day-periods";
+import { engine, type DB, type Queryable } from "./database.server";
 
 export interface DayKey {
   shopId: string;
@@ -105,7 +106,10 @@ async function recordOwnerReturns(
   );
 }
 
-/** Adds to the products' counts of their day (rows created at these counts where missing). */
+/**
+ * Adds to the products' counts of their day, and of the day's week and month (rows created at these counts where
+ * missing): three statements, as a range's sums read whole months and weeks (decision 055).
+ */
 export async function addProductStats(
   q: Queryable,
   stats: ReadonlyArray<DayKey & { productId: string; adds: number; removes: number }>,
@@ -121,6 +125,43 @@ export async function addProductStats(
       })),
     )
     .execute();
+  await q
+    .insertInto("WeeklyProductStat")
+    .values(sumByPeriod(stats, weekOf).map(({ period, ...row }) => ({ ...row, week: period })))
+    .onConflict((conflict) =>
+      conflict.columns(["shopId", "week", "productId"]).doUpdateSet((eb) => ({
+        adds: eb("WeeklyProductStat.adds", "+", eb.ref("excluded.adds")),
+        removes: eb("WeeklyProductStat.removes", "+", eb.ref("excluded.removes")),
+      })),
+    )
+    .execute();
+  await q
+    .insertInto("MonthlyProductStat")
+    .values(sumByPeriod(stats, monthOf).map(({ period, ...row }) => ({ ...row, month: period })))
+    .onConflict((conflict) =>
+      conflict.columns(["shopId", "month", "productId"]).doUpdateSet((eb) => ({
+        adds: eb("MonthlyProductStat.adds", "+", eb.ref("excluded.adds")),
+        removes: eb("MonthlyProductStat.removes", "+", eb.ref("excluded.removes")),
+      })),
+    )
+    .execute();
+}
+
+/** The day rows summed by shop, product and the period `periodOf` puts their day in (one row per key: an upsert takes a key once). */
+function sumByPeriod(
+  stats: ReadonlyArray<DayKey & { productId: string; adds: number; removes: number }>,
+  periodOf: (day: string) => string,
+) {
+  const sums = new Map<string, { shopId: string; period: string; productId: string; adds: number; removes: number }>();
+  for (const stat of stats) {
+    const period = periodOf(stat.day);
+    const key = JSON.stringify([stat.shopId, period, stat.productId]);
+    const sum = sums.get(key) ?? { shopId: stat.shopId, period, productId: stat.productId, adds: 0, removes: 0 };
+    sum.adds += stat.adds;
+    sum.removes += stat.removes;
+    sums.set(key, sum);
+  }
+  return [...sums.values()];
 }
 
 /** Adds to the shops' counts of their day (rows created at these counts where missing). */
@@ -142,17 +183,59 @@ export async function addShopStats(
     .execute();
 }
 
-/** The shop's most saved products from `from` to `to` (days, inclusive): sums, most adds first, ties by id. */
+/**
+ * The shop's most saved products from `from` to `to` (days, inclusive): sums, most adds first, ties by id. Read
+ * from the whole months and weeks in the range and its remaining days (`coverDays`): a year is some 11 month rows
+ * per product, not 365 day rows (decision 055).
+ */
 export async function topProductStats(q: Queryable, shopId: string, from: string, to: string, limit: number) {
+  const cover = coverDays(from, to);
+  type Part = SelectQueryBuilder<
+    DB,
+    "DailyProductStat" | "WeeklyProductStat" | "MonthlyProductStat",
+    { productId: string; adds: number; removes: number }
+  >;
+  const parts: Part[] = [
+    ...cover.days.map(
+      (span) =>
+        q
+          .selectFrom("DailyProductStat")
+          .select(["productId", "adds", "removes"])
+          .where("shopId", "=", shopId)
+          .where("day", ">=", span.from)
+          .where("day", "<=", span.to) as Part,
+    ),
+    ...(cover.weeks.length === 0
+      ? []
+      : [
+          q
+            .selectFrom("WeeklyProductStat")
+            .select(["productId", "adds", "removes"])
+            .where("shopId", "=", shopId)
+            .where("week", "in", cover.weeks) as Part,
+        ]),
+    ...(cover.months.length === 0
+      ? []
+      : [
+          q
+            .selectFrom("MonthlyProductStat")
+            .select(["productId", "adds", "removes"])
+            .where("shopId", "=", shopId)
+            .where("month", "in", cover.months) as Part,
+        ]),
+  ];
+  const [first, ...rest] = parts;
+  if (!first) return [];
   const rows = await q
-    .selectFrom("DailyProductStat")
-    .select((eb) => ["productId", eb.fn.sum<number>("adds").as("adds"), eb.fn.sum<number>("removes").as("removes")])
-    .where("shopId", "=", shopId)
-    .where("day", ">=", from)
-    .where("day", "<=", to)
-    .groupBy("productId")
-    .orderBy((eb) => eb.fn.sum("adds"), "desc")
-    .orderBy("productId")
+    .selectFrom(rest.reduce((union, part) => union.unionAll(part), first).as("p"))
+    .select((eb) => [
+      "p.productId",
+      eb.fn.sum<number>("p.adds").as("adds"),
+      eb.fn.sum<number>("p.removes").as("removes"),
+    ])
+    .groupBy("p.productId")
+    .orderBy((eb) => eb.fn.sum("p.adds"), "desc")
+    .orderBy("p.productId")
     .limit(limit)
     .execute();
   return rows.map((row) => ({ productId: row.productId, adds: Number(row.adds), removes: Number(row.removes) }));
@@ -215,20 +298,30 @@ export async function addOwnerReturns(
 }
 
 /**
- * For the top products: per product, the shoppers holding it now on any of their lists (on the
- * `(shopId, productId)` index of `Item`). A read of `Item` for the analytics report; `Item`'s writes are in its own module.
+ * For the top products: per product, the shoppers holding it now on any of their lists, counted on the
+ * `(shopId, productId, ownerKey, …)` index of `Item` alone: shoppers, not lists (one customer with a product on
+ * two of their lists is one saver), and no list read, as items keep their list's owner (retired lists hold none;
+ * docs/decisions/055-demand-from-the-item-index.md). A read of `Item` for the analytics report; `Item`'s writes
+ * are in its own module.
  */
 export async function countSaversOfProducts(q: Queryable, shopId: string, productIds: readonly string[]) {
-  if (productIds.length === 0) return new Map<string, number>();
-  // Shoppers, not lists: one customer with a product on two of their lists is one saver.
-  const owner = sql<string>`coalesce('c:' || ${sql.ref("List.customerId")}, 'a:' || ${sql.ref("List.anonymousId")})`;
-  const rows = await q
-    .selectFrom("Item")
-    .innerJoin("List", (join) => join.onRef("List.id", "=", "Item.listId").onRef("List.shopId", "=", "Item.shopId"))
-    .select((eb) => ["Item.productId", eb.fn.count<number>(owner).distinct().as("savers")])
-    .where("Item.shopId", "=", shopId)
-    .where("Item.productId", "in", productIds)
-    .groupBy("Item.productId")
-    .execute();
-  return new Map(rows.map((row) => [row.productId, Number(row.savers)]));
+  const savers = new Map<string, number>();
+  const unique = [...new Set(productIds)];
+  // One index range per product, read in ownerKey order: its distinct owners are counted as they stream (one
+  // `IN` over all products had the database sort their 100,000s of items first; decision 055). 100 products a
+  // statement keeps within SQLite's limit on a compound select.
+  for (let start = 0; start < unique.length; start += 100) {
+    const perProduct = unique
+      .slice(start, start + 100)
+      .map(
+        (productId) =>
+          sql`select ${productId} as "productId", (select count(*) from (select distinct "ownerKey" from "Item" where "shopId" = ${shopId} and "productId" = ${productId}) as "owners") as "savers"`,
+      );
+    const { rows } = await sql<{
+      productId: string;
+      savers: number;
+    }>`${sql.join(perProduct, sql` union all `)}`.execute(q);
+    for (const row of rows) if (Number(row.savers) > 0) savers.set(row.productId, Number(row.savers));
+  }
+  return savers;
 }

@@ -29,6 +29,15 @@ export interface ItemInsert extends ItemKey {
   quantity?: number;
 }
 
+/**
+ * The owner key of a list, as its items keep it (`Item.ownerKey`, docs/decisions/055-demand-from-the-item-index.md):
+ * read from the list in the statement that writes the item, so it cannot differ from the list's. "" for no
+ * such list, whose write then fails on the list's foreign key as before.
+ */
+function ownerKeyOfList(listId: string) {
+  return sql<string>`coalesce((select coalesce('c:' || "customerId", 'a:' || "anonymousId") from "List" where "id" = ${listId}), '')`;
+}
+
 /** A product's title and handle as the shop's catalogue gave them to one of its items. */
 export interface CatalogueTitle {
   titleSnapshot: string;
@@ -108,6 +117,7 @@ async function insertValues(q: Queryable, shopId: string, rows: readonly ItemIns
   return rows.map((row) => ({
     id: newId("item"),
     listId: row.listId,
+    ownerKey: ownerKeyOfList(row.listId),
     shopId,
     productId: row.productId,
     variantId: row.variantId,
@@ -324,7 +334,7 @@ export function updateItemDetails(
 export function moveItem(q: Queryable, shopId: string, itemId: string, listId: string): Promise<ItemRow | undefined> {
   return q
     .updateTable("Item")
-    .set({ listId })
+    .set({ listId, ownerKey: ownerKeyOfList(listId) })
     .where("id", "=", itemId)
     .where("shopId", "=", shopId)
     .returningAll()
@@ -338,7 +348,7 @@ export function moveItem(q: Queryable, shopId: string, itemId: string, listId: s
 export function copyItem(q: Queryable, item: ItemRow, listId: string): Promise<ItemRow | undefined> {
   return q
     .insertInto("Item")
-    .values({ ...item, id: newId("item"), listId })
+    .values({ ...item, id: newId("item"), listId, ownerKey: ownerKeyOfList(listId) })
     .onConflict((conflict) => conflict.doNothing())
     .returningAll()
     .executeTakeFirst();
@@ -347,7 +357,12 @@ export function copyItem(q: Queryable, item: ItemRow, listId: string): Promise<I
 /** Moves these items into another list of the shop, in one statement. */
 export async function moveItems(q: Queryable, shopId: string, itemIds: readonly string[], listId: string) {
   if (itemIds.length === 0) return;
-  await q.updateTable("Item").set({ listId }).where("shopId", "=", shopId).where("id", "in", itemIds).execute();
+  await q
+    .updateTable("Item")
+    .set({ listId, ownerKey: ownerKeyOfList(listId) })
+    .where("shopId", "=", shopId)
+    .where("id", "in", itemIds)
+    .execute();
 }
 
 /** Deletes every item of the list. */

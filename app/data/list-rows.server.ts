@@ -526,4 +526,11 @@ export async function transferList(q: Queryable, shopId: string, listId: string,
     .where("id", "=", listId)
     .where("shopId", "=", shopId)
     .execute();
+  // Its items keep their list's owner (docs/decisions/055-demand-from-the-item-index.md).
+  await q
+    .updateTable("Item")
+    .set({ ownerKey: `c:${customerId}` })
+    .where("listId", "=", listId)
+    .where("shopId", "=", shopId)
+    .execute();
 }

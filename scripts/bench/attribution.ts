@@ -28,6 +28,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { typeidUnboxed } from "typeid-js";
+import { monthOf, weekOf } from "~/lib/day-periods";
 import {
   benchDatabase,
   benchSql,
@@ -170,6 +171,7 @@ const savedProducts = new Int32Array(customers * PER_CUSTOMER);
       rows.push([
         typeidUnboxed("itm"),
         listId,
+        `c:${customerId(customer)}`,
         shop.id,
         productId(product),
         "",
@@ -188,7 +190,7 @@ const savedProducts = new Int32Array(customers * PER_CUSTOMER);
   await insertRows(
     sql,
     "Item",
-    ["id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt"],
+    ["id", "listId", "ownerKey", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt"],
     rows,
   );
 }
@@ -222,6 +224,9 @@ const lastActive = new Int16Array(owners).fill(-1);
 let conversionRows = 0;
 let activeOwnerRows = 0;
 let productStatRows = 0;
+/** The product counts by week and by month ("<period>\0<product index>"). */
+const weekSums = new Map<string, { adds: number; removes: number }>();
+const monthSums = new Map<string, { adds: number; removes: number }>();
 for (let daysAgo = YEAR_DAYS - 1; daysAgo >= 0; daysAgo--) {
   const day = dayOf(daysAgo);
   const removes = Math.round(perDay * 0.2);
@@ -243,6 +248,19 @@ for (let daysAgo = YEAR_DAYS - 1; daysAgo >= 0; daysAgo--) {
     [...products].map(([product, stat]) => [shop.id, day, productId(product), stat.adds, stat.removes]),
   );
   productStatRows += products.size;
+  // Their week and month sums, as addProductStats keeps them (decision 055).
+  for (const [product, stat] of products) {
+    for (const [sums, period] of [
+      [weekSums, weekOf(day)],
+      [monthSums, monthOf(day)],
+    ] as const) {
+      const key = `${period}\0${product}`;
+      const sum = sums.get(key) ?? { adds: 0, removes: 0 };
+      sum.adds += stat.adds;
+      sum.removes += stat.removes;
+      sums.set(key, sum);
+    }
+  }
   // 1 % of the adds bought: customers' orders of products they saved, one line each, some after an alert.
   const conversions: BenchValue[][] = [];
   const stats = new Map<string, { lines: number; quantity: number; revenue: number }>();
@@ -358,6 +376,20 @@ for (let daysAgo = YEAR_DAYS - 1; daysAgo >= 0; daysAgo--) {
     day,
     conversions.length,
   ]);
+}
+for (const [table, column, sums] of [
+  ["WeeklyProductStat", "week", weekSums],
+  ["MonthlyProductStat", "month", monthSums],
+] as const) {
+  await insertRows(
+    sql,
+    table,
+    ["shopId", column, "productId", "adds", "removes"],
+    [...sums].map(([key, sum]) => {
+      const [period, product] = key.split("\0");
+      return [shop.id, period!, productId(Number(product)), sum.adds, sum.removes];
+    }),
+  );
 }
 // As a running shop's tables are: statistics, and (PostgreSQL) the visibility map autovacuum keeps.
 if (engine === "postgres") await sql.run("VACUUM ANALYZE");

@@ -344,9 +344,18 @@ export async function seedLists(sql: BenchSql, shopId: string, lists: number, it
       );
       for (let item = 0; item < itemsPerList; item++) {
         await tx.run(
-          `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
-            `VALUES (?, ?, ?, ?, '', ?, ?, ?)`,
-          [typeidUnboxed("itm"), listId, shopId, String(9000 + item), `product-${item}`, `Product ${item}`, at],
+          `INSERT INTO "Item" ("id", "listId", "ownerKey", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
+            `VALUES (?, ?, ?, ?, ?, '', ?, ?, ?)`,
+          [
+            typeidUnboxed("itm"),
+            listId,
+            `c:${1000 + index}`,
+            shopId,
+            String(9000 + item),
+            `product-${item}`,
+            `Product ${item}`,
+            at,
+          ],
         );
       }
     }

@@ -52,8 +52,8 @@ const INSERT_LIST =
   `VALUES (?, ?, ?, 'Wishlist', TRUE, FALSE, ?, ?) ON CONFLICT DO NOTHING`;
 const DELETE_ITEM = `DELETE FROM "Item" WHERE "listId" = ? AND "productId" = ? AND "variantId" = ? RETURNING *`;
 const INSERT_ITEM =
-  `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
-  `VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`;
+  `INSERT INTO "Item" ("id", "listId", "ownerKey", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") ` +
+  `VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`;
 const TOUCH_AND_COUNT = `UPDATE "List" SET "updatedAt" = ? WHERE "id" = ? RETURNING (SELECT COUNT(*) FROM "Item" WHERE "listId" = ?) AS "n"`;
 const INSERT_EVENT = `INSERT INTO "Event" ("id", "shopId", "type", "data", "createdAt") VALUES (?, ?, ?, ?, ?)`;
 const ITEMS = `SELECT * FROM "Item" WHERE "listId" = ? ORDER BY "addedAt" DESC, "id" DESC`;
@@ -112,7 +112,18 @@ function sqliteStore(): Store {
     const listId = list.id as string;
     let row = deleteItem!.get(listId, productId, "") as Row | undefined;
     const added = !row;
-    if (!row) row = insertItem!.get(typeidUnboxed("itm"), listId, shopId, productId, "", handle, "", now) as Row;
+    if (!row)
+      row = insertItem!.get(
+        typeidUnboxed("itm"),
+        listId,
+        `a:${anonymousId}`,
+        shopId,
+        productId,
+        "",
+        handle,
+        "",
+        now,
+      ) as Row;
     const { n } = touchAndCount!.get(now, listId, listId) as { n: number };
     const { event, result } = changed(shopId, anonymousId, listId, row, added, n);
     insertEvent!.run(event.id, event.shopId, event.type, event.data, now);
@@ -159,8 +170,8 @@ async function postgresStore(): Promise<Store> {
         let row = (await client.query(deleteItem, [listId, productId, ""])).rows[0] as Row | undefined;
         const added = !row;
         if (!row) {
-          row = (await client.query(insertItem, [typeidUnboxed("itm"), listId, shopId, productId, "", handle, "", now]))
-            .rows[0] as Row;
+          const values = [typeidUnboxed("itm"), listId, `a:${anonymousId}`, shopId, productId, "", handle, "", now];
+          row = (await client.query(insertItem, values)).rows[0] as Row;
         }
         const count = Number((await client.query(touchAndCount, [now, listId, listId])).rows[0].n);
         const { event, result } = changed(shopId, anonymousId, listId, row, added, count);

@@ -133,12 +133,13 @@ if (task === "parse") {
     for (let index = 0; index < batch.length; index += 250) {
       const part = batch.slice(index, index + 250);
       await db.run(
-        `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") VALUES ` +
-          part.map(() => "(?, ?, ?, ?, ?, ?, '', ?)").join(", ") +
+        `INSERT INTO "Item" ("id", "listId", "ownerKey", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") VALUES ` +
+          part.map(() => "(?, ?, ?, ?, ?, ?, ?, '', ?)").join(", ") +
           " ON CONFLICT DO NOTHING",
         part.flatMap((row) => [
           typeidUnboxed("itm"),
           lists.get(row[0]!)!,
+          `c:${row[0]!}`,
           shopId,
           row[2]!,
           row[3] ?? "",

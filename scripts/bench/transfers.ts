@@ -179,17 +179,21 @@ try {
   if (imported !== insert.rows) throw new Error(`imported ${imported} items, the reference ${insert.rows}`);
 
   // Export: top the shop up to --export-rows items.
-  const [list] = await sql.all<{ id: string }>(`SELECT "id" FROM "List" WHERE "shopId" = ? LIMIT 1`, [ours.id]);
+  const [list] = await sql.all<{ id: string; ownerKey: string }>(
+    `SELECT "id", coalesce('c:' || "customerId", 'a:' || "anonymousId") AS "ownerKey" FROM "List" WHERE "shopId" = ? LIMIT 1`,
+    [ours.id],
+  );
   if (!list) throw new Error("the import made no list");
   for (let have = imported; have < exportRows; have += 500) {
     const count = Math.min(500, exportRows - have);
     await sql.transaction((tx) =>
       tx.run(
-        `INSERT INTO "Item" ("id", "listId", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") VALUES ` +
-          Array.from({ length: count }, () => "(?, ?, ?, ?, '', 'extra', '', ?)").join(", "),
+        `INSERT INTO "Item" ("id", "listId", "ownerKey", "shopId", "productId", "variantId", "handle", "titleSnapshot", "addedAt") VALUES ` +
+          Array.from({ length: count }, () => "(?, ?, ?, ?, ?, '', 'extra', '', ?)").join(", "),
         Array.from({ length: count }, (_, index) => [
           newId("item"),
           list.id,
+          list.ownerKey,
           ours.id,
           String(9_000_000 + have + index),
           new Date(),

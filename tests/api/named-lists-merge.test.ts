@@ -5,6 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { sql } from "kysely";
+import { countSaversOfProducts } from "~/data/daily-stat-rows.server";
 import { database } from "~/data/database.server";
 import { updateShopSettings } from "~/services/shops/shops.server";
 import { createShopWithKey } from "../factories";
@@ -137,5 +139,64 @@ describe("identify with named lists", () => {
       .orderBy("id")
       .execute();
     expect(rows.map((row) => row.name).sort()).toEqual(["A", "Wishlist"]);
+  });
+
+  it("keeps every item's owner its list's through saves, moves, copies, merges and transfers; savers count a shopper once", async () => {
+    const { shop, asGuest, asCustomer, identify, create, save, listsOf } = await setting();
+    /** Items whose kept owner (decision 055) differs from their list's; and how many items there are. */
+    const ownerMismatches = async () => {
+      const { rows } = await sql<{ wrong: number; items: number }>`
+        select sum(case when "Item"."ownerKey" = coalesce('c:' || "List"."customerId", 'a:' || "List"."anonymousId") then 0 else 1 end) as "wrong",
+               count(*) as "items"
+        from "Item" join "List" on "List"."id" = "Item"."listId" where "Item"."shopId" = ${shop.id}`.execute(
+        database(),
+      );
+      return { wrong: Number(rows[0]!.wrong), items: Number(rows[0]!.items) };
+    };
+    // GIVEN a customer with product 1 on two of their lists, and product 5 moved and 6 copied between them
+    const gifts = await create(asCustomer, "Gifts");
+    await save(asCustomer, "1");
+    await save(asCustomer, "1", gifts.id);
+    const five = await save(asCustomer, "5");
+    expect((await asCustomer(`/storefront/wishlist/items/${five.id}/move`, "POST", { listId: gifts.id })).status).toBe(
+      200,
+    );
+    const six = await save(asCustomer, "6", gifts.id);
+    const home = (await listsOf(asCustomer)).find((list) => list.name === "Wishlist")!;
+    const copied = await asCustomer(`/storefront/wishlist/items/${six.id}/move`, "POST", {
+      listId: home.id,
+      copy: true,
+    });
+    expect(copied.status).toBe(201);
+    // and a guest with products 1 and 2 on the default list and 3 on a named list
+    await save(asGuest, "1");
+    await save(asGuest, "2");
+    const room = await create(asGuest, "Room");
+    await save(asGuest, "3", room.id);
+    expect(await ownerMismatches()).toEqual({ wrong: 0, items: expect.any(Number) });
+    expect(Object.fromEntries(await countSaversOfProducts(database(), shop.id, ["1", "2", "3", "5", "404"]))).toEqual({
+      "1": 2,
+      "2": 1,
+      "3": 1,
+      "5": 1,
+    });
+    // WHEN the guest logs in: the default list merges, the named one moves across
+    expect((await identify()).status).toBe(200);
+    // THEN every item has the customer's owner key, and the customer counts once for product 1
+    const after = await ownerMismatches();
+    expect(after.wrong).toBe(0);
+    expect(after.items).toBeGreaterThanOrEqual(6);
+    const keys = await database()
+      .selectFrom("Item")
+      .select("ownerKey")
+      .distinct()
+      .where("shopId", "=", shop.id)
+      .execute();
+    expect(keys.map((row) => row.ownerKey)).toEqual([expect.stringMatching(/^c:\d+$/)]);
+    expect(Object.fromEntries(await countSaversOfProducts(database(), shop.id, ["1", "2", "3"]))).toEqual({
+      "1": 1,
+      "2": 1,
+      "3": 1,
+    });
   });
 });

@@ -20,7 +20,14 @@ describe("GET /v1/shop", () => {
     for (const productId of ["1", "2", "3"]) {
       await database()
         .insertInto("Item")
-        .values({ id: newId("item"), listId: list.id, shopId: shop.id, productId, handle: `p${productId}` })
+        .values({
+          id: newId("item"),
+          listId: list.id,
+          ownerKey: "c:5",
+          shopId: shop.id,
+          productId,
+          handle: `p${productId}`,
+        })
         .execute();
     }
     await createList(shop.id);
@@ -190,6 +197,7 @@ describe("/v1/lists", () => {
       .values({
         id: newId("item"),
         listId: list.id,
+        ownerKey: "a:5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11",
         shopId: shop.id,
         productId: "9",
         handle: "old",
@@ -201,6 +209,7 @@ describe("/v1/lists", () => {
       .values({
         id: newId("item"),
         listId: list.id,
+        ownerKey: "a:5b0e8bde-59ad-4f02-9a4d-1d2a5c3e3c11",
         shopId: shop.id,
         productId: "10", // a list holds a product once (docs/decisions/032-one-item-per-product.md)
         variantId: "3",

@@ -194,6 +194,45 @@ describe(`daily stat rows (${engine()})`, () => {
     ]);
   });
 
+  it("sums any range from the week and month rows exactly as from the days, batches spanning periods included", async () => {
+    const shop = await newShop();
+    // 14 months of days, 6 products, counts from a fixed generator, added in batches that cross weeks and months
+    let seed = 7;
+    const next = () => (seed = (seed * 48_271) % 2_147_483_647) % 7;
+    const stats: Array<{ shopId: string; day: string; productId: string; adds: number; removes: number }> = [];
+    for (let at = Date.UTC(2025, 9, 1); at <= Date.UTC(2026, 11, 1); at += 86_400_000) {
+      const day = new Date(at).toISOString().slice(0, 10);
+      for (const productId of ["p1", "p2", "p3", "p4", "p5", "p6"]) {
+        const adds = next();
+        if (adds > 0) stats.push({ shopId: shop.id, day, productId, adds, removes: next() % 2 });
+      }
+    }
+    for (let start = 0; start < stats.length; start += 97)
+      await addProductStats(database(), stats.slice(start, start + 97));
+    const direct = (from: string, to: string) => {
+      const sums = new Map<string, { productId: string; adds: number; removes: number }>();
+      for (const stat of stats.filter((row) => row.day >= from && row.day <= to)) {
+        const sum = sums.get(stat.productId) ?? { productId: stat.productId, adds: 0, removes: 0 };
+        sum.adds += stat.adds;
+        sum.removes += stat.removes;
+        sums.set(stat.productId, sum);
+      }
+      return [...sums.values()].sort((a, b) => b.adds - a.adds || (a.productId < b.productId ? -1 : 1));
+    };
+    const ranges: Array<[string, string]> = [
+      ["2026-11-23", "2026-11-29"], // one whole week
+      ["2026-10-31", "2026-11-29"], // weeks and days, no whole month
+      ["2026-09-01", "2026-11-29"], // months, weeks and days
+      ["2025-11-30", "2026-11-29"], // a year
+      ["2025-10-01", "2026-12-01"], // everything
+      ["2026-02-01", "2026-02-28"], // one month exactly
+      ["2026-03-15", "2026-03-15"], // one day
+    ];
+    for (const [from, to] of ranges) {
+      expect(await topProductStats(database(), shop.id, from, to, 10), `${from}..${to}`).toEqual(direct(from, to));
+    }
+  });
+
   it("adds concurrent batches of one day row without losing any", async () => {
     const shop = await newShop();
     await Promise.all(
@@ -218,6 +257,7 @@ describe(`daily stat rows (${engine()})`, () => {
     const item = (listId: string, productId: string, handle: string, addedAt: string, variantId = "") => ({
       id: newId("item"),
       listId,
+      ownerKey: `a:${listId}`,
       shopId: shop.id,
       productId,
       variantId,

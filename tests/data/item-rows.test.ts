@@ -104,13 +104,14 @@ describe(`item rows (${engine()})`, () => {
     const { shop, listIds } = await shopWithLists("1", "2");
     const [a, b] = listIds as [string, string];
     const one = (await insertItem(database(), shop.id, row(a, "1", new Date())))!;
+    expect(one.ownerKey).toBe("c:1"); // its list's owner (decision 055)
     await insertItem(database(), shop.id, row(a, "2", new Date()));
     await moveItems(database(), shop.id, [one.id], b);
     await moveItems(database(), shop.id, [], b);
     const earlier = new Date("2025-12-31T23:59:59.999Z");
     await updateMergedItem(database(), shop.id, one.id, { addedAt: earlier, variantId: "42" });
     expect(await findItemsOfList(database(), shop.id, b)).toEqual([
-      { ...one, listId: b, addedAt: earlier, variantId: "42" },
+      { ...one, listId: b, ownerKey: "c:2", addedAt: earlier, variantId: "42" },
     ]);
     await deleteItemsOfList(database(), shop.id, a);
     expect(await findItemsOfList(database(), shop.id, a)).toEqual([]);

@@ -33,6 +33,11 @@ export async function createList(
     .executeTakeFirstOrThrow();
 }
 
+/** The owner an item of this list keeps (`Item.ownerKey`, decision 055), for items inserted directly. */
+export function ownerKeyOf(list: { customerId: string | null; anonymousId: string | null }): string {
+  return list.customerId !== null ? `c:${list.customerId}` : `a:${list.anonymousId}`;
+}
+
 /** An outbox event as the relay hands it to the fan-out (not written to the database). */
 export function storedEvent(shopId: string): StoredEvent {
   return {

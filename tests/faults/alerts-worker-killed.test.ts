@@ -66,6 +66,7 @@ describe("a worker killed while sending alert emails", () => {
           lists.map((list) => ({
             id: newId("item"),
             listId: list.id,
+            ownerKey: `c:${list.customerId}`,
             shopId: shop.id,
             productId: TOTE.productId,
             variantId: "",

@@ -233,30 +233,36 @@ const DEMAND_CANDIDATES = 200;
 export async function demandReport(shopId: string, range: DayRange, { restockLimit = 50 } = {}) {
   const { from, to } = range;
   return gatedReport(shopId, `demand:${from}:${to}:${restockLimit}`, async () => {
-    const saved = await topProductStats(database(), shopId, from, to, DEMAND_CANDIDATES);
-    const bought = await countConversionLinesOfProducts(
-      database(),
-      shopId,
-      from,
-      to,
-      saved.map((row) => row.productId),
-    );
-    const rarely = saved
-      .map((row) => {
-        const purchases = bought.get(row.productId) ?? 0;
-        return { productId: row.productId, saves: row.adds, purchases, purchaseRate: purchases / row.adds };
-      })
-      .filter((row) => row.saves > 0 && row.purchaseRate < RARELY_BOUGHT_RATE)
-      .slice(0, 20);
-    const restock = await findWaitingForRestock(database(), shopId, restockLimit);
-    const productIds = [...new Set([...rarely.map((row) => row.productId), ...restock.map((row) => row.productId)])];
-    const [titles, savers] = await Promise.all([
-      findCatalogueTitles(database(), shopId, productIds),
-      countSaversOfProducts(
+    // The rarely bought products and the restock list read different tables: side by side.
+    const rarelyBought = async () => {
+      const saved = await topProductStats(database(), shopId, from, to, DEMAND_CANDIDATES);
+      const bought = await countConversionLinesOfProducts(
         database(),
         shopId,
-        rarely.map((row) => row.productId),
-      ),
+        from,
+        to,
+        saved.map((row) => row.productId),
+      );
+      const rows = saved
+        .map((row) => {
+          const purchases = bought.get(row.productId) ?? 0;
+          return { productId: row.productId, saves: row.adds, purchases, purchaseRate: purchases / row.adds };
+        })
+        .filter((row) => row.saves > 0 && row.purchaseRate < RARELY_BOUGHT_RATE)
+        .slice(0, 20);
+      const savers = await countSaversOfProducts(
+        database(),
+        shopId,
+        rows.map((row) => row.productId),
+      );
+      return rows.map((row) => ({ ...row, savers: savers.get(row.productId) ?? 0 }));
+    };
+    const [rarely, restock] = await Promise.all([
+      rarelyBought(),
+      findWaitingForRestock(database(), shopId, restockLimit),
+    ]);
+    const titles = await findCatalogueTitles(database(), shopId, [
+      ...new Set([...rarely.map((row) => row.productId), ...restock.map((row) => row.productId)]),
     ]);
     const named = (productId: string) => ({
       handle: titles.get(productId)?.handle || null,
@@ -271,7 +277,7 @@ export async function demandReport(shopId: string, range: DayRange, { restockLim
         saves: row.saves,
         purchases: row.purchases,
         purchaseRate: Math.round(row.purchaseRate * 10_000) / 10_000,
-        savers: savers.get(row.productId) ?? 0,
+        savers: row.savers,
       })),
       restock: restock.map((row) => ({
         productId: row.productId,

@@ -18,7 +18,7 @@ async function seed() {
   const { shop } = await createShopWithKey();
   const list = await createList(shop.id, { customerId: "7001" });
   const at = new Date();
-  const item = { listId: list.id, shopId: shop.id, handle: "h", addedAt: at, variantId: "" };
+  const item = { listId: list.id, ownerKey: "c:7001", shopId: shop.id, handle: "h", addedAt: at, variantId: "" };
   await database()
     .insertInto("Item")
     .values([{ id: newId("item"), productId: "501", ...item }])

@@ -6,7 +6,7 @@ import { updateAlertSettingsText } from "~/data/shop-rows.server";
 import { newId } from "~/lib/ids";
 import { alertSettingsSchema } from "~/services/alerts/alert-settings";
 import { runReminders } from "~/services/alerts/reminders.server";
-import { createList, createShop } from "../../factories";
+import { createList, createShop, ownerKeyOf } from "../../factories";
 
 /**
  * The reminders' passes over a large shop (docs/decisions/050-wishlist-alerts.md#reminders), on both engines:
@@ -17,10 +17,16 @@ import { createList, createShop } from "../../factories";
 const DAY = 24 * 60 * 60 * 1000;
 
 /** Items of one list, saved `at` (several at one instant: the pages must split ties by id). */
-async function seedItems(shopId: string, listId: string, count: number, at: (n: number) => Date) {
+async function seedItems(
+  shopId: string,
+  list: { id: string; customerId: string | null; anonymousId: string | null },
+  count: number,
+  at: (n: number) => Date,
+) {
   const rows = Array.from({ length: count }, (_, n) => ({
     id: newId("item"),
-    listId,
+    listId: list.id,
+    ownerKey: ownerKeyOf(list),
     shopId,
     productId: String(8_500_000_000 + n),
     handle: `p-${n}`,
@@ -78,10 +84,10 @@ describe(`the reminders' scan (${engine()})`, () => {
     const guest = await createList(shop.id);
     const start = Date.now() - 40 * DAY;
     // 2,503 items, ten to an instant, then three saved after the time the scan reads to.
-    const items = await seedItems(shop.id, guest.id, 2_503, (n) =>
+    const items = await seedItems(shop.id, guest, 2_503, (n) =>
       n < 2_500 ? new Date(start + Math.floor(n / 10) * 60_000) : new Date(Date.now() - DAY),
     );
-    await seedItems(other.id, (await createList(other.id)).id, 20, () => new Date(start));
+    await seedItems(other.id, await createList(other.id), 20, () => new Date(start));
     const savedBy = new Date(Date.now() - 14 * DAY);
 
     const pages: string[][] = [];
@@ -126,13 +132,14 @@ describe(`the reminders' scan (${engine()})`, () => {
     await updateAlertSettingsText(database(), shop.id, JSON.stringify(settings), new Date());
     // 6,000 guest items, then one customer's item: the customer's comes due after all of them.
     const start = Date.now() - 60 * DAY;
-    await seedItems(shop.id, (await createList(shop.id)).id, 6_000, (n) => new Date(start + n * 1_000));
+    await seedItems(shop.id, await createList(shop.id), 6_000, (n) => new Date(start + n * 1_000));
     const list = await createList(shop.id, { customerId: "7001" }, { isDefault: true });
     await database()
       .insertInto("Item")
       .values({
         id: newId("item"),
         listId: list.id,
+        ownerKey: "c:7001",
         shopId: shop.id,
         productId: "8100000002",
         handle: "harbor-wool-coat",

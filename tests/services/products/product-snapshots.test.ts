@@ -624,11 +624,13 @@ describe("catalogue titles (decision 029)", () => {
       { listId: d.id, productId: "104", titleSnapshot: "Meadow Sun Hat", catalogueTitleAt: new Date() },
       { listId: e.id, productId: "201", titleSnapshot: "", productLookupAt: stood },
     ];
+    const owners = new Map([a, b, c, d, e].map((list) => [list.id, `a:${list.anonymousId}`]));
     for (const row of rows) {
       await database()
         .insertInto("Item")
         .values({
           id: newId("item"),
+          ownerKey: owners.get(row.listId)!,
           shopId: admin.shop.id,
           handle: "h",
           variantId: "",

@@ -193,14 +193,14 @@ describe("exports through the real worker", () => {
   it("leaves out retired guest lists, even a whole batch of them before the live items", async () => {
     const { shop, secret } = await createShopWithKey();
     const api = clientFor(secret);
-    const retired = { id: newId("list") };
+    const retired = { id: newId("list"), anonymousId: randomUUID() };
     const at = new Date();
     await database()
       .insertInto("List")
       .values({
         id: retired.id,
         shopId: shop.id,
-        anonymousId: randomUUID(),
+        anonymousId: retired.anonymousId,
         retiredAt: at,
         createdAt: at,
         updatedAt: at,
@@ -214,6 +214,7 @@ describe("exports through the real worker", () => {
           Array.from({ length: Math.min(500, 2_100 - start) }, (_, index) => ({
             id: newId("item"),
             listId: retired.id,
+            ownerKey: `a:${retired.anonymousId}`,
             shopId: shop.id,
             productId: String(start + index + 1),
             handle: "retired",
