@@ -13,6 +13,8 @@ export default tseslint.config(
       "coverage/",
       "public/build/",
       "extensions/wishlist-theme/assets/",
+      "sdk/dist/",
+      "sdk/src/openapi.ts",
     ],
   },
   js.configs.recommended,

@@ -1,0 +1,119 @@
+import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
+import { errorOf } from "./errors";
+import type { paths } from "./openapi";
+import { retryingFetch, type RetryOptions } from "./retry";
+
+interface Common {
+  /** Retries of network errors, 429 and 503 (default: 3 retries with backoff; `{ retries: 0 }` turns them off). */
+  retry?: RetryOptions;
+  /** The `fetch` to call (default: the global one). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Headers sent with every request (a `User-Agent` naming your app, say, where the runtime allows it). */
+  headers?: Record<string, string>;
+}
+
+/** On a server: the shop's private key `svc_sk_...`, every private operation. Never in a browser. */
+export interface PrivateKeyOptions extends Common {
+  /** The service's address, e.g. `https://wishlist.example` (the client adds `/v1`). */
+  baseUrl: string;
+  privateKey: string;
+}
+
+/** In a browser (a headless storefront): the shop's public key `svc_pk_...` and its domain; storefront operations. */
+export interface PublicKeyOptions extends Common {
+  baseUrl: string;
+  publicKey: string;
+  /** The shop's domain, `example.myshopify.com`. */
+  shop: string;
+}
+
+/**
+ * In theme code on the shop's own domain: requests go through the platform's app proxy, which signs them and
+ * names the logged-in customer; storefront operations, no key.
+ */
+export interface AppProxyOptions extends Common {
+  appProxy: true;
+  /** The proxy's path on the shop's domain (default `/apps/service`). */
+  baseUrl?: string;
+}
+
+export type WishlistClientOptions = PrivateKeyOptions | PublicKeyOptions | AppProxyOptions;
+
+/**
+ * The typed client: `GET`, `POST`, `PATCH`, `PUT`, `DELETE` on the paths of the API document (under `/v1`), with
+ * typed parameters, bodies and answers (openapi-fetch). An answer that is not a success throws a
+ * `WishlistApiError`; every call takes `signal` (an `AbortSignal`).
+ */
+export type WishlistClient = Client<paths, `${string}/${string}`>;
+
+const inBrowser = () =>
+  typeof (globalThis as { document?: unknown }).document !== "undefined" &&
+  typeof (globalThis as { window?: unknown }).window !== "undefined";
+
+export function createWishlistClient(options: WishlistClientOptions): WishlistClient {
+  const headers: Record<string, string> = { ...options.headers };
+  let baseUrl: string;
+  if ("privateKey" in options) {
+    if (inBrowser()) {
+      throw new Error(
+        "A private key (svc_sk_...) must never reach a browser: anyone could read it and act for the shop. " +
+          "Use the public key and the shop's domain in browser code, the private key on your server only.",
+      );
+    }
+    if (!options.privateKey.startsWith("svc_sk_")) throw new Error("privateKey takes the shop's svc_sk_... key");
+    headers.Authorization = `Bearer ${options.privateKey}`;
+    baseUrl = options.baseUrl;
+  } else if ("publicKey" in options) {
+    if (!options.publicKey.startsWith("svc_pk_")) {
+      throw new Error("publicKey takes the shop's svc_pk_... key (never the private svc_sk_... one)");
+    }
+    if (!options.shop) throw new Error("publicKey needs the shop's domain (shop: 'example.myshopify.com')");
+    headers["X-Service-Public-Key"] = options.publicKey;
+    headers["X-Service-Shop"] = options.shop;
+    baseUrl = options.baseUrl;
+  } else {
+    baseUrl = options.baseUrl ?? "/apps/service";
+  }
+  const client = createFetchClient<paths>({
+    baseUrl: `${baseUrl.replace(/\/+$/, "")}/v1`,
+    fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), options.retry),
+  });
+  const auth: Middleware = {
+    onRequest({ request }) {
+      for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
+      return request;
+    },
+    async onResponse({ response }) {
+      if (!response.ok) throw await errorOf(response);
+      return response;
+    },
+  };
+  client.use(auth);
+  return client as WishlistClient;
+}
+
+/** The `X-Request-Id` of an answer (`const { data, response } = await client.GET(...)`): quote it to support. */
+export function requestIdOf(response: Response): string | null {
+  return response.headers.get("X-Request-Id");
+}
+
+interface Page<T> {
+  data: T[];
+  pageInfo: { nextCursor: string | null };
+}
+
+/**
+ * Every item of a paged operation, page after page until `nextCursor` is null:
+ * `for await (const list of paginate((cursor) => client.GET("/lists", { params: { query: { cursor } } })))`.
+ */
+export async function* paginate<T>(
+  page: (cursor: string | undefined) => Promise<{ data?: Page<T> }>,
+): AsyncGenerator<T, void, undefined> {
+  let cursor: string | undefined;
+  do {
+    const { data } = await page(cursor);
+    if (!data) return;
+    yield* data.data;
+    cursor = data.pageInfo.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+}
