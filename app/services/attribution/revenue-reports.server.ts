@@ -225,6 +225,7 @@ export type ConversionReport = Awaited<ReturnType<typeof conversionReport>>;
 /** Below this share of its saves turned into purchases, a product counts as "saved often, rarely bought". */
 export const RARELY_BOUGHT_RATE = 0.1;
 const DEMAND_CANDIDATES = 200;
+const RARELY_BOUGHT_ROWS = 20;
 
 /**
  * The demand report: the range's most saved products that were rarely bought, and the saved products out of
@@ -236,25 +237,28 @@ export async function demandReport(shopId: string, range: DayRange, { restockLim
     // The rarely bought products and the restock list read different tables: side by side.
     const rarelyBought = async () => {
       const saved = await topProductStats(database(), shopId, from, to, DEMAND_CANDIDATES);
-      const bought = await countConversionLinesOfProducts(
-        database(),
-        shopId,
-        from,
-        to,
-        saved.map((row) => row.productId),
-      );
+      // The savers of the most saved products are read while their purchases are counted: those are usually
+      // the rarely bought ones (the savers of any other that makes the list are read after).
+      const likely = saved.slice(0, RARELY_BOUGHT_ROWS).map((row) => row.productId);
+      const [bought, likelySavers] = await Promise.all([
+        countConversionLinesOfProducts(
+          database(),
+          shopId,
+          from,
+          to,
+          saved.map((row) => row.productId),
+        ),
+        countSaversOfProducts(database(), shopId, likely),
+      ]);
       const rows = saved
         .map((row) => {
           const purchases = bought.get(row.productId) ?? 0;
           return { productId: row.productId, saves: row.adds, purchases, purchaseRate: purchases / row.adds };
         })
         .filter((row) => row.saves > 0 && row.purchaseRate < RARELY_BOUGHT_RATE)
-        .slice(0, 20);
-      const savers = await countSaversOfProducts(
-        database(),
-        shopId,
-        rows.map((row) => row.productId),
-      );
+        .slice(0, RARELY_BOUGHT_ROWS);
+      const others = rows.map((row) => row.productId).filter((productId) => !likely.includes(productId));
+      const savers = new Map([...likelySavers, ...(await countSaversOfProducts(database(), shopId, others))]);
       return rows.map((row) => ({ ...row, savers: savers.get(row.productId) ?? 0 }));
     };
     const [rarely, restock] = await Promise.all([
