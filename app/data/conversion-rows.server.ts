@@ -33,9 +33,13 @@ export function findSavedItemsOfProducts(
   before: Date,
 ): Promise<SavedItemMatch[]> {
   if (productIds.length === 0) return Promise.resolve([]);
+  // From the owner's lists to their items (a cross join with its condition in WHERE, which SQLite reads in the
+  // order written): SQLite's planner, without statistics, read every item of the shop saved before the order by
+  // the (shopId, addedAt, id) index otherwise. PostgreSQL orders the join by its statistics either way.
   return q
-    .selectFrom("Item")
-    .innerJoin("List", "List.id", "Item.listId")
+    .selectFrom("List")
+    .crossJoin("Item")
+    .whereRef("List.id", "=", "Item.listId")
     .select([
       "Item.id",
       "Item.listId",

@@ -30,12 +30,13 @@ export interface ItemInsert extends ItemKey {
 }
 
 /**
- * The owner key of a list, as its items keep it (`Item.ownerKey`, docs/decisions/055-demand-from-the-item-index.md):
- * read from the list in the statement that writes the item, so it cannot differ from the list's. "" for no
- * such list, whose write then fails on the list's foreign key as before.
+ * The owner key of a list of the shop, as its items keep it (`Item.ownerKey`,
+ * docs/decisions/055-demand-from-the-item-index.md): read from the list in the statement that writes the item, so
+ * it cannot differ from the list's. NULL for a list that is not the shop's (none, or another shop's), which the
+ * column refuses: no item can be written onto such a list.
  */
-function ownerKeyOfList(listId: string) {
-  return sql<string>`coalesce((select coalesce('c:' || "customerId", 'a:' || "anonymousId") from "List" where "id" = ${listId}), '')`;
+function ownerKeyOfList(shopId: string, listId: string) {
+  return sql<string>`(select coalesce('c:' || "customerId", 'a:' || "anonymousId") from "List" where "id" = ${listId} and "shopId" = ${shopId})`;
 }
 
 /** A product's title and handle as the shop's catalogue gave them to one of its items. */
@@ -45,17 +46,28 @@ export interface CatalogueTitle {
   catalogueTitleAt: Date;
 }
 
-/** Which products sit on each of the lists (the storefront's hearts and list picker), newest first. */
-export function findProductsOfLists(q: Queryable, shopId: string, listIds: readonly string[]) {
-  if (listIds.length === 0) return Promise.resolve([]);
-  return q
-    .selectFrom("Item")
-    .select(["id", "listId", "productId", "variantId", "handle"])
-    .where("shopId", "=", shopId)
-    .where("listId", "in", listIds)
-    .orderBy("addedAt", "desc")
-    .orderBy("id", "desc")
-    .execute();
+/**
+ * Which products sit on each of the lists (the storefront's hearts and list picker), newest first. One read of the
+ * (listId, addedAt, id) index per list: given several lists at once, SQLite's planner (without statistics) read
+ * the whole shop's items by the (shopId, addedAt, id) index instead.
+ */
+export async function findProductsOfLists(q: Queryable, shopId: string, listIds: readonly string[]) {
+  const perList = await Promise.all(
+    [...new Set(listIds)].map((listId) =>
+      q
+        .selectFrom("Item")
+        .select(["id", "listId", "productId", "variantId", "handle", "addedAt"])
+        .where("listId", "=", listId)
+        .where("shopId", "=", shopId)
+        .orderBy("addedAt", "desc")
+        .orderBy("id", "desc")
+        .execute(),
+    ),
+  );
+  return perList
+    .flat()
+    .sort((a, b) => b.addedAt.getTime() - a.addedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .map(({ addedAt: _addedAt, ...row }) => row);
 }
 
 /** A list's items, newest first. */
@@ -117,7 +129,7 @@ async function insertValues(q: Queryable, shopId: string, rows: readonly ItemIns
   return rows.map((row) => ({
     id: newId("item"),
     listId: row.listId,
-    ownerKey: ownerKeyOfList(row.listId),
+    ownerKey: ownerKeyOfList(shopId, row.listId),
     shopId,
     productId: row.productId,
     variantId: row.variantId,
@@ -334,7 +346,7 @@ export function updateItemDetails(
 export function moveItem(q: Queryable, shopId: string, itemId: string, listId: string): Promise<ItemRow | undefined> {
   return q
     .updateTable("Item")
-    .set({ listId, ownerKey: ownerKeyOfList(listId) })
+    .set({ listId, ownerKey: ownerKeyOfList(shopId, listId) })
     .where("id", "=", itemId)
     .where("shopId", "=", shopId)
     .returningAll()
@@ -348,7 +360,7 @@ export function moveItem(q: Queryable, shopId: string, itemId: string, listId: s
 export function copyItem(q: Queryable, item: ItemRow, listId: string): Promise<ItemRow | undefined> {
   return q
     .insertInto("Item")
-    .values({ ...item, id: newId("item"), listId, ownerKey: ownerKeyOfList(listId) })
+    .values({ ...item, id: newId("item"), listId, ownerKey: ownerKeyOfList(item.shopId, listId) })
     .onConflict((conflict) => conflict.doNothing())
     .returningAll()
     .executeTakeFirst();
@@ -359,7 +371,7 @@ export async function moveItems(q: Queryable, shopId: string, itemIds: readonly 
   if (itemIds.length === 0) return;
   await q
     .updateTable("Item")
-    .set({ listId, ownerKey: ownerKeyOfList(listId) })
+    .set({ listId, ownerKey: ownerKeyOfList(shopId, listId) })
     .where("shopId", "=", shopId)
     .where("id", "in", itemIds)
     .execute();

@@ -179,6 +179,9 @@ export async function retireList(
   shareToken: "keep" | "drop" | { customerId: string; dropShareToken?: boolean },
 ): Promise<void> {
   const drop = shareToken === "drop" || (typeof shareToken === "object" && shareToken.dropShareToken === true);
+  // A retired list holds no items: the merge has moved or deleted them, and any left go now (the demand report
+  // counts items without reading their lists: docs/decisions/055-demand-from-the-item-index.md).
+  await q.deleteFrom("Item").where("listId", "=", listId).where("shopId", "=", shopId).execute();
   await q
     .updateTable("List")
     .set({

@@ -32,9 +32,10 @@ export interface DaySpan {
  */
 export function coverDays(from: string, to: string): { months: string[]; weeks: string[]; days: DaySpan[] } {
   const cover = { months: [] as string[], weeks: [] as string[], days: [] as DaySpan[] };
-  if (from > to) return cover;
   const start = dayMs(from);
   const end = dayMs(to);
+  if (Number.isNaN(start) || Number.isNaN(end)) throw new RangeError(`not a day: ${from}..${to}`);
+  if (from > to) return cover;
   // Whole months: the first month starting on or after `from`, while it ends by `to`.
   const first = new Date(start);
   let monthStart = first.getUTCDate() === 1 ? start : Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 1);

@@ -186,6 +186,15 @@ describe("identify with named lists", () => {
     const after = await ownerMismatches();
     expect(after.wrong).toBe(0);
     expect(after.items).toBeGreaterThanOrEqual(6);
+    // and the retired guest list holds nothing (the demand report counts items without reading their lists)
+    const onRetired = await database()
+      .selectFrom("Item")
+      .innerJoin("List", "List.id", "Item.listId")
+      .select("Item.id")
+      .where("Item.shopId", "=", shop.id)
+      .where("List.retiredAt", "is not", null)
+      .execute();
+    expect(onRetired).toEqual([]);
     const keys = await database()
       .selectFrom("Item")
       .select("ownerKey")

@@ -118,6 +118,17 @@ describe(`item rows (${engine()})`, () => {
     expect(await findItemsOfList(database(), shop.id, b)).toHaveLength(1);
   });
 
+  it("refuses to put an item on a list of another shop, or on no list", async () => {
+    const { shop } = await shopWithLists("1");
+    const other = await shopWithLists("2");
+    const theirs = other.listIds[0]!;
+    await expect(insertItem(database(), shop.id, row(theirs, "1", new Date()))).rejects.toThrow();
+    await expect(
+      insertItem(database(), shop.id, row("lst_01jd2x6c5ef0q8w3d0s8b2n7k4", "1", new Date())),
+    ).rejects.toThrow();
+    expect(await findItemsOfList(database(), other.shop.id, theirs)).toEqual([]);
+  });
+
   it("finds and changes nothing of another shop", async () => {
     const { shop, listIds } = await shopWithLists("1");
     const other = await createShop();

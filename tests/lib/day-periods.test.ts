@@ -45,6 +45,7 @@ describe("day periods", () => {
       days: [{ from: "2026-11-24", to: "2026-11-27" }],
     });
     expect(coverDays("2026-11-28", "2026-11-27")).toEqual({ months: [], weeks: [], days: [] });
+    expect(() => coverDays("2024-01-01", "2024-13-01")).toThrow(RangeError);
   });
 
   it("sums every day of any range exactly once, in few rows", () => {
