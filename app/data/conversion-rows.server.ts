@@ -22,42 +22,35 @@ export interface SavedItemMatch {
 }
 
 /**
- * The owner's items of these products saved before `before`, on any of their lists (a retired guest list's
- * items too: the guest saved them), oldest save first. The owner is a customer or an anonymous id.
+ * The owner's items of these products saved before `before`, on any of their lists, oldest save first. The owner
+ * is a customer or an anonymous id. Read by the owner key items keep (decision 055) on the
+ * `(shopId, productId, ownerKey, ...)` index: three equalities, which SQLite takes with or without statistics
+ * (with the saved-before condition or an ORDER BY in the statement, it read the shop's whole (shopId, addedAt, id)
+ * range instead; decision 057), so the date and the order are applied here, on the owner's few items.
  */
-export function findSavedItemsOfProducts(
+export async function findSavedItemsOfProducts(
   q: Queryable,
   shopId: string,
   owner: { column: "customerId" | "anonymousId"; value: string },
   productIds: readonly string[],
   before: Date,
 ): Promise<SavedItemMatch[]> {
-  if (productIds.length === 0) return Promise.resolve([]);
-  // From the owner's lists to their items (a cross join with its condition in WHERE, which SQLite reads in the
-  // order written): SQLite's planner, without statistics, read every item of the shop saved before the order by
-  // the (shopId, addedAt, id) index otherwise. PostgreSQL orders the join by its statistics either way.
-  return q
-    .selectFrom("List")
-    .crossJoin("Item")
-    .whereRef("List.id", "=", "Item.listId")
-    .select([
-      "Item.id",
-      "Item.listId",
-      "Item.productId",
-      "Item.variantId",
-      "Item.addedAt",
-      "Item.purchasedAt",
-      "List.customerId",
-      "List.anonymousId",
-    ])
-    .where("List.shopId", "=", shopId)
-    .where(`List.${owner.column}`, "=", owner.value)
-    .where("Item.shopId", "=", shopId)
-    .where("Item.productId", "in", [...productIds])
-    .where("Item.addedAt", "<", before)
-    .orderBy("Item.addedAt")
-    .orderBy("Item.id")
+  if (productIds.length === 0) return [];
+  const rows = await q
+    .selectFrom("Item")
+    .select(["id", "listId", "productId", "variantId", "addedAt", "purchasedAt"])
+    .where("shopId", "=", shopId)
+    .where("ownerKey", "=", owner.column === "customerId" ? `c:${owner.value}` : `a:${owner.value}`)
+    .where("productId", "in", [...productIds])
     .execute();
+  return rows
+    .filter((row) => row.addedAt < before)
+    .sort((a, b) => a.addedAt.getTime() - b.addedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((row) => ({
+      ...row,
+      customerId: owner.column === "customerId" ? owner.value : null,
+      anonymousId: owner.column === "anonymousId" ? owner.value : null,
+    }));
 }
 
 /** The anonymous owner of a guest list (the cart attribute's list id); undefined for another kind of list. */
