@@ -14,7 +14,6 @@ export default tseslint.config(
       "public/build/",
       "extensions/wishlist-theme/assets/",
       "sdk/dist/",
-      "sdk/src/openapi.ts",
     ],
   },
   js.configs.recommended,

@@ -2,7 +2,7 @@
  * `npm run openapi`: writes the API description served at /openapi.json to docs/openapi.json and the
  * TypeScript types of its operations (openapi-typescript) to api-types/openapi.ts, the one module the
  * storefront scripts (theme-script/src/wishlist-client.ts) and the tests' typed client (tests/support/openapi-client.ts) share,
- * and the same types to sdk/src/openapi.ts, which the SDK package builds from (docs/decisions/056-sdk.md).
+ * and the SDK package builds from (its declarations bundle them; docs/decisions/056-sdk.md).
  * `--check` fails when either file is out of date (CI).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,7 +25,6 @@ const types =
 const outputs: Array<[string, string]> = [
   ["docs/openapi.json", json],
   ["api-types/openapi.ts", types],
-  ["sdk/src/openapi.ts", types],
 ];
 if (process.argv.includes("--check")) {
   const stale = outputs.filter(([file, content]) => {

@@ -1,6 +1,6 @@
 import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
 import { errorOf } from "./errors";
-import type { paths } from "./openapi";
+import type { paths } from "../../api-types/openapi";
 import { retryingFetch, type RetryOptions } from "./retry";
 
 interface Common {

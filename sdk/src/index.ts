@@ -15,4 +15,4 @@ export {
 export { isProblem, WishlistApiError, type Problem, type ProblemCode } from "./errors";
 export type { RetryOptions } from "./retry";
 export { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookVerification } from "./webhooks";
-export type { components, operations, paths } from "./openapi";
+export type { components, operations, paths } from "../../api-types/openapi";

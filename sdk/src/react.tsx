@@ -4,7 +4,7 @@
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { WishlistClient } from "./client";
-import type { paths } from "./openapi";
+import type { paths } from "../../api-types/openapi";
 
 /** The shopper's default list, as `GET /storefront/wishlist` answers it. */
 export type Wishlist = paths["/storefront/wishlist"]["get"]["responses"][200]["content"]["application/json"];
