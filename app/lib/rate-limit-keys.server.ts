@@ -45,3 +45,16 @@ async function forget(pattern: string, connection: Redis | undefined): Promise<n
   }
   return removed;
 }
+
+/**
+ * Where a credential's use is counted (app/services/keys/key-usage.server.ts), beside the limiters' counters so
+ * that forgetting a shop's counters forgets these too: requests by the hour, `<prefix>:rl:usage:<shop>:<credential>:<hour>`
+ * (`hour`: whole hours since the epoch), and the last refusal, `<prefix>:rl:limited:<shop>:<credential>`.
+ */
+export function keyUsageKeys(shopId: string, credentialId: string) {
+  const prefix = `${getEnv().REDIS_PREFIX}:rl`;
+  return {
+    hour: (hour: number) => `${prefix}:usage:${shopId}:${credentialId}:${hour}`,
+    limited: `${prefix}:limited:${shopId}:${credentialId}`,
+  };
+}

@@ -29,14 +29,23 @@ import { DomainError } from "~/lib/domain-error";
 import { isId } from "~/lib/ids";
 import { toTimestamp } from "~/lib/time";
 import { apiKeyCreateSchema, createApiKey, listApiKeys, revokeApiKey } from "~/services/keys/api-keys.server";
+import { readKeyUsage, type KeyUsage } from "~/services/keys/key-usage.server";
 import { getShopOverview } from "~/services/shops/shops.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
   const [{ shop }, keys] = await Promise.all([getShopOverview({ shopId }), listApiKeys({ shopId })]);
+  // The public key's calls are counted under the credential id `public` (app/api/v1/context.ts).
+  const usage = await readKeyUsage({ shopId, credentialIds: [PUBLIC_CREDENTIAL, ...keys.map((key) => key.id)] });
   // Never a secret here: only the key's hash is stored, and the page shows a new secret from the action once.
-  return { publicKey: shop.publicKey, keys: keys.map(keyView) };
+  return {
+    publicKey: shop.publicKey,
+    publicUsage: usage?.get(PUBLIC_CREDENTIAL) ?? null,
+    keys: keys.map((key) => ({ ...keyView(key), usage: usage?.get(key.id) ?? null })),
+  };
 };
+
+const PUBLIC_CREDENTIAL = "public";
 
 /** Two forms: `intent=create` (label, as POST /v1/keys) and `intent=revoke` (keyId, as DELETE /v1/keys/{id}). */
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -66,13 +75,13 @@ function keyView(key: ApiKeyRow) {
   };
 }
 
-type KeyView = ReturnType<typeof keyView>;
+type KeyView = ReturnType<typeof keyView> & { usage: KeyUsage | null };
 
 const CREATE_MODAL = "create-key-modal";
 const REVOKE_MODAL = "revoke-key-modal";
 
 export default function ApiKeysPage() {
-  const { publicKey, keys } = useLoaderData<typeof loader>();
+  const { publicKey, publicUsage, keys } = useLoaderData<typeof loader>();
   const [creating, setCreating] = useState(false);
   // A new fetcher for each opening of the create modal: closing it drops the last answer, and the secret with it.
   const [createRound, setCreateRound] = useState(0);
@@ -98,6 +107,7 @@ export default function ApiKeysPage() {
               </Text>
               <CopyButton value={publicKey} accessibilityLabel={t("keys.public.copy")} />
             </InlineStack>
+            <PublicKeyUsage usage={publicUsage} />
           </HeadedCard>
         </Layout.Section>
         <Layout.Section>
@@ -127,7 +137,8 @@ function PrivateKeys({
   onCreate: () => void;
   onRevoke: (key: KeyView) => void;
 }) {
-  const { t, dateTime } = useI18n();
+  const { t, dateTime, locale } = useI18n();
+  const number = (value: number) => value.toLocaleString(locale);
   if (keys.length === 0) {
     return (
       <Card>
@@ -151,11 +162,13 @@ function PrivateKeys({
         </div>
         <DataTable
           verticalAlign="middle"
-          columnContentTypes={["text", "text", "text", "text", "text"]}
+          columnContentTypes={["text", "text", "text", "numeric", "text", "text", "text"]}
           headings={[
             t("keys.column.label"),
             t("keys.column.created"),
             t("keys.column.lastUsed"),
+            t("keys.column.requests24h"),
+            t("keys.column.lastLimited"),
             t("keys.column.status"),
             t("keys.column.actions"),
           ]}
@@ -163,6 +176,8 @@ function PrivateKeys({
             key.label,
             key.createdAt ? dateTime(key.createdAt) : "",
             key.lastUsedAt ? dateTime(key.lastUsedAt) : t("keys.never"),
+            key.usage ? number(key.usage.requests24h) : t("keys.usageUnavailable"),
+            key.usage ? (key.usage.lastRateLimitedAt ? dateTime(key.usage.lastRateLimitedAt) : t("keys.never")) : "",
             key.revokedAt ? (
               <InlineStack gap="200" blockAlign="center">
                 <Badge>{t("keys.revoked")}</Badge>
@@ -188,6 +203,27 @@ function PrivateKeys({
         />
       </BlockStack>
     </Card>
+  );
+}
+
+/** The public key's use: the storefront calls of headless storefronts in the last 24 hours, and its last 429. */
+function PublicKeyUsage({ usage }: { usage: KeyUsage | null }) {
+  const { t, dateTime, locale } = useI18n();
+  const number = (value: number) => value.toLocaleString(locale);
+  if (!usage) {
+    return (
+      <Text as="p" tone="subdued">
+        {t("keys.usageUnavailable")}
+      </Text>
+    );
+  }
+  return (
+    <Text as="p" tone="subdued">
+      {t("keys.public.usage", {
+        requests: number(usage.requests24h),
+        limited: usage.lastRateLimitedAt ? dateTime(usage.lastRateLimitedAt) : t("keys.neverLimited"),
+      })}
+    </Text>
   );
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { FrameLocator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import {
@@ -94,8 +95,8 @@ describe("the API keys page", () => {
     await page.reload();
     await waitForHydration(page);
     await row(app, "Storefront server").waitFor({ timeout: 90_000 });
-    // Used once (above): the last use is shown instead of "Never"
-    expect(await row(app, "Storefront server").textContent()).toMatch(/UTC.*UTC.*Active/);
+    // Used once (above): the last use is shown instead of "Never", one request in 24 hours, and no 429
+    expect(await row(app, "Storefront server").textContent()).toMatch(/UTC.*UTC1Never.*Active/);
     expect(await everythingOnThePage(page)).not.toContain(secret);
 
     // Revoke asks first: cancelling leaves the key working
@@ -122,6 +123,31 @@ describe("the API keys page", () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expectNoPageErrors(page);
     await screenshot(page, "keys");
+    await context.close();
+  }, 180_000);
+
+  it("shows the public key's requests in the last 24 hours and its last 429", async () => {
+    // GIVEN a headless storefront that calls 61 times in a minute for one shopper: the 61st is refused
+    const aid = randomUUID();
+    const statuses: number[] = [];
+    for (let index = 0; index < 61; index++) {
+      const response = await fetch(`${stack.appUrl}/v1/storefront/wishlist?aid=${aid}`, {
+        headers: { "X-Service-Shop": stack.shop.domain, "X-Service-Public-Key": stack.shop.publicKey },
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses.filter((status) => status === 429)).toHaveLength(1);
+    expect(statuses.at(-1)).toBe(429);
+
+    // THEN the page counts all 61 and shows when the key was last refused
+    const { context, page, app } = await stack.openAdmin("/keys");
+    await waitForHydration(page);
+    const usage = app.getByText("Requests in the last 24 hours:");
+    await expect
+      .poll(async () => (await usage.count()) > 0 && usage.textContent(), { timeout: 90_000 })
+      .toMatch(/Requests in the last 24 hours: 61\. Last refused for its rate limit \(429\): .+ UTC\./);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expectNoPageErrors(page);
     await context.close();
   }, 180_000);
 });

@@ -34,7 +34,8 @@ response carries \`X-RateLimit-Limit-<Bucket>\`, \`X-RateLimit-Remaining-<Bucket
 \`X-RateLimit-Reset-<Bucket>\` (seconds until the window resets; \`<Bucket>\` is \`Shop\`, \`Shopper\` or
 \`Address\`) for each bucket it was counted in, and the IETF fields \`RateLimit-Policy: "shop";q=600;w=60\` and
 \`RateLimit: "shop";r=<remaining>;t=<seconds>\` (one entry per bucket). Over the limit: 429 \`rate-limited\` with
-\`Retry-After\`. Each operation lists these headers on its responses.
+\`Retry-After\`. Each operation lists these headers on its responses. Each bucket, with examples of the SDK's
+handling: docs/rate-limits.md.
 
 **Deprecation**: a deprecated operation is marked \`deprecated\` here and answers with \`Deprecation: @<unix
 time>\`, \`Sunset: <HTTP date>\` when it has an end date, and \`Link: <changelog>; rel="deprecation"\`, at

@@ -5,6 +5,7 @@ import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { rateLimitKey, rateLimitPrefix, type RateLimitBucket } from "~/lib/rate-limit-keys.server";
 import { getRateLimitRedis, whenRedisReady } from "~/redis.server";
+import { recordKeyUse } from "~/services/keys/key-usage.server";
 import type { V1Env } from "./context";
 import { shopperOf } from "./shopper.server";
 
@@ -18,6 +19,7 @@ import { shopperOf } from "./shopper.server";
  *    /v1/storefront/*, within the shop: the one a client cannot escape by rotating its anonymous id.
  * Headers name the bucket: X-RateLimit-{Limit,Remaining,Reset}-{Shop|Shopper|Address}, plus the IETF
  * RateLimit-Policy / RateLimit fields listing every bucket the request was counted in.
+ * Each request also counts toward its credential's use (services/keys/key-usage.server.ts: the API keys page).
  */
 type Bucket = RateLimitBucket;
 
@@ -126,6 +128,7 @@ export function rateLimit(
         counts.push({ bucket, remaining: result.remainingPoints, resetSeconds });
       }
     });
+    recordKeyUse({ shopId: caller.shopId, credentialId: caller.credentialId, limited: refused.length > 0 });
     if (refused.length > 0) {
       const headers = new Headers({ "Retry-After": String(retryAfter) });
       setHeaders(headers, counts);

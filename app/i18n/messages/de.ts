@@ -441,6 +441,12 @@ export const de: Messages = {
   "keys.column.status": "Status",
   "keys.column.actions": "Aktionen",
   "keys.never": "Nie",
+  "keys.column.requests24h": "Anfragen (24 h)",
+  "keys.column.lastLimited": "Letzte 429",
+  "keys.public.usage":
+    "Anfragen in den letzten 24 Stunden: {requests}. Zuletzt wegen des Ratenlimits abgelehnt (429): {limited}.",
+  "keys.neverLimited": "nicht in den letzten 30 Tagen",
+  "keys.usageUnavailable": "Nutzung nicht verfügbar (Redis antwortet nicht)",
   "keys.revoked": "Widerrufen",
   "keys.active": "Aktiv",
   "keys.revoke": "Widerrufen",

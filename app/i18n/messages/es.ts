@@ -437,6 +437,12 @@ export const es: Messages = {
   "keys.column.status": "Estado",
   "keys.column.actions": "Acciones",
   "keys.never": "Nunca",
+  "keys.column.requests24h": "Solicitudes (24 h)",
+  "keys.column.lastLimited": "Último 429",
+  "keys.public.usage":
+    "Solicitudes en las últimas 24 horas: {requests}. Último rechazo por límite de frecuencia (429): {limited}.",
+  "keys.neverLimited": "ninguno en los últimos 30 días",
+  "keys.usageUnavailable": "Uso no disponible (Redis no responde)",
   "keys.revoked": "Revocada",
   "keys.active": "Activa",
   "keys.revoke": "Revocar",

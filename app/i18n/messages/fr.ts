@@ -442,6 +442,12 @@ export const fr: Messages = {
   "keys.column.status": "Statut",
   "keys.column.actions": "Actions",
   "keys.never": "Jamais",
+  "keys.column.requests24h": "Requêtes (24 h)",
+  "keys.column.lastLimited": "Dernier 429",
+  "keys.public.usage":
+    "Requêtes des dernières 24 heures : {requests}. Dernier refus pour sa limite de débit (429) : {limited}.",
+  "keys.neverLimited": "aucun depuis 30 jours",
+  "keys.usageUnavailable": "Utilisation indisponible (Redis ne répond pas)",
   "keys.revoked": "Révoquée",
   "keys.active": "Active",
   "keys.revoke": "Révoquer",

@@ -1,0 +1,78 @@
+/**
+ * Each credential's use, as the admin's API keys page shows it (issue 31): requests in the last 24 hours and the
+ * last 429, counted by the rate limiter for the credential that made the call, per shop.
+ */
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { forgetShopRateLimits } from "~/lib/rate-limit-keys.server";
+import { createApiKey } from "~/services/keys/api-keys.server";
+import { readKeyUsage, recordKeyUse } from "~/services/keys/key-usage.server";
+import { createShopWithKey } from "../factories";
+import { apiHarness } from "../support/harness";
+import { until } from "../support/poll";
+
+// The storefront limit as shipped (60 a minute per shopper), whatever the environment says.
+delete process.env.RATE_LIMIT_STOREFRONT_PER_MINUTE;
+
+const { callsOf } = await apiHarness();
+
+/** Polls until the credential's usage matches (the count is written after the answer, never awaited). */
+async function usageOf(shopId: string, credentialId: string, expected: number) {
+  return until(
+    async () => (await readKeyUsage({ shopId, credentialIds: [credentialId] }))!.get(credentialId)!,
+    (usage) => usage.requests24h === expected,
+    `${expected} requests counted for ${credentialId}`,
+  );
+}
+
+describe("a credential's use", () => {
+  it("counts each private key's calls apart, within its shop only", async () => {
+    const { shop, secret, key } = await createShopWithKey();
+    const second = await createApiKey({ shopId: shop.id, label: "second" });
+    const first = callsOf({ shop, secret });
+    const other = callsOf({ shop, secret: second.secret });
+    for (let index = 0; index < 5; index++) expect((await first.privateCall("/shop")).status).toBe(200);
+    expect((await other.privateCall("/keys")).status).toBe(200);
+
+    expect(await usageOf(shop.id, key.id, 5)).toEqual({ requests24h: 5, lastRateLimitedAt: null });
+    expect(await usageOf(shop.id, second.key.id, 1)).toEqual({ requests24h: 1, lastRateLimitedAt: null });
+    // Another shop asking for this key's id reads nothing of it.
+    const { shop: stranger } = await createShopWithKey();
+    const read = await readKeyUsage({ shopId: stranger.id, credentialIds: [key.id] });
+    expect(read!.get(key.id)).toEqual({ requests24h: 0, lastRateLimitedAt: null });
+    // Refused before the limiter (a wrong key): counted for no one.
+    const wrong = callsOf({ shop, secret: `${secret}x` });
+    expect((await wrong.privateCall("/shop")).status).toBe(401);
+    expect(await usageOf(shop.id, key.id, 5)).toEqual({ requests24h: 5, lastRateLimitedAt: null });
+  });
+
+  it("counts the public key's refused calls too, and remembers the last 429", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const { publicCall } = callsOf({ shop, secret });
+    const aid = randomUUID();
+    const before = Date.now();
+    for (let index = 0; index < 60; index++) {
+      expect((await publicCall(`/storefront/wishlist?aid=${aid}`)).status).toBe(200);
+    }
+    expect((await usageOf(shop.id, "public", 60)).lastRateLimitedAt).toBeNull();
+    expect((await publicCall(`/storefront/wishlist?aid=${aid}`)).status).toBe(429);
+    const usage = await usageOf(shop.id, "public", 61);
+    const limitedAt = Date.parse(usage.lastRateLimitedAt!);
+    expect(limitedAt).toBeGreaterThanOrEqual(before);
+    expect(limitedAt).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("reads the current hour and the 23 before it, and forgets a shop's figures with its rate limits", async () => {
+    const { shop } = await createShopWithKey();
+    const now = Date.now();
+    const hour = 3_600_000;
+    recordKeyUse({ shopId: shop.id, credentialId: "public", limited: false }, now - 23 * hour);
+    recordKeyUse({ shopId: shop.id, credentialId: "public", limited: false }, now - 24 * hour);
+    recordKeyUse({ shopId: shop.id, credentialId: "public", limited: false }, now);
+    // The 24-hours-old one falls outside; the one 23 hours old and the one now are read.
+    expect(await usageOf(shop.id, "public", 2)).toEqual({ requests24h: 2, lastRateLimitedAt: null });
+
+    expect(await forgetShopRateLimits(shop.id)).toBeGreaterThanOrEqual(3);
+    expect(await usageOf(shop.id, "public", 0)).toEqual({ requests24h: 0, lastRateLimitedAt: null });
+  });
+});
