@@ -78,14 +78,15 @@ export function createWishlistClient(options: WishlistClientOptions): WishlistCl
     baseUrl: `${baseUrl.replace(/\/+$/, "")}/v1`,
     fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), options.retry),
   });
+  // Neither hook returns what it was given: openapi-fetch checks a returned value with `instanceof` against the
+  // global Request/Response, which a host may have replaced since the fetch made it (@hono/node-server and Remix's
+  // installGlobals do), and would then refuse an answer it only had to pass on.
   const auth: Middleware = {
     onRequest({ request }) {
       for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
-      return request;
     },
     async onResponse({ response }) {
       if (!response.ok) throw await errorOf(response);
-      return response;
     },
   };
   client.use(auth);

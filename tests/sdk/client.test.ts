@@ -6,6 +6,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Response as UndiciResponse } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createWishlistClient,
@@ -106,6 +107,29 @@ describe("calling modes", () => {
     );
     expect(() => createWishlistClient({ baseUrl, privateKey: "svc_pk_public" })).toThrow(/svc_sk_/);
     expect(() => createWishlistClient({ baseUrl, publicKey: "svc_pk_x", shop: "" })).toThrow(/domain/);
+  });
+
+  it("passes on answers of another Response class than the global one (a host that replaced it)", async () => {
+    // @hono/node-server and Remix's installGlobals replace globalThis.Response in Node; the npm undici's class is
+    // such another class.
+    const { shop, secret } = await createShopWithKey();
+    const client = createWishlistClient({
+      baseUrl,
+      privateKey: secret,
+      fetch: async (request) => {
+        const answer = await fetch(request);
+        const body = await answer.arrayBuffer();
+        return new UndiciResponse(body, {
+          status: answer.status,
+          headers: [...answer.headers],
+        }) as unknown as Response;
+      },
+    });
+    expect((await client.GET("/shop")).data?.domain).toBe(shop.domain);
+    const missing = await client
+      .GET("/lists/{id}", { params: { path: { id: "lst_01jd2x6c5ef0q8w3d0s8b2n7k4" } } })
+      .catch((error: unknown) => error);
+    expect(missing).toMatchObject({ status: 404, code: "not-found" });
   });
 
   it("sends app proxy calls under the proxy's path on the shop's domain, with no key", async () => {
