@@ -96,7 +96,7 @@ export function WishlistProvider({ client, anonymousId, children }: WishlistProv
 
   const toggle = useCallback(
     async (product: ProductRef) => {
-      // One toggle of a product at a time: a second click while the first is in flight does nothing.
+      // One toggle of a product at a time: a second click while the API has not answered the first does nothing.
       if (pending.current.has(product.productId)) return;
       pending.current.add(product.productId);
       const before = current.current;
@@ -112,9 +112,6 @@ export function WishlistProvider({ client, anonymousId, children }: WishlistProv
             ...(product.title ? { title: product.title } : {}),
           },
         });
-        const { data } = await client.GET("/storefront/wishlist", { params: { query } });
-        show((data as Wishlist | undefined) ?? null);
-        setError(null);
       } catch (failure) {
         // Rolled back: this product as it was before the toggle (other toggles since then kept).
         const now = current.current;
@@ -125,8 +122,20 @@ export function WishlistProvider({ client, anonymousId, children }: WishlistProv
           show({ ...now, items, count: items.length });
         }
         setError(failure);
+        return;
       } finally {
+        // The product can be toggled again as soon as the API has answered, not only once the list is read again.
         pending.current.delete(product.productId);
+      }
+      setError(null);
+      // The list as the API keeps it (item ids, titles, availability), unless another toggle is still in flight:
+      // its optimistic state would be overwritten by a list read before it was applied.
+      if (pending.current.size > 0) return;
+      try {
+        const { data } = await client.GET("/storefront/wishlist", { params: { query } });
+        if (pending.current.size === 0 && data) show(data as Wishlist);
+      } catch {
+        // The toggle is applied and shown; the next read brings the API's details.
       }
     },
     [client, query, show],
