@@ -14,18 +14,10 @@ import { updateShopSettings } from "~/services/shops/shops.server";
 import { ROOT } from "../../scripts/lib/databases";
 import { chromiumPath, CHROMIUM_ARGS } from "../../scripts/lib/chromium";
 import { createShopWithKey } from "../factories";
-import { until } from "../support/poll";
-import { freePort, startProcess } from "../support/processes";
+import { useWebProcess } from "../support/web-process";
 import { countItems } from "../support/wishlist-rows";
 
-const port = await freePort();
-const web = startProcess("server/index.ts", {
-  NODE_ENV: "test",
-  PORT: String(port),
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
-});
-const baseUrl = `http://127.0.0.1:${port}`;
+const { baseUrl } = await useWebProcess();
 
 // The storefront's origin: a page and the SDK bundled as a storefront's build would (esbuild, from sdk/dist).
 const bundle = await build({
@@ -51,15 +43,6 @@ const origin = `http://127.0.0.1:${(storefront.address() as AddressInfo).port}`;
 let browser: Browser;
 let page: Page;
 beforeAll(async () => {
-  await until(
-    () =>
-      fetch(`${baseUrl}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      ),
-    Boolean,
-    "the web process answering /healthz",
-  );
   browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   page = await browser.newPage();
   await page.goto(origin);
@@ -69,7 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await new Promise<void>((resolve) => storefront.close(() => resolve()));
-  await web.stop();
 });
 
 type Sdk = typeof import("../../sdk/src/index");

@@ -15,17 +15,10 @@ import { ROOT } from "../../scripts/lib/databases";
 import { chromiumPath, CHROMIUM_ARGS } from "../../scripts/lib/chromium";
 import { createShopWithKey } from "../factories";
 import { until } from "../support/poll";
-import { freePort, startProcess } from "../support/processes";
+import { useWebProcess } from "../support/web-process";
 import { countItems } from "../support/wishlist-rows";
 
-const port = await freePort();
-const web = startProcess("server/index.ts", {
-  NODE_ENV: "test",
-  PORT: String(port),
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
-});
-const baseUrl = `http://127.0.0.1:${port}`;
+const { baseUrl } = await useWebProcess();
 
 // A storefront's page, built as a storefront's build would: React, the client and the bindings from sdk/dist.
 const APP = `
@@ -94,21 +87,11 @@ const origin = `http://127.0.0.1:${(storefront.address() as AddressInfo).port}`;
 
 let browser: Browser;
 beforeAll(async () => {
-  await until(
-    () =>
-      fetch(`${baseUrl}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      ),
-    Boolean,
-    "the web process answering /healthz",
-  );
   browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
   await new Promise<void>((resolve) => storefront.close(() => resolve()));
-  await web.stop();
 });
 
 /** A guest's page of a new shop whose headless origins include the storefront's. */

@@ -7,7 +7,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Response as UndiciResponse } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   createWishlistClient,
   isProblem,
@@ -18,7 +18,7 @@ import {
 } from "../../sdk/src/index";
 import { createList, createShopWithKey } from "../factories";
 import { until } from "../support/poll";
-import { freePort, startProcess } from "../support/processes";
+import { useWebProcess } from "../support/web-process";
 import { useWorker } from "../support/worker";
 import { startReceiver } from "../services/webhooks/receiver";
 import { countItems, eventsOf } from "../support/wishlist-rows";
@@ -30,28 +30,7 @@ Object.assign(process.env, {
 });
 useWorker();
 
-const port = await freePort();
-const web = startProcess("server/index.ts", {
-  NODE_ENV: "test",
-  PORT: String(port),
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
-});
-const baseUrl = `http://127.0.0.1:${port}`;
-beforeAll(async () => {
-  await until(
-    () =>
-      fetch(`${baseUrl}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      ),
-    Boolean,
-    "the web process answering /healthz",
-  );
-});
-afterAll(async () => {
-  await web.stop();
-});
+const { baseUrl } = await useWebProcess();
 
 /** A local HTTP server answering as `respond` says, counting requests; closed at the end of the file. */
 async function scripted(respond: (req: IncomingMessage, res: ServerResponse, index: number) => void) {

@@ -5,7 +5,7 @@
  * fails if any operation the server documents was not called, so a new operation joins this file with its call.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { insertComplianceRequest } from "~/data/compliance-rows.server";
 import { database } from "~/data/database.server";
 import { getEnv, resetEnvCache } from "~/env.server";
@@ -13,7 +13,8 @@ import { newId } from "~/lib/ids";
 import { createWishlistClient, paginate, type WishlistClient } from "../../sdk/src/index";
 import { createShopWithKey } from "../factories";
 import { until } from "../support/poll";
-import { freePort, startProcess } from "../support/processes";
+import { freePort } from "../support/processes";
+import { useWebProcess } from "../support/web-process";
 import { useWorker } from "../support/worker";
 import { startReceiver } from "../services/webhooks/receiver";
 import { connectToPlatform } from "../services/transfers/helpers";
@@ -40,28 +41,11 @@ const platform = await startPlatformStandIn({
 });
 process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
 resetEnvCache();
-const web = startProcess("server/index.ts", {
-  NODE_ENV: "test",
-  PORT: String(port),
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
-});
+await useWebProcess({ port });
 const receiver = await startReceiver();
 
-beforeAll(async () => {
-  await until(
-    () =>
-      fetch(`${baseUrl}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      ),
-    Boolean,
-    "the web process answering /healthz",
-  );
-}, 120_000);
 afterAll(async () => {
   await receiver.close();
-  await web.stop();
   await platform.close();
 });
 
