@@ -13,7 +13,7 @@ export const EXAMPLE_DIRS = ["docs/getting-started", "docs/recipes"].map((dir) =
 
 const LANGUAGES: Record<string, string> = { ".ts": "ts", ".sh": "sh" };
 // The lazy `??`: an empty block (a new marker's) ends at its own closing fence, not at the next block's.
-const BLOCK = /<!-- file: (\S+) -->\n\n```[^\n]*\n(?:[\s\S]*?\n)??```/g;
+const BLOCK = /^<!-- file: (\S+) -->\n\n```[^\n]*\n(?:[\s\S]*?\n)??```/gm;
 
 /** Every Markdown file under docs/, by absolute path. */
 export function markdownFiles(dir = DOCS_DIR): string[] {
@@ -40,7 +40,7 @@ export function exampleFiles(): string[] {
 export function embedExamples(markdownFile: string): { text: string; shown: string[] } {
   const shown: string[] = [];
   const markdown = readFileSync(markdownFile, "utf8");
-  const markers = markdown.match(/<!-- file:/g)?.length ?? 0;
+  const markers = markdown.match(/^<!-- file:/gm)?.length ?? 0;
   const text = markdown.replace(BLOCK, (_block, relative: string) => {
     const file = path.resolve(path.dirname(markdownFile), relative);
     shown.push(file);

@@ -91,8 +91,13 @@ export async function runExampleOk(
 
 /** The variables of a `.env` file (KEY=value lines), as `node --env-file` reads them. */
 export function readEnvFile(file: string): Record<string, string> {
+  return readEnvText(readFileSync(file, "utf8"));
+}
+
+/** The variables of KEY=value lines (a later line wins, as with `node --env-file`). */
+export function readEnvText(text: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const line of readFileSync(file, "utf8").split("\n")) {
+  for (const line of text.split("\n")) {
     const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
     if (match) env[match[1]!] = match[2]!;
   }
