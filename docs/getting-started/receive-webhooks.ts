@@ -4,7 +4,8 @@ import { createServer } from "node:http";
 import { verifyWebhook } from "@wishlist-service/sdk/webhooks";
 
 const port = Number(process.env.PORT ?? 4000);
-const secret = process.env.WEBHOOK_SECRET!;
+const secret = process.env.WEBHOOK_SECRET;
+if (!secret) throw new Error("WEBHOOK_SECRET is not set: register the endpoint first (register-webhook.ts)");
 
 createServer(async (request, response) => {
   // Verify the raw bytes as they came, before parsing anything.

@@ -1,6 +1,8 @@
 // Keeps a CRM's copy of the shop's customer wishlists.
-//   npx tsx --env-file=.env crm-sync.ts full     pages through every list once (first run, then nightly)
-//   npx tsx --env-file=.env crm-sync.ts listen   applies each change the webhooks announce, as it happens
+// Pages through every list once (at the start, then nightly):
+//   npx tsx --env-file=.env crm-sync.ts full
+// Applies each change the webhooks announce, as it happens:
+//   npx tsx --env-file=.env --env-file=crm.env crm-sync.ts listen
 import { createServer } from "node:http";
 import { createWishlistClient, isProblem, paginate } from "@wishlist-service/sdk";
 import { verifyWebhook } from "@wishlist-service/sdk/webhooks";
@@ -99,8 +101,11 @@ function listen(port: number, secret: string) {
 
 const command = process.argv[2];
 if (command === "full") await fullSync();
-else if (command === "listen") listen(Number(process.env.PORT ?? 4001), process.env.WEBHOOK_SECRET!);
-else {
+else if (command === "listen") {
+  const secret = process.env.WEBHOOK_SECRET;
+  if (!secret) throw new Error("WEBHOOK_SECRET is not set: register the endpoint first (register-webhook.ts)");
+  listen(Number(process.env.PORT ?? 4001), secret);
+} else {
   console.error("usage: crm-sync.ts full | listen");
   process.exitCode = 2;
 }

@@ -1,10 +1,11 @@
 // A webhook receiver for a Node server: the raw body, verified; each event taken once (by its id); the 2xx
-// answer before the work. Run: npx tsx --env-file=.env node-receiver.ts
+// answer before the work. Run: npx tsx --env-file=.env --env-file=node-receiver.env node-receiver.ts
 import { createServer } from "node:http";
 import { verifyWebhook, type WebhookEvent } from "@wishlist-service/sdk/webhooks";
 
 const port = Number(process.env.PORT ?? 4002);
-const secret = process.env.WEBHOOK_SECRET!;
+const secret = process.env.WEBHOOK_SECRET;
+if (!secret) throw new Error("WEBHOOK_SECRET is not set: register the endpoint first (register-webhook.ts)");
 const MAX_BODY_BYTES = 1024 * 1024; // a delivery is a few KB
 
 // Ids of the events taken. A retry or a redelivery carries the same id. In production: a table with a unique
