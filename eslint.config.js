@@ -26,6 +26,11 @@ export default tseslint.config(
     },
   },
   {
+    // The guide's and the recipes' programs talk to the reader on the console.
+    files: ["docs/**/*.ts"],
+    rules: { "no-console": "off" },
+  },
+  {
     files: ["**/*.cjs"],
     languageOptions: { sourceType: "commonjs" },
   },

@@ -75,14 +75,15 @@ export default defineConfig({
         },
       },
       // Browser tests (tests/e2e) run on SQLite only: the pages call the same services whose every
-      // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md). Nor do
-      // the files that touch no database run twice.
+      // statement the rest of the suite runs on both engines (docs/decisions/018-local-admin.md). So do the
+      // docs' examples (tests/docs), which call the API as a reader's programs do
+      // (docs/decisions/060-runnable-docs.md). Nor do the files that touch no database run twice.
       {
         extends: true,
         test: {
           name: "postgres",
           env: { TEST_DATABASE: "postgres" },
-          exclude: [...configDefaults.exclude, "tests/e2e/**", ...ENGINE_FREE],
+          exclude: [...configDefaults.exclude, "tests/e2e/**", "tests/docs/**", ...ENGINE_FREE],
         },
       },
     ],

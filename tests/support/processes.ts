@@ -47,10 +47,14 @@ export async function killChild(child: ChildProcess, { group = false } = {}): Pr
 
 /**
  * Starts one of our entry points as a real process: the web and worker processes compiled, as production
- * runs them (scripts/lib/processes.ts), any other script through tsx.
+ * runs them (scripts/lib/processes.ts), any other script through tsx (with `args` after it).
  */
-export function startProcess(script: string, env: Record<string, string | undefined>): RunningProcess {
-  const child = spawn(process.execPath, nodeArguments(script), {
+export function startProcess(
+  script: string,
+  env: Record<string, string | undefined>,
+  args: readonly string[] = [],
+): RunningProcess {
+  const child = spawn(process.execPath, [...nodeArguments(script), ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

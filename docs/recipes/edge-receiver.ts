@@ -1,0 +1,51 @@
+// A webhook receiver for an edge runtime: a fetch(request) handler on Web Crypto, in the module form of
+// Cloudflare Workers. The same receiveWebhook runs in any runtime that hands you a Request.
+import { verifyWebhook, type WebhookEvent } from "@wishlist-service/sdk/webhooks";
+
+/** What the worker is given: the endpoint's secret and a key-value store of the event ids taken. */
+export interface Env {
+  WEBHOOK_SECRET: string;
+  SEEN: {
+    get(key: string): Promise<string | null>;
+    put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
+  };
+}
+
+/** Keeps work running after the response (Cloudflare's ctx.waitUntil, Vercel's waitUntil). */
+export interface Context {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+const THIRTY_DAYS_SECONDS = 30 * 24 * 60 * 60; // the service keeps events, and can redeliver them, that long
+
+// Your work, after the answer.
+async function handle(event: WebhookEvent) {
+  console.log(`handled ${event.type} ${event.id}`);
+}
+
+export async function receiveWebhook(request: Request, env: Env, context: Context): Promise<Response> {
+  if (request.method !== "POST" || new URL(request.url).pathname !== "/webhooks") {
+    return new Response(null, { status: 404 });
+  }
+  // The raw bytes, as sent: the signature covers them, not a re-serialised parse.
+  const body = new Uint8Array(await request.arrayBuffer());
+  const result = await verifyWebhook(body, request.headers.get("X-Service-Signature"), env.WEBHOOK_SECRET);
+  if (!result.ok) {
+    console.log(`refused: ${result.reason}`);
+    return new Response(null, { status: 400 });
+  }
+  const { event } = result;
+  // A KV store is eventually consistent: two deliveries of one event in the same second may both pass.
+  // Where that matters, take the id in a Durable Object or a database with a unique index instead.
+  if ((await env.SEEN.get(event.id)) !== null) {
+    console.log(`duplicate ${event.id}`);
+    return new Response(null, { status: 200 });
+  }
+  await env.SEEN.put(event.id, "1", { expirationTtl: THIRTY_DAYS_SECONDS });
+  console.log(`accepted ${event.type} ${event.id}`);
+  context.waitUntil(handle(event).catch((error) => console.error(`${event.id} failed: ${error}`)));
+  return new Response(null, { status: 204 });
+}
+
+// Cloudflare Workers calls the default export's fetch.
+export default { fetch: receiveWebhook };
