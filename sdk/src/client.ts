@@ -50,6 +50,12 @@ const inBrowser = () =>
   typeof (globalThis as { document?: unknown }).document !== "undefined" &&
   typeof (globalThis as { window?: unknown }).window !== "undefined";
 
+/** What a wrong key option was, without printing a secret: an unset environment variable shows as `undefined`. */
+function describe(value: unknown): string {
+  if (typeof value !== "string") return String(value);
+  return value === "" ? "an empty string" : `a string starting ${JSON.stringify(value.slice(0, 7))}`;
+}
+
 export function createWishlistClient(options: WishlistClientOptions): WishlistClient {
   const headers: Record<string, string> = { ...options.headers };
   let baseUrl: string;
@@ -60,12 +66,16 @@ export function createWishlistClient(options: WishlistClientOptions): WishlistCl
           "Use the public key and the shop's domain in browser code, the private key on your server only.",
       );
     }
-    if (!options.privateKey.startsWith("svc_sk_")) throw new Error("privateKey takes the shop's svc_sk_... key");
+    if (typeof options.privateKey !== "string" || !options.privateKey.startsWith("svc_sk_")) {
+      throw new Error(`privateKey takes the shop's svc_sk_... key (got ${describe(options.privateKey)})`);
+    }
     headers.Authorization = `Bearer ${options.privateKey}`;
     baseUrl = options.baseUrl;
   } else if ("publicKey" in options) {
-    if (!options.publicKey.startsWith("svc_pk_")) {
-      throw new Error("publicKey takes the shop's svc_pk_... key (never the private svc_sk_... one)");
+    if (typeof options.publicKey !== "string" || !options.publicKey.startsWith("svc_pk_")) {
+      throw new Error(
+        `publicKey takes the shop's svc_pk_... key, never the private svc_sk_... one (got ${describe(options.publicKey)})`,
+      );
     }
     if (!options.shop) throw new Error("publicKey needs the shop's domain (shop: 'example.myshopify.com')");
     headers["X-Service-Public-Key"] = options.publicKey;

@@ -86,6 +86,12 @@ describe("calling modes", () => {
     );
     expect(() => createWishlistClient({ baseUrl, privateKey: "svc_pk_public" })).toThrow(/svc_sk_/);
     expect(() => createWishlistClient({ baseUrl, publicKey: "svc_pk_x", shop: "" })).toThrow(/domain/);
+    // An unset environment variable says so; a key in the wrong place is not printed beyond its prefix.
+    const unset = process.env.NO_SUCH_WISHLIST_KEY as string;
+    expect(() => createWishlistClient({ baseUrl, privateKey: unset })).toThrow(/svc_sk_.*got undefined/);
+    expect(() => createWishlistClient({ baseUrl, publicKey: "svc_sk_topsecret", shop: "a.myshopify.com" })).toThrow(
+      /^(?!.*topsecret)/,
+    );
   });
 
   it("passes on answers of another Response class than the global one (a host that replaced it)", async () => {
