@@ -10,6 +10,6 @@ const wishlist = createWishlistClient({
 
 const { data: shop } = await wishlist.GET("/shop");
 // PATCH replaces the whole array: send the origins already there too.
-const headlessOrigins = [...new Set([...shop!.settings.headlessOrigins, origin])];
+const headlessOrigins = [...new Set([...shop.settings.headlessOrigins, origin])];
 const { data: settings } = await wishlist.PATCH("/shop/settings", { body: { headlessOrigins } });
-console.log(`headlessOrigins: ${settings!.headlessOrigins.join(", ")}`);
+console.log(`headlessOrigins: ${settings.headlessOrigins.join(", ")}`);

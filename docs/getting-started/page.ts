@@ -19,9 +19,9 @@ const status = document.querySelector("p")!;
 async function showWishlist() {
   const { data } = await wishlist.GET("/storefront/wishlist", { params: { query: { aid } } });
   list.replaceChildren(
-    ...data!.items.map((item) => Object.assign(document.createElement("li"), { textContent: item.handle })),
+    ...data.items.map((item) => Object.assign(document.createElement("li"), { textContent: item.handle })),
   );
-  status.textContent = `${data!.count} saved`;
+  status.textContent = `${data.count} saved`;
 }
 
 button.addEventListener("click", () => {

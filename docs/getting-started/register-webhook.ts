@@ -13,6 +13,6 @@ const wishlist = createWishlistClient({
 const { data: endpoint } = await wishlist.POST("/webhooks", {
   body: { url, events: events.length > 0 ? (events as EventType[]) : ["item.added", "item.removed"] },
 });
-console.error(`endpoint ${endpoint!.id} receives ${endpoint!.events.join(", ")} at ${endpoint!.url}`);
+console.error(`endpoint ${endpoint.id} receives ${endpoint.events.join(", ")} at ${endpoint.url}`);
 // The secret is shown in this answer only: keep it, every delivery is verified with it.
-console.log(`WEBHOOK_SECRET=${endpoint!.secret}`);
+console.log(`WEBHOOK_SECRET=${endpoint.secret}`);

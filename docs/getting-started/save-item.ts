@@ -16,8 +16,8 @@ const { data: item, response } = await wishlist.POST("/storefront/wishlist/items
   params: { query: { customerId } },
   body: { productId, handle },
 });
-console.log(`${response.status === 201 ? "saved" : "already saved"}: ${item!.id} ${item!.productId} ${item!.handle}`);
+console.log(`${response.status === 201 ? "saved" : "already saved"}: ${item.id} ${item.productId} ${item.handle}`);
 
 const { data: list } = await wishlist.GET("/storefront/wishlist", { params: { query: { customerId } } });
-console.log(`customer ${customerId}, list ${list!.id}, ${list!.count} saved:`);
-for (const saved of list!.items) console.log(`- ${saved.productId} ${saved.handle} (added ${saved.addedAt})`);
+console.log(`customer ${customerId}, list ${list.id}, ${list.count} saved:`);
+for (const saved of list.items) console.log(`- ${saved.productId} ${saved.handle} (added ${saved.addedAt})`);

@@ -27,15 +27,15 @@ const wishlist = createWishlistClient({
 /** Starts an export, waits while the worker writes it, and downloads the file. */
 async function downloadExport(): Promise<string> {
   const { data: accepted } = await wishlist.POST("/exports", { body: { format: "csv" } });
-  const jobId = accepted!.jobId;
+  const jobId = accepted.jobId;
   for (;;) {
     const { data: job } = await wishlist.GET("/exports/{jobId}", { params: { path: { jobId } } });
-    if (job!.status === "failed") throw new Error(`export ${jobId} failed: ${job!.error}`);
-    if (job!.status === "succeeded") {
+    if (job.status === "failed") throw new Error(`export ${jobId} failed: ${job.error}`);
+    if (job.status === "succeeded") {
       // A signed link, valid 24 hours: it needs no key.
-      const file = await fetch(job!.resultUrl!);
+      const file = await fetch(job.resultUrl!);
       if (!file.ok) throw new Error(`export ${jobId}: the download answered ${file.status}`);
-      console.log(`export ${jobId}: ${job!.rowsProcessed} rows`);
+      console.log(`export ${jobId}: ${job.rowsProcessed} rows`);
       return await file.text();
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -22,7 +22,7 @@ const crm = openCrm(process.env.CRM_FILE ?? "crm.json");
 async function syncList(listId: string): Promise<Outcome | "skipped"> {
   let list;
   try {
-    list = (await wishlist.GET("/lists/{id}", { params: { path: { id: listId } } })).data!;
+    list = (await wishlist.GET("/lists/{id}", { params: { path: { id: listId } } })).data;
   } catch (error) {
     if (isProblem(error, "not-found")) return crm.remove(listId);
     throw error;

@@ -1,4 +1,4 @@
-import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
+import createFetchClient, { type FetchResponse, type MaybeOptionalInit, type Middleware } from "openapi-fetch";
 import { errorOf } from "./errors";
 import type { paths } from "../../api-types/openapi";
 import { retryingFetch, type RetryOptions } from "./retry";
@@ -44,7 +44,41 @@ export type WishlistClientOptions = PrivateKeyOptions | PublicKeyOptions | AppPr
  * typed parameters, bodies and answers (openapi-fetch). An answer that is not a success throws a
  * `WishlistApiError`; every call takes `signal` (an `AbortSignal`).
  */
-export type WishlistClient = Client<paths, `${string}/${string}`>;
+type Media = `${string}/${string}`;
+type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
+/** The document's paths that have this method (openapi-typescript writes `get?: never` for a missing one). */
+type PathsWith<M extends HttpMethod> = {
+  [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never;
+}[keyof paths];
+type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+/** The call's options: optional when the operation needs no parameter and no body. */
+type InitParam<Init> =
+  RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+/** A call that came back: the SDK throws every error answer (`WishlistApiError`), so `data` is the success body. */
+type Answer<R> = R extends { data: infer D; error?: never } ? { data: D; response: Response } : never;
+type Method<M extends HttpMethod> = <Path extends PathsWith<M>, Init extends MaybeOptionalInit<paths[Path], M>>(
+  url: Path,
+  ...init: InitParam<Init>
+) => Promise<
+  paths[Path][M] extends infer Operation extends Record<string | number, unknown>
+    ? Answer<FetchResponse<Operation, Init, Media>>
+    : never
+>;
+
+/**
+ * openapi-fetch's client over the API document, typed for the SDK's behaviour: an error answer is thrown, never
+ * returned, so `const { data } = await client.GET(...)` is the success body, without a check for `undefined`.
+ */
+export interface WishlistClient {
+  GET: Method<"get">;
+  POST: Method<"post">;
+  PUT: Method<"put">;
+  PATCH: Method<"patch">;
+  DELETE: Method<"delete">;
+  /** Adds openapi-fetch middleware (`onRequest`, `onResponse`, `onError`). */
+  use(...middleware: Middleware[]): void;
+  eject(...middleware: Middleware[]): void;
+}
 
 const inBrowser = () =>
   typeof (globalThis as { document?: unknown }).document !== "undefined" &&
@@ -100,7 +134,7 @@ export function createWishlistClient(options: WishlistClientOptions): WishlistCl
     },
   };
   client.use(auth);
-  return client as WishlistClient;
+  return client as unknown as WishlistClient;
 }
 
 /** The `X-Request-Id` of an answer (`const { data, response } = await client.GET(...)`): quote it to support. */
