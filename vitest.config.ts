@@ -23,6 +23,7 @@ const ENGINE_FREE = [
   "tests/services/alerts/email-template.test.ts",
   "tests/services/alerts/rules.test.ts",
   "tests/sdk/types.test.ts",
+  "tests/scripts/breaking-changes.test.ts",
 ];
 
 // The whole suite runs once per database engine; each test file gets its own database (cloned from a
