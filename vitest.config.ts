@@ -24,6 +24,7 @@ const ENGINE_FREE = [
   "tests/services/alerts/rules.test.ts",
   "tests/sdk/types.test.ts",
   "tests/sdk/package.test.ts",
+  "tests/scripts/breaking-changes.test.ts",
 ];
 
 // The whole suite runs once per database engine; each test file gets its own database (cloned from a
