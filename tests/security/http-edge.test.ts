@@ -517,6 +517,27 @@ describe("the web process under oversized and aborted bodies", () => {
     expect(otherBody.status).toBe(422);
   });
 
+  it("answers a POST without a body as browsers send it (Content-Length: 0, no Content-Type) as no body, never a 500", async () => {
+    // What the SDK's `client.POST("/storefront/wishlist/share")` sends from a browser or from Node: the optional
+    // body routes answer it as they answer a request with no body at all (in-process, no Node request).
+    const routes = optionalBodyRoutes.filter((route) => ["POST", "PUT", "PATCH"].includes(route.method));
+    expect(routes.map((route) => route.name)).toContain("POST /storefront/wishlist/share");
+    for (const route of routes) {
+      const aid = randomUUID();
+      const none = await rawCall(app, validator, `${route.path}?aid=${aid}`, {
+        method: route.method,
+        headers: publicAuth,
+      });
+      // Node's fetch, as a browser's, sends `Content-Length: 0` with a POST, PUT or PATCH that has no body.
+      const sent = await fetch(`http://127.0.0.1:${port}${route.path}?aid=${randomUUID()}`, {
+        method: route.method,
+        headers: publicAuth,
+      });
+      expect(sent.status, `${route.name}: ${await sent.clone().text()}`).toBe(none.status);
+      expect(sent.status, route.name).toBeLessThan(500);
+    }
+  });
+
   it("answers a client that hangs up mid-body with a 4xx on every body route, never a 500 or an error log", async () => {
     const statuses: Record<string, number> = {};
     for (const route of bodyRoutes) {

@@ -15,7 +15,12 @@ import type { V1Env } from "./context";
  */
 function nodeRequestWithBody(c: Context<V1Env>): IncomingMessage | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming && declaredLength(c) !== undefined ? incoming : undefined;
+  // A declared length of 0 (what a browser sends with a POST that has no body) is read through the Fetch
+  // Request, which costs nothing then: read from the Node request, it would leave the Fetch Request's body
+  // stream disturbed, and the OpenAPI router's media type check of a body sent without Content-Type builds
+  // that Request and failed on it (a 500).
+  const declared = declaredLength(c);
+  return incoming && declared !== undefined && declared > 0 ? incoming : undefined;
 }
 
 /**
