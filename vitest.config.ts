@@ -14,6 +14,7 @@ const ENGINE_FREE = [
   "tests/stand-in/admin-graphql-alerts.test.ts",
   "tests/stand-in/product-webhooks.test.ts",
   "tests/stand-in/checkout.test.ts",
+  "tests/stand-in/storefront-api.test.ts",
   "tests/stand-in/mailbox.test.ts",
   "tests/stand-in/mailbox-pages.test.ts",
   "tests/server/redis-connections.test.ts",

@@ -55,6 +55,11 @@ export interface StandInShop {
   moneyFormat?: string;
   /** The offline access token the app holds for this shop; Admin API calls must present it. */
   accessToken: string;
+  /**
+   * The public access token of its Storefront API (stand-in/storefront-api.ts), as the platform's Headless channel
+   * issues one; unset: one made from the domain (`storefrontAccessTokenOf`).
+   */
+  storefrontAccessToken?: string;
   products: StandInProduct[];
   customers: StandInCustomer[];
   theme: {

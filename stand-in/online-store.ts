@@ -22,6 +22,8 @@
  *  - `Shopify.loadFeatures` and the Customer Privacy API (`Shopify.customerPrivacy`), answering as the
  *    visitor's region and choice say: the footer's switch picks "consent not required", "required, not given
  *    yet" (a cookie banner), "given" or "refused";
+ *  - `/api/<version>/graphql.json`: the shop's Storefront API, the slice a headless storefront needs
+ *    (stand-in/storefront-api.ts); its carts' checkout links are this storefront's cart permalinks;
  *  - `/apps/service/*`: the app proxy. The request is signed as the platform signs it (`shop`,
  *    `logged_in_customer_id`, `path_prefix`, `timestamp`, then `signature`: HMAC-SHA256 with the app secret
  *    over the sorted `key=value` pairs run together) and forwarded to `<app url>/proxy/*`.
@@ -46,6 +48,7 @@ import {
 import type { StandInProduct, StandInShop, StandInVariant } from "./demo-data";
 import { formatMoney, presentmentCurrencies, toPresentment } from "./money";
 import { orderName, placeOrder, type CheckoutInput, type StandInOrder } from "./orders";
+import { createStorefrontApi } from "./storefront-api";
 
 const EXTENSION = path.resolve(import.meta.dirname, "../extensions/wishlist-theme");
 export const PROXY_PREFIX = "/apps/service";
@@ -256,6 +259,7 @@ export function createStorefront(options: StorefrontOptions) {
   }
 
   const app = new Hono();
+  app.route("/", createStorefrontApi(shop));
   /** Carts by their token (the `cart` cookie), as the platform keeps one per browser. */
   const carts = new Map<string, Cart>();
   const shopCurrency = () => shop.currency ?? "USD";
@@ -619,6 +623,8 @@ ${embedHtml}
    * The cart permalink, `/cart/<variant id>:<quantity>,...` (what the customer account page links to): the
    * platform makes a cart of those lines and goes on to checkout; the stand-in adds them to the browser's cart
    * and shows it, where "Check out" goes on. An unknown or sold-out variant is refused, as the platform does.
+   * Cart attributes ride along as `attributes[<name>]=<value>` (what the Storefront API stand-in's checkout links
+   * carry: a guest's `_wishlist_list`); a blank value sets nothing, as `/cart/update.js` has it.
    */
   app.get("/cart/:lines{[0-9]+:[0-9]+(,[0-9]+:[0-9]+)*}", (c) => {
     const wanted = c.req
@@ -626,7 +632,13 @@ ${embedHtml}
       .split(",")
       .map((pair) => ({ id: pair.split(":")[0], quantity: pair.split(":")[1] }));
     const added = addLines(c, wanted);
-    return added instanceof Response ? added : c.redirect("/cart", 303);
+    if (added instanceof Response) return added;
+    const { attributes } = cartOf(c, true);
+    for (const [key, value] of new URL(c.req.url).searchParams) {
+      const name = /^attributes\[(.+)\]$/.exec(key)?.[1];
+      if (name !== undefined && value.trim() !== "") attributes.set(name, value);
+    }
+    return c.redirect("/cart", 303);
   });
   app.get("/cart", (c) => {
     const cart = cartJson(c, cartOf(c));
