@@ -18,6 +18,7 @@ import { loadDotEnv, loadEnvOrExit, resetEnvCache } from "~/env.server";
 import { SHOPIFY_API_VERSION } from "~/shopify-api-version";
 import { demoShopData } from "../stand-in/demo-data";
 import { startPlatformStandIn } from "../stand-in/platform";
+import { storefrontAccessTokenOf } from "../stand-in/storefront-api";
 
 const root = path.resolve(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
@@ -176,7 +177,7 @@ runStep(`applying ${env.DATABASE_ENGINE} migrations`, "scripts/prisma.ts", ["mig
 runStep("seeding the demo shop", "scripts/seed-demo.ts");
 
 // The platform stand-in answers for the demo shop with the token the seed stored as its session.
-const { DEMO_SHOP_DOMAIN, demoAccessToken } = await import("./lib/demo-shop");
+const { DEMO_SHOP_DOMAIN, demoAccessToken, recordDemoStorefront } = await import("./lib/demo-shop");
 let platform;
 try {
   platform = await startPlatformStandIn({
@@ -208,6 +209,11 @@ try {
       : `the platform stand-in did not start: ${String(error)}`,
   );
 }
+// A headless storefront (examples/headless-storefront) reads the demo shop's Storefront API from the demo file.
+recordDemoStorefront(path.resolve(root, env.DEMO_SHOP_FILE), {
+  storefrontOrigin: platform.storefrontOrigin,
+  storefrontAccessToken: storefrontAccessTokenOf(platform.shops[0]!),
+});
 // The web server and the worker call the stand-in's Admin API and load its App Bridge (a value set in the
 // environment or .env still wins).
 process.env.SHOPIFY_ADMIN_API_ORIGIN ||= platform.origin;

@@ -13,7 +13,7 @@ import type { Owner } from "~/services/owners/owner";
 import { requestProductSnapshots } from "~/services/products/snapshots.server";
 import { platformSessionStorage } from "~/services/shops/platform-sessions.server";
 import { findActiveKeyBySecret, createApiKey } from "~/services/keys/api-keys.server";
-import { ensureShop, getShopOverview } from "~/services/shops/shops.server";
+import { ensureShop, getShopOverview, getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
 import { shareWishlist } from "~/services/wishlists/sharing.server";
 import { toggleItem } from "~/services/wishlists/wishlists.server";
 
@@ -24,8 +24,19 @@ const demoFileSchema = z.object({
   privateKey: z.string(),
   publicKey: z.string(),
   apiBaseUrl: z.string(),
+  /** Where `npm run dev`'s stand-in serves the demo shop's storefront and its Storefront API (recordDemoStorefront). */
+  storefrontOrigin: z.string().optional(),
+  /** The public access token of that Storefront API. */
+  storefrontAccessToken: z.string().optional(),
 });
 export type DemoShop = z.infer<typeof demoFileSchema>;
+
+/**
+ * The origins of the headless storefront example's dev server (examples/headless-storefront, port 5173, which it
+ * holds: `strictPort`): the demo shop's public key answers them, so `npm run example` works at once. A browser
+ * sends the host it was given, so both spellings of loopback are declared.
+ */
+export const HEADLESS_EXAMPLE_ORIGINS = ["http://localhost:5173", "http://127.0.0.1:5173"];
 
 function readDemoFile(file: string): DemoShop | undefined {
   try {
@@ -229,8 +240,10 @@ export async function seedDemoShop({
   const shop = await ensureShop({ domain: DEMO_SHOP_DOMAIN });
   await storeDemoSession(shop.domain);
   await seedDemoAlerts(shop.id);
+  await seedHeadlessOrigins(shop.id);
   if (catalogue) await seedDemoActivity({ shopId: shop.id, catalogue });
-  let privateKey = readDemoFile(file)?.privateKey;
+  const recorded = readDemoFile(file);
+  let privateKey = recorded?.privateKey;
   if (!privateKey || !(await findActiveKeyBySecret({ shopId: shop.id, secret: privateKey }))) {
     privateKey = (await createApiKey({ shopId: shop.id, label: "Demo key" })).secret;
   }
@@ -239,9 +252,38 @@ export async function seedDemoShop({
     privateKey,
     publicKey: shop.publicKey,
     apiBaseUrl: `${appUrl}/v1`,
+    // Where the stand-in serves the storefront is `npm run dev`'s to say (recordDemoStorefront): kept as recorded.
+    ...(recorded?.storefrontOrigin ? { storefrontOrigin: recorded.storefrontOrigin } : {}),
+    ...(recorded?.storefrontAccessToken ? { storefrontAccessToken: recorded.storefrontAccessToken } : {}),
   };
+  writeDemoFile(file, demo);
+  return demo;
+}
+
+function writeDemoFile(file: string, demo: DemoShop) {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
-  return demo;
+}
+
+/**
+ * The headless storefront example's origins become the demo shop's headless origins, only while it declares
+ * none: a developer's own list stays (docs/decisions/058-headless-storefront-example.md).
+ */
+async function seedHeadlessOrigins(shopId: string) {
+  if ((await getShopSettings({ shopId })).headlessOrigins.length > 0) return;
+  await updateShopSettings({ shopId, patch: { headlessOrigins: HEADLESS_EXAMPLE_ORIGINS } });
+}
+
+/**
+ * Adds where the platform stand-in serves the demo shop's storefront and Storefront API to the demo file, once it
+ * listens (`npm run dev`): what a headless storefront needs beside the wishlist keys. A file without the seed's
+ * keys is left alone.
+ */
+export function recordDemoStorefront(
+  file: string,
+  storefront: { storefrontOrigin: string; storefrontAccessToken: string },
+): void {
+  const demo = readDemoFile(file);
+  if (demo) writeDemoFile(file, { ...demo, ...storefront });
 }

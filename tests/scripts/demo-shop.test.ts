@@ -4,8 +4,14 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findApiKeysOfShop, revokeApiKeyRow } from "~/data/api-key-rows.server";
 import { database } from "~/data/database.server";
-import { findShopByDomain } from "~/services/shops/shops.server";
-import { DEMO_SHOP_DOMAIN, seedDemoActivity, seedDemoShop } from "../../scripts/lib/demo-shop";
+import { findShopByDomain, getShopSettings, updateShopSettings } from "~/services/shops/shops.server";
+import {
+  DEMO_SHOP_DOMAIN,
+  HEADLESS_EXAMPLE_ORIGINS,
+  recordDemoStorefront,
+  seedDemoActivity,
+  seedDemoShop,
+} from "../../scripts/lib/demo-shop";
 import { findActiveKeyBySecret } from "~/services/keys/api-keys.server";
 import { hashKey } from "~/services/keys/key-secrets";
 import { demoShopData } from "../../stand-in/demo-data";
@@ -110,6 +116,44 @@ describe("demo activity", () => {
     expect(await seedDemoActivity({ shopId: shop.id, catalogue, now })).toBe(false);
     expect(await itemsOf(shop.id)).toHaveLength(items.length);
     expect(await purchases()).toEqual(bought);
+  });
+});
+
+describe("the demo shop and the headless storefront example (docs/decisions/058-headless-storefront-example.md)", () => {
+  it("declares the example's origins while the shop declares none, and keeps a developer's own list", async () => {
+    const file = path.join(dir, "headless.json");
+    await seedDemoShop({ appUrl: "http://localhost:3000", file });
+    const shop = await demoShop();
+    await updateShopSettings({ shopId: shop.id, patch: { headlessOrigins: [] } });
+    await seedDemoShop({ appUrl: "http://localhost:3000", file });
+    expect((await getShopSettings({ shopId: shop.id })).headlessOrigins).toEqual(HEADLESS_EXAMPLE_ORIGINS);
+    await updateShopSettings({ shopId: shop.id, patch: { headlessOrigins: ["https://shop.example.com"] } });
+    await seedDemoShop({ appUrl: "http://localhost:3000", file });
+    expect((await getShopSettings({ shopId: shop.id })).headlessOrigins).toEqual(["https://shop.example.com"]);
+  });
+
+  it("names the port the example's dev server holds", () => {
+    const config = readFileSync(
+      path.join(import.meta.dirname, "../../examples/headless-storefront/server/vite.ts"),
+      "utf8",
+    );
+    const port = /export const EXAMPLE_PORT = (\d+);/.exec(config)?.[1];
+    expect(port).toBeDefined();
+    expect(HEADLESS_EXAMPLE_ORIGINS).toEqual([`http://localhost:${port}`, `http://127.0.0.1:${port}`]);
+  });
+
+  it("records where the stand-in serves the storefront in the demo file, and a later seed keeps it", async () => {
+    const file = path.join(dir, "storefront.json");
+    const seeded = await seedDemoShop({ appUrl: "http://localhost:3000", file });
+    const storefront = { storefrontOrigin: "http://localhost:3002", storefrontAccessToken: "a1b2c3" };
+    recordDemoStorefront(file, storefront);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ ...seeded, ...storefront });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(await seedDemoShop({ appUrl: "http://localhost:3000", file })).toEqual({ ...seeded, ...storefront });
+    // No seeded file: nothing to add to, nothing written.
+    const missing = path.join(dir, "never-seeded.json");
+    recordDemoStorefront(missing, storefront);
+    expect(() => statSync(missing)).toThrow();
   });
 });
 
