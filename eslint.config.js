@@ -14,6 +14,7 @@ export default tseslint.config(
       "public/build/",
       "extensions/wishlist-theme/assets/",
       "sdk/dist/",
+      "examples/headless-storefront/dist/",
     ],
   },
   js.configs.recommended,

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -7,14 +8,17 @@ import { afterAll, describe, expect, it } from "vitest";
 import { chromiumPath, CHROMIUM_ARGS, DESKTOP_USER_AGENT, PAGE_TIMEOUT_MS } from "../../scripts/lib/chromium";
 import { ROOT } from "../../scripts/lib/databases";
 import { demoShopData } from "../../stand-in/demo-data";
+import { until } from "../support/poll";
 import { freePort, startProcess } from "../support/processes";
 
 // `npm run dev` (scripts/dev.ts) as a new user runs it, on this file's database.
 const dir = mkdtempSync(path.join(tmpdir(), "dev-command-"));
 const viteCache = path.join(ROOT, "node_modules", ".vite", `dev-command-test-${process.pid}`);
+const exampleViteCache = path.join(ROOT, "node_modules", ".vite", `dev-command-test-example-${process.pid}`);
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
   rmSync(viteCache, { recursive: true, force: true });
+  rmSync(exampleViteCache, { recursive: true, force: true });
 });
 
 describe("the dev command", () => {
@@ -131,6 +135,46 @@ describe("the dev command", () => {
       const storefront = await fetch(`http://127.0.0.1:${storefrontPort}/collections/all`);
       expect(storefront.status).toBe(200);
       expect(await storefront.text()).toContain("Aurora Linen Shirt");
+
+      // The headless storefront example (`npm run example`, in another terminal) starts on what this wrote: the
+      // demo file names the stand-in's Storefront API, which answers with its token, and the demo shop's public
+      // key answers the example's origins.
+      const recorded = JSON.parse(readFileSync(demoFile, "utf8"));
+      expect(recorded.storefrontOrigin).toBe(`http://localhost:${storefrontPort}`);
+      const storefrontApi = await fetch(`http://127.0.0.1:${storefrontPort}/api/2026-07/graphql.json`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-shopify-storefront-access-token": recorded.storefrontAccessToken,
+        },
+        body: JSON.stringify({ query: "{ shop { name } }" }),
+      });
+      expect(await storefrontApi.json()).toEqual({ data: { shop: { name: "Demo Shop" } } });
+      const settings = (await privately("/shop")).settings as { headlessOrigins: string[] };
+      expect(settings.headlessOrigins).toEqual(["http://localhost:5173", "http://127.0.0.1:5173"]);
+      const examplePort = await freePort();
+      // npm's script, as the README runs it.
+      const npmExample = spawn("npm", ["run", "example", "--", "--port", String(examplePort)], {
+        cwd: ROOT,
+        env: { ...process.env, DEMO_SHOP_FILE: demoFile, VITE_CACHE_DIR: exampleViteCache },
+        stdio: "ignore",
+        detached: true,
+      });
+      try {
+        await until(
+          () =>
+            fetch(`http://127.0.0.1:${examplePort}/session`).then(
+              (response) => response.json(),
+              () => null,
+            ),
+          (session) => session !== null,
+          "the example's dev server answering",
+        ).then((session) => expect(session).toEqual({ customer: null }));
+        const page = await fetch(`http://127.0.0.1:${examplePort}/`);
+        expect(await page.text()).toContain('<script type="module" src="/src/main.tsx"></script>');
+      } finally {
+        process.kill(-npmExample.pid!, "SIGTERM");
+      }
 
       // The printed Mailbox URL lists what reaches the local SMTP server on DEV_SMTP_PORT.
       const mailboxUrl = /Mailbox\s+(\S+)/.exec(dev.output())?.[1];
