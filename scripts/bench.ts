@@ -15,6 +15,7 @@ const benchmarks: Record<string, string> = {
   theme: "./bench/theme.ts",
   api: "./bench/private-api.ts",
   fairness: "./bench/fairness.ts",
+  "headless-example": "./bench/headless-example.ts",
   storefront: "./bench/storefront.ts",
   transfers: "./bench/transfers.ts",
   webhooks: "./bench/webhooks.ts",
