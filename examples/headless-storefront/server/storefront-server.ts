@@ -135,10 +135,9 @@ export function createStorefrontServer(settings: StorefrontSettings) {
         const { data } = await wishlist.POST("/storefront/identify", {
           body: { anonymousId: input.anonymousId, customerId: session.customerId },
         });
-        // The SDK throws for every answer but a success, so `data` is there (its types allow for none).
         merged = {
-          count: data!.lists.reduce((sum, list) => sum + list.mergedCount, 0),
-          guestShareLinkEnded: data!.guestShareLinkEnded,
+          count: data.lists.reduce((sum, list) => sum + list.mergedCount, 0),
+          guestShareLinkEnded: data.guestShareLinkEnded,
         };
       } catch (error) {
         // A malformed guest id is the browser's fault; the login itself stands.

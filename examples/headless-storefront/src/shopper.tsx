@@ -59,15 +59,6 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * A call's `data`: the SDK throws a `WishlistApiError` for every answer but a success, so it is there, though the
- * call's types allow for none.
- */
-export function dataOf<T>({ data }: { data?: T }): T {
-  if (data === undefined) throw new Error("The wishlist service answered without a body.");
-  return data;
-}
-
 async function postJson<T>(path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method: "POST",

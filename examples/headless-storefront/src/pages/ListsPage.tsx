@@ -3,7 +3,7 @@ import { useWishlist } from "@wishlist-service/sdk/react";
 import { useCallback, useEffect, useState } from "react";
 import { ListItems } from "../components/ListItems";
 import { Link } from "../router";
-import { dataOf, describeError, useShopper, useShopperQuery } from "../shopper";
+import { describeError, useShopper, useShopperQuery } from "../shopper";
 import { fetchProducts, type Product } from "../storefront-api";
 
 /** What this page shows of a list (the default list's answer and a named list's differ in other members). */
@@ -22,15 +22,17 @@ export function ListsPage() {
   const [failure, setFailure] = useState<string | null>(null);
 
   const loadNamed = useCallback(async () => {
-    const { data: summaries } = dataOf(await client.GET("/storefront/wishlists", { params: { query } }));
+    // The SDK answers successes only (it throws a WishlistApiError otherwise): `data` is the answer's body.
+    const { data: summaries } = await client.GET("/storefront/wishlists", { params: { query } });
     const lists = await Promise.all(
-      summaries
+      summaries.data
         .filter((summary) => !summary.default && summary.id !== null)
-        .map(async (summary) =>
-          dataOf(
-            await client.GET("/storefront/wishlists/{listId}", { params: { path: { listId: summary.id! }, query } }),
-          ),
-        ),
+        .map(async (summary) => {
+          const { data } = await client.GET("/storefront/wishlists/{listId}", {
+            params: { path: { listId: summary.id! }, query },
+          });
+          return data;
+        }),
     );
     setNamed(lists);
   }, [client, query]);
@@ -98,13 +100,9 @@ function ShareLink({ list }: { list: Wishlist }) {
   async function share() {
     setFailure(null);
     try {
-      const shared = dataOf(
-        list.default
-          ? await client.POST("/storefront/wishlist/share", { params: { query } })
-          : await client.POST("/storefront/wishlists/{listId}/share", {
-              params: { path: { listId: list.id! }, query },
-            }),
-      );
+      const { data: shared } = list.default
+        ? await client.POST("/storefront/wishlist/share", { params: { query } })
+        : await client.POST("/storefront/wishlists/{listId}/share", { params: { path: { listId: list.id! }, query } });
       setToken(shared.token);
     } catch (error) {
       setFailure(`Not shared: ${describeError(error)}`);

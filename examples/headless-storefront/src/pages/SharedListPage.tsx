@@ -1,7 +1,7 @@
 import { isProblem, type components } from "@wishlist-service/sdk";
 import { useEffect, useState } from "react";
 import { ListItems } from "../components/ListItems";
-import { dataOf, describeError, guestClient } from "../shopper";
+import { describeError, guestClient } from "../shopper";
 import { fetchProducts, type Product } from "../storefront-api";
 
 type SharedList = components["schemas"]["SharedList"];
@@ -15,8 +15,7 @@ export function SharedListPage({ token }: { token: string }) {
   useEffect(() => {
     guestClient
       .GET("/storefront/lists/{shareToken}", { params: { path: { shareToken: token } } })
-      .then(async (answer) => {
-        const shared = dataOf(answer);
+      .then(async ({ data: shared }) => {
         setList(shared);
         setProducts(await fetchProducts(shared.items.map((item) => item.productId)));
       })
