@@ -24,6 +24,7 @@ const ENGINE_FREE = [
   "tests/services/alerts/rules.test.ts",
   "tests/sdk/types.test.ts",
   "tests/sdk/package.test.ts",
+  "tests/sdk/webhooks.test.ts",
   "tests/scripts/breaking-changes.test.ts",
 ];
 
