@@ -25,6 +25,7 @@ const ENGINE_FREE = [
   "tests/sdk/types.test.ts",
   "tests/sdk/package.test.ts",
   "tests/sdk/webhooks.test.ts",
+  "tests/sdk/client-options.test.ts",
   "tests/scripts/breaking-changes.test.ts",
 ];
 

@@ -80,9 +80,17 @@ export interface WishlistClient {
   eject(...middleware: Middleware[]): void;
 }
 
-const inBrowser = () =>
-  typeof (globalThis as { document?: unknown }).document !== "undefined" &&
-  typeof (globalThis as { window?: unknown }).window !== "undefined";
+/**
+ * A page (a global `window` and `document`), or a browser's web or service worker: a worker scope with a browser's
+ * user agent (`Mozilla/5.0 ...`). Edge runtimes, where a private key belongs, name themselves otherwise
+ * (`Cloudflare-Workers`, `Deno/...`), and some define worker globals such as `importScripts`.
+ */
+function inBrowser(): boolean {
+  const scope = globalThis as { window?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
+  if (scope.window !== undefined && scope.document !== undefined) return true;
+  const userAgent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  return scope.WorkerGlobalScope !== undefined && typeof userAgent === "string" && userAgent.startsWith("Mozilla/");
+}
 
 /** What a wrong key option was, without printing a secret: an unset environment variable shows as `undefined`. */
 function describe(value: unknown): string {
