@@ -92,10 +92,19 @@ function inBrowser(): boolean {
   return scope.WorkerGlobalScope !== undefined && typeof userAgent === "string" && userAgent.startsWith("Mozilla/");
 }
 
-/** What a wrong key option was, without printing a secret: an unset environment variable shows as `undefined`. */
+/** The prefixes of the service's own credentials, which name the kind of a key and nothing of its secret. */
+const KEY_PREFIXES = ["svc_sk_", "svc_pk_", "whsec_"];
+
+/**
+ * What a wrong key option was, without printing a secret: an unset environment variable shows as `undefined`, one
+ * of the service's keys by its prefix, and any other string by its length only (it may be another secret, such as
+ * an API secret of the platform, whose first characters are no one's business).
+ */
 function describe(value: unknown): string {
   if (typeof value !== "string") return String(value);
-  return value === "" ? "an empty string" : `a string starting ${JSON.stringify(value.slice(0, 7))}`;
+  if (value === "") return "an empty string";
+  const prefix = KEY_PREFIXES.find((known) => value.startsWith(known));
+  return prefix ? `a string starting ${JSON.stringify(prefix)}` : `a string of ${value.length} characters, not shown`;
 }
 
 export function createWishlistClient(options: WishlistClientOptions): WishlistClient {

@@ -51,3 +51,46 @@ describe("a private key", () => {
     });
   });
 });
+
+describe("a key in the wrong place", () => {
+  // Secrets of other systems that end up in the wrong environment variable: none of their characters may show.
+  const platformSecret = "3f9a2c1b7d6e5f408a9b0c1d2e3f4a5b";
+  const stripeLike = "sk_live_51HaBcDeFgHiJkLmN";
+
+  /** The message `create` throws. */
+  function refusal(create: () => unknown): string {
+    try {
+      create();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error("not refused");
+  }
+
+  /** Every run of four characters of `secret`: none may appear in a message. */
+  const pieces = (secret: string) => Array.from({ length: secret.length - 3 }, (_, at) => secret.slice(at, at + 4));
+
+  it.each([
+    ["privateKey", () => createWishlistClient({ baseUrl, privateKey: platformSecret }), platformSecret],
+    ["privateKey", () => createWishlistClient({ baseUrl, privateKey: stripeLike }), stripeLike],
+    [
+      "publicKey",
+      () => createWishlistClient({ baseUrl, publicKey: platformSecret, shop: "a.myshopify.com" }),
+      platformSecret,
+    ],
+  ])("as %s is described by its length, with none of its characters", (_option, create, secret) => {
+    const message = refusal(create);
+    for (const piece of pieces(secret)) expect(message).not.toContain(piece);
+    expect(message).toContain(`(got a string of ${secret.length} characters, not shown)`);
+  });
+
+  it.each([
+    ["the public key as the private one", { privateKey: "svc_pk_abcdef" }, '(got a string starting "svc_pk_")'],
+    ["a webhook secret as the private key", { privateKey: "whsec_abcdef" }, '(got a string starting "whsec_")'],
+    ["the private key as the public one", { publicKey: "svc_sk_abcdef", shop: "a.myshopify.com" }, '"svc_sk_")'],
+  ])("names %s by the key's prefix only", (_case, options, said) => {
+    const message = refusal(() => createWishlistClient({ baseUrl, ...options } as never));
+    expect(message).toContain(said);
+    expect(message).not.toContain("abcdef");
+  });
+});
