@@ -26,6 +26,7 @@ const ENGINE_FREE = [
   "tests/sdk/package.test.ts",
   "tests/sdk/webhooks.test.ts",
   "tests/sdk/client-options.test.ts",
+  "tests/sdk/retry-after.test.ts",
   "tests/scripts/breaking-changes.test.ts",
 ];
 
