@@ -25,6 +25,9 @@ const ENGINE_FREE = [
   "tests/services/alerts/rules.test.ts",
   "tests/sdk/types.test.ts",
   "tests/sdk/package.test.ts",
+  "tests/sdk/webhooks.test.ts",
+  "tests/sdk/client-options.test.ts",
+  "tests/sdk/retry-after.test.ts",
   "tests/scripts/breaking-changes.test.ts",
 ];
 

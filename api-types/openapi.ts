@@ -283,7 +283,7 @@ export interface paths {
         put?: never;
         /**
          * Create a private key
-         * @description The response carries `secret` once. Store it; only a hash is kept.
+         * @description The response carries `secret` once. Store it; only a hash is kept. A shop holds at most 50 active keys: one more is a 409 `conflict` until a key is revoked.
          */
         post: operations["postKeys"];
         delete?: never;

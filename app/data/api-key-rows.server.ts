@@ -2,8 +2,8 @@
  * Statements on `ApiKey`: a shop's private keys, stored as the SHA-256 of the secret
  * (docs/decisions/017-data-layer.md). Every function but the authentication lookup is scoped by the shop.
  */
-import type { Selectable } from "kysely";
-import type { DB, Queryable } from "./database.server";
+import { sql, type Selectable } from "kysely";
+import { engine, type DB, type Queryable } from "./database.server";
 
 export type ApiKeyRow = Selectable<DB["ApiKey"]>;
 
@@ -22,6 +22,26 @@ export function insertApiKey(q: Queryable, key: ApiKeyInsert, at: Date): Promise
     .values({ ...key, createdAt: at })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * PostgreSQL: holds, until the transaction ends, a lock on the shop's set of keys, so that concurrent creations
+ * count and insert one after another. SQLite: nothing (a transaction holds the write lock).
+ */
+export async function lockShopApiKeys(q: Queryable, shopId: string): Promise<void> {
+  if (engine() !== "postgres") return;
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`api-keys:${shopId}`}, 0))`.execute(q);
+}
+
+/** How many of the shop's keys are not revoked. */
+export async function countActiveApiKeys(q: Queryable, shopId: string): Promise<number> {
+  const row = await q
+    .selectFrom("ApiKey")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("shopId", "=", shopId)
+    .where("revokedAt", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** The shop's keys, newest first (ids sort by creation time), revoked ones included. */

@@ -35,13 +35,16 @@ import { getShopOverview } from "~/services/shops/shops.server";
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId } = await authenticateShop(request);
   const [{ shop }, keys] = await Promise.all([getShopOverview({ shopId }), listApiKeys({ shopId })]);
-  // The public key's calls are counted under the credential id `public` (app/api/v1/context.ts).
-  const usage = await readKeyUsage({ shopId, credentialIds: [PUBLIC_CREDENTIAL, ...keys.map((key) => key.id)] });
+  // The public key's calls are counted under the credential id `public` (app/api/v1/context.ts). The use of the
+  // active keys only, at most MAX_ACTIVE_KEYS_PER_SHOP: a revoked key makes no more calls, and revoked keys have no
+  // bound, so reading theirs would let the number of names read in Redis grow with every key ever revoked.
+  const active = keys.filter((key) => key.revokedAt === null).map((key) => key.id);
+  const usage = await readKeyUsage({ shopId, credentialIds: [PUBLIC_CREDENTIAL, ...active] });
   // Never a secret here: only the key's hash is stored, and the page shows a new secret from the action once.
   return {
     publicKey: shop.publicKey,
     publicUsage: usage?.get(PUBLIC_CREDENTIAL) ?? null,
-    keys: keys.map((key) => ({ ...keyView(key), usage: usage?.get(key.id) ?? null })),
+    keys: keys.map((key) => ({ ...keyView(key), usage: key.revokedAt ? null : (usage?.get(key.id) ?? null) })),
   };
 };
 
@@ -176,7 +179,7 @@ function PrivateKeys({
             key.label,
             key.createdAt ? dateTime(key.createdAt) : "",
             key.lastUsedAt ? dateTime(key.lastUsedAt) : t("keys.never"),
-            key.usage ? number(key.usage.requests24h) : t("keys.usageUnavailable"),
+            key.revokedAt ? "" : key.usage ? number(key.usage.requests24h) : t("keys.usageUnavailable"),
             key.usage ? (key.usage.lastRateLimitedAt ? dateTime(key.usage.lastRateLimitedAt) : t("keys.never")) : "",
             key.revokedAt ? (
               <InlineStack gap="200" blockAlign="center">

@@ -6,11 +6,21 @@ import { verifyWebhook } from "@wishlist-service/sdk/webhooks";
 const port = Number(process.env.PORT ?? 4000);
 const secret = process.env.WEBHOOK_SECRET;
 if (!secret) throw new Error("WEBHOOK_SECRET is not set: register the endpoint first (register-webhook.ts)");
+const MAX_BODY_BYTES = 1024 * 1024; // a delivery is a few KB
 
 createServer(async (request, response) => {
-  // Verify the raw bytes as they came, before parsing anything.
+  // Verify the raw bytes as they came, before parsing anything. At most MAX_BODY_BYTES: anyone can POST here,
+  // and a body is read whole before its signature is checked.
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      response.writeHead(413, { Connection: "close" }).end();
+      return;
+    }
+    chunks.push(chunk);
+  }
   const signature = request.headers["x-service-signature"] as string | undefined;
   const result = await verifyWebhook(Buffer.concat(chunks), signature, secret);
   if (!result.ok) {

@@ -13,6 +13,7 @@ const wishlist = createWishlistClient({
   privateKey: process.env.WISHLIST_PRIVATE_KEY!,
 });
 const crm = openCrm(process.env.CRM_FILE ?? "crm.json");
+const MAX_BODY_BYTES = 1024 * 1024; // a delivery is a few KB
 
 /**
  * Reads the list as it is now and writes that to the CRM: the list, or its removal if it is gone. The CRM
@@ -76,8 +77,17 @@ function oneAtATime<T>(listId: string, work: () => Promise<T>): Promise<T> {
 
 function listen(port: number, secret: string) {
   createServer(async (request, response) => {
+    // At most MAX_BODY_BYTES: anyone can POST here, and a body is read whole before its signature is checked.
     const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+    let size = 0;
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        response.writeHead(413, { Connection: "close" }).end();
+        return;
+      }
+      chunks.push(chunk);
+    }
     const signature = request.headers["x-service-signature"] as string | undefined;
     const result = await verifyWebhook(Buffer.concat(chunks), signature, secret);
     if (!result.ok) {

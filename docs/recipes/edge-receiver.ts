@@ -17,6 +17,30 @@ export interface Context {
 }
 
 const THIRTY_DAYS_SECONDS = 30 * 24 * 60 * 60; // the service keeps events, and can redeliver them, that long
+const MAX_BODY_BYTES = 1024 * 1024; // a delivery is a few KB
+
+/**
+ * The raw bytes, as sent, or null past MAX_BODY_BYTES. Read piece by piece: anyone can POST here, and
+ * request.arrayBuffer() would hold a body of any size whole (with or without a Content-Length) before the
+ * signature could refuse it.
+ */
+async function readBody(request: Request): Promise<Uint8Array | null> {
+  if (Number(request.headers.get("Content-Length") ?? 0) > MAX_BODY_BYTES) return null;
+  const reader = request.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
+    size += read.value.length;
+    if (size > MAX_BODY_BYTES) {
+      await reader!.cancel();
+      return null;
+    }
+    chunks.push(read.value);
+  }
+  const body = new Uint8Array(size);
+  chunks.reduce((offset, chunk) => (body.set(chunk, offset), offset + chunk.length), 0);
+  return body;
+}
 
 // Your work, after the answer.
 async function handle(event: WebhookEvent) {
@@ -28,7 +52,8 @@ export async function receiveWebhook(request: Request, env: Env, context: Contex
     return new Response(null, { status: 404 });
   }
   // The raw bytes, as sent: the signature covers them, not a re-serialised parse.
-  const body = new Uint8Array(await request.arrayBuffer());
+  const body = await readBody(request);
+  if (!body) return new Response(null, { status: 413 });
   const result = await verifyWebhook(body, request.headers.get("X-Service-Signature"), env.WEBHOOK_SECRET);
   if (!result.ok) {
     console.log(`refused: ${result.reason}`);

@@ -80,14 +80,31 @@ export interface WishlistClient {
   eject(...middleware: Middleware[]): void;
 }
 
-const inBrowser = () =>
-  typeof (globalThis as { document?: unknown }).document !== "undefined" &&
-  typeof (globalThis as { window?: unknown }).window !== "undefined";
+/**
+ * A page (a global `window` and `document`), or a browser's web or service worker: a worker scope with a browser's
+ * user agent (`Mozilla/5.0 ...`). Edge runtimes, where a private key belongs, name themselves otherwise
+ * (`Cloudflare-Workers`, `Deno/...`), and some define worker globals such as `importScripts`.
+ */
+function inBrowser(): boolean {
+  const scope = globalThis as { window?: unknown; document?: unknown; WorkerGlobalScope?: unknown };
+  if (scope.window !== undefined && scope.document !== undefined) return true;
+  const userAgent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  return scope.WorkerGlobalScope !== undefined && typeof userAgent === "string" && userAgent.startsWith("Mozilla/");
+}
 
-/** What a wrong key option was, without printing a secret: an unset environment variable shows as `undefined`. */
+/** The prefixes of the service's own credentials, which name the kind of a key and nothing of its secret. */
+const KEY_PREFIXES = ["svc_sk_", "svc_pk_", "whsec_"];
+
+/**
+ * What a wrong key option was, without printing a secret: an unset environment variable shows as `undefined`, one
+ * of the service's keys by its prefix, and any other string by its length only (it may be another secret, such as
+ * an API secret of the platform, whose first characters are no one's business).
+ */
 function describe(value: unknown): string {
   if (typeof value !== "string") return String(value);
-  return value === "" ? "an empty string" : `a string starting ${JSON.stringify(value.slice(0, 7))}`;
+  if (value === "") return "an empty string";
+  const prefix = KEY_PREFIXES.find((known) => value.startsWith(known));
+  return prefix ? `a string starting ${JSON.stringify(prefix)}` : `a string of ${value.length} characters, not shown`;
 }
 
 export function createWishlistClient(options: WishlistClientOptions): WishlistClient {

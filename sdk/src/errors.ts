@@ -101,10 +101,15 @@ export async function errorOf(response: Response): Promise<WishlistApiError> {
   );
 }
 
-/** `Retry-After` in seconds (a number of seconds or an HTTP date); null when absent or unreadable. */
+/**
+ * `Retry-After` in seconds (a number of seconds or an HTTP date); null when absent or unreadable. An HTTP date
+ * starts with the day's name: `Date.parse` also reads `-1`, `1.5` or two headers joined (`10, 20`) as days of
+ * 2001, which would be a wait of 0, a retry at once.
+ */
 export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
-  if (header === null || header.trim() === "") return null;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
-  const at = Date.parse(header);
+  const value = header?.trim() ?? "";
+  if (/^\d+$/.test(value)) return Number(value);
+  if (!/^[A-Za-z]{3}/.test(value)) return null;
+  const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }

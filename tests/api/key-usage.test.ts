@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { forgetShopRateLimits } from "~/lib/rate-limit-keys.server";
-import { createApiKey } from "~/services/keys/api-keys.server";
+import { createApiKey, MAX_ACTIVE_KEYS_PER_SHOP } from "~/services/keys/api-keys.server";
 import { readKeyUsage, recordKeyUse } from "~/services/keys/key-usage.server";
 import { createShopWithKey } from "../factories";
 import { apiHarness } from "../support/harness";
@@ -74,5 +74,35 @@ describe("a credential's use", () => {
 
     expect(await forgetShopRateLimits(shop.id)).toBeGreaterThanOrEqual(3);
     expect(await usageOf(shop.id, "public", 0)).toEqual({ requests24h: 0, lastRateLimitedAt: null });
+  });
+});
+
+describe("the number of keys whose use is read", () => {
+  it("is bounded: a shop holds at most 50 active keys, even created in parallel, and revoking one makes room", async () => {
+    // GIVEN a shop with a few keys short of the bound (a private key can create keys: a leaked one, say)
+    const { shop, secret } = await createShopWithKey();
+    const { privateCall } = callsOf({ shop, secret });
+    expect(MAX_ACTIVE_KEYS_PER_SHOP).toBe(50);
+    for (let count = 1; count < MAX_ACTIVE_KEYS_PER_SHOP - 3; count++)
+      await createApiKey({ shopId: shop.id, label: "k" });
+
+    // WHEN it asks for 8 more at once
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => privateCall("/keys", { method: "POST", body: { label: "more" } })),
+    );
+
+    // THEN 3 are created and 5 refused, 409 conflict, saying why
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 409, 409, 409, 409, 409]);
+    const refused = (await answers.find((answer) => answer.status === 409)!.json()) as { type: string; detail: string };
+    expect(refused.type).toMatch(/\/problems\/conflict$/);
+    expect(refused.detail).toMatch(/at most 50 active API keys/);
+    const keys = (await (await privateCall("/keys")).json()) as Array<{ id: string; revokedAt: string | null }>;
+    expect(keys).toHaveLength(MAX_ACTIVE_KEYS_PER_SHOP);
+
+    // AND a revoked key makes room for one more
+    expect((await privateCall(`/keys/${keys.at(-2)!.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await privateCall("/keys", { method: "POST", body: { label: "after" } })).status).toBe(201);
+    expect((await privateCall("/keys", { method: "POST", body: { label: "over" } })).status).toBe(409);
   });
 });

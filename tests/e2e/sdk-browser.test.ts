@@ -1,7 +1,8 @@
 /**
  * The SDK's browser build (sdk/dist, `npm run sdk:build`) in Debian's Chromium against the real web process, from
  * a page on another origin as a headless storefront is (issue 31): the public key across origins (CORS from the
- * shop's headless origins), typed errors, the refusal of a private key, and the webhook verifier on Web Crypto.
+ * shop's headless origins), typed errors, the refusal of a private key (in the page and in a web worker), and the
+ * webhook verifier on Web Crypto.
  */
 import { createHmac, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
@@ -28,9 +29,23 @@ const bundle = await build({
   write: false,
   minify: true,
 });
+// A storefront's web worker (background sync, say) given a private key: it reports whether the SDK refused it.
+const PRIVATE_KEY_WORKER = `import { createWishlistClient } from "/sdk.js";
+addEventListener("message", ({ data: { baseUrl, secret } }) => {
+  try {
+    createWishlistClient({ baseUrl, privateKey: secret });
+    postMessage("accepted");
+  } catch (error) {
+    postMessage(error.message);
+  }
+});`;
 const storefront = createServer((req, res) => {
   if (req.url === "/sdk.js") {
     res.writeHead(200, { "Content-Type": "text/javascript" }).end(bundle.outputFiles[0]!.text);
+    return;
+  }
+  if (req.url === "/private-key-worker.js") {
+    res.writeHead(200, { "Content-Type": "text/javascript" }).end(PRIVATE_KEY_WORKER);
     return;
   }
   res
@@ -110,6 +125,24 @@ describe("the SDK in Chromium", () => {
     );
     expect(result.refused).toMatch(/never reach a browser/);
     expect(result).toMatchObject({ typed: true, notFound: true, status: 404 });
+  });
+
+  it("refuses a private key in a web worker too: a worker's script reaches the browser as a page's does", async () => {
+    const { secret } = await createShopWithKey();
+    const answer = await page.evaluate(
+      ({ baseUrl, secret }) =>
+        new Promise<string>((resolve, reject) => {
+          const worker = new Worker("/private-key-worker.js", { type: "module" });
+          worker.addEventListener("message", ({ data }: MessageEvent<string>) => {
+            worker.terminate();
+            resolve(data);
+          });
+          worker.addEventListener("error", (event) => reject(new Error(event.message)));
+          worker.postMessage({ baseUrl, secret });
+        }),
+      { baseUrl, secret },
+    );
+    expect(answer).toMatch(/never reach a browser/);
   });
 
   it("verifies webhook signatures with the browser's Web Crypto", async () => {

@@ -1,11 +1,13 @@
 /** A shop's private API keys: created with a one-time secret, listed, revoked, and found by their secret. */
 import { z } from "zod";
 import {
+  countActiveApiKeys,
   findActiveApiKeyByHash,
   findApiKeyById,
   findApiKeyForAuth,
   findApiKeysOfShop,
   insertApiKey,
+  lockShopApiKeys,
   revokeApiKeyRow,
   touchApiKeyRow,
   type ApiKeyAuthRow,
@@ -27,7 +29,18 @@ export interface CreatedApiKey {
 /** What creating a key takes (POST /v1/keys and the admin's API keys page): a label to recognise it by. */
 export const apiKeyCreateSchema = z.object({ label: z.string().trim().min(1, "must not be empty").max(100) }).strict();
 
-/** Creates a private key for the shop. */
+/**
+ * Active (not revoked) private keys a shop may hold. A bound, because each key is a row the keys page lists and
+ * reads the use of from Redis on every view (docs/decisions/061-key-usage-in-redis.md): without one, a holder of
+ * any private key could create keys until the merchant's page, and the Redis every shop shares, stalled.
+ */
+export const MAX_ACTIVE_KEYS_PER_SHOP = 50;
+
+/**
+ * Creates a private key for the shop, at most MAX_ACTIVE_KEYS_PER_SHOP active ones even under concurrent requests
+ * (the count and the insert run in one transaction holding the shop's key lock on PostgreSQL, the database's
+ * write lock on SQLite).
+ */
 export async function createApiKey(
   { shopId, label }: { shopId: string; label: string },
   unit?: UnitOfWork<CreatedApiKey>,
@@ -35,6 +48,13 @@ export async function createApiKey(
   const secret = generatePrivateKey();
   const values = { id: newId("apiKey"), shopId, label, kind: "private", hash: hashKey(secret), hint: secret.slice(-4) };
   return transaction(async (tx) => {
+    await lockShopApiKeys(tx, shopId);
+    if ((await countActiveApiKeys(tx, shopId)) >= MAX_ACTIVE_KEYS_PER_SHOP) {
+      throw new DomainError(
+        "conflict",
+        `A shop may have at most ${MAX_ACTIVE_KEYS_PER_SHOP} active API keys: revoke one it no longer uses first.`,
+      );
+    }
     const created = { key: await insertApiKey(tx, values, new Date()), secret };
     await unit?.within?.(tx, created);
     return created;

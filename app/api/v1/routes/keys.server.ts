@@ -4,6 +4,7 @@ import {
   apiKeyCreateSchema,
   createApiKey,
   listApiKeys,
+  MAX_ACTIVE_KEYS_PER_SHOP,
   revokeApiKey,
   type CreatedApiKey,
 } from "~/services/keys/api-keys.server";
@@ -32,7 +33,9 @@ const createKey = apiRoute({
   path: "/keys",
   tags: ["API keys"],
   summary: "Create a private key",
-  description: "The response carries `secret` once. Store it; only a hash is kept.",
+  description:
+    "The response carries `secret` once. Store it; only a hash is kept. A shop holds at most " +
+    `${MAX_ACTIVE_KEYS_PER_SHOP} active keys: one more is a 409 \`conflict\` until a key is revoked.`,
   modes: PRIVATE,
   request: {
     body: jsonBody(apiKeyCreateSchema),
