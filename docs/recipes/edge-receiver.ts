@@ -38,7 +38,11 @@ async function readBody(request: Request): Promise<Uint8Array | null> {
     chunks.push(read.value);
   }
   const body = new Uint8Array(size);
-  chunks.reduce((offset, chunk) => (body.set(chunk, offset), offset + chunk.length), 0);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.length;
+  }
   return body;
 }
 

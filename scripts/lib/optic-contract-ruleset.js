@@ -2,7 +2,14 @@
 // own breaking-changes ruleset, with its enum rule replaced, and the rules it lacks for this contract. A local
 // ruleset is Optic's extension point: Optic loads this module by path and calls `rulesetConstructor`. Plain
 // JavaScript because Optic loads it with require(), not through tsx.
-import { OperationRule, RequestRule, ResponseBodyRule, RuleError, Ruleset } from "@useoptic/rulesets-base";
+import {
+  OperationRule,
+  RequestRule,
+  ResponseBodyRule,
+  ResponseRule,
+  RuleError,
+  Ruleset,
+} from "@useoptic/rulesets-base";
 import { BreakingChangesRuleset } from "@useoptic/standard-rulesets";
 
 /**
@@ -187,6 +194,39 @@ const parametersKept = new OperationRule({
   },
 });
 
+/** The security requirements an operation is called with, each as its sorted scheme names. */
+const requirementsOf = (operation) =>
+  (operation.security ?? operation.raw?.security ?? []).map((requirement) =>
+    Object.keys(requirement).sort().join(" + "),
+  );
+
+/**
+ * Every credential that could call an operation still can: a scheme dropped from an operation (the public key from
+ * a storefront operation, say) refuses every client holding only that credential. Optic compares no security.
+ */
+const securityKept = new OperationRule({
+  name: "security requirements kept",
+  rule: (operation) => {
+    operation.changed((before, after) => {
+      const kept = new Set(requirementsOf(after));
+      const dropped = requirementsOf(before).filter((requirement) => !kept.has(requirement));
+      if (dropped.length) {
+        throw new RuleError({ message: `cannot remove security requirement ${dropped.map(shown).join(", ")}.` });
+      }
+    });
+  },
+});
+
+/** A response header a client reads (Retry-After, Location, Idempotent-Replayed, ...) stays: Optic lets it go. */
+const responseHeadersKept = new ResponseRule({
+  name: "response headers kept",
+  rule: (response) => {
+    response.header.removed((header) => {
+      throw new RuleError({ message: `cannot remove response header '${header.value.name}'.` });
+    });
+  },
+});
+
 export const configSchema = {};
 
 export function rulesetConstructor() {
@@ -199,6 +239,8 @@ export function rulesetConstructor() {
       requestConstraintsKept,
       requestTypesKept,
       parametersKept,
+      securityKept,
+      responseHeadersKept,
     ],
   });
 }

@@ -162,6 +162,23 @@ const BREAKING: Case[] = [
     },
     reported: /\[parameters kept and not narrowed\] cannot remove query parameter 'aid'/,
   },
+  {
+    kind: "a credential's scheme dropped from an operation (the public key from a storefront read)",
+    keep: { paths: ["/storefront/wishlist"] },
+    change: (document) => {
+      const operation = document.paths["/storefront/wishlist"].get;
+      operation.security = operation.security.filter((requirement: Json) => !("publicKey" in requirement));
+    },
+    reported: /\[security requirements kept\] cannot remove security requirement "publicKey"/,
+  },
+  {
+    kind: "a removed response header",
+    keep: { paths: ["/lists"] },
+    change: (document) => {
+      delete document.paths["/lists"].get.responses["200"].headers["X-Request-Id"];
+    },
+    reported: /\[response headers kept\] cannot remove response header 'X-Request-Id'/,
+  },
 ];
 
 describe("the breaking-change check", () => {
@@ -176,7 +193,7 @@ describe("the breaking-change check", () => {
     expect(output).toMatch(reported);
   });
 
-  it("passes additions: a path, optional request fields and parameters, response fields, enum values, a webhook, a wider bound, a type more", async () => {
+  it("passes additions: a path, optional request fields and parameters, response fields, enum values, a webhook, a wider bound, a type more, a security scheme, a response header", async () => {
     const added = structuredClone(released);
     added.paths["/lists/{id}/notes"] = {
       get: {
@@ -209,6 +226,9 @@ describe("the breaking-change check", () => {
     schema(added, "ItemAddedEvent").properties.source = { type: "string" };
     added.webhooks["item.archived"] = structuredClone(added.webhooks["item.removed"]);
     added.webhooks["item.archived"].post.operationId = "onItemArchived";
+    // Another way to call an operation, and another header in an answer.
+    added.paths["/lists"].get.security.push({ customerAccount: [] });
+    added.paths["/lists"].get.responses["200"].headers["X-Lists-Total"] = { schema: { type: "integer" } };
     const keep = {
       paths: ["/lists", "/lists/{id}", "/lists/{id}/notes", "/shop/settings", "/exports", "/exports/{jobId}"],
       webhooks: ["item.added", "item.archived"],
