@@ -25,7 +25,7 @@ if (!passed) {
 }
 if (process.argv.includes("--release")) {
   writeFileSync(RELEASED, documentText(served));
-  process.stdout.write("\nwrote docs/openapi.released.json: add the release to docs/api-changelog.md\n");
+  process.stdout.write("\nwrote docs/openapi.released.json: add the release to CHANGELOG.md\n");
 } else {
   process.stdout.write("\nno breaking change against docs/openapi.released.json\n");
 }
