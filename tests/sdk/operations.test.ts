@@ -8,7 +8,6 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { insertComplianceRequest } from "~/data/compliance-rows.server";
 import { database } from "~/data/database.server";
-import { getEnv, resetEnvCache } from "~/env.server";
 import { newId } from "~/lib/ids";
 import { createWishlistClient, paginate, type WishlistClient } from "../../sdk/src/index";
 import { createShopWithKey } from "../factories";
@@ -19,7 +18,7 @@ import { useWorker } from "../support/worker";
 import { startReceiver } from "../services/webhooks/receiver";
 import { connectToPlatform } from "../services/transfers/helpers";
 import { demoShopData } from "../../stand-in/demo-data";
-import { startPlatformStandIn } from "../../stand-in/platform";
+import { startTestPlatform } from "../support/platform-stand-in";
 
 Object.assign(process.env, {
   WEBHOOK_ALLOW_HTTP: "true",
@@ -31,16 +30,7 @@ useWorker();
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
 // The platform's Admin API, which the embed status, the settings' storefront sync and the imports' catalogue read.
-const platform = await startPlatformStandIn({
-  appUrl: baseUrl,
-  apiKey: getEnv().SHOPIFY_API_KEY,
-  apiSecret: getEnv().SHOPIFY_API_SECRET,
-  appHandle: getEnv().SHOPIFY_APP_HANDLE,
-  scopes: getEnv().SCOPES,
-  shops: [demoShopData({ domain: "placeholder.myshopify.com", accessToken: "shpat_placeholder" })],
-});
-process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
-resetEnvCache();
+const platform = await startTestPlatform(baseUrl);
 await useWebProcess({ port });
 const receiver = await startReceiver();
 

@@ -2,13 +2,12 @@ import { serve } from "@hono/node-server";
 import { afterAll, expect } from "vitest";
 import { database } from "~/data/database.server";
 import { updateAlertSettingsText } from "~/data/shop-rows.server";
-import { getEnv, resetEnvCache } from "~/env.server";
 import { alertSettingsSchema } from "~/services/alerts/alert-settings";
 import { createShopWithKey } from "../factories";
 import { connectToPlatform } from "../services/transfers/helpers";
 import { demoShopData } from "../../stand-in/demo-data";
 import { startMailbox } from "../../stand-in/mailbox";
-import { startPlatformStandIn } from "../../stand-in/platform";
+import { startTestPlatform } from "./platform-stand-in";
 import { apiHarness } from "./harness";
 import { until } from "./poll";
 
@@ -30,17 +29,7 @@ export async function startAlertStack({ keep, mailHost }: { keep?: number; mailH
   });
   const address = server.address();
   const appUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  const platform = await startPlatformStandIn({
-    appUrl,
-    apiKey: getEnv().SHOPIFY_API_KEY,
-    apiSecret: getEnv().SHOPIFY_API_SECRET,
-    appHandle: getEnv().SHOPIFY_APP_HANDLE,
-    scopes: getEnv().SCOPES,
-    // The first shop's storefront is the stand-in's online store; each test adds its own shop.
-    shops: [demoShopData({ domain: "placeholder.myshopify.com", accessToken: "shpat_placeholder" })],
-  });
-  process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
-  resetEnvCache();
+  const platform = await startTestPlatform(appUrl);
   afterAll(async () => {
     await platform.close();
     await mailbox.close();

@@ -5,11 +5,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { upsertSession } from "~/data/session-rows.server";
-import { getEnv, resetEnvCache } from "~/env.server";
+import { getEnv } from "~/env.server";
 import { JOBS } from "~/jobs/definitions";
 import { queuePrefix } from "~/jobs/queues.server";
 import { demoShopData } from "../../../stand-in/demo-data";
-import { startPlatformStandIn } from "../../../stand-in/platform";
+import { startTestPlatform } from "../../support/platform-stand-in";
 import { adminHost, signSessionToken } from "../../../stand-in/session-token";
 import { createShopWithKey, sessionRow } from "../../factories";
 import { rawCall, signedProxyPath } from "../../support/openapi-client";
@@ -32,16 +32,7 @@ Object.assign(process.env, {
 
 // The platform stand-in, for the reinstall's token exchange: the app's requests to a shop's https origin go
 // there (app/services/platform/stand-in-routing.server.ts). It must be known before the app starts.
-const platform = await startPlatformStandIn({
-  appUrl: BASE_URL,
-  apiKey: getEnv().SHOPIFY_API_KEY,
-  apiSecret: getEnv().SHOPIFY_API_SECRET,
-  appHandle: getEnv().SHOPIFY_APP_HANDLE,
-  scopes: getEnv().SCOPES,
-  shops: [demoShopData({ domain: "placeholder.myshopify.com", accessToken: "shpat_placeholder" })],
-});
-process.env.SHOPIFY_ADMIN_API_ORIGIN = platform.origin;
-resetEnvCache();
+const platform = await startTestPlatform(BASE_URL);
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 const { app, validator, clientFor } = await apiHarness();
