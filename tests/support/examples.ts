@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll } from "vitest";
 import { ROOT } from "../../scripts/lib/databases";
-import { until } from "./poll";
 import { freePort, startProcess, type RunningProcess } from "./processes";
+import { useWebProcess } from "./web-process";
 import { useWorker } from "./worker";
 
 /**
@@ -19,29 +18,8 @@ export async function useService(): Promise<{ baseUrl: string }> {
   });
   useWorker();
   const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const web = startProcess("server/index.ts", {
-    NODE_ENV: "test",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "warn",
-    // The address the export's signed links name.
-    SHOPIFY_APP_URL: baseUrl,
-  });
-  beforeAll(async () => {
-    await until(
-      () =>
-        fetch(`${baseUrl}/healthz`).then(
-          (response) => response.ok,
-          () => false,
-        ),
-      Boolean,
-      "the web process answering /healthz",
-    );
-  });
-  afterAll(async () => {
-    await web.stop();
-  });
+  // The address the export's signed links name.
+  const { baseUrl } = await useWebProcess({ port, env: { SHOPIFY_APP_URL: `http://127.0.0.1:${port}` } });
   return { baseUrl };
 }
 
