@@ -72,12 +72,11 @@ describe("the API keys page", () => {
     const revoked: string[] = [];
     for (let index = 0; index < 40; index++) {
       const { key } = await createApiKey({ shopId: shop.id, label: `old ${index}` });
-      recordKeyUse({ shopId: shop.id, credentialId: key.id, limited: false });
+      recordKeyUse({ shopId: shop.id, credentialId: key.id });
       await revokeApiKey({ shopId: shop.id, keyId: key.id });
       revoked.push(key.id);
     }
-    for (let index = 0; index < 3; index++)
-      recordKeyUse({ shopId: shop.id, credentialId: used.key.id, limited: false });
+    for (let index = 0; index < 3; index++) recordKeyUse({ shopId: shop.id, credentialId: used.key.id });
     await until(
       async () => (await readKeyUsage({ shopId: shop.id, credentialIds: [used.key.id] }))!.get(used.key.id)!,
       (usage) => usage.requests24h === 3,

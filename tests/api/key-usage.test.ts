@@ -56,7 +56,12 @@ describe("a credential's use", () => {
     }
     expect((await usageOf(shop.id, "public", 60)).lastRateLimitedAt).toBeNull();
     expect((await publicCall(`/storefront/wishlist?aid=${aid}`)).status).toBe(429);
-    const usage = await usageOf(shop.id, "public", 61);
+    // The refusal is remembered by a write of its own, after the count: wait for both.
+    const usage = await until(
+      async () => (await readKeyUsage({ shopId: shop.id, credentialIds: ["public"] }))!.get("public")!,
+      (read) => read.requests24h === 61 && read.lastRateLimitedAt !== null,
+      "61 requests and the refusal counted",
+    );
     const limitedAt = Date.parse(usage.lastRateLimitedAt!);
     expect(limitedAt).toBeGreaterThanOrEqual(before);
     expect(limitedAt).toBeLessThanOrEqual(Date.now());
@@ -66,9 +71,9 @@ describe("a credential's use", () => {
     const { shop } = await createShopWithKey();
     const now = Date.now();
     const hour = 3_600_000;
-    recordKeyUse({ shopId: shop.id, credentialId: "public", limited: false }, now - 23 * hour);
-    recordKeyUse({ shopId: shop.id, credentialId: "public", limited: false }, now - 24 * hour);
-    recordKeyUse({ shopId: shop.id, credentialId: "public", limited: false }, now);
+    recordKeyUse({ shopId: shop.id, credentialId: "public" }, now - 23 * hour);
+    recordKeyUse({ shopId: shop.id, credentialId: "public" }, now - 24 * hour);
+    recordKeyUse({ shopId: shop.id, credentialId: "public" }, now);
     // The 24-hours-old one falls outside; the one 23 hours old and the one now are read.
     expect(await usageOf(shop.id, "public", 2)).toEqual({ requests24h: 2, lastRateLimitedAt: null });
 

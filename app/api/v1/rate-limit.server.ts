@@ -5,7 +5,7 @@ import { AppError } from "~/lib/problems";
 import { logger } from "~/logger.server";
 import { rateLimitKey, rateLimitPrefix, type RateLimitBucket } from "~/lib/rate-limit-keys.server";
 import { getRateLimitRedis, whenRedisReady } from "~/redis.server";
-import { recordKeyUse } from "~/services/keys/key-usage.server";
+import { recordKeyRefusal, recordKeyUse } from "~/services/keys/key-usage.server";
 import type { V1Env } from "./context";
 import { shopperOf } from "./shopper.server";
 
@@ -108,7 +108,10 @@ export function rateLimit(
     // counting to process memory; wait for it briefly. One that already failed falls through at once to
     // the in-memory insurance limiter.
     await whenRedisReady(getRateLimitRedis(), 1_000).catch(() => undefined);
-    const outcomes = await Promise.allSettled(keys.map(({ bucket, key }) => limiterFor(bucket).consume(key)));
+    const consumed = keys.map(({ bucket, key }) => limiterFor(bucket).consume(key));
+    // In the same tick as the counters above: one pipelined write for all of them.
+    recordKeyUse({ shopId: caller.shopId, credentialId: caller.credentialId });
+    const outcomes = await Promise.allSettled(consumed);
     const counts: Count[] = [];
     const refused: Bucket[] = [];
     let retryAfter = 0;
@@ -128,8 +131,8 @@ export function rateLimit(
         counts.push({ bucket, remaining: result.remainingPoints, resetSeconds });
       }
     });
-    recordKeyUse({ shopId: caller.shopId, credentialId: caller.credentialId, limited: refused.length > 0 });
     if (refused.length > 0) {
+      recordKeyRefusal({ shopId: caller.shopId, credentialId: caller.credentialId });
       const headers = new Headers({ "Retry-After": String(retryAfter) });
       setHeaders(headers, counts);
       const bucket = refused[0]!;

@@ -15,18 +15,31 @@ const WINDOW_HOURS = 24;
 /** How long the last refusal is remembered. */
 const LIMITED_TTL_DAYS = 30;
 
-/** Counts one request of a credential (a private key's id, or `public`, `proxy`, `customerAccount`). */
+/**
+ * Counts one request of a credential (a private key's id, or `public`, `proxy`, `customerAccount`). The rate limiter
+ * calls it in the tick it sends its own counters, so that auto-pipelining sends all of them in one write: the
+ * request's one Redis round trip (tests/api/request-budgets.test.ts).
+ */
 export function recordKeyUse(
-  { shopId, credentialId, limited }: { shopId: string; credentialId: string; limited: boolean },
+  { shopId, credentialId }: { shopId: string; credentialId: string },
   now = Date.now(),
 ): void {
-  const keys = keyUsageKeys(shopId, credentialId);
-  const hourKey = keys.hour(Math.floor(now / HOUR_MS));
+  const hourKey = keyUsageKeys(shopId, credentialId).hour(Math.floor(now / HOUR_MS));
   const redis = getRateLimitRedis();
-  const writes: Array<Promise<unknown>> = [redis.incr(hourKey), redis.expire(hourKey, HOUR_TTL_SECONDS)];
-  if (limited) {
-    writes.push(redis.set(keys.limited, new Date(now).toISOString(), "EX", LIMITED_TTL_DAYS * 86_400));
-  }
+  settle([redis.incr(hourKey), redis.expire(hourKey, HOUR_TTL_SECONDS)]);
+}
+
+/** Remembers that a credential was refused with 429 now (a write of its own, on the refused path only). */
+export function recordKeyRefusal(
+  { shopId, credentialId }: { shopId: string; credentialId: string },
+  now = Date.now(),
+): void {
+  const { limited } = keyUsageKeys(shopId, credentialId);
+  settle([getRateLimitRedis().set(limited, new Date(now).toISOString(), "EX", LIMITED_TTL_DAYS * 86_400)]);
+}
+
+/** Never awaited by the request: a failed count is dropped (Redis away: the limiter's insurance counts). */
+function settle(writes: Array<Promise<unknown>>): void {
   Promise.all(writes).catch((error: unknown) => logger.debug({ err: error }, "could not count a key's use"));
 }
 
