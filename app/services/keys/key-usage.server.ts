@@ -1,7 +1,7 @@
 /**
  * Each credential's use, for the admin's API keys page: requests in the last 24 hours and the last time the
  * credential was refused with 429 (docs/decisions/061-key-usage-in-redis.md). Counted in Redis by the rate limiter,
- * on its connection once its counters have answered (auto-pipelined), never awaited by the request: a figure of
+ * on its connection in the tick of its own counters (auto-pipelined), never awaited by the request: a figure of
  * operations, not a record. Redis restarted empty forgets it, and the page then counts from zero.
  */
 import { logger } from "~/logger.server";
