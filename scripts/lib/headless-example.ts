@@ -6,19 +6,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import type { StorefrontSettings } from "../../examples/headless-storefront/server/settings";
 import { ROOT } from "./databases";
 
 const VITE = path.join(ROOT, "node_modules/vite/bin/vite.js");
 const EXAMPLE = path.join(ROOT, "examples/headless-storefront");
 
-export interface HeadlessExampleSettings {
-  wishlistUrl: string;
-  shopDomain: string;
-  publicKey: string;
-  privateKey: string;
-  storefrontOrigin: string;
-  storefrontAccessToken: string;
-}
+/** The example's own settings (its server reads them from these variables or the demo shop's file). */
+export type HeadlessExampleSettings = StorefrontSettings;
 
 /** The example's settings as its environment variables (and no demo file to fall back on). */
 export function exampleEnvironment(settings: HeadlessExampleSettings): Record<string, string> {
