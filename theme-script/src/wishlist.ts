@@ -291,6 +291,8 @@ function start(settings: EmbedSettings) {
     } catch (error) {
       // Only this change is undone: others may have finished meanwhile.
       items = adding ? items.filter((item) => item !== placeholder) : [...existing, ...items];
+      // The heart is no longer busy either: the next press may try again.
+      pending.delete(target.handle);
       render();
       failure(error);
       return !adding;

@@ -90,7 +90,13 @@ export async function scriptReady(page: Page) {
   await page.evaluate("window.Wishlist.get()");
 }
 
+/**
+ * A heart's settled state: its `aria-pressed`, or "busy" while its change is still under way. The heart shows
+ * the change at once and takes no second press until the API answers, so a test (like a person) waits for the
+ * settled state before pressing again.
+ */
 export async function pressed(button: Locator): Promise<string | null> {
+  if ((await button.getAttribute("aria-busy")) === "true") return "busy";
   return button.getAttribute("aria-pressed");
 }
 
