@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Demand report
-         * @description Products saved often but rarely bought in the range, and the restock list of saved variants out of stock.
+         * @description Products saved often but rarely bought in the range, and the restock list of saved variants out of stock. Part of the demand insights, on the Growth plan and higher (`x-plan`): on a plan without them the answer is 403 `plan-required`, whose `plan` member names the plan needed.
          */
         get: operations["getAnalyticsDemand"];
         put?: never;
@@ -1013,6 +1013,26 @@ export interface webhooks {
          * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
          */
         post: operations["onPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.allowance_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * plan.allowance_reached event
+         * @description POSTed to your endpoint with headers X-Service-Event, X-Service-Delivery and X-Service-Signature (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with the endpoint secret).
+         */
+        post: operations["onPlanAllowance_reached"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2071,6 +2091,48 @@ export interface components {
             /** @enum {string} */
             type: "ping";
         };
+        /** @description Every event sent matches this schema. An event that named a customer whose data the shop erased (the platform's customers/redact) is not sent again: its queued deliveries end unsent and a redelivery answers 410 `event-redacted`. */
+        PlanAllowanceReachedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC with milliseconds and Z.
+             * @example 2026-11-22T14:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Additive: the shop's plan allowance for the period is used up; sent once per period and allowance. Nothing shopper-facing stops: alert emails over the allowance wait for the next period, or go out as soon as the merchant moves to a plan with room. */
+            data: {
+                /**
+                 * @description The allowance used up: `alert_emails` today (an open set).
+                 * @example alert_emails
+                 */
+                allowance: string;
+                /**
+                 * @description The plan's allowance for the period.
+                 * @example 200
+                 */
+                limit: number;
+                /**
+                 * @description The calendar month (UTC) counted, `YYYY-MM`.
+                 * @example 2026-11
+                 */
+                period: string;
+                /**
+                 * @description The shop's plan then (an open set of strings).
+                 * @example FREE
+                 */
+                plan: string;
+                /**
+                 * Format: date-time
+                 * @description When the next period starts and the allowance is whole again.
+                 * @example 2026-11-22T14:30:00.000Z
+                 */
+                resetsAt: string;
+            };
+            id: string;
+            shopDomain: string;
+            /** @enum {string} */
+            type: "plan.allowance_reached";
+        };
         /** @description RFC 9457 problem document. Branch on `type`, never on text. */
         Problem: {
             detail?: string;
@@ -2224,7 +2286,10 @@ export interface components {
              * @example 2026-11-22T14:30:00.000Z
              */
             installedAt: string;
-            /** @description Billing plan. `FREE` today; further values may be added. */
+            /**
+             * @description The shop's plan in force: an open set of strings, `FREE`, `GROWTH` and `PLUS` today; treat an unknown value as a paid plan. After a declined payment the paid plan holds for a grace period, then `FREE`. Every plan keeps every shopper feature, the API and webhooks; what each adds is in docs/plans.md.
+             * @example FREE
+             */
             plan: string;
             /**
              * Format: date-time
@@ -2525,7 +2590,7 @@ export interface components {
              * @example 2026-11-22T14:30:00.000Z
              */
             disabledAt: string | null;
-            events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock" | "reminder.due")[];
+            events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock" | "reminder.due" | "plan.allowance_reached")[];
             /** @description Consecutive failed deliveries, each counted when its last retry fails (an attempt with a retry still due does not count); 0 after any 2xx. */
             failCount: number;
             id: string;
@@ -2931,7 +2996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden, or plan-required: the shop's plan lacks this feature (the GROWTH plan or higher has it; the problem's `plan` member names it) */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit-Shop.optional"];
@@ -10205,7 +10270,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock" | "reminder.due")[];
+                    events: ("item.added" | "item.removed" | "list.merged" | "list.shared" | "item.updated" | "list.created" | "list.deleted" | "alert.back_in_stock" | "alert.price_dropped" | "alert.low_stock" | "reminder.due" | "plan.allowance_reached")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -11588,6 +11653,28 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPlanAllowance_reached: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlanAllowanceReachedEvent"];
             };
         };
         responses: {

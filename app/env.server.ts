@@ -114,6 +114,12 @@ export const envSchema = z
      * WEBHOOK_RETRY_UNIT_MS is the retry schedule's unit: a minute in production, less in tests and the demo.
      */
     WEBHOOK_ALLOW_HTTP: z.stringbool().default(false),
+    /**
+     * Plans (docs/decisions/062-plans-and-billing.md): whether app subscriptions are requested as test charges,
+     * which the platform never bills. Unset: test charges everywhere but in production (development stores and
+     * the app review need it set there too).
+     */
+    BILLING_TEST_CHARGES: z.stringbool().optional(),
     WEBHOOK_ALLOWED_NETWORKS: z
       .string()
       .default("")

@@ -1,13 +1,14 @@
 import "@shopify/shopify-app-remix/adapters/node";
 import { shopifyApi } from "@shopify/shopify-api";
 import { redirect } from "@remix-run/node";
-import { AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
+import { AppDistribution, BillingInterval, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { getEnv } from "./env.server";
 import { logger } from "./logger.server";
 import { SHOPIFY_API_VERSION } from "./shopify-api-version";
 import { routeShopOriginsToStandIn } from "./services/platform/stand-in-routing.server";
 import { platformSessionStorage } from "./services/shops/platform-sessions.server";
 import { ensureShop } from "./services/shops/shops.server";
+import { PAID_PLANS } from "./services/plans/plans";
 
 const env = getEnv();
 routeShopOriginsToStandIn();
@@ -36,6 +37,16 @@ const shopify = shopifyApp({
   sessionStorage: platformSessionStorage,
   distribution: AppDistribution.AppStore,
   future: { unstable_newEmbeddedAuthStrategy: true },
+  // The paid plans as the platform bills them, by the name their subscriptions carry (app/services/plans/plans.ts).
+  billing: Object.fromEntries(
+    PAID_PLANS.map((plan) => [
+      plan.name,
+      {
+        trialDays: plan.trialDays,
+        lineItems: [{ amount: plan.monthlyPrice, currencyCode: "USD", interval: BillingInterval.Every30Days }],
+      },
+    ]),
+  ),
   hooks: {
     afterAuth: async ({ session }) => {
       await ensureShop({ domain: session.shop });
@@ -116,4 +127,6 @@ function decodesToHost(host: string): boolean {
 }
 
 export const authenticate = { ...shopify.authenticate, admin: authenticateAdmin };
+/** Whether app subscriptions are asked for as test charges (BILLING_TEST_CHARGES; unset: all but production). */
+export const billingTestCharges = () => env.BILLING_TEST_CHARGES ?? env.NODE_ENV !== "production";
 export const login = shopify.login;

@@ -35,6 +35,7 @@ export const ADMIN_PAGES: Record<string, AdminPage> = {
   "routes/app.imports.$jobId": { title: "page.import", help: { guide: "imports", section: "job-states" } },
   "routes/app.exports": { title: "page.exports", help: { guide: "imports", section: "exporting" } },
   "routes/app.privacy": { title: "page.privacy", help: { guide: "privacy" } },
+  "routes/app.plan": { title: "page.plan", help: { guide: "admin", section: "plan" } },
 };
 
 /** The page of the deepest matched route that is an admin page, if any. */

@@ -24,6 +24,7 @@ const PROBLEM_OF: Record<DomainErrorCode, ProblemSlug> = {
   sharing_disabled: "sharing-disabled",
   guest_lists_disabled: "guest-wishlists-disabled",
   shop_uninstalled: "shop-uninstalled",
+  plan_required: "plan-required",
   idempotency_key_reused: "idempotency-key-reused",
   idempotency_key_in_use: "idempotency-key-in-use",
   platform_not_connected: "platform-not-connected",

@@ -17,6 +17,7 @@ import {
   type PlatformWebhookTopic,
 } from "~/services/shops/platform-webhook-topics";
 import { markShopUninstalled } from "~/services/shops/shops.server";
+import { receiveSubscriptionUpdate, SUBSCRIPTION_STATUSES } from "~/services/plans/billing.server";
 import { platformApi, shopDomain } from "~/shopify.server";
 import type { HttpAppEnv } from "./http-env";
 
@@ -57,6 +58,16 @@ const customerSubject = z.object({
 
 /** What products/delete and products/update name: the product's id. */
 const deletedProduct = z.object({ id: platformId });
+
+/** What app_subscriptions/update names: the subscription, its plan name, status and time. */
+const subscriptionUpdate = z.object({
+  app_subscription: z.object({
+    admin_graphql_api_id: z.string().regex(/^gid:\/\/shopify\/AppSubscription\/\d{1,20}$/),
+    name: z.string().max(255),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    updated_at: z.iso.datetime({ offset: true }).nullish().catch(null),
+  }),
+});
 
 /** What inventory_levels/update names: the inventory item whose level changed. */
 const inventoryLevel = z.object({ inventory_item_id: platformId });
@@ -167,6 +178,20 @@ const RECEIVERS: { [T in PlatformWebhookTopic]: Receive } = {
     // Absent or not a time: only the id and content checks apply.
     const signedAt = dated.success ? new Date(dated.data.updated_at) : null;
     return { outcome: await markShopUninstalled(receipt, signedAt), signedAt };
+  },
+  "app_subscriptions/update": async (receipt, json) => {
+    const named = subscriptionUpdate.safeParse(json);
+    if (!named.success) {
+      throw refused(
+        "The app_subscriptions/update body is not an app subscription (admin_graphql_api_id, name, status).",
+      );
+    }
+    const { admin_graphql_api_id: subscriptionId, name, status, updated_at } = named.data.app_subscription;
+    const signedAt = updated_at ? new Date(updated_at) : null;
+    return {
+      outcome: await receiveSubscriptionUpdate(receipt, { subscriptionId, name, status, signedAt }),
+      signedAt,
+    };
   },
   "customers/data_request": receiveCompliance("customers/data_request"),
   "customers/redact": receiveCompliance("customers/redact"),

@@ -387,6 +387,59 @@ export async function retryMessage(
     .execute();
 }
 
+/**
+ * The message waits for the plan's allowance (docs/decisions/062-plans-and-billing.md): pending again, due at
+ * `dueAt` (the next period), its claim not counted as an attempt, `note` saying why in the admin's log.
+ */
+export async function holdMessage(
+  q: Queryable,
+  shopId: string,
+  messageId: string,
+  { dueAt, note }: { dueAt: Date; note: string },
+): Promise<void> {
+  await q
+    .updateTable("AlertMessage")
+    .set((eb) => ({
+      state: "pending",
+      dueAt,
+      leaseUntil: null,
+      error: note,
+      attempts: eb
+        .case()
+        .when("attempts", ">", 0)
+        .then(eb("attempts", "-", 1))
+        .else(0)
+        .end(),
+    }))
+    .where("shopId", "=", shopId)
+    .where("id", "=", messageId)
+    .execute();
+}
+
+/** Messages held for the allowance (`note`) are due now: the plan changed and may have room. */
+export async function releaseHeldMessages(q: Queryable, shopId: string, note: string, now: Date): Promise<number> {
+  const result = await q
+    .updateTable("AlertMessage")
+    .set({ dueAt: now, error: null })
+    .where("shopId", "=", shopId)
+    .where("state", "=", "pending")
+    .where("error", "=", note)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** How many of the shop's messages wait for the allowance (`note`). */
+export async function countHeldMessages(q: Queryable, shopId: string, note: string): Promise<number> {
+  const row = await q
+    .selectFrom("AlertMessage")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("shopId", "=", shopId)
+    .where("state", "=", "pending")
+    .where("error", "=", note)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /** Emails of the shop sent since `since` or being sent: the pacing's count. */
 export async function countSentSince(q: Queryable, shopId: string, since: Date): Promise<number> {
   // Two range reads of (shopId, state, sentAt) and (shopId, state, dueAt): one count over the shop's

@@ -32,6 +32,8 @@ export const DOMAIN_ERROR_CODES = [
   "sharing_disabled",
   "guest_lists_disabled",
   "shop_uninstalled",
+  /** The shop's plan lacks the feature; `details.plan` names the cheapest plan that has it. */
+  "plan_required",
   "idempotency_key_reused",
   "idempotency_key_in_use",
   /** The shop has no working access to the platform's Admin API (no session, a refused token). */

@@ -67,6 +67,15 @@ export const PROBLEM_TYPES = {
     description:
       "The credential is valid but does not allow this operation (for example a public key on a private path).",
   },
+  "plan-required": {
+    status: 403,
+    title: "A higher plan is required",
+    description:
+      "The operation belongs to a feature the shop's plan does not include. The `plan` member names the cheapest " +
+      "plan that does (an open set of strings: `GROWTH`, `PLUS` today), `currentPlan` the shop's plan and " +
+      "`feature` the feature. Nothing was read or changed. The merchant changes plans on the app's Plan page; " +
+      "every shopper feature, the API and webhooks stay on every plan.",
+  },
   "shop-uninstalled": {
     status: 403,
     title: "App uninstalled from this shop",

@@ -12,6 +12,7 @@ import { createTranslator } from "~/i18n/translate";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
 import { utcDay } from "~/services/analytics/rollups.server";
 import { conversionReport, demandReport } from "~/services/attribution/revenue-reports.server";
+import { hasFeature } from "~/services/plans/entitlements.server";
 
 const REPORTS = ["revenue", "sources", "products", "rarely-bought", "restock"] as const;
 type Report = (typeof REPORTS)[number];
@@ -36,6 +37,15 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
   if (asked.unknownRange !== null) errors.push("range must be 7d, 30d, 90d or custom (with from and to).");
   if (errors.length > 0) return text(errors.join(" "));
   const { from, to } = asked.range;
+  if ((report === "restock" || report === "rarely-bought") && !(await hasFeature(shopId, "demandInsights"))) {
+    return new Response(
+      `The ${report} report is part of the demand insights, on the Growth plan or higher: see the Plan page.`,
+      {
+        status: 403,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      },
+    );
+  }
 
   let csv: string;
   let name: string;

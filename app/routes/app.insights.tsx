@@ -33,6 +33,7 @@ import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { currencyDigits, formatMoney } from "~/lib/money";
 import { withProductTitles } from "~/services/analytics/product-titles.server";
+import { hasFeature } from "~/services/plans/entitlements.server";
 import {
   conversionReport,
   demandReport,
@@ -43,20 +44,23 @@ import {
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
   const asked = readInsightsRange(new URL(request.url).searchParams);
+  // The demand insights are a plan's feature: on a plan without them the section says which plan has them,
+  // and the rest of the page is as on any plan.
+  const demandIncluded = await hasFeature(shopId, "demandInsights");
   const [report, demand] = await Promise.all([
     conversionReport(shopId, asked.range),
-    demandReport(shopId, asked.range),
+    demandIncluded ? demandReport(shopId, asked.range) : null,
   ]);
   const [topProducts, rarelyBought, restock] = await Promise.all([
     withProductTitles({ shopDomain, rows: report.topProducts }),
-    withProductTitles({ shopDomain, rows: demand.rarelyBought }),
-    withProductTitles({ shopDomain, rows: demand.restock }),
+    demand ? withProductTitles({ shopDomain, rows: demand.rarelyBought }) : [],
+    demand ? withProductTitles({ shopDomain, rows: demand.restock }) : [],
   ]);
   return {
     ...asked,
     maxDays: MAX_RANGE_DAYS,
     report: { ...report, topProducts },
-    demand: { ...demand, rarelyBought, restock },
+    demand: demand ? { ...demand, rarelyBought, restock } : null,
   };
 };
 
@@ -147,15 +151,23 @@ export default function Insights() {
                 {t("insights.demand.heading")}
               </Text>
             </Layout.Section>
-            <Layout.Section>
-              <RarelyBought />
-            </Layout.Section>
-            <Layout.Section>
-              <Restock />
-            </Layout.Section>
+            {data.demand ? (
+              <>
+                <Layout.Section>
+                  <RarelyBought demand={data.demand} />
+                </Layout.Section>
+                <Layout.Section>
+                  <Restock demand={data.demand} />
+                </Layout.Section>
+              </>
+            ) : (
+              <Layout.Section>
+                <DemandLocked />
+              </Layout.Section>
+            )}
             {empty ? null : (
               <Layout.Section>
-                <Downloads />
+                <Downloads demandIncluded={data.demand !== null} />
               </Layout.Section>
             )}
           </Layout>
@@ -531,8 +543,23 @@ function TopConverting() {
   );
 }
 
-function RarelyBought() {
-  const { demand } = useLoaderData<typeof loader>();
+type Demand = NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["demand"]>;
+
+/** Where the demand insights would be, on a plan without them: what they show and where to get them. */
+function DemandLocked() {
+  const { t } = useI18n();
+  return (
+    <Banner
+      tone="info"
+      title={t("insights.demandLocked.title")}
+      action={{ content: t("insights.demandLocked.action"), url: "/app/plan" }}
+    >
+      <Text as="p">{t("insights.demandLocked.body")}</Text>
+    </Banner>
+  );
+}
+
+function RarelyBought({ demand }: { demand: Demand }) {
   const { t, number, locale } = useI18n();
   const percent = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 1 });
   return (
@@ -567,8 +594,7 @@ function RarelyBought() {
   );
 }
 
-function Restock() {
-  const { demand } = useLoaderData<typeof loader>();
+function Restock({ demand }: { demand: Demand }) {
   const { t, number } = useI18n();
   return (
     <LabelledCard
@@ -649,13 +675,13 @@ function DownloadButton({ report, children }: { report: Report; children: string
   );
 }
 
-function Downloads() {
+function Downloads({ demandIncluded }: { demandIncluded: boolean }) {
   const { t } = useI18n();
   return (
     <LabelledCard title={t("analytics.download.heading")}>
       <Text as="p">{t("insights.download.body")}</Text>
       <InlineStack gap="200">
-        {DOWNLOADS.map((report) => (
+        {DOWNLOADS.filter((report) => demandIncluded || report !== "rarely-bought").map((report) => (
           <DownloadButton key={report} report={report}>
             {t(DOWNLOAD_LABELS[report])}
           </DownloadButton>

@@ -67,6 +67,7 @@ function AdminShell() {
         <Link to="/app/imports">{t("page.imports")}</Link>
         <Link to="/app/exports">{t("page.exports")}</Link>
         <Link to="/app/privacy">{t("page.privacy")}</Link>
+        <Link to="/app/plan">{t("page.plan")}</Link>
       </NavMenu>
       {/* App Bridge draws the page's title bar in the admin, outside this document: the document's own
           heading and main landmark are what a screen reader finds in the frame. */}

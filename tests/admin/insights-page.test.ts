@@ -36,7 +36,7 @@ const insightsRoute = await import("~/routes/app.insights");
 const insightsCsv = await import("~/routes/app.insights.csv");
 const homeRoute = await import("~/routes/app._index");
 const settingsRoute = await import("~/routes/app.settings");
-const { createShop } = await import("../factories");
+const { createShop, setShopPlan } = await import("../factories");
 const { apiHarness } = await import("../support/harness");
 const { BASE_URL } = await import("../support/http");
 const { until } = await import("../support/poll");
@@ -56,8 +56,10 @@ const FORMULA_TITLE = '=HYPERLINK("https://attacker.example","Click")';
 const standIns = new Map<string, StandInShop>();
 platform.answer((call) => standInGraphql(standIns.get(call.accessToken ?? "")!)(call));
 
+/** A shop with the app installed, on the Growth plan (the demand insights are its feature). */
 async function installedShop() {
   const shop = await createShop();
+  await setShopPlan(shop.id, "GROWTH");
   const accessToken = `shpat_${shop.id}`;
   const session = new Session({ id: `offline_${shop.domain}`, shop: shop.domain, state: "", isOnline: false });
   session.scope = getEnv().SCOPES;
@@ -378,10 +380,10 @@ async function expectFiguresOfRange(page: InsightsData, from: string, to: string
     serviceTop.map(({ title: _title, ...rest }) => ({ ...rest, handle: rest.handle ?? expect.any(String) })),
   );
   const demand = await demandReport(shop.id, { from, to });
-  expect(page.demand.rarelyBought.map(({ title: _title, handle: _handle, ...rest }) => rest)).toEqual(
+  expect(page.demand!.rarelyBought.map(({ title: _title, handle: _handle, ...rest }) => rest)).toEqual(
     demand.rarelyBought.map(({ title: _title, handle: _handle, ...rest }) => rest),
   );
-  expect(page.demand.restock.map(({ title: _title, handle: _handle, ...rest }) => rest)).toEqual(
+  expect(page.demand!.restock.map(({ title: _title, handle: _handle, ...rest }) => rest)).toEqual(
     demand.restock.map(({ title: _title, handle: _handle, ...rest }) => rest),
   );
 
@@ -451,7 +453,7 @@ describe("the Insights page", () => {
   it("shows the demand: products saved often and rarely bought, and the restock list with the shoppers waiting", async () => {
     const page = await loadInsights(shop);
     const [, , , , , jacket, sweater, tote] = shop.data.products;
-    expect(page.demand.rarelyBought[0]).toMatchObject({
+    expect(page.demand!.rarelyBought[0]).toMatchObject({
       productId: jacket!.id,
       title: jacket!.title,
       saves: 4,
@@ -460,7 +462,7 @@ describe("the Insights page", () => {
       savers: 4,
     });
     expect(
-      page.demand.restock.map((row) => [
+      page.demand!.restock.map((row) => [
         row.productId,
         row.variantId,
         row.variantTitle,
@@ -471,7 +473,7 @@ describe("the Insights page", () => {
       [tote!.id, "9100000008", "Default Title", 0, 2],
       [sweater!.id, "9300000007", "Large", 0, 1],
     ]);
-    expect(page.demand.restock[0]!.title).toBe(FORMULA_TITLE);
+    expect(page.demand!.restock[0]!.title).toBe(FORMULA_TITLE);
   });
 
   it("shows the 7 and 90 days, and a custom range of two dates", async () => {
@@ -600,7 +602,7 @@ describe("the Insights downloads", () => {
       "purchase_rate",
       "current_savers",
     ]);
-    expect(rarely.rows.slice(1).map((row) => row[0])).toEqual(page.demand.rarelyBought.map((p) => p.productId));
+    expect(rarely.rows.slice(1).map((row) => row[0])).toEqual(page.demand!.rarelyBought.map((p) => p.productId));
   });
 
   it("gives the restock list as its own file, a formula in a title defused", async () => {
@@ -693,5 +695,25 @@ describe("money on the pages", () => {
     expect(formatMoney(4_000, "EUR", "de")).toMatch(/^40,00\s€$/u);
     expect(formatMoney(4_000, "EUR", "fr")).toMatch(/^40,00\s€$/u);
     expect(formatMoney(150, "JPY", "es")).toMatch(/^150\sJPY$/u);
+  });
+});
+
+describe("the demand insights on a plan without them", () => {
+  it("are not computed or downloadable on Free, the rest of the page is as on any plan, and an upgrade brings them", async () => {
+    const free = await installedShop();
+    await setShopPlan(free.id, "FREE");
+    const page = await loadInsights(free);
+    expect(page.demand).toBeNull();
+    expect(page.report).toMatchObject({ lines: 0, topProducts: [] });
+    for (const report of ["rarely-bought", "restock"]) {
+      const refused = await download(free, { report, range: "30d" });
+      expect(refused.status).toBe(403);
+      expect(refused.text).toMatch(/Growth plan/);
+    }
+    // The revenue reports stay on every plan.
+    expect((await download(free, { report: "revenue", range: "30d" })).status).toBe(200);
+    await setShopPlan(free.id, "GROWTH");
+    expect((await loadInsights(free)).demand).toMatchObject({ rarelyBought: [], restock: [] });
+    expect((await download(free, { report: "restock", range: "30d" })).status).toBe(200);
   });
 });

@@ -15,7 +15,7 @@ import { addItem } from "~/services/wishlists/wishlists.server";
 import { getStorage } from "~/services/storage/index.server";
 import { startExport } from "~/services/transfers/jobs.server";
 import { createUpload } from "~/services/transfers/uploads.server";
-import { createDelivery, createList, createShopWithKey, createWebhookEndpoint } from "../factories";
+import { createDelivery, createList, createShopWithKey, createWebhookEndpoint, setShopPlan } from "../factories";
 import { signCustomerAccountToken } from "../../stand-in/customer-account-token";
 import { signedProxyPath } from "../support/openapi-client";
 import { BASE_URL } from "../support/http";
@@ -28,6 +28,8 @@ resetEnvCache();
 
 const { app, call } = await apiHarness();
 const { shop, secret } = await createShopWithKey();
+// On a plan with every feature, so each operation answers its success status (tests/api/plans.test.ts: Free's 403).
+await setShopPlan(shop.id, "PLUS");
 await updateShopSettings({ shopId: shop.id, patch: { multipleLists: true } });
 
 const GUEST = "6f1c2c1e-3a5b-4c7d-8e9f-0a1b2c3d4e5f";

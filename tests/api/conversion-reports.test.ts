@@ -9,7 +9,7 @@ import { newId } from "~/lib/ids";
 import type { ConversionReport, DemandReport } from "~/services/attribution/revenue-reports.server";
 import type { Owner } from "~/services/owners/owner";
 import { addItem } from "~/services/wishlists/wishlists.server";
-import { createShopWithKey } from "../factories";
+import { createShopWithKey, setShopPlan } from "../factories";
 import { apiHarness } from "../support/harness";
 import { BASE_URL } from "../support/http";
 import { platformWebhook } from "../support/platform-webhooks";
@@ -155,6 +155,9 @@ const GUEST = randomUUID();
 
 const { shop, secret } = await createShopWithKey();
 const other = await createShopWithKey();
+// The demand report is a feature of the Growth plan and higher (tests/api/plans.test.ts covers Free's answer).
+await setShopPlan(shop.id, "GROWTH");
+await setShopPlan(other.shop.id, "GROWTH");
 const { privateCall, publicCall, proxyCall } = callsOf({ shop, secret });
 const otherCalls = callsOf({ shop: other.shop, secret: other.secret });
 

@@ -93,6 +93,7 @@ describe("the OpenAPI description", () => {
       "list.merged",
       "list.shared",
       "ping",
+      "plan.allowance_reached",
       "reminder.due",
     ]);
     expect(document.servers).toEqual([{ url: "http://localhost:3000/v1", description: "This deployment" }]);

@@ -85,13 +85,14 @@ describe("platform configuration", () => {
     expect(toml.access_scopes.scopes).toBe(parseEnv({}).SCOPES);
   });
 
-  it("subscribes app/uninstalled, the product, stock and order topics and the three compliance topics, each to its route of the same topic", async () => {
+  it("subscribes app/uninstalled, the subscription, product, stock and order topics and the three compliance topics, each to its route of the same topic", async () => {
     const topics = toml.webhooks.subscriptions.flatMap((sub) => [
       ...(sub.topics ?? []),
       ...(sub.compliance_topics ?? []),
     ]);
     expect(topics.sort()).toEqual([
       "app/uninstalled",
+      "app_subscriptions/update",
       "customers/data_request",
       "customers/redact",
       "inventory_levels/update",

@@ -126,3 +126,21 @@ export function sessionRow(shop: string, id: string, values: Partial<SessionValu
     ...values,
   };
 }
+
+/**
+ * Puts the shop on a plan, as an approved subscription would (the billing tests go through the platform's
+ * flow; tests of a gated feature itself start here).
+ */
+export async function setShopPlan(shopId: string, plan: "FREE" | "GROWTH" | "PLUS") {
+  await database()
+    .updateTable("Shop")
+    .set({
+      plan,
+      planUpdatedAt: new Date(),
+      subscriptionId: plan === "FREE" ? null : `gid://shopify/AppSubscription/${Date.now()}`,
+      subscriptionStatus: plan === "FREE" ? null : "ACTIVE",
+      graceEndsAt: null,
+    })
+    .where("id", "=", shopId)
+    .execute();
+}

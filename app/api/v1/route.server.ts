@@ -11,6 +11,8 @@ import { refuseNulCharacters } from "./nul-characters.server";
 import { IDEMPOTENCY_KEY_PARAMETER, withResponseHeaders } from "./openapi.server";
 import { rateLimit } from "./rate-limit.server";
 import { parseId } from "~/lib/ids";
+import { requireFeature } from "~/services/plans/entitlements.server";
+import { lowestPlanWith, type Feature } from "~/services/plans/plans";
 import { PATH_ID_KINDS, problemAnswer } from "./route-shapes";
 
 /**
@@ -35,6 +37,11 @@ export interface ApiRoute extends RouteConfig {
    */
   modes: readonly CallerMode[];
   deprecation?: Deprecation;
+  /**
+   * The plan feature the operation belongs to (app/services/plans/plans.ts): a shop whose plan lacks it is
+   * answered 403 `plan-required`, naming the plan it needs, before anything is read.
+   */
+  feature?: Feature;
 }
 
 function pathPattern(openApiPath: string): RegExp {
@@ -58,6 +65,13 @@ const requireMode =
     const caller = await resolveCaller(c);
     c.set("caller", caller);
     if (!modes.includes(caller.mode)) throw new AppError("forbidden", { detail: MODE_REFUSED[caller.mode] });
+    await next();
+  };
+
+const requirePlanFeature =
+  (feature: Feature): MiddlewareHandler<V1Env> =>
+  async (c, next) => {
+    await requireFeature(c.get("caller").shopId, feature);
     await next();
   };
 
@@ -91,7 +105,12 @@ function errorResponses(route: ApiRoute) {
         : ", a query parameter with a NUL character",
     ),
     401: problem("unauthorized"),
-    403: problem("forbidden"),
+    403: route.feature
+      ? problemAnswer(
+          `${PROBLEM_TYPES.forbidden.title}, or plan-required: the shop's plan lacks this feature (the ` +
+            `${lowestPlanWith(route.feature).id} plan or higher has it; the problem's \`plan\` member names it)`,
+        )
+      : problem("forbidden"),
     ...(request.params ? { 404: problem("not-found") } : {}),
     ...(route.method === "post" ? { 409: problem("idempotency-key-in-use") } : {}),
     ...(mayCarryBody
@@ -160,10 +179,11 @@ function pathIds(route: RouteConfig): MiddlewareHandler<V1Env>[] {
 
 /** Builds the route: its middleware chain, security, and derived error responses. */
 export function apiRoute<R extends ApiRoute>(definition: R) {
-  const { modes, deprecation, ...config } = definition;
+  const { modes, deprecation, feature, ...config } = definition;
   const storefront = modes.includes("public");
   const middleware: MiddlewareHandler<V1Env>[] = [
     requireMode(modes),
+    ...(feature ? [requirePlanFeature(feature)] : []),
     requireJsonBody(Boolean(config.request?.body?.required)),
     rateLimit(storefront ? ["shopper", "address"] : ["shop"], clientAddress),
     ...(config.method === "post" ? [idempotency] : []),
@@ -176,6 +196,7 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
     ...config,
     middleware,
     ...(deprecation ? { deprecated: true } : {}),
+    ...(feature ? { "x-plan": lowestPlanWith(feature).id } : {}),
     // The app proxy's signature works only under /proxy/v1, not on the /v1 server this document describes:
     // the operations it reaches are marked `x-app-proxy` instead (the appProxy scheme says so).
     security: modes.filter((mode) => mode !== "proxy").map((mode) => ({ [SECURITY[mode]]: [] })),

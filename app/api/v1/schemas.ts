@@ -207,7 +207,13 @@ export const SettingsSchema = z
 export const ShopOverviewSchema = z
   .object({
     domain: z.string(),
-    plan: z.string().openapi({ description: "Billing plan. `FREE` today; further values may be added." }),
+    plan: z.string().openapi({
+      description:
+        "The shop's plan in force: an open set of strings, `FREE`, `GROWTH` and `PLUS` today; treat an unknown " +
+        "value as a paid plan. After a declined payment the paid plan holds for a grace period, then `FREE`. " +
+        "Every plan keeps every shopper feature, the API and webhooks; what each adds is in docs/plans.md.",
+      example: "FREE",
+    }),
     planUpdatedAt: Timestamp,
     installedAt: Timestamp,
     settings: SettingsSchema,
@@ -609,6 +615,27 @@ export const WEBHOOK_EVENTS = {
     "AlertLowStockEvent",
   ),
   "reminder.due": envelope("reminder.due", reminderEventData, "ReminderDueEvent"),
+  "plan.allowance_reached": envelope(
+    "plan.allowance_reached",
+    z
+      .object({
+        allowance: z.string().openapi({
+          description: "The allowance used up: `alert_emails` today (an open set).",
+          example: "alert_emails",
+        }),
+        limit: z.number().int().openapi({ description: "The plan's allowance for the period.", example: 200 }),
+        plan: z.string().openapi({ description: "The shop's plan then (an open set of strings).", example: "FREE" }),
+        period: z.string().openapi({ description: "The calendar month (UTC) counted, `YYYY-MM`.", example: "2026-11" }),
+        resetsAt: Timestamp.openapi({ description: "When the next period starts and the allowance is whole again." }),
+      })
+      .openapi({
+        description:
+          "Additive: the shop's plan allowance for the period is used up; sent once per period and allowance. " +
+          "Nothing shopper-facing stops: alert emails over the allowance wait for the next period, or go out as " +
+          "soon as the merchant moves to a plan with room.",
+      }),
+    "PlanAllowanceReachedEvent",
+  ),
   ping: envelope(
     "ping",
     z

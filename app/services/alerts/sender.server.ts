@@ -10,7 +10,9 @@
  *  - records it sent, or suppresses the address on a 5xx about the recipient, or tries again later on a
  *    transient failure (a 4xx, the server down), up to MAX_ATTEMPTS.
  * Sending is paced to the shop's `ratePerMinute`, counted in the database over the last minute, so several
- * workers together keep to it.
+ * workers together keep to it. Each email takes a unit of the plan's monthly allowance first
+ * (docs/decisions/062-plans-and-billing.md); over it, the message waits for the next month, or for an upgrade,
+ * and is never lost.
  */
 import type { Redis } from "ioredis";
 import pLimit from "p-limit";
@@ -22,6 +24,7 @@ import {
   findStillSaved,
   findSuppressed,
   finishMessage,
+  holdMessage,
   insertSuppression,
   nextDueAt,
   retryMessage,
@@ -37,6 +40,8 @@ import { enqueueAlertSend } from "~/jobs/queues.server";
 import { isDomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
 import { createAdminCaller, NODES_PER_QUERY } from "~/services/platform/admin-api.server";
+import { allowanceTaker, returnUnit } from "~/services/plans/entitlements.server";
+import { ALLOWANCE_HELD_NOTE } from "~/services/plans/plans";
 import { emailReady, MAX_DIGEST_ITEMS, readAlertSettings, type AlertKind, type AlertSettings } from "./alert-settings";
 import { createAlertEmailRenderer, type AlertEmailItem, type RenderedAlertEmail } from "./email-template";
 import { clickUrl, unsubscribeUrl } from "./links.server";
@@ -83,6 +88,8 @@ export interface SendRun {
   skipped: number;
   failed: number;
   retried: number;
+  /** Held for the plan's allowance: due again next month or after an upgrade. */
+  held: number;
   flowSent: number;
   flowFailed: number;
   /** The shop's pace was reached: the rest waits for the next minute. */
@@ -108,7 +115,7 @@ export async function queueDueAlertSenders(connection?: Redis): Promise<string[]
 }
 
 export async function runAlertSender({ shopId, connection }: { shopId: string; connection?: Redis }): Promise<SendRun> {
-  const run: SendRun = { sent: 0, skipped: 0, failed: 0, retried: 0, flowSent: 0, flowFailed: 0 };
+  const run: SendRun = { sent: 0, skipped: 0, failed: 0, retried: 0, held: 0, flowSent: 0, flowFailed: 0 };
   const shop = await findShopById(database(), shopId);
   if (!shop || shop.uninstalledAt) return { ...run, skippedRun: shop ? "uninstalled" : "no such shop" };
   const settings = readAlertSettings(shop.alertSettings);
@@ -263,6 +270,7 @@ async function prepareBatch({
   }
   const transport = await smtpTransport(shopId, settings, openSmtpPassword(shopId, shop.smtpPasswordSealed));
   const products = await productDetails(shopId, alerts);
+  const takeUnit = await allowanceTaker(shopId, "alert_emails");
   return async (message) => {
     // At most MAX_DIGEST_ITEMS, as the evaluation attaches them: a message carrying more (rows written
     // otherwise) still sends a readable email, with its first alerts.
@@ -279,6 +287,13 @@ async function prepareBatch({
     if (!recipient.email) return skip("no email address");
     if (settings.email.audience === "subscribed" && !recipient.subscribed) return skip("no email marketing consent");
     if ("refused" in transport) return giveBack(shopId, message, transport.refused, run);
+    const unit = await takeUnit();
+    if (!unit.taken) {
+      run.held += 1;
+      return holdMessage(database(), shopId, message.id, { dueAt: unit.resetsAt, note: ALLOWANCE_HELD_NOTE });
+    }
+    // Not sent after all (a failure below): the unit is given back.
+    const unsent = () => returnUnit(shopId, "alert_emails", unit.period);
     const locale = recipient.locale ?? "en";
     const unsubscribe = unsubscribeUrl({ shopId, customerId: message.customerId, locale });
     let email: RenderedAlertEmail;
@@ -294,6 +309,7 @@ async function prepareBatch({
     } catch (error) {
       // Tried again, then failed after MAX_ATTEMPTS: never left claimed to break every run that takes it.
       logger.error({ err: error, shopId, messageId: message.id }, "alert email not rendered");
+      await unsent();
       return giveBack(shopId, message, `the email could not be rendered: ${(error as Error).message}`, run);
     }
     try {
@@ -312,6 +328,7 @@ async function prepareBatch({
       await finishMessage(database(), shopId, message.id, { state: "sent", at: new Date() });
     } catch (error) {
       const { refused, detail } = classifySmtpFailure(error);
+      await unsent();
       if (!refused) return giveBack(shopId, message, detail, run);
       run.failed += 1;
       await transaction(async (tx) => {

@@ -19,7 +19,8 @@ export type EventType =
   | "alert.back_in_stock"
   | "alert.price_dropped"
   | "alert.low_stock"
-  | "reminder.due";
+  | "reminder.due"
+  | "plan.allowance_reached";
 
 interface NewEvent {
   shopId: string;

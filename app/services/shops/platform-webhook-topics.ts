@@ -22,6 +22,9 @@ export const PLATFORM_WEBHOOK_TOPICS = {
     compliance: false,
     shopOf: z.object({ myshopify_domain: z.string() }).transform((body) => body.myshopify_domain),
   },
+  // The app subscription resource (`app_subscription`: its gid, name, status, updated_at): the shop is the
+  // header's (docs/decisions/062-plans-and-billing.md).
+  "app_subscriptions/update": { compliance: false, shopOf: null },
   // Mandatory compliance topics: recorded once and done by the worker (app/services/compliance).
   "customers/data_request": { compliance: true, shopOf: shopDomainField },
   "customers/redact": { compliance: true, shopOf: shopDomainField },

@@ -1,3 +1,4 @@
+import { endPlanAtUninstall } from "~/services/plans/billing.server";
 import { database, transaction } from "~/data/database.server";
 import { deleteSessionsOfShop } from "~/data/session-rows.server";
 import {
@@ -60,6 +61,7 @@ export async function markShopUninstalled(
     const changed = await markUninstalled(tx, domain, new Date(), signedAt);
     if (!changed && (await shopExists(tx, domain))) return "stale";
     await deleteSessionsOfShop(tx, domain);
+    await endPlanAtUninstall(tx, domain, new Date());
     return "processed";
   });
   forgetAuthentication();

@@ -41,6 +41,7 @@ export const SUBSCRIBABLE_EVENTS = [
   "alert.price_dropped",
   "alert.low_stock",
   "reminder.due",
+  "plan.allowance_reached",
 ] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 

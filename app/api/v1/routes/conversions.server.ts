@@ -405,8 +405,11 @@ const demandRoute = apiRoute({
   tags: ["Analytics"],
   summary: "Demand report",
   description:
-    "Products saved often but rarely bought in the range, and the restock list of saved variants out of stock.",
+    "Products saved often but rarely bought in the range, and the restock list of saved variants out of stock. " +
+    "Part of the demand insights, on the Growth plan and higher (`x-plan`): on a plan without them the answer is " +
+    "403 `plan-required`, whose `plan` member names the plan needed.",
   modes: PRIVATE,
+  feature: "demandInsights",
   request: { query: DemandQuery },
   responses: { 200: jsonResponse("The demand report", DemandReportSchema) },
 });

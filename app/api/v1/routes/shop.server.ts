@@ -1,3 +1,4 @@
+import { planInForce } from "~/services/plans/entitlements.server";
 import { type OpenAPIHono } from "@hono/zod-openapi";
 import { toTimestamp } from "~/lib/time";
 import { getEmbedStatus } from "~/services/shops/embed-status.server";
@@ -60,11 +61,12 @@ const patchSettings = apiRoute({
 export function registerShopRoutes(app: OpenAPIHono<V1Env>) {
   app.openapi(getShop, async (c) => {
     const { shop, settings, usage } = await getShopOverview({ shopId: c.get("caller").shopId });
+    const { plan, updatedAt } = planInForce(shop);
     return c.json(
       {
         domain: shop.domain,
-        plan: shop.plan,
-        planUpdatedAt: toTimestamp(shop.planUpdatedAt),
+        plan: plan.id,
+        planUpdatedAt: toTimestamp(updatedAt),
         installedAt: toTimestamp(shop.installedAt),
         settings,
         publicKey: shop.publicKey,
