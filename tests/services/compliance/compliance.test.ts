@@ -7,6 +7,7 @@ import { Agent } from "undici";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { database, engine } from "~/data/database.server";
+import { setAllowanceUsed } from "~/data/plan-rows.server";
 import { upsertSession } from "~/data/session-rows.server";
 import { resetEnvCache } from "~/env.server";
 import { purgeProcessedPlatformWebhooks } from "~/services/shops/platform-webhook-ledger.server";
@@ -689,8 +690,16 @@ describe("shop/redact", () => {
     await upsertSession(database(), sessionRow(shop.domain, `offline_${shop.domain}`, { accessToken: "token" }));
     await exportShop(secret);
     expect((await send("orders/create", shop.domain, orderOf(CUSTOMER, ORDER_ID, ["401"]))).status).toBe(200);
+    // The plan's counters of this month (names no customer; goes with the shop).
+    await setAllowanceUsed(database(), { shopId: shop.id, period: "2026-11", allowance: "alert_emails" }, 3);
     expect(await tablesMentioning([shop.id])).toEqual(
-      expect.arrayContaining(["Conversion", "DailyConversionStat", "DailyConversionOrder", "DailyConversionDelay"]),
+      expect.arrayContaining([
+        "Conversion",
+        "DailyConversionStat",
+        "DailyConversionOrder",
+        "DailyConversionDelay",
+        "PlanUsage",
+      ]),
     );
     expect((await send("customers/data_request", shop.domain, customerBody(shop, CUSTOMER))).status).toBe(200);
     await until(() => requestsOf(shop.id), finished, "the data request is done");
