@@ -108,5 +108,8 @@ const STYLES = `
   .status-bad { color: #8e0b21; font-weight: 650; }
   .order-list { display: flex; flex-direction: column; gap: 16px; margin-top: 16px; }
   .order-list h2 { margin: 0; font-size: 16px; }
+  .charge-terms { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+  .charge-terms dt { font-weight: 650; }
+  .charge-terms dd { margin: 0; }
   .mail-frame { width: 100%; min-height: 640px; border: 1px solid #ebebeb; border-radius: 12px; background: #fff; }
 `;

@@ -12,6 +12,16 @@ import {
   productImagePath,
   variantsOf,
 } from "./catalogue";
+import {
+  activeSubscriptions,
+  cancelSubscription,
+  createSubscription,
+  findSubscription,
+  shopRestId,
+  subscriptionNode,
+  type AppSubscriptionCreateInput,
+} from "./billing";
+import type { BillingHooks } from "./billing-admin";
 import type { StandInShop, StandInVariant } from "./demo-data";
 
 const SDL = /* GraphQL */ `
@@ -180,6 +190,15 @@ const SDL = /* GraphQL */ `
     metafieldsSet(metafields: [MetafieldsSetInput!]!): MetafieldsSetPayload
     metafieldsDelete(metafields: [MetafieldIdentifierInput!]!): MetafieldsDeletePayload
     flowTriggerReceive(handle: String, payload: JSON): FlowTriggerReceivePayload
+    appSubscriptionCreate(
+      name: String!
+      returnUrl: URL!
+      test: Boolean = false
+      trialDays: Int
+      replacementBehavior: AppSubscriptionReplacementBehavior = STANDARD
+      lineItems: [AppSubscriptionLineItemInput!]!
+    ): AppSubscriptionCreatePayload
+    appSubscriptionCancel(id: ID!, prorate: Boolean = false): AppSubscriptionCancelPayload
   }
   type CustomerConnection {
     nodes: [Customer!]!
@@ -249,6 +268,151 @@ const SDL = /* GraphQL */ `
   type ProductConnection {
     nodes: [Product!]!
   }
+  scalar DateTime
+  enum AppSubscriptionStatus {
+    ACCEPTED
+    ACTIVE
+    CANCELLED
+    DECLINED
+    EXPIRED
+    FROZEN
+    PENDING
+  }
+  enum AppSubscriptionReplacementBehavior {
+    APPLY_IMMEDIATELY
+    APPLY_ON_NEXT_BILLING_CYCLE
+    STANDARD
+  }
+  enum AppPricingInterval {
+    ANNUAL
+    EVERY_30_DAYS
+  }
+  type AppSubscriptionDiscountAmount {
+    amount: MoneyV2!
+  }
+  type AppSubscriptionDiscountPercentage {
+    percentage: Float!
+  }
+  union AppSubscriptionDiscountValue = AppSubscriptionDiscountAmount | AppSubscriptionDiscountPercentage
+  type AppSubscriptionDiscount {
+    durationLimitInIntervals: Int
+    priceAfterDiscount: MoneyV2!
+    remainingDurationInIntervals: Int
+    value: AppSubscriptionDiscountValue!
+  }
+  type AppRecurringPricing {
+    discount: AppSubscriptionDiscount
+    interval: AppPricingInterval!
+    price: MoneyV2!
+  }
+  type AppUsagePricing {
+    balanceUsed: MoneyV2!
+    cappedAmount: MoneyV2!
+    interval: AppPricingInterval!
+    terms: String!
+  }
+  union AppPricingDetails = AppRecurringPricing | AppUsagePricing
+  type AppPlanV2 {
+    pricingDetails: AppPricingDetails!
+  }
+  type AppSubscriptionLineItem {
+    id: ID!
+    plan: AppPlanV2!
+  }
+  type AppSubscription implements Node {
+    id: ID!
+    name: String!
+    status: AppSubscriptionStatus!
+    test: Boolean!
+    trialDays: Int!
+    createdAt: DateTime!
+    currentPeriodEnd: DateTime
+    returnUrl: URL!
+    lineItems: [AppSubscriptionLineItem!]!
+  }
+  enum AppPurchaseStatus {
+    ACCEPTED
+    ACTIVE
+    DECLINED
+    EXPIRED
+    PENDING
+  }
+  type AppPurchaseOneTime implements Node {
+    id: ID!
+    name: String!
+    price: MoneyV2!
+    status: AppPurchaseStatus!
+    test: Boolean!
+    createdAt: DateTime!
+  }
+  type AppPurchaseOneTimeEdge {
+    cursor: String!
+    node: AppPurchaseOneTime!
+  }
+  type PageInfo {
+    hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
+    endCursor: String
+  }
+  type AppPurchaseOneTimeConnection {
+    edges: [AppPurchaseOneTimeEdge!]!
+    nodes: [AppPurchaseOneTime!]!
+    pageInfo: PageInfo!
+  }
+  enum AppTransactionSortKeys {
+    CREATED_AT
+    ID
+  }
+  type AppInstallation implements Node {
+    id: ID!
+    activeSubscriptions: [AppSubscription!]!
+    oneTimePurchases(
+      first: Int
+      after: String
+      last: Int
+      before: String
+      reverse: Boolean = false
+      sortKey: AppTransactionSortKeys = CREATED_AT
+    ): AppPurchaseOneTimeConnection!
+  }
+  input MoneyInput {
+    amount: Decimal!
+    currencyCode: CurrencyCode!
+  }
+  input AppSubscriptionDiscountValueInput {
+    amount: Decimal
+    percentage: Float
+  }
+  input AppSubscriptionDiscountInput {
+    durationLimitInIntervals: Int
+    value: AppSubscriptionDiscountValueInput
+  }
+  input AppRecurringPricingInput {
+    interval: AppPricingInterval = EVERY_30_DAYS
+    price: MoneyInput!
+    discount: AppSubscriptionDiscountInput
+  }
+  input AppUsagePricingInput {
+    cappedAmount: MoneyInput!
+    terms: String!
+  }
+  input AppPlanInput {
+    appRecurringPricingDetails: AppRecurringPricingInput
+    appUsagePricingDetails: AppUsagePricingInput
+  }
+  input AppSubscriptionLineItemInput {
+    plan: AppPlanInput!
+  }
+  type AppSubscriptionCreatePayload {
+    appSubscription: AppSubscription
+    confirmationUrl: URL
+    userErrors: [UserError!]!
+  }
+  type AppSubscriptionCancelPayload {
+    appSubscription: AppSubscription
+    userErrors: [UserError!]!
+  }
   type Shop {
     name: String!
     email: String!
@@ -261,13 +425,14 @@ const SDL = /* GraphQL */ `
     customers(first: Int, query: String): CustomerConnection!
     products(first: Int, query: String): ProductConnection!
     nodes(ids: [ID!]!): [Node]!
+    currentAppInstallation: AppInstallation!
   }
 `;
 
 /** The slice's schema; tests/stand-in/admin-schema.test.ts holds it to the platform's. */
 export const standInAdminSchema: GraphQLSchema = buildSchema(SDL);
 // buildSchema leaves abstract types unresolved: name them from the objects the resolvers return.
-for (const name of ["Node", "Media", "OnlineStoreThemeFileBody"]) {
+for (const name of ["Node", "Media", "OnlineStoreThemeFileBody", "AppPricingDetails", "AppSubscriptionDiscountValue"]) {
   const type = standInAdminSchema.getType(name) as unknown as {
     resolveType: (value: { __typename: string }) => string;
   };
@@ -379,6 +544,8 @@ export interface AdminGraphqlContext {
   origin?: string;
   /** Each accepted `flowTriggerReceive`, in order. */
   flowTriggers?: FlowTriggerCall[];
+  /** The billing admin: the charges' confirmation pages and their webhooks; unset: none sent. */
+  billing?: BillingHooks;
 }
 
 /** A `flowTriggerReceive` the platform accepted: what Flow would start its workflows with. */
@@ -611,11 +778,57 @@ function rootFor(shop: StandInShop, context: AdminGraphqlContext) {
     }),
     flowTriggerReceive: ({ handle, payload }: { handle?: string | null; payload?: unknown }) =>
       receiveFlowTrigger(shop, context, handle, payload),
+    // ---- billing: the calls of the platform library's billing.request, billing.check and billing.cancel ----
+    currentAppInstallation: () => ({
+      id: gid("AppInstallation", shopRestId(shop)),
+      activeSubscriptions: () => activeSubscriptions(shop).map(subscriptionNode),
+      oneTimePurchases: ({ first, last }: { first?: number | null; last?: number | null }) => {
+        // The platform's connections refuse a page of no declared size.
+        if (first == null && last == null) throw new Error("you must provide one of first or last");
+        // The stand-in takes no one-time purchases (appPurchaseOneTimeCreate is not in its schema).
+        return {
+          edges: [],
+          nodes: [],
+          pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+        };
+      },
+    }),
+    appSubscriptionCreate: (input: AppSubscriptionCreateInput) => {
+      const created = createSubscription(shop, input);
+      if ("userErrors" in created) return { appSubscription: null, confirmationUrl: null, ...created };
+      const { subscription } = created;
+      return {
+        appSubscription: subscriptionNode(subscription),
+        confirmationUrl:
+          context.billing?.confirmationUrl(shop, subscription) ??
+          `https://${shop.domain}/admin/charges/${subscription.id}/confirm`,
+        userErrors: [],
+      };
+    },
+    appSubscriptionCancel: ({ id }: { id: string; prorate?: boolean | null }) => {
+      const subscription = findSubscription(shop, id);
+      if (!subscription) {
+        return { appSubscription: null, userErrors: [{ field: ["id"], message: "Couldn't find subscription" }] };
+      }
+      try {
+        cancelSubscription(subscription);
+      } catch (error) {
+        return { appSubscription: null, userErrors: [{ field: ["id"], message: (error as Error).message }] };
+      }
+      context.billing?.updated(shop, [subscription]);
+      return { appSubscription: subscriptionNode(subscription), userErrors: [] };
+    },
     nodes: ({ ids }: { ids: string[] }) =>
       ids.map((id) => {
-        const match = /^gid:\/\/shopify\/(Customer|Product|ProductVariant|InventoryItem)\/(\d+)$/.exec(id);
+        const match = /^gid:\/\/shopify\/(Customer|Product|ProductVariant|InventoryItem|AppSubscription)\/(\d+)$/.exec(
+          id,
+        );
         if (!match) return null;
         const [, type, number] = match as unknown as [string, string, string];
+        if (type === "AppSubscription") {
+          const subscription = findSubscription(shop, number);
+          return subscription ? subscriptionNode(subscription) : null;
+        }
         if (type === "Customer") {
           const customer = findCustomer(shop, number);
           return customer ? customerNode(shop, customer) : null;

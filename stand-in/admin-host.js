@@ -174,6 +174,19 @@
       case "open-admin":
         window.location.assign(`${config.adminPath}${data.path}`);
         break;
+      case "leave-app": {
+        // Only to the admin's own pages (a charge's confirmation page) or the app's: the framed app may not send
+        // the merchant's whole admin anywhere else.
+        let url;
+        try {
+          url = new URL(data.url);
+        } catch {
+          break;
+        }
+        const allowed = url.origin === location.origin || url.origin === config.appOrigin;
+        if (allowed && (url.protocol === "https:" || url.protocol === "http:")) window.location.href = url.href;
+        break;
+      }
     }
   });
 })();

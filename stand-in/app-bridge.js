@@ -3,7 +3,8 @@
  * the platform's own script from its CDN). It gives the embedded app what the platform's admin gives it:
  *  - `window.shopify`: config, idToken(), toast, modal, saveBar, loading, environment;
  *  - `fetch` to the app's own origin carries `Authorization: Bearer <session token>`, retried once with a
- *    fresh token when the app answers 401 with `X-Shopify-Retry-Invalid-Session-Request`;
+ *    fresh token when the app answers 401 with `X-Shopify-Retry-Invalid-Session-Request`; a 401 with
+ *    `X-Shopify-API-Request-Failure-Reauthorize-Url` sends the whole admin there (billing's confirmation page);
  *  - the `ui-nav-menu`, `ui-title-bar`, `ui-modal` and `ui-save-bar` elements that App Bridge React renders;
  *  - the session-token bounce page (`?shopify-reload=`) of the platform library's embedded auth;
  *  - `shopify://admin/...` links, opened in the (stand-in) admin around the app.
@@ -57,12 +58,26 @@
       headers.set("Authorization", `Bearer ${await idToken()}`);
       return originalFetch(new Request(req, { headers }));
     };
-    const response = await withToken(request);
+    let response = await withToken(request);
     if (response.status === 401 && response.headers.get("X-Shopify-Retry-Invalid-Session-Request") === "1") {
-      return withToken(retry);
+      response = await withToken(retry);
     }
+    leaveIfAsked(response);
     return response;
   };
+
+  /**
+   * The platform library answers a fetch that must take the merchant out of the app (a charge to approve, a
+   * grant of new scopes) with 401 and the address in `X-Shopify-API-Request-Failure-Reauthorize-Url`, since a
+   * fetch cannot redirect the page; App Bridge then navigates the top window there. The admin page checks
+   * where (its own pages or the app's) before it goes.
+   */
+  function leaveIfAsked(response) {
+    const target = response.status === 401 && response.headers.get("X-Shopify-API-Request-Failure-Reauthorize-Url");
+    if (!target) return;
+    const url = new URL(target, location.href);
+    if (url.protocol === "https:" || url.protocol === "http:") post({ type: "leave-app", url: url.href });
+  }
 
   // The platform library's bounce page: come back to `shopify-reload` with a fresh token in the URL.
   const reload = params.get("shopify-reload");

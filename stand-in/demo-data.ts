@@ -3,6 +3,7 @@
  * published theme. The demo seed (scripts/lib/demo-shop.ts) saves these products to these customers' lists, so
  * the admin's product titles, the import's email lookups and the embed status all answer from one place.
  */
+import type { StandInAppSubscription } from "./billing";
 import type { StandInOrder } from "./orders";
 
 export interface StandInProduct {
@@ -74,6 +75,8 @@ export interface StandInShop {
   metafieldDefinitions?: Array<{ id: string; namespace: string; key: string; ownerType: string; type: string }>;
   /** The orders placed on its storefront (stand-in/orders.ts), oldest first. */
   orders?: StandInOrder[];
+  /** The app's subscriptions (charges) the shop was asked for (stand-in/billing.ts), oldest first. */
+  appSubscriptions?: StandInAppSubscription[];
 }
 
 const PRODUCTS: Array<[string, string, string]> = [

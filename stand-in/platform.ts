@@ -16,6 +16,10 @@
  *  - the orders placed with the storefront's checkout, at `/store/<name>/orders`, where the merchant cancels
  *    one or refunds an item; the app gets each as the platform's signed order webhooks (stand-in/order-admin.ts);
  *  - the Flow triggers the app sent (`flowTriggerReceive`), listed at `/store/<name>/flow`;
+ *  - app billing: the subscriptions the app creates (`appSubscriptionCreate`), each with a confirmation page
+ *    where the merchant approves or declines it, and the shop's charges at `/store/<name>/billing`, where a
+ *    payment is declined or made; the app gets each change as the signed `app_subscriptions/update`
+ *    (stand-in/billing-admin.ts);
  *  - with the `mailbox` option, a local SMTP server keeping what the app sends (stand-in/mailbox.ts) and its
  *    pages at `/mailbox` (stand-in/mailbox-pages.ts);
  *  - on a second port (an origin of its own, as a shop's domain is), the first shop's online store with the
@@ -30,6 +34,8 @@ import { Hono, type Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { adminHeader, escapeHtml, html, type HeaderLink } from "./admin-chrome";
 import { answerAdminGraphql, type FlowTriggerCall } from "./admin-graphql";
+import { subscriptionsOf, type StandInAppSubscription } from "./billing";
+import { createBillingAdmin } from "./billing-admin";
 import { productImageSvg, productOfImage, type VariantChange } from "./catalogue";
 import { STAND_IN_EXTENSION_ID, type StandInShop } from "./demo-data";
 import { orderBody } from "./orders";
@@ -60,8 +66,9 @@ export interface PlatformStandInOptions {
   /** `X-Shopify-API-Version` of the webhooks it sends (the app's API version). */
   apiVersion?: string;
   /**
-   * A JSON file that keeps each shop's theme (its app embed, switched on or off in the theme editor) and its
-   * orders from one start to the next, as the platform keeps them: read at start, written after each change.
+   * A JSON file that keeps each shop's theme (its app embed, switched on or off in the theme editor), its
+   * orders and the app's subscriptions from one start to the next, as the platform keeps them: read at start,
+   * written after each change.
    * Unset: kept in memory only (tests). The app's metafields are not kept: the app's database, which a
    * developer may reset, is what says which it wrote.
    */
@@ -71,7 +78,7 @@ export interface PlatformStandInOptions {
 }
 
 /** What the stand-in keeps of a shop in `stateFile`. */
-type KeptState = Pick<StandInShop, "theme" | "orders">;
+type KeptState = Pick<StandInShop, "theme" | "orders" | "appSubscriptions">;
 
 function restoreState(file: string, shops: StandInShop[]): void {
   let kept: Record<string, KeptState>;
@@ -85,12 +92,16 @@ function restoreState(file: string, shops: StandInShop[]): void {
     if (!state) continue;
     if (state.theme?.blocks) shop.theme.blocks = state.theme.blocks;
     if (Array.isArray(state.orders)) shop.orders = state.orders;
+    if (Array.isArray(state.appSubscriptions)) shop.appSubscriptions = state.appSubscriptions;
   }
 }
 
 function keepState(file: string, shops: StandInShop[]): void {
   const state: Record<string, KeptState> = Object.fromEntries(
-    shops.map((shop) => [shop.domain, { theme: shop.theme, orders: shop.orders }]),
+    shops.map((shop) => [
+      shop.domain,
+      { theme: shop.theme, orders: shop.orders, appSubscriptions: shop.appSubscriptions },
+    ]),
   );
   mkdirSync(path.dirname(file), { recursive: true });
   // Written whole, then renamed: a stop in the middle leaves the last state, not half of one.
@@ -149,6 +160,30 @@ export interface PlatformStandIn {
    * with the app's answer status (0: the app could not be reached).
    */
   setFlowWorkflow(shopDomain: string, triggerHandle: string, enabled: boolean): Promise<number>;
+  /**
+   * The app's subscriptions as the platform bills them, for tests that play the merchant without a browser.
+   * `id` is a subscription's REST id (`charge_id`) or its GraphQL id. Each change resolves with the
+   * `app_subscriptions/update` deliveries it made (and the app's answers); each throws when the subscription is
+   * unknown or not in the state the change needs.
+   */
+  billing: {
+    /** The shop's subscriptions, oldest first, as they now are. */
+    subscriptions(shopDomain: string): StandInAppSubscription[];
+    /** "Approve" on the confirmation page: ACTIVE; the shop's previous subscription is CANCELLED (its webhook first). */
+    approve(shopDomain: string, id: string): Promise<SentWebhook[]>;
+    /** "Decline" on the confirmation page: DECLINED. */
+    decline(shopDomain: string, id: string): Promise<SentWebhook[]>;
+    /** A payment declined: the ACTIVE subscription is FROZEN. */
+    freeze(shopDomain: string, id: string): Promise<SentWebhook>;
+    /** The merchant pays: the FROZEN subscription is ACTIVE again. */
+    pay(shopDomain: string, id: string): Promise<SentWebhook>;
+  };
+  /**
+   * The merchant uninstalls the app: its ACTIVE and FROZEN subscriptions are CANCELLED and the app's access
+   * token is revoked (the next token exchange, the app's reinstall, issues another); resolves with what was sent:
+   * `app_subscriptions/update` for each cancelled subscription, then `app/uninstalled` (the shop resource).
+   */
+  uninstall(shopDomain: string): Promise<SentWebhook[]>;
   /** The local mailbox, when the `mailbox` option started one. */
   mailbox?: Mailbox;
   shops: StandInShop[];
@@ -208,6 +243,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
   /** The stand-in's own tools, linked from every admin page's header. */
   const links = (store: string): HeaderLink[] => [
     { href: `/store/${store}/flow`, label: `Flow triggers (${flowTriggers.length})` },
+    { href: `/store/${store}/billing`, label: "App billing" },
     ...(mailbox ? [{ href: "/mailbox", label: `Mailbox (${mailbox.received()})` }] : []),
   ];
 
@@ -223,7 +259,7 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     } catch {
       return c.json({ errors: { query: "Required parameter missing or invalid" } }, 400);
     }
-    return c.json(await answerAdminGraphql(shop, body, { origin, flowTriggers }));
+    return c.json(await answerAdminGraphql(shop, body, { origin, flowTriggers, billing: billing.hooks }));
   });
 
   // ---- OAuth token exchange ----------------------------------------------------------------------------
@@ -277,6 +313,19 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
 
   app.get(`/store/:store/apps/${appHandle}/*`, (c) => adminPage(c, c.req.param("store")));
   app.get(`/store/:store/apps/${appHandle}`, (c) => adminPage(c, c.req.param("store")));
+  // The admin also opens an app by its client id (the platform library's default billing return URL is the
+  // app's page there), and answers with the handle's address.
+  if (apiKey !== appHandle) {
+    app.get(`/store/:store/apps/${apiKey}/*`, (c) => {
+      const url = new URL(c.req.url);
+      const prefix = `/store/${c.req.param("store")}/apps/`;
+      const rest = url.pathname.slice(prefix.length + apiKey.length);
+      return c.redirect(`${prefix}${appHandle}${rest}${url.search}`);
+    });
+    app.get(`/store/:store/apps/${apiKey}`, (c) =>
+      c.redirect(`/store/${c.req.param("store")}/apps/${appHandle}${new URL(c.req.url).search}`),
+    );
+  }
 
   /**
    * The admin user's language, which the platform passes to the app as `locale` on every embedded load:
@@ -414,6 +463,17 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     },
   });
   app.route("/", orders.app);
+  const billing = createBillingAdmin({
+    shops,
+    webhooks,
+    appName,
+    origin: () => origin,
+    links,
+    changed: () => {
+      if (stateFile) keepState(stateFile, shops);
+    },
+  });
+  app.route("/", billing.app);
 
   app.get("/cdn/shop/files/:file", (c) => {
     for (const shop of shops) {
@@ -542,6 +602,14 @@ export async function startPlatformStandIn(options: PlatformStandInOptions): Pro
     refundLineItem: async (shopDomain, orderId, lineItemId, quantity) =>
       orders.refund(shopNamed(shopDomain), orderId, lineItemId, quantity),
     flowTriggers,
+    billing: {
+      subscriptions: (shopDomain) => subscriptionsOf(shopNamed(shopDomain)),
+      approve: async (shopDomain, id) => billing.approve(shopNamed(shopDomain), id),
+      decline: async (shopDomain, id) => billing.decline(shopNamed(shopDomain), id),
+      freeze: async (shopDomain, id) => billing.freeze(shopNamed(shopDomain), id),
+      pay: async (shopDomain, id) => billing.pay(shopNamed(shopDomain), id),
+    },
+    uninstall: async (shopDomain) => billing.uninstall(shopNamed(shopDomain)),
     setFlowWorkflow: (shopDomain, triggerHandle, enabled) => {
       const shop = shops.find((candidate) => candidate.domain === shopDomain);
       if (!shop) throw new Error(`No shop ${shopDomain} in the platform stand-in`);

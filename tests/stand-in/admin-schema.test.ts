@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { CodeFileLoader } from "@graphql-tools/code-file-loader";
+import { APP_SUBSCRIPTION_FRAGMENT } from "@shopify/shopify-api";
 import { pluckConfig } from "@shopify/api-codegen-preset";
 import {
   buildClientSchema,
@@ -12,6 +13,7 @@ import {
   isScalarType,
   isSpecifiedScalarType,
   isUnionType,
+  parse,
   validate,
   type DocumentNode,
   type GraphQLNamedType,
@@ -168,6 +170,33 @@ describe("the queries the services send", () => {
   it("are valid against the platform's schema and the stand-in's", () => {
     const errors = (schema: GraphQLSchema) =>
       documents.flatMap(({ name, document }) => validate(schema, document).map((error) => `${name}: ${error.message}`));
+    expect(errors(platform)).toEqual([]);
+    expect(errors(standInAdminSchema)).toEqual([]);
+  });
+});
+
+describe("the platform library's billing calls", () => {
+  // The documents billing.request (a recurring plan), billing.check and billing.cancel send, read from the library
+  // as installed (module constants), with the subscription fragment they interpolate.
+  const billing = path.join(root, "node_modules/@shopify/shopify-api/dist/esm/lib/billing");
+  const constant = (file: string, name: string) => {
+    const found = new RegExp(`const ${name} = \`([\\s\\S]*?)\`;`).exec(readFileSync(path.join(billing, file), "utf8"));
+    if (!found) throw new Error(`${name} not found in ${file}`);
+    return found[1]!;
+  };
+  const documents = [
+    ["request.mjs", "RECURRING_PURCHASE_MUTATION"],
+    ["check.mjs", "HAS_PAYMENTS_QUERY"],
+    ["cancel.mjs", "CANCEL_MUTATION"],
+  ].map(([file, name]) => ({
+    name: name!,
+    document: parse(constant(file!, name!).replace("${APP_SUBSCRIPTION_FRAGMENT}", APP_SUBSCRIPTION_FRAGMENT)),
+  }));
+
+  it("are valid against the platform's schema and the stand-in's", () => {
+    const errors = (schema: GraphQLSchema) =>
+      documents.flatMap(({ name, document }) => validate(schema, document).map((error) => `${name}: ${error.message}`));
+    expect(documents).toHaveLength(3);
     expect(errors(platform)).toEqual([]);
     expect(errors(standInAdminSchema)).toEqual([]);
   });
