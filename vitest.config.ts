@@ -10,6 +10,7 @@ const ENGINE_FREE = [
   "tests/i18n/catalogues.test.ts",
   "tests/stand-in/online-store.test.ts",
   "tests/stand-in/admin-schema.test.ts",
+  "tests/stand-in/billing.test.ts",
   "tests/stand-in/theme-state.test.ts",
   "tests/stand-in/admin-graphql-alerts.test.ts",
   "tests/stand-in/product-webhooks.test.ts",

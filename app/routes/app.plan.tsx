@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs } from "@remix-run/node";
 import { useFetcher, useLoaderData } from "@remix-run/react";
 import { Modal, TitleBar } from "@shopify/app-bridge-react";
 import {
@@ -14,6 +14,7 @@ import {
   ProgressBar,
   Text,
 } from "@shopify/polaris";
+import { boundary } from "@shopify/shopify-app-remix/server";
 import { useId, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
 import { formFailure, readForm } from "~/admin/forms.server";
@@ -320,3 +321,8 @@ function DowngradeModal({ open, onClose, from }: { open: boolean; onClose: () =>
 }
 
 export const ErrorBoundary = pageErrorBoundary("page.plan", "plan.error");
+
+// The library's billing request answers the page's fetch with 401 and the confirmation page's address in a
+// header, for App Bridge to follow; a thrown response's headers reach the browser through this route's own
+// headers function only.
+export const headers: HeadersFunction = (headersArgs) => boundary.headers(headersArgs);
