@@ -38,11 +38,16 @@ import {
   type AlertSettingsView,
 } from "~/services/alerts/admin.server";
 import { resubscribeCustomer } from "~/services/alerts/suppression.server";
+import { allowanceNotice } from "~/services/plans/entitlements.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId, shopDomain } = await authenticateShop(request);
   const search = new URL(request.url).searchParams;
-  return loadAlertsPage({ shopId, shopDomain, search, language: resolveAdminLocale(request) });
+  const [page, allowance] = await Promise.all([
+    loadAlertsPage({ shopId, shopDomain, search, language: resolveAdminLocale(request) }),
+    allowanceNotice(shopId),
+  ]);
+  return { ...page, allowance };
 };
 
 /**
@@ -145,7 +150,7 @@ export default function AlertsPage() {
   const data = useLoaderData<typeof loader>();
   const fetcher = useFetcher<typeof action>();
   const shopify = useAppBridge();
-  const { t } = useI18n();
+  const { t, dateTime } = useI18n();
   const [, setSearchParams] = useSearchParams();
   const saved: SettingsForm = useMemo(() => data.settings, [data.settings]);
   const [form, setForm] = useState<SettingsForm>(saved);
@@ -271,6 +276,22 @@ export default function AlertsPage() {
           <Banner tone="warning" title={t("alerts.cursorError.title")}>
             <p>
               <Link url="/app/alerts">{t("lists.cursorError.firstPage")}</Link>
+            </p>
+          </Banner>
+        ) : null}
+        {data.allowance ? (
+          <Banner
+            tone="warning"
+            title={t("alerts.allowance.title")}
+            action={{ content: t("alerts.allowance.action"), url: "/app/plan" }}
+          >
+            <p>
+              {t("alerts.allowance.body", {
+                plan: data.allowance.plan,
+                limit: data.allowance.limit.toLocaleString(),
+                held: data.allowance.held.toLocaleString(),
+                date: dateTime(data.allowance.resetsAt),
+              })}
             </p>
           </Banner>
         ) : null}

@@ -61,7 +61,8 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
       allowance: row.allowance,
       used: row.used,
       limit: row.limit,
-      reached: row.reachedAt !== null,
+      // Used up under the plan in force (after an upgrade there is room again, whatever was reached before).
+      reached: row.used >= row.limit,
       resetsAt: toTimestamp(row.resetsAt)!,
     })),
     held,

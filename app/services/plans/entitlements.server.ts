@@ -151,3 +151,20 @@ export async function allowanceTaker(shopId: string, allowance: Allowance, now =
 export async function returnUnit(shopId: string, allowance: Allowance, period: string): Promise<void> {
   await returnAllowanceUnit(database(), { shopId, period, allowance });
 }
+
+/**
+ * What the admin tells the merchant beside the alerts while this month's alert emails are used up: the plan,
+ * its allowance, the emails waiting and when they go; null while there is room.
+ */
+export async function allowanceNotice(shopId: string, now = new Date()) {
+  const usage = (await allowanceUsage(shopId, now)).find((row) => row.allowance === "alert_emails")!;
+  // Used up under the plan in force now: after an upgrade there is room again.
+  if (usage.used < usage.limit) return null;
+  const { plan } = await shopPlan(shopId, now);
+  return {
+    plan: plan.name,
+    limit: usage.limit,
+    held: await countHeldAlertEmails(shopId),
+    resetsAt: usage.resetsAt.toISOString(),
+  };
+}

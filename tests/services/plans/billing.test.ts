@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { database } from "~/data/database.server";
 import { findShopById } from "~/data/shop-rows.server";
 import { GRACE_DAYS } from "~/services/plans/billing.server";
-import { planInForce, shopPlan } from "~/services/plans/entitlements.server";
+import { allowanceNotice, planInForce, shopPlan } from "~/services/plans/entitlements.server";
+import { periodEnd, periodOf } from "~/services/plans/plans";
+import { setAllowanceUsed } from "~/data/plan-rows.server";
 import { createList, createShopWithKey, ownerKeyOf, setShopPlan } from "../../factories";
 import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
@@ -231,5 +233,22 @@ describe("a downgrade", () => {
     });
     expect(publicCall.status).toBe(403);
     expect(await publicCall.json()).toMatchObject({ type: expect.stringMatching(/\/problems\/forbidden$/) });
+  });
+});
+
+describe("the merchant told of a used-up allowance", () => {
+  it("while this month's alert emails are used up under the plan in force, and no longer after an upgrade", async () => {
+    const { shop } = await createShopWithKey();
+    const now = new Date();
+    expect(await allowanceNotice(shop.id, now)).toBeNull();
+    await setAllowanceUsed(database(), { shopId: shop.id, period: periodOf(now), allowance: "alert_emails" }, 200);
+    expect(await allowanceNotice(shop.id, now)).toEqual({
+      plan: "Free",
+      limit: 200,
+      held: 0,
+      resetsAt: periodEnd(now).toISOString(),
+    });
+    await setShopPlan(shop.id, "GROWTH");
+    expect(await allowanceNotice(shop.id, now)).toBeNull();
   });
 });
