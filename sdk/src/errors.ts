@@ -26,6 +26,7 @@ export type ProblemCode =
   | "ambiguous-shopper"
   | "unauthorized"
   | "forbidden"
+  | "plan-required"
   | "shop-uninstalled"
   | "guest-wishlists-disabled"
   | "sharing-disabled"
