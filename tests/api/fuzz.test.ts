@@ -18,7 +18,7 @@ const { PROBLEM_TYPES, isProblemSlug } = await import("~/lib/problems");
 const { createApiKey, revokeApiKey } = await import("~/services/keys/api-keys.server");
 const { getStorage } = await import("~/services/storage/index.server");
 const { createUpload } = await import("~/services/transfers/uploads.server");
-const { createDelivery, createShopWithKey, createWebhookEndpoint } = await import("../factories");
+const { createDelivery, createShopWithKey, createWebhookEndpoint, setShopPlan } = await import("../factories");
 const { BASE_URL } = await import("../support/http");
 const { apiHarness } = await import("../support/harness");
 const { platformWebhook } = await import("../support/platform-webhooks");
@@ -50,6 +50,8 @@ const operations = fuzz.operationsOf(document);
 
 const { shop, key, secret } = await createShopWithKey("fuzz");
 const other = await createShopWithKey("other shop");
+// On a plan with every feature: the fuzzer must get past validation into every operation.
+await setShopPlan(shop.id, "PLUS");
 const revoked = await createApiKey({ shopId: shop.id, label: "revoked" });
 await revokeApiKey({ shopId: shop.id, keyId: revoked.key.id });
 // Keys the fuzz may revoke (never the one it calls with: the rest of the run would be 401s).

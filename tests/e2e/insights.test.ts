@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import Papa from "papaparse";
 import type { FrameLocator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { setShopPlan } from "../factories";
 import { database } from "~/data/database.server";
 import { formatMoney } from "~/lib/money";
 import { utcDay } from "~/services/analytics/rollups.server";
@@ -26,6 +27,8 @@ import {
 import { region, tableRows } from "./support/page-state";
 
 const stack = useAdminStack();
+// The demand section is the Growth plan's (tests/e2e/plan.test.ts shows it on Free).
+beforeAll(() => setShopPlan(stack.shop.id, "GROWTH"));
 
 const DAY_MS = 86_400_000;
 const now = new Date();

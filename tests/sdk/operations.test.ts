@@ -10,7 +10,7 @@ import { insertComplianceRequest } from "~/data/compliance-rows.server";
 import { database } from "~/data/database.server";
 import { newId } from "~/lib/ids";
 import { createWishlistClient, paginate, type WishlistClient } from "../../sdk/src/index";
-import { createShopWithKey } from "../factories";
+import { createShopWithKey, setShopPlan } from "../factories";
 import { until } from "../support/poll";
 import { freePort } from "../support/processes";
 import { useWebProcess } from "../support/web-process";
@@ -52,6 +52,8 @@ function recording(client: WishlistClient): WishlistClient {
 }
 
 const { shop, secret } = await createShopWithKey();
+// On a plan with every feature, so every operation answers its success (the demand report is Growth's).
+await setShopPlan(shop.id, "PLUS");
 const token = `shpat_${shop.id.slice(-8)}`;
 await connectToPlatform(shop.domain, token);
 platform.shops.push(demoShopData({ domain: shop.domain, accessToken: token }));
