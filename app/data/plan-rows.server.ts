@@ -24,15 +24,6 @@ export function findPlanColumns(q: Queryable, shopId: string): Promise<PlanColum
     .executeTakeFirst();
 }
 
-/** Plans of several shops at once (the webhook fan-out's weights). */
-export function findPlansOfShops(
-  q: Queryable,
-  shopIds: readonly string[],
-): Promise<Array<{ id: string; plan: string; graceEndsAt: Date | null }>> {
-  if (shopIds.length === 0) return Promise.resolve([]);
-  return q.selectFrom("Shop").select(["id", "plan", "graceEndsAt"]).where("id", "in", shopIds).execute();
-}
-
 /** Writes the shop's plan columns; with `unlessSignedAfter`, only if no later signed update was applied. */
 export async function updatePlanColumns(
   q: Queryable,

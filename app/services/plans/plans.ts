@@ -58,22 +58,6 @@ export const PLANS: Record<PlanId, Plan> = {
 /** The plans the platform bills, cheapest first. */
 export const PAID_PLANS = PLAN_IDS.filter((id) => id !== "FREE").map((id) => PLANS[id]);
 
-/** What every plan includes, for the comparison table: the free plan's promise. */
-export const INCLUDED_IN_EVERY_PLAN = [
-  "Wishlists, named lists, sharing and guest lists for every shopper",
-  "The REST API, the SDK and signed webhooks, with the same limits",
-  "Revenue reports: what wishlists sold",
-  "Imports, exports and privacy requests",
-] as const;
-
-export const FEATURE_NAMES: Record<Feature, string> = {
-  demandInsights: "Demand insights: saved but rarely bought, and the restock list",
-};
-
-export const ALLOWANCE_NAMES: Record<Allowance, string> = {
-  alert_emails: "Alert and reminder emails per month",
-};
-
 const ORDER: Record<PlanId, number> = { FREE: 0, GROWTH: 1, PLUS: 2 };
 
 /** A stored plan value read as a plan; an unknown one (a plan retired later) is FREE's terms. */
