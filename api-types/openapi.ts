@@ -2133,6 +2133,26 @@ export interface components {
             /** @enum {string} */
             type: "plan.allowance_reached";
         };
+        /** @description RFC 9457 problem document; with type `plan-required`, also the plan needed. Branch on `type`. */
+        PlanRequiredProblem: components["schemas"]["Problem"] & ({
+            /**
+             * @description With `plan-required`: the shop's plan.
+             * @example FREE
+             */
+            currentPlan?: string;
+            /**
+             * @description With `plan-required`: the feature (an open set).
+             * @example demandInsights
+             */
+            feature?: string;
+            /**
+             * @description With `plan-required`: the cheapest plan that has the feature (an open set: `GROWTH`, `PLUS`).
+             * @example GROWTH
+             */
+            plan?: string;
+        } & {
+            [key: string]: unknown;
+        });
         /** @description RFC 9457 problem document. Branch on `type`, never on text. */
         Problem: {
             detail?: string;
@@ -2287,7 +2307,7 @@ export interface components {
              */
             installedAt: string;
             /**
-             * @description The shop's plan in force: an open set of strings, `FREE`, `GROWTH` and `PLUS` today; treat an unknown value as a paid plan. After a declined payment the paid plan holds for a grace period, then `FREE`. Every plan keeps every shopper feature, the API and webhooks; what each adds is in docs/plans.md.
+             * @description The shop's plan in force: an open set of strings, `FREE`, `GROWTH` and `PLUS` today; treat an unknown value as a paid plan. After a declined payment the paid plan holds for a grace period, then `FREE`. Every plan keeps every shopper feature, webhooks and every operation but those marked `x-plan`; what each plan adds is in docs/plans.md.
              * @example FREE
              */
             plan: string;
@@ -3008,7 +3028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PlanRequiredProblem"];
                 };
             };
             /** @description Too many requests */

@@ -1,7 +1,7 @@
 import type { MessageKey, Translator } from "~/i18n/translate";
 
 /** The guides the app serves at /help/<guide> (docs/<guide>.md, app/admin/help-guides.server.ts). */
-export const HELP_GUIDES = ["admin", "storefront", "webhooks", "imports", "privacy", "deploy"] as const;
+export const HELP_GUIDES = ["admin", "storefront", "webhooks", "imports", "privacy", "plans", "deploy"] as const;
 export type HelpGuide = (typeof HELP_GUIDES)[number];
 
 /**
@@ -35,7 +35,7 @@ export const ADMIN_PAGES: Record<string, AdminPage> = {
   "routes/app.imports.$jobId": { title: "page.import", help: { guide: "imports", section: "job-states" } },
   "routes/app.exports": { title: "page.exports", help: { guide: "imports", section: "exporting" } },
   "routes/app.privacy": { title: "page.privacy", help: { guide: "privacy" } },
-  "routes/app.plan": { title: "page.plan", help: { guide: "admin", section: "plan" } },
+  "routes/app.plan": { title: "page.plan", help: { guide: "plans", section: "for-merchants" } },
 };
 
 /** The page of the deepest matched route that is an admin page, if any. */

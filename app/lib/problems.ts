@@ -74,7 +74,7 @@ export const PROBLEM_TYPES = {
       "The operation belongs to a feature the shop's plan does not include. The `plan` member names the cheapest " +
       "plan that does (an open set of strings: `GROWTH`, `PLUS` today), `currentPlan` the shop's plan and " +
       "`feature` the feature. Nothing was read or changed. The merchant changes plans on the app's Plan page; " +
-      "every shopper feature, the API and webhooks stay on every plan.",
+      "every shopper feature, webhooks and every operation not marked `x-plan` stay on every plan.",
   },
   "shop-uninstalled": {
     status: 403,

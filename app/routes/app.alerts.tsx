@@ -150,7 +150,7 @@ export default function AlertsPage() {
   const data = useLoaderData<typeof loader>();
   const fetcher = useFetcher<typeof action>();
   const shopify = useAppBridge();
-  const { t, dateTime } = useI18n();
+  const { t, dateTime, locale } = useI18n();
   const [, setSearchParams] = useSearchParams();
   const saved: SettingsForm = useMemo(() => data.settings, [data.settings]);
   const [form, setForm] = useState<SettingsForm>(saved);
@@ -288,8 +288,8 @@ export default function AlertsPage() {
             <p>
               {t("alerts.allowance.body", {
                 plan: data.allowance.plan,
-                limit: data.allowance.limit.toLocaleString(),
-                held: data.allowance.held.toLocaleString(),
+                limit: data.allowance.limit.toLocaleString(locale),
+                held: data.allowance.held.toLocaleString(locale),
                 date: dateTime(data.allowance.resetsAt),
               })}
             </p>

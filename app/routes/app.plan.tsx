@@ -14,6 +14,7 @@ import {
   ProgressBar,
   Text,
 } from "@shopify/polaris";
+import { BillingError, HttpRequestError, HttpResponseError } from "@shopify/shopify-api";
 import { boundary } from "@shopify/shopify-app-remix/server";
 import { useId, useState } from "react";
 import { authenticateShop } from "~/admin/authenticate-shop.server";
@@ -21,6 +22,7 @@ import { formFailure, readForm } from "~/admin/forms.server";
 import { pageErrorBoundary } from "~/components/PageError";
 import { useAnswerToast } from "~/components/useAnswerToast";
 import { getEnv } from "~/env.server";
+import { logger } from "~/logger.server";
 import { useI18n } from "~/i18n/i18n-context";
 import type { MessageKey } from "~/i18n/translate";
 import { DomainError } from "~/lib/domain-error";
@@ -40,17 +42,30 @@ import { billingTestCharges } from "~/shopify.server";
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shopId, billing } = await authenticateShop(request);
   const url = new URL(request.url);
-  const returned = url.searchParams.has("charge_id");
-  if (returned) {
-    // Back from the confirmation page: what the platform now says is applied at once.
-    const { appSubscriptions } = await billing.check({ isTest: billingTestCharges() });
-    await applyPlatformAnswer(shopId, appSubscriptions);
+  const chargeId = url.searchParams.get("charge_id");
+  if (chargeId !== null) {
+    // Back from the confirmation page: what the platform now says is applied at once. If it cannot say now,
+    // its webhook applies the same a moment later.
+    try {
+      const { appSubscriptions } = await billing.check({ isTest: billingTestCharges() });
+      await applyPlatformAnswer(shopId, appSubscriptions);
+    } catch (error) {
+      if (error instanceof Response) throw error;
+      logger.warn({ err: error, shopId }, "billing check on return failed; the subscription webhook will apply it");
+    }
   }
   const [current, usage, held] = await Promise.all([
     shopPlan(shopId),
     allowanceUsage(shopId),
     countHeldAlertEmails(shopId),
   ]);
+  // Back from the platform's page: approved when the charge is now the shop's subscription.
+  const returned =
+    chargeId === null
+      ? null
+      : current.subscriptionId === `gid://shopify/AppSubscription/${chargeId}`
+        ? ("approved" as const)
+        : ("notApproved" as const);
   return {
     returned,
     plan: current.plan.id,
@@ -99,6 +114,15 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     });
     return { ok: true as const };
   } catch (error) {
+    // The platform refused the charge (its userErrors), or could not be reached: nothing changed.
+    if (error instanceof BillingError || error instanceof HttpRequestError || error instanceof HttpResponseError) {
+      logger.warn({ err: error, shopId }, "plan change refused by the platform");
+      return {
+        ok: false as const,
+        fieldErrors: {},
+        formError: "The platform did not take the plan change. Try again.",
+      };
+    }
     return formFailure(error);
   }
 };
@@ -143,7 +167,12 @@ export default function PlanPage() {
         ) : null}
         {returned ? (
           <Layout.Section>
-            <Banner tone="info" title={t("plan.returned", { plan: current.name })} />
+            <Banner
+              tone={returned === "approved" ? "success" : "info"}
+              title={t(returned === "approved" ? "plan.returned.approved" : "plan.returned.notApproved", {
+                plan: current.name,
+              })}
+            />
           </Layout.Section>
         ) : null}
         <Layout.Section>
@@ -159,8 +188,10 @@ export default function PlanPage() {
               </InlineStack>
               <Text as="p" tone="subdued">
                 {current.monthlyPrice > 0
-                  ? t("plan.price", { price: money(current.monthlyPrice, locale) })
-                  : t("plan.freeForever")}{" "}
+                  ? t("plan.priceLine", { price: money(current.monthlyPrice, locale) })
+                  : t("plan.freeForever")}
+              </Text>
+              <Text as="p" tone="subdued">
                 {t("plan.since", { date: i18n.dateTime(since) })}
               </Text>
             </BlockStack>
@@ -203,7 +234,7 @@ function UsageBar({
   limit: number;
   resetsAt: string;
 }) {
-  const { t, dateTime } = useI18n();
+  const { t, dateTime, locale } = useI18n();
   const id = useId();
   const progress = limit > 0 ? Math.min(100, Math.round((used / limit) * 100)) : 100;
   return (
@@ -213,7 +244,7 @@ function UsageBar({
           {t(ALLOWANCE_LABEL[allowance])}
         </Text>
         <Text as="span" tone={used >= limit ? "critical" : undefined}>
-          {t("plan.usage.count", { used: used.toLocaleString(), limit: limit.toLocaleString() })}
+          {t("plan.usage.count", { used: used.toLocaleString(locale), limit: limit.toLocaleString(locale) })}
         </Text>
       </InlineStack>
       <ProgressBar progress={progress} size="small" tone={used >= limit ? "critical" : "primary"} ariaLabelledBy={id} />
@@ -295,7 +326,7 @@ const DOWNGRADE_MODAL = "downgrade-modal";
 
 function DowngradeModal({ open, onClose, from }: { open: boolean; onClose: () => void; from: PlanId }) {
   const fetcher = useFetcher<typeof action>();
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const submitting = fetcher.state !== "idle";
   useAnswerToast(fetcher, { done: t("plan.changed"), failed: t("plan.notChanged"), settled: true, onAnswer: onClose });
   return (
@@ -303,7 +334,7 @@ function DowngradeModal({ open, onClose, from }: { open: boolean; onClose: () =>
       <Text as="p">
         {t("plan.downgrade.body", {
           plan: PLANS[from].name,
-          limit: PLANS.FREE.allowances.alert_emails.toLocaleString(),
+          limit: PLANS.FREE.allowances.alert_emails.toLocaleString(locale),
         })}
       </Text>
       <TitleBar title={t("plan.downgrade.title")}>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectNoPageErrors, screenshot, seriousAccessibilityViolations, useAdminStack } from "./support/admin";
 import { waitForHydration } from "./support/page-state";
+import { setShopPlan } from "../factories";
 
 /**
  * The Plan page and the platform's confirmation flow, as a merchant goes through them, on the platform stand-in
@@ -46,7 +47,7 @@ describe("the Plan page", () => {
     // THEN back in the admin, on the Growth plan, and the webhook the platform sent was taken
     await page.waitForURL(/\/apps\/wishlist-service\/plan\?.*charge_id=/, { timeout: 90_000 });
     await app.getByRole("heading", { name: "Growth plan" }).waitFor({ timeout: 90_000 });
-    await app.getByText("Back from the platform: your plan is Growth.").waitFor();
+    await app.getByText("Approved: your plan is now Growth.").waitFor();
     expect(await plan()).toBe("GROWTH");
     await expect.poll(() => subscriptionWebhooks().map((sent) => sent.status)).toEqual([200]);
     expect(await app.getByText("0 of 5,000").count()).toBe(1);
@@ -57,7 +58,8 @@ describe("the Plan page", () => {
     await page.waitForURL(/\/charges\/\d+\/confirm/, { timeout: 90_000 });
     await page.getByRole("button", { name: "Decline" }).click();
     await page.waitForURL(/charge_id=/, { timeout: 90_000 });
-    await app.getByRole("heading", { name: "Growth plan" }).waitFor({ timeout: 90_000 });
+    await app.getByText("The change was not approved: your plan is still Growth.").waitFor({ timeout: 90_000 });
+    await app.getByRole("heading", { name: "Growth plan" }).waitFor();
     expect(await plan()).toBe("GROWTH");
     expect(subscriptions().map((subscription) => [subscription.name, subscription.status])).toEqual([
       ["Growth", "ACTIVE"],
@@ -102,6 +104,25 @@ describe("the Plan page", () => {
     const link = app.getByRole("link", { name: "Compare plans" });
     await link.click();
     await app.getByRole("heading", { name: "Free plan" }).waitFor({ timeout: 90_000 });
+    expectNoPageErrors(page);
+    await context.close();
+  });
+
+  it("says so and keeps the plan when the platform refuses the change (a subscription it does not know)", async () => {
+    // The shop's record names a subscription the platform never made.
+    await setShopPlan(stack.shop.id, "GROWTH");
+    const { context, page, app } = await stack.openAdmin("/plan");
+    await waitForHydration(page);
+    await app.getByRole("heading", { name: "Growth plan" }).waitFor({ timeout: 90_000 });
+    await app.getByRole("button", { name: "Downgrade to Free" }).click();
+    const modal = app.locator("dialog.ab-modal[open]");
+    await modal.waitFor({ timeout: 90_000 });
+    await modal.getByRole("button", { name: "Downgrade to Free" }).click();
+    await page
+      .locator(".admin-toast", { hasText: "The platform did not take the plan change. Try again." })
+      .waitFor({ timeout: 90_000 });
+    expect(await plan()).toBe("GROWTH");
+    await app.getByRole("heading", { name: "Growth plan" }).waitFor();
     expectNoPageErrors(page);
     await context.close();
   });

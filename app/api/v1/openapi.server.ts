@@ -37,6 +37,11 @@ response carries \`X-RateLimit-Limit-<Bucket>\`, \`X-RateLimit-Remaining-<Bucket
 \`Retry-After\`. Each operation lists these headers on its responses. Each bucket, with examples of the SDK's
 handling: docs/rate-limits.md.
 
+**Plans**: every operation is on every plan except those marked \`x-plan\` (the cheapest plan that has the
+operation's feature, an open set of strings: \`GROWTH\` today). On a shop whose plan lacks it they answer 403
+\`plan-required\` (\`PlanRequiredProblem\`: \`plan\`, \`currentPlan\`, \`feature\`), counted by the rate limits, before
+their parameters are read. \`plan\` in \`GET /v1/shop\` is the shop's plan. docs/plans.md.
+
 **Deprecation**: a deprecated operation is marked \`deprecated\` here and answers with \`Deprecation: @<unix
 time>\`, \`Sunset: <HTTP date>\` when it has an end date, and \`Link: <changelog>; rel="deprecation"\`, at
 least 90 days ahead.

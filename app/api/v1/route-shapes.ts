@@ -29,6 +29,6 @@ export function idParameter(name: string, kind: IdKind) {
 }
 
 /** An error response: a problem document (RFC 9457), described for this operation. */
-export function problemAnswer(description: string) {
-  return { description, content: { "application/problem+json": { schema: ProblemSchema } } };
+export function problemAnswer(description: string, schema: z.ZodType = ProblemSchema) {
+  return { description, content: { "application/problem+json": { schema } } };
 }

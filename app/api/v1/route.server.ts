@@ -14,10 +14,11 @@ import { parseId } from "~/lib/ids";
 import { requireFeature } from "~/services/plans/entitlements.server";
 import { lowestPlanWith, type Feature } from "~/services/plans/plans";
 import { PATH_ID_KINDS, problemAnswer } from "./route-shapes";
+import { PlanRequiredProblemSchema } from "./schemas";
 
 /**
  * One place that turns a route definition into a handler chain and an OpenAPI operation:
- * authenticate -> mode check -> JSON body rules -> rate limit -> idempotency (POST) -> deprecation
+ * authenticate -> mode check -> JSON body rules -> rate limit -> plan feature -> idempotency (POST) -> deprecation
  * headers -> validation (no NUL characters anywhere, then zod) -> handler. Routes only declare what differs.
  */
 export interface Deprecation {
@@ -109,6 +110,7 @@ function errorResponses(route: ApiRoute) {
       ? problemAnswer(
           `${PROBLEM_TYPES.forbidden.title}, or plan-required: the shop's plan lacks this feature (the ` +
             `${lowestPlanWith(route.feature).id} plan or higher has it; the problem's \`plan\` member names it)`,
+          PlanRequiredProblemSchema,
         )
       : problem("forbidden"),
     ...(request.params ? { 404: problem("not-found") } : {}),
@@ -183,9 +185,10 @@ export function apiRoute<R extends ApiRoute>(definition: R) {
   const storefront = modes.includes("public");
   const middleware: MiddlewareHandler<V1Env>[] = [
     requireMode(modes),
-    ...(feature ? [requirePlanFeature(feature)] : []),
     requireJsonBody(Boolean(config.request?.body?.required)),
     rateLimit(storefront ? ["shopper", "address"] : ["shop"], clientAddress),
+    // Counted like any call, then refused before its parameters are read.
+    ...(feature ? [requirePlanFeature(feature)] : []),
     ...(config.method === "post" ? [idempotency] : []),
     ...(deprecation ? [deprecationHeaders(deprecation)] : []),
     refuseNulCharacters,

@@ -47,6 +47,24 @@ export const ProblemSchema = z
   .catchall(z.unknown())
   .openapi("Problem", { description: "RFC 9457 problem document. Branch on `type`, never on text." });
 
+/** The problem of an operation of a plan's feature: `plan-required` carries what the plan lacks. */
+export const PlanRequiredProblemSchema = ProblemSchema.extend({
+  plan: z.string().optional().openapi({
+    description: "With `plan-required`: the cheapest plan that has the feature (an open set: `GROWTH`, `PLUS`).",
+    example: "GROWTH",
+  }),
+  currentPlan: z
+    .string()
+    .optional()
+    .openapi({ description: "With `plan-required`: the shop's plan.", example: "FREE" }),
+  feature: z
+    .string()
+    .optional()
+    .openapi({ description: "With `plan-required`: the feature (an open set).", example: "demandInsights" }),
+}).openapi("PlanRequiredProblem", {
+  description: "RFC 9457 problem document; with type `plan-required`, also the plan needed. Branch on `type`.",
+});
+
 export const ItemSchema = z
   .object({
     id: z
@@ -211,7 +229,8 @@ export const ShopOverviewSchema = z
       description:
         "The shop's plan in force: an open set of strings, `FREE`, `GROWTH` and `PLUS` today; treat an unknown " +
         "value as a paid plan. After a declined payment the paid plan holds for a grace period, then `FREE`. " +
-        "Every plan keeps every shopper feature, the API and webhooks; what each adds is in docs/plans.md.",
+        "Every plan keeps every shopper feature, webhooks and every operation but those marked `x-plan`; what each " +
+        "plan adds is in docs/plans.md.",
       example: "FREE",
     }),
     planUpdatedAt: Timestamp,

@@ -883,7 +883,6 @@ export const de: Messages = {
   "plan.reached.title": "Die Benachrichtigungs-E-Mails dieses Monats sind aufgebraucht",
   "plan.reached.body":
     "Der Tarif {plan} enthält {limit} Benachrichtigungs-E-Mails im Monat. Jetzt wartende E-Mails: {held}. Sie werden am {date} versendet oder sobald Sie zu einem Tarif mit freiem Kontingent wechseln. Die Wunschlisten der Kunden funktionieren weiter wie bisher.",
-  "plan.returned": "Zurück von der Plattform: Ihr Tarif ist {plan}.",
   "plan.current": "Tarif {plan}",
   "plan.state.free": "Kostenlos",
   "plan.state.active": "Aktiv",
@@ -924,4 +923,8 @@ export const de: Messages = {
   "alerts.allowance.body":
     "Der Tarif {plan} enthält {limit} pro Monat. {held} Benachrichtigungs-E-Mails warten auf den {date} oder gehen nach einem Upgrade sofort hinaus. Sonst hört nichts auf.",
   "alerts.allowance.action": "Tarife ansehen",
+  "plan.priceLine": "{price} alle 30 Tage.",
+  "plan.returned.approved": "Genehmigt: Ihr Tarif ist jetzt {plan}.",
+  "plan.returned.notApproved": "Die Änderung wurde nicht genehmigt: Ihr Tarif ist weiterhin {plan}.",
+  "help.guide.plans": "Tarife",
 };

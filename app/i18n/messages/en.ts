@@ -856,7 +856,6 @@ export const en = {
   "plan.reached.title": "This month's alert emails are used",
   "plan.reached.body":
     "The {plan} plan includes {limit} alert emails a month. Alert emails waiting now: {held}. They go out on {date}, or as soon as you move to a plan with room. Shoppers' wishlists keep working as before.",
-  "plan.returned": "Back from the platform: your plan is {plan}.",
   "plan.current": "{plan} plan",
   "plan.state.free": "Free",
   "plan.state.active": "Active",
@@ -897,6 +896,10 @@ export const en = {
   "alerts.allowance.body":
     "The {plan} plan includes {limit} a month. {held} alert emails wait for {date}, or go out as soon as you upgrade. Nothing else stops.",
   "alerts.allowance.action": "See plans",
+  "plan.priceLine": "{price} every 30 days.",
+  "plan.returned.approved": "Approved: your plan is now {plan}.",
+  "plan.returned.notApproved": "The change was not approved: your plan is still {plan}.",
+  "help.guide.plans": "Plans",
 };
 
 export type Messages = {

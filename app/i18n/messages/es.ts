@@ -875,7 +875,6 @@ export const es: Messages = {
   "plan.reached.title": "Se han usado los correos de alerta de este mes",
   "plan.reached.body":
     "El plan {plan} incluye {limit} correos de alerta al mes. Correos en espera ahora: {held}. Se enviarán el {date} o en cuanto cambies a un plan con margen. Las listas de deseos de los clientes siguen funcionando como antes.",
-  "plan.returned": "De vuelta de la plataforma: tu plan es {plan}.",
   "plan.current": "Plan {plan}",
   "plan.state.free": "Gratis",
   "plan.state.active": "Activo",
@@ -916,4 +915,8 @@ export const es: Messages = {
   "alerts.allowance.body":
     "El plan {plan} incluye {limit} al mes. {held} correos de alerta esperan al {date} o se envían en cuanto mejores el plan. Nada más se detiene.",
   "alerts.allowance.action": "Ver planes",
+  "plan.priceLine": "{price} cada 30 días.",
+  "plan.returned.approved": "Aprobado: tu plan ahora es {plan}.",
+  "plan.returned.notApproved": "El cambio no se aprobó: tu plan sigue siendo {plan}.",
+  "help.guide.plans": "Planes",
 };

@@ -887,7 +887,6 @@ export const fr: Messages = {
   "plan.reached.title": "Les e-mails d'alerte de ce mois sont épuisés",
   "plan.reached.body":
     "Le forfait {plan} comprend {limit} e-mails d'alerte par mois. E-mails en attente : {held}. Ils partiront le {date}, ou dès que vous passerez à un forfait qui a de la marge. Les listes d'envies des clients fonctionnent comme avant.",
-  "plan.returned": "De retour de la plateforme : votre forfait est {plan}.",
   "plan.current": "Forfait {plan}",
   "plan.state.free": "Gratuit",
   "plan.state.active": "Actif",
@@ -928,4 +927,8 @@ export const fr: Messages = {
   "alerts.allowance.body":
     "Le forfait {plan} en comprend {limit} par mois. {held} e-mails d'alerte attendent le {date} ou partent dès votre changement de forfait. Rien d'autre ne s'arrête.",
   "alerts.allowance.action": "Voir les forfaits",
+  "plan.priceLine": "{price} tous les 30 jours.",
+  "plan.returned.approved": "Approuvé : votre forfait est maintenant {plan}.",
+  "plan.returned.notApproved": "Le changement n'a pas été approuvé : votre forfait reste {plan}.",
+  "help.guide.plans": "Forfaits",
 };

@@ -64,10 +64,13 @@ async function apply(tx: Tx, shopId: string, update: SubscriptionUpdate, now: Da
         logger.warn({ shopId, name: update.name }, "app subscription names no plan of ours: ignored");
         return "stale";
       }
-      const changed = columns.plan !== planId || !current;
+      // A payment made within the grace changes nothing the merchant sees: the plan stayed in force. After the
+      // grace FREE's terms applied, so the paid plan takes effect again now.
+      const graceOver = columns.graceEndsAt !== null && now >= columns.graceEndsAt;
+      const changed = columns.plan !== planId || !current || graceOver;
       await updatePlanColumns(tx, shopId, {
         plan: planId,
-        ...(changed || columns.graceEndsAt ? { planUpdatedAt: now } : {}),
+        ...(changed ? { planUpdatedAt: now } : {}),
         subscriptionId: update.subscriptionId,
         subscriptionStatus: "ACTIVE",
         graceEndsAt: null,

@@ -151,10 +151,24 @@ describe("a declined payment", () => {
       .where("id", "=", shop.id)
       .execute();
     expect((await overview(secret)).plan).toBe("FREE");
-    // The merchant pays: the platform activates the subscription again.
+    // The merchant pays after the grace: the paid plan takes effect again, from now.
     await subscriptionWebhook(shop.domain, { id, name: "Growth", status: "ACTIVE" });
     expect(await shopPlan(shop.id)).toMatchObject({ state: "active", graceEndsAt: null });
-    expect((await overview(secret)).plan).toBe("GROWTH");
+    const paidLate = await overview(secret);
+    expect(paidLate.plan).toBe("GROWTH");
+    expect(Date.parse(paidLate.planUpdatedAt)).toBeGreaterThan(graceEndsAt - GRACE_DAYS * 86_400_000);
+  });
+
+  it("keeps planUpdatedAt when the payment is made within the grace: the plan never changed", async () => {
+    const { shop, secret } = await createShopWithKey();
+    const id = newSubscription();
+    await subscriptionWebhook(shop.domain, { id, name: "Plus", status: "ACTIVE" });
+    const since = (await overview(secret)).planUpdatedAt;
+    await subscriptionWebhook(shop.domain, { id, name: "Plus", status: "FROZEN" });
+    expect((await overview(secret)).planUpdatedAt).toBe(since);
+    await subscriptionWebhook(shop.domain, { id, name: "Plus", status: "ACTIVE" });
+    expect(await overview(secret)).toMatchObject({ plan: "PLUS", planUpdatedAt: since });
+    expect(await shopPlan(shop.id)).toMatchObject({ state: "active", graceEndsAt: null });
   });
 });
 
@@ -228,6 +242,8 @@ describe("a downgrade", () => {
     });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ plan: "GROWTH" });
+    // Counted by the shop's rate limit like any call.
+    expect(response.headers.get("x-ratelimit-remaining-shop")).toMatch(/^\d+$/);
     const publicCall = await app.request(`${BASE_URL}/v1/analytics/demand`, {
       headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
     });
