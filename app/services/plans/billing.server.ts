@@ -52,7 +52,7 @@ type Applied = "processed" | "stale";
 
 /** What a subscription's new status does to the shop, in `tx`; "stale" when it does nothing. */
 async function apply(tx: Tx, shopId: string, update: SubscriptionUpdate, now: Date): Promise<Applied> {
-  const columns = await findPlanColumns(tx, shopId);
+  const columns = await findPlanColumns(tx, shopId, { lock: true });
   if (!columns) return "stale";
   if (update.signedAt && columns.subscriptionSignedAt && update.signedAt < columns.subscriptionSignedAt) return "stale";
   const current = columns.subscriptionId === update.subscriptionId;
