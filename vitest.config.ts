@@ -63,7 +63,8 @@ export default defineConfig({
       // web and two worker processes on one database (docs/benchmarks.md); the PostgreSQL restart, which
       // stops and starts a server of its own (there is no SQLite server to restart); the relay racing a
       // delivery's log, and a settings change beside an open insert, windows SQLite's single writer does not
-      // have; the connection pool running dry (SQLite has no pool); and named lists' row-lock windows.
+      // have; the connection pool running dry (SQLite has no pool); named lists' row-lock windows; and two
+      // subscription webhooks applied side by side.
       {
         extends: true,
         test: {
@@ -77,6 +78,7 @@ export default defineConfig({
             "tests/api/pool-busy.test.ts",
             "tests/api/settings-lock.test.ts",
             "tests/api/named-lists-races.test.ts",
+            "tests/services/plans/subscription-race.test.ts",
           ],
         },
       },

@@ -3,7 +3,7 @@
  * allowances' counters (docs/decisions/062-plans-and-billing.md). Scoped by the shop's id.
  */
 import type { Selectable } from "kysely";
-import type { DB, Queryable } from "./database.server";
+import { engine, type DB, type Queryable } from "./database.server";
 
 export type PlanUsageRow = Selectable<DB["PlanUsage"]>;
 
@@ -16,11 +16,21 @@ export interface PlanColumns {
   graceEndsAt: Date | null;
 }
 
-export function findPlanColumns(q: Queryable, shopId: string): Promise<PlanColumns | undefined> {
+/**
+ * The shop's plan columns; with `lock`, held until the transaction ends (PostgreSQL `FOR NO KEY UPDATE`, as
+ * findShopById's; SQLite's writers are serialised already), so two subscription updates applied at once (a
+ * plan change's ACTIVE and CANCELLED, sent together) each decide from what the other wrote.
+ */
+export function findPlanColumns(
+  q: Queryable,
+  shopId: string,
+  { lock = false }: { lock?: boolean } = {},
+): Promise<PlanColumns | undefined> {
   return q
     .selectFrom("Shop")
     .select(["plan", "planUpdatedAt", "subscriptionId", "subscriptionStatus", "subscriptionSignedAt", "graceEndsAt"])
     .where("id", "=", shopId)
+    .$if(lock && engine() === "postgres", (query) => query.forNoKeyUpdate())
     .executeTakeFirst();
 }
 

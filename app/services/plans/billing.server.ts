@@ -52,7 +52,7 @@ type Applied = "processed" | "stale";
 
 /** What a subscription's new status does to the shop, in `tx`; "stale" when it does nothing. */
 async function apply(tx: Tx, shopId: string, update: SubscriptionUpdate, now: Date): Promise<Applied> {
-  const columns = await findPlanColumns(tx, shopId);
+  const columns = await findPlanColumns(tx, shopId, { lock: true });
   if (!columns) return "stale";
   if (update.signedAt && columns.subscriptionSignedAt && update.signedAt < columns.subscriptionSignedAt) return "stale";
   const current = columns.subscriptionId === update.subscriptionId;
@@ -91,7 +91,16 @@ async function apply(tx: Tx, shopId: string, update: SubscriptionUpdate, now: Da
     case "CANCELLED":
     case "DECLINED":
     case "EXPIRED": {
-      if (!current) return "stale";
+      if (!current) {
+        // The cancellation of a subscription the shop does not hold, while it holds none: the Plan page applied
+        // billing.cancel's answer first, or this overtook the subscription's ACTIVE. Its time is kept, so that
+        // ACTIVE, signed before it and arriving late, is stale rather than a plan the platform no longer bills.
+        // Not a DECLINED or EXPIRED one: that subscription was never active, so no ACTIVE of it can follow.
+        if (update.status === "CANCELLED" && columns.subscriptionId === null && update.signedAt) {
+          await updatePlanColumns(tx, shopId, signed);
+        }
+        return "stale";
+      }
       await updatePlanColumns(tx, shopId, {
         plan: "FREE",
         planUpdatedAt: now,

@@ -120,17 +120,24 @@ export type Unit = { taken: true; period: string } | { taken: false; resetsAt: D
 /**
  * A taker of an allowance's units for a run of work (a batch of alert emails about to be sent): the plan is
  * read once, each `take()` takes one unit. The count never passes the plan's limit, however many takers run at
- * once (one conditional update each). Over it, the first taker of the period tells the merchant: the
- * `plan.allowance_reached` event, which the shop's webhook endpoints get, and the mark the admin's banners read.
+ * once (one conditional update each). Over it, the plan is read again (an upgrade applied while the batch is
+ * sent has room for it), then the first taker of the period tells the merchant: the `plan.allowance_reached`
+ * event, which the shop's webhook endpoints get, and the mark the admin's banners read.
  */
 export async function allowanceTaker(shopId: string, allowance: Allowance, now = new Date()) {
-  const { plan } = await shopPlan(shopId, now);
+  let { plan } = await shopPlan(shopId, now);
   const period = periodOf(now);
   const key = { shopId, period, allowance };
-  const limit = plan.allowances[allowance];
   await ensureAllowanceCounter(database(), key);
   return async function take(): Promise<Unit> {
-    if (await takeAllowanceUnit(database(), key, limit)) return { taken: true, period };
+    if (await takeAllowanceUnit(database(), key, plan.allowances[allowance])) return { taken: true, period };
+    // The upgrade's release of held emails ran before this one would be held: without this reading, it would
+    // wait for next month on a plan with room.
+    const latest = (await shopPlan(shopId, now)).plan;
+    const grew = latest.allowances[allowance] > plan.allowances[allowance];
+    plan = latest;
+    if (grew && (await takeAllowanceUnit(database(), key, plan.allowances[allowance]))) return { taken: true, period };
+    const limit = plan.allowances[allowance];
     const at = new Date();
     const resetsAt = periodEnd(now);
     await transaction(async (tx) => {

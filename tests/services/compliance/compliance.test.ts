@@ -260,8 +260,11 @@ const EMAIL_IN_FILE = "SOMEONE.REDACTED@example.COM";
 const OTHER_CUSTOMER = "8402957613024";
 platform.answer(withProductLookups(customerSearch({}, undefined, { ids: [OTHER_CUSTOMER] })));
 
-/** Every event an endpoint may subscribe to: each one naming the customer is erased with them. */
-const EVENT_TYPES = SUBSCRIBABLE_EVENTS;
+/**
+ * Every event an endpoint may subscribe to that names a customer: each one is erased with them. Not the plan's
+ * plan.allowance_reached, which names the shop's plan and no customer (the shop's erasure takes it).
+ */
+const EVENT_TYPES = SUBSCRIBABLE_EVENTS.filter((type) => type !== "plan.allowance_reached");
 /** A note the customer writes on a saved item (issue 28): their own words, erased with them. */
 const NOTE = "note-7391846502913 for Sam";
 

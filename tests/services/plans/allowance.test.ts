@@ -166,4 +166,77 @@ describe("the monthly allowance of alert emails", () => {
     const [after] = await allowanceUsage(s.shop.id);
     expect(after).toMatchObject({ used: limit + SHOPPERS - ROOM, limit: PLANS.GROWTH.allowances.alert_emails });
   });
+
+  it("gives back the unit of an email the mail server did not take, and sends it once when it is back, within the allowance", async () => {
+    // GIVEN a shop with 2 emails of the month's allowance left and 4 due, and its mail server down
+    const s = await alertShop();
+    const customers = Array.from({ length: 4 }, (_, n) => String(7_700 + n));
+    for (const id of customers) {
+      s.data.customers.push({
+        id,
+        email: `down-${id}+${s.shop.id.slice(-6)}@example.com`,
+        firstName: `Shopper ${id}`,
+        lastName: "Test",
+        marketingState: "SUBSCRIBED",
+      });
+      await s.save(id, TOTE);
+    }
+    const at = new Date();
+    const messages = customers.map((customerId) => ({
+      id: newId("alertMessage"),
+      shopId: s.shop.id,
+      customerId,
+      dueAt: at,
+      createdAt: at,
+    }));
+    await insertMessages(database(), messages);
+    await insertAlerts(
+      database(),
+      messages.map((message, n) => ({
+        id: newId("alert"),
+        shopId: s.shop.id,
+        customerId: message.customerId,
+        listId: "list_any",
+        itemId: `item_down_${n}`,
+        productId: TOTE.productId,
+        variantId: TOTE.variantId,
+        kind: "back_in_stock",
+        currency: "USD",
+        changeKey: `restock-down-${n}`,
+        messageId: message.id,
+        createdAt: at,
+      })),
+    );
+    const limit = PLANS.FREE.allowances.alert_emails;
+    await setAllowanceUsed(
+      database(),
+      { shopId: s.shop.id, period: periodOf(at), allowance: "alert_emails" },
+      limit - 2,
+    );
+    const mine = (message: MailboxMessage) => message.to.some((to) => to.includes(`+${s.shop.id.slice(-6)}@`));
+    mailbox.down(true);
+    try {
+      // WHEN a run meets the server down
+      const run = await runAlertSender({ shopId: s.shop.id });
+      expect(run.sent).toBe(0);
+      // THEN every unit it took is given back: none counted for emails not sent
+      expect((await allowanceUsage(s.shop.id))[0]).toMatchObject({ used: limit - 2 });
+    } finally {
+      mailbox.down(false);
+    }
+    // WHEN the server is back (the worker's retries)
+    const settled = await until(
+      async () =>
+        database().selectFrom("AlertMessage").select(["state", "error"]).where("shopId", "=", s.shop.id).execute(),
+      (rows) =>
+        rows.filter((row) => row.state === "sent").length === 2 &&
+        rows.filter((row) => row.state === "pending" && row.error === ALLOWANCE_HELD_NOTE).length === 2,
+      "two sent, two held",
+      120_000,
+    );
+    // THEN the allowance's two went, each once, and the other two wait for next month
+    expect(settled).toHaveLength(4);
+    expect(mailbox.messages().filter(mine)).toHaveLength(2);
+    expect((await allowanceUsage(s.shop.id))[0]).toMatchObject({ used: limit });
+  });
 });
