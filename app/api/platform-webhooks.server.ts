@@ -66,6 +66,7 @@ const subscriptionUpdate = z.object({
     name: z.string().max(255),
     status: z.enum(SUBSCRIPTION_STATUSES),
     updated_at: z.iso.datetime({ offset: true }).nullish().catch(null),
+    created_at: z.iso.datetime({ offset: true }).nullish().catch(null),
   }),
 });
 
@@ -186,10 +187,11 @@ const RECEIVERS: { [T in PlatformWebhookTopic]: Receive } = {
         "The app_subscriptions/update body is not an app subscription (admin_graphql_api_id, name, status).",
       );
     }
-    const { admin_graphql_api_id: subscriptionId, name, status, updated_at } = named.data.app_subscription;
+    const { admin_graphql_api_id: subscriptionId, name, status, updated_at, created_at } = named.data.app_subscription;
     const signedAt = updated_at ? new Date(updated_at) : null;
+    const startedAt = created_at ? new Date(created_at) : null;
     return {
-      outcome: await receiveSubscriptionUpdate(receipt, { subscriptionId, name, status, signedAt }),
+      outcome: await receiveSubscriptionUpdate(receipt, { subscriptionId, name, status, signedAt, startedAt }),
       signedAt,
     };
   },

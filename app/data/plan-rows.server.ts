@@ -14,6 +14,7 @@ export interface PlanColumns {
   subscriptionStatus: string | null;
   subscriptionSignedAt: Date | null;
   graceEndsAt: Date | null;
+  trialStartedAt: Date | null;
 }
 
 /**
@@ -28,7 +29,15 @@ export function findPlanColumns(
 ): Promise<PlanColumns | undefined> {
   return q
     .selectFrom("Shop")
-    .select(["plan", "planUpdatedAt", "subscriptionId", "subscriptionStatus", "subscriptionSignedAt", "graceEndsAt"])
+    .select([
+      "plan",
+      "planUpdatedAt",
+      "subscriptionId",
+      "subscriptionStatus",
+      "subscriptionSignedAt",
+      "graceEndsAt",
+      "trialStartedAt",
+    ])
     .where("id", "=", shopId)
     .$if(lock && engine() === "postgres", (query) => query.forNoKeyUpdate())
     .executeTakeFirst();

@@ -28,7 +28,7 @@ import type { MessageKey } from "~/i18n/translate";
 import { DomainError } from "~/lib/domain-error";
 import { toTimestamp } from "~/lib/time";
 import { applyPlatformAnswer } from "~/services/plans/billing.server";
-import { allowanceUsage, countHeldAlertEmails, shopPlan } from "~/services/plans/entitlements.server";
+import { allowanceUsage, countHeldAlertEmails, shopPlan, trialDaysLeft } from "~/services/plans/entitlements.server";
 import { isUpgrade, PLAN_IDS, PLANS, type Allowance, type PlanId } from "~/services/plans/plans";
 import { billingTestCharges } from "~/shopify.server";
 
@@ -110,6 +110,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     await billing.request({
       plan: PLANS[target].name,
       isTest: billingTestCharges(),
+      trialDays: await trialDaysLeft(shopId, PLANS[target]),
       returnUrl: `https://admin.shopify.com/store/${store}/apps/${getEnv().SHOPIFY_APP_HANDLE}/plan`,
     });
     return { ok: true as const };

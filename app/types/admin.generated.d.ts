@@ -85,6 +85,13 @@ export type WishlistListOwnerSearchQueryVariables = AdminTypes.Exact<{
 
 export type WishlistListOwnerSearchQuery = { customers: { nodes: Array<Pick<AdminTypes.Customer, 'id'>> } };
 
+export type WishlistSubscriptionNowQueryVariables = AdminTypes.Exact<{
+  ids: Array<AdminTypes.Scalars['ID']['input']> | AdminTypes.Scalars['ID']['input'];
+}>;
+
+
+export type WishlistSubscriptionNowQuery = { nodes: Array<AdminTypes.Maybe<Pick<AdminTypes.AppSubscription, 'id' | 'name' | 'status'>>> };
+
 export type WishlistProductSnapshotsQueryVariables = AdminTypes.Exact<{
   ids: Array<AdminTypes.Scalars['ID']['input']> | AdminTypes.Scalars['ID']['input'];
 }>;
@@ -138,6 +145,7 @@ interface GeneratedQueryTypes {
   "#graphql\n  query WishlistProductTitles($ids: [ID!]!) {\n    nodes(ids: $ids) {\n      ... on Product { id title handle }\n    }\n  }": {return: WishlistProductTitlesQuery, variables: WishlistProductTitlesQueryVariables},
   "#graphql\n  query WishlistListOwners($ids: [ID!]!) {\n    nodes(ids: $ids) { ... on Customer { id displayName defaultEmailAddress { emailAddress } } }\n  }": {return: WishlistListOwnersQuery, variables: WishlistListOwnersQueryVariables},
   "#graphql\n  query WishlistListOwnerSearch($query: String!, $first: Int!) {\n    customers(first: $first, query: $query) { nodes { id } }\n  }": {return: WishlistListOwnerSearchQuery, variables: WishlistListOwnerSearchQueryVariables},
+  "#graphql\n  query WishlistSubscriptionNow($ids: [ID!]!) {\n    nodes(ids: $ids) { ... on AppSubscription { id name status } }\n  }": {return: WishlistSubscriptionNowQuery, variables: WishlistSubscriptionNowQueryVariables},
   "#graphql\n  query WishlistProductSnapshots($ids: [ID!]!) {\n    nodes(ids: $ids) { ... on Product { id title handle } }\n  }": {return: WishlistProductSnapshotsQuery, variables: WishlistProductSnapshotsQueryVariables},
   "#graphql\n  query WishlistEmbedStatus {\n    themes(first: 1, roles: [MAIN]) {\n      nodes {\n        id\n        name\n        files(filenames: [\"config/settings_data.json\"], first: 1) {\n          nodes { body { ... on OnlineStoreThemeFileBodyText { content } } }\n        }\n      }\n    }\n  }": {return: WishlistEmbedStatusQuery, variables: WishlistEmbedStatusQueryVariables},
   "#graphql\n  query CustomersByEmail($query: String!, $first: Int!) {\n    customers(first: $first, query: $query) {\n      nodes { id defaultEmailAddress { emailAddress } }\n    }\n  }": {return: CustomersByEmailQuery, variables: CustomersByEmailQueryVariables},

@@ -11,7 +11,10 @@ import { refuseNulCharacters } from "./nul-characters.server";
 import { IDEMPOTENCY_KEY_PARAMETER, withResponseHeaders } from "./openapi.server";
 import { rateLimit } from "./rate-limit.server";
 import { parseId } from "~/lib/ids";
+import { isDomainError } from "~/lib/domain-error";
 import { requireFeature } from "~/services/plans/entitlements.server";
+import { problemOfDomainError } from "../domain-problems.server";
+import { problemResponse } from "../problem-response.server";
 import { lowestPlanWith, type Feature } from "~/services/plans/plans";
 import { PATH_ID_KINDS, problemAnswer } from "./route-shapes";
 import { PlanRequiredProblemSchema } from "./schemas";
@@ -69,10 +72,19 @@ const requireMode =
     await next();
   };
 
+/**
+ * The plan's refusal is answered here, not thrown: a thrown error would skip the rate limiter's headers, set
+ * on the answer after `next()`, and this call was counted.
+ */
 const requirePlanFeature =
   (feature: Feature): MiddlewareHandler<V1Env> =>
   async (c, next) => {
-    await requireFeature(c.get("caller").shopId, feature);
+    try {
+      await requireFeature(c.get("caller").shopId, feature);
+    } catch (error) {
+      if (!isDomainError(error, "plan_required")) throw error;
+      return problemResponse(problemOfDomainError(error), c.req.path);
+    }
     await next();
   };
 

@@ -13,7 +13,9 @@ import { database, transaction } from "~/data/database.server";
 import { findPlanColumns, updatePlanColumns, endPlanOfDomain } from "~/data/plan-rows.server";
 import { findShopForAuth } from "~/data/shop-rows.server";
 import { releaseHeldMessages } from "~/data/alert-rows.server";
+import { isDomainError } from "~/lib/domain-error";
 import { logger } from "~/logger.server";
+import { createAdminCaller } from "~/services/platform/admin-api.server";
 import {
   processPlatformWebhookOnce,
   type PlatformWebhookOutcome,
@@ -46,6 +48,30 @@ export interface SubscriptionUpdate {
   status: SubscriptionStatus;
   /** When the platform says it changed (`updated_at`); null when it does not say. */
   signedAt: Date | null;
+  /**
+   * The platform itself said, when asked with the shop's own token, that this subscription is in this state
+   * now: applied whatever the order the webhooks came in.
+   */
+  verified?: boolean;
+  /** When the subscription was created (its trial starts then); null when not said. */
+  startedAt?: Date | null;
+}
+
+const SUBSCRIPTION_NOW = `#graphql
+  query WishlistSubscriptionNow($ids: [ID!]!) {
+    nodes(ids: $ids) { ... on AppSubscription { id name status } }
+  }`;
+
+/**
+ * The subscription as the platform says it is now, asked with the shop's own offline token: null when the
+ * platform knows no such subscription of this app for this shop. A webhook body ties itself to no shop (the
+ * shop is the unsigned header's), so an ACTIVE is believed only once the shop's own platform confirms it.
+ */
+async function subscriptionNow(shopDomain: string, subscriptionId: string) {
+  const caller = createAdminCaller({ shopDomain, maxWaitMs: 15_000 });
+  const { nodes } = await caller.ask("app subscription now", SUBSCRIPTION_NOW, { ids: [subscriptionId] });
+  const [node] = nodes;
+  return node && "status" in node ? { id: node.id, name: node.name, status: node.status as string } : null;
 }
 
 type Applied = "processed" | "stale";
@@ -54,9 +80,11 @@ type Applied = "processed" | "stale";
 async function apply(tx: Tx, shopId: string, update: SubscriptionUpdate, now: Date): Promise<Applied> {
   const columns = await findPlanColumns(tx, shopId, { lock: true });
   if (!columns) return "stale";
-  if (update.signedAt && columns.subscriptionSignedAt && update.signedAt < columns.subscriptionSignedAt) return "stale";
+  const older = update.signedAt && columns.subscriptionSignedAt && update.signedAt < columns.subscriptionSignedAt;
+  if (older && !update.verified) return "stale";
   const current = columns.subscriptionId === update.subscriptionId;
-  const signed = update.signedAt ? { subscriptionSignedAt: update.signedAt } : {};
+  // The latest time applied is kept (a verified update may be signed before it).
+  const signed = update.signedAt && !older ? { subscriptionSignedAt: update.signedAt } : {};
   const planId: PlanId | null = planOfSubscriptionName(update.name);
   switch (update.status) {
     case "ACTIVE": {
@@ -68,9 +96,13 @@ async function apply(tx: Tx, shopId: string, update: SubscriptionUpdate, now: Da
       // grace FREE's terms applied, so the paid plan takes effect again now.
       const graceOver = columns.graceEndsAt !== null && now >= columns.graceEndsAt;
       const changed = columns.plan !== planId || !current || graceOver;
+      // One trial per shop: the first paid subscription's start is kept, whatever plans follow.
+      const startedAt = update.startedAt ?? now;
       await updatePlanColumns(tx, shopId, {
         plan: planId,
         ...(changed ? { planUpdatedAt: now } : {}),
+        trialStartedAt:
+          columns.trialStartedAt && columns.trialStartedAt <= startedAt ? columns.trialStartedAt : startedAt,
         subscriptionId: update.subscriptionId,
         subscriptionStatus: "ACTIVE",
         graceEndsAt: null,
@@ -142,8 +174,30 @@ export async function receiveSubscriptionUpdate(
 ): Promise<PlatformWebhookOutcome | "unknown_shop"> {
   const shop = await findShopForAuth(database(), receipt.shopDomain);
   if (!shop) return "unknown_shop";
+  let checked = update;
+  if (update.status === "ACTIVE") {
+    // Believed only as the platform says it now, for this shop: a late ACTIVE of a subscription since
+    // cancelled, or one of another shop's (a captured body under this shop's header), changes nothing.
+    let now: Awaited<ReturnType<typeof subscriptionNow>>;
+    try {
+      now = await subscriptionNow(shop.domain, update.subscriptionId);
+    } catch (error) {
+      // No working access to the shop's platform (uninstalled, the token refused): nothing can confirm it.
+      // Unreachable for now (platform_unavailable) is thrown: the platform sends the webhook again.
+      if (!isDomainError(error, "platform_not_connected")) throw error;
+      now = null;
+    }
+    if (now?.status !== "ACTIVE") {
+      logger.info(
+        { shopId: shop.id, subscriptionId: update.subscriptionId, platformSays: now?.status ?? "no such subscription" },
+        "app subscription ACTIVE not confirmed by the platform: ignored",
+      );
+      return processPlatformWebhookOnce(receipt, async () => "stale");
+    }
+    checked = { ...update, name: now.name, verified: true };
+  }
   const before = await planBefore(shop.id);
-  const outcome = await processPlatformWebhookOnce(receipt, (tx) => apply(tx, shop.id, update, new Date()));
+  const outcome = await processPlatformWebhookOnce(receipt, (tx) => apply(tx, shop.id, checked, new Date()));
   if (outcome === "processed") await afterChange(shop.id, before);
   return outcome;
 }
@@ -156,7 +210,7 @@ export async function receiveSubscriptionUpdate(
  */
 export async function applyPlatformAnswer(
   shopId: string,
-  subscriptions: ReadonlyArray<{ id: string; name: string; status: string }>,
+  subscriptions: ReadonlyArray<{ id: string; name: string; status: string; createdAt?: string }>,
 ): Promise<void> {
   const before = await planBefore(shopId);
   const now = new Date();
@@ -167,7 +221,16 @@ export async function applyPlatformAnswer(
       await apply(
         tx,
         shopId,
-        { subscriptionId: subscription.id, name: subscription.name, status, signedAt: null },
+        // The platform's answer to the admin, asked with the shop's own token.
+        {
+          subscriptionId: subscription.id,
+          name: subscription.name,
+          status,
+          signedAt: null,
+          verified: true,
+          startedAt:
+            subscription.createdAt && Date.parse(subscription.createdAt) ? new Date(subscription.createdAt) : null,
+        },
         now,
       );
     }

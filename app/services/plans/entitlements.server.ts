@@ -71,6 +71,19 @@ export async function hasFeature(shopId: string, feature: Feature): Promise<bool
   return (await shopPlan(shopId)).plan.features[feature];
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The free trial days a new subscription to `plan` gets: one trial per shop, so what is left of the trial that
+ * started with the shop's first paid subscription (none after it), or the plan's whole trial before any.
+ */
+export async function trialDaysLeft(shopId: string, plan: Plan, now = new Date()): Promise<number> {
+  const columns = await findPlanColumns(database(), shopId);
+  if (!columns?.trialStartedAt) return plan.trialDays;
+  const used = Math.floor((now.getTime() - columns.trialStartedAt.getTime()) / DAY_MS);
+  return Math.max(0, plan.trialDays - used);
+}
+
 /** Throws `plan_required`, naming the cheapest plan with the feature, unless the shop's plan has it. */
 export async function requireFeature(shopId: string, feature: Feature): Promise<void> {
   const { plan } = await shopPlan(shopId);

@@ -8,6 +8,7 @@ import { ALLOWANCE_HELD_NOTE, PLANS, periodEnd, periodOf } from "~/services/plan
 import { createShop } from "../../factories";
 import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
+import { useSubscriptionPlatform } from "../../support/subscriptions";
 
 /**
  * The monthly allowance's edges (docs/decisions/062-plans-and-billing.md), on the entitlement service and the
@@ -15,6 +16,7 @@ import { platformWebhook } from "../../support/platform-webhooks";
  * starts from nothing; an upgrade releases one shop's held emails, not another's.
  */
 const app = await createTestApp();
+const subscriptions = await useSubscriptionPlatform();
 
 const toldOf = async (shopId: string) =>
   (
@@ -36,6 +38,7 @@ async function upgrade(domain: string, name: "Growth" | "Plus") {
       updated_at: new Date().toISOString(),
     },
   });
+  await subscriptions.follow(domain, body);
   const response = await app.request(
     `${BASE_URL}/webhooks/app_subscriptions/update`,
     platformWebhook("app_subscriptions/update", domain, body),

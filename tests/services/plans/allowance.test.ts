@@ -25,6 +25,7 @@ const { allowanceUsage, shopPlan } = await import("~/services/plans/entitlements
 const { ALLOWANCE_HELD_NOTE, PLANS, periodEnd, periodOf } = await import("~/services/plans/plans");
 const { useWorker } = await import("../../support/worker");
 const { platformWebhook } = await import("../../support/platform-webhooks");
+const { platformSays } = await import("../../support/subscriptions");
 const { until } = await import("../../support/poll");
 const { BASE_URL } = await import("../../support/http");
 
@@ -144,6 +145,12 @@ describe("the monthly allowance of alert emails", () => {
         updated_at: new Date().toISOString(),
         currency: "USD",
       },
+    });
+    // The platform holds the approved subscription (the app asks it before it believes the webhook).
+    await platformSays(platform, s.shop.domain, {
+      id: "gid://shopify/AppSubscription/4100",
+      name: "Growth",
+      status: "ACTIVE",
     });
     const upgraded = await app.request(
       `${BASE_URL}/webhooks/app_subscriptions/update`,

@@ -9,6 +9,7 @@ import { signedProxyPath } from "../../../scripts/lib/app-proxy";
 import { createShopWithKey } from "../../factories";
 import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
+import { useSubscriptionPlatform } from "../../support/subscriptions";
 
 /**
  * The subscription webhook and the Plan page's platform answers as an attacker, or an unlucky network, would
@@ -16,6 +17,7 @@ import { platformWebhook } from "../../support/platform-webhooks";
  * shop's header. Whatever arrives, a shop is on a paid plan only while the platform bills it for one.
  */
 const app = await createTestApp();
+const subscriptions = await useSubscriptionPlatform();
 
 type Status = "ACTIVE" | "CANCELLED" | "DECLINED" | "FROZEN" | "PENDING" | "EXPIRED";
 
@@ -37,11 +39,21 @@ const subscriptionBody = (subscription: { id: string; name: string; status: Stat
     },
   });
 
-const deliver = (domain: string, body: string, init: { secret?: string; webhookId?: string } = {}) =>
-  app.request(
+/**
+ * Sends the webhook, the platform's state having changed first (unless `platform: "unchanged"`: a body sent
+ * under a shop whose platform never had the subscription).
+ */
+async function deliver(
+  domain: string,
+  body: string,
+  init: { secret?: string; webhookId?: string; platform?: "unchanged" } = {},
+) {
+  if (init.platform !== "unchanged") await subscriptions.follow(domain, body);
+  return app.request(
     `${BASE_URL}/webhooks/app_subscriptions/update`,
     platformWebhook("app_subscriptions/update", domain, body, init.secret, init.webhookId),
   );
+}
 
 const planOf = async (shopId: string) => (await shopPlan(shopId)).plan.id;
 
@@ -113,11 +125,9 @@ describe("a late ACTIVE of a subscription that has ended", () => {
 });
 
 describe("a plan change whose replaced subscription's CANCELLED comes first", () => {
-  // Proven, not fixed: the shop keeps one `subscriptionSignedAt` for whichever subscription it last heard of, so
-  // the new subscription's ACTIVE, signed before the old one's cancellation (the platform does both on one
-  // approval), reads as stale. It fails safe (Free, not a plan unpaid for), and the merchant's return to the Plan
-  // page (charge_id: billing.check) corrects it, as the next test shows; a merchant who never returns stays on Free.
-  it.fails("puts the shop on the new plan from the webhooks alone", async () => {
+  // The new subscription's ACTIVE is signed before the old one's cancellation (the platform does both on one
+  // approval): by time alone it would read as stale. The platform confirms it is ACTIVE, so it applies.
+  it("puts the shop on the new plan from the webhooks alone", async () => {
     const { shop } = await createShopWithKey();
     const growth = newSubscription();
     const plus = newSubscription();
@@ -168,21 +178,21 @@ describe("a signed body sent again", () => {
     await deliver(a.shop.domain, body);
     expect(await planOf(a.shop.id)).toBe("PLUS");
     // WHEN it is sent again for shop B, with a new webhook id
-    expect((await deliver(b.shop.domain, body)).status).toBe(200);
+    expect((await deliver(b.shop.domain, body, { platform: "unchanged" })).status).toBe(200);
     // THEN shop B is on Free
     expect(await planOf(b.shop.id)).toBe("FREE");
   });
 
-  // Proven, not fixed: binding the body to the shop needs the shop's platform id (the body's
-  // `admin_graphql_api_shop_id`), or the ids of the subscriptions the app asked the shop for, neither kept today.
-  it.fails("under another shop's header after the ledger forgot it does not put that shop on a paid plan", async () => {
+  // The body names no shop; an ACTIVE is believed only once the shop's own platform (asked with its token)
+  // says the subscription is its and ACTIVE.
+  it("under another shop's header after the ledger forgot it does not put that shop on a paid plan", async () => {
     const a = await createShopWithKey();
     const b = await createShopWithKey();
     const body = subscriptionBody({ id: newSubscription(), name: "Plus", status: "ACTIVE" });
     await deliver(a.shop.domain, body);
     // The ledger's retention passes (the worker's hourly purge).
     await purgeProcessedPlatformWebhooks(new Date(Date.now() + 8 * 24 * 60 * 60 * 1000));
-    await deliver(b.shop.domain, body);
+    await deliver(b.shop.domain, body, { platform: "unchanged" });
     expect(await planOf(b.shop.id)).toBe("FREE");
   });
 });

@@ -9,6 +9,7 @@ import { setAllowanceUsed } from "~/data/plan-rows.server";
 import { createList, createShopWithKey, ownerKeyOf, setShopPlan } from "../../factories";
 import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
+import { useSubscriptionPlatform } from "../../support/subscriptions";
 
 /**
  * The shop's plan follows the platform's app subscriptions (docs/decisions/062-plans-and-billing.md): the
@@ -17,6 +18,7 @@ import { platformWebhook } from "../../support/platform-webhooks";
  * what the lower plan lacks, and the API answers a gated operation with 403 `plan-required`.
  */
 const app = await createTestApp();
+const subscriptions = await useSubscriptionPlatform();
 
 type Status = "ACTIVE" | "CANCELLED" | "DECLINED" | "FROZEN" | "PENDING" | "EXPIRED";
 
@@ -40,6 +42,8 @@ async function subscriptionWebhook(
       capped_amount: null,
     },
   });
+  // The platform's own change comes first; the webhook tells of it.
+  await subscriptions.follow(domain, body);
   return app.request(
     `${BASE_URL}/webhooks/app_subscriptions/update`,
     platformWebhook("app_subscriptions/update", domain, body, undefined, webhookId),
@@ -242,8 +246,12 @@ describe("a downgrade", () => {
     });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ plan: "GROWTH" });
-    // Counted by the shop's rate limit like any call.
-    expect(response.headers.get("x-ratelimit-remaining-shop")).toMatch(/^\d+$/);
+    // Counted by the shop's rate limit like any call, and says so.
+    const counted = await app.request(`${BASE_URL}/v1/analytics/demand`, {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    expect(counted.status).toBe(403);
+    expect(counted.headers.get("x-ratelimit-remaining-shop")).toMatch(/^\d+$/);
     const publicCall = await app.request(`${BASE_URL}/v1/analytics/demand`, {
       headers: { "X-Service-Shop": shop.domain, "X-Service-Public-Key": shop.publicKey },
     });

@@ -4,6 +4,7 @@ import { shopPlan } from "~/services/plans/entitlements.server";
 import { createShopWithKey } from "../../factories";
 import { BASE_URL, createTestApp } from "../../support/http";
 import { platformWebhook } from "../../support/platform-webhooks";
+import { useSubscriptionPlatform } from "../../support/subscriptions";
 import { until } from "../../support/poll";
 
 /**
@@ -13,6 +14,7 @@ import { until } from "../../support/poll";
  * (docs/decisions/062-plans-and-billing.md).
  */
 const app = await createTestApp();
+const subscriptions = await useSubscriptionPlatform();
 
 const body = (id: string, name: string, status: string, updatedAt: Date) =>
   JSON.stringify({
@@ -26,11 +28,14 @@ const body = (id: string, name: string, status: string, updatedAt: Date) =>
     },
   });
 
-const deliver = (domain: string, json: string) =>
-  app.request(
+async function deliver(domain: string, json: string) {
+  // The platform's own change comes first; the webhook tells of it.
+  await subscriptions.follow(domain, json);
+  return app.request(
     `${BASE_URL}/webhooks/app_subscriptions/update`,
     platformWebhook("app_subscriptions/update", domain, json),
   );
+}
 
 describe("a plan change's two webhooks applied at once", { timeout: 120_000 }, () => {
   it("leaves the shop on the new plan, whichever request writes last", async () => {
