@@ -291,15 +291,13 @@ function start(settings: EmbedSettings) {
     } catch (error) {
       // Only this change is undone: others may have finished meanwhile.
       items = adding ? items.filter((item) => item !== placeholder) : [...existing, ...items];
-      // The heart is no longer busy either: the next press may try again.
-      pending.delete(target.handle);
-      render();
       failure(error);
       return !adding;
     } finally {
+      // Drawn once the heart is no longer busy, done or rolled back: the next press may go.
       pending.delete(target.handle);
+      render();
     }
-    render();
     say(text(adding ? "saved" : "removed"));
     const productId = target.productId ?? items.find((item) => item.handle === target.handle)?.productId ?? "";
     emit({ productId, handle: target.handle, added: adding, count: items.length });
