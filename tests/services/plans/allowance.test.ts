@@ -35,47 +35,58 @@ const TOTE = { productId: "8100000008", variantId: "9100000008", handle: "pebble
 const SHOPPERS = 100;
 const ROOM = 10;
 
+type AlertShop = Awaited<ReturnType<typeof alertShop>>;
+
+/**
+ * Consenting customers of the shop (their addresses `<label>-<id>+<shop>@example.com`), each with the tote saved
+ * and one back-in-stock email due now; returns when they were made due.
+ */
+async function dueAlertEmails(s: AlertShop, customers: string[], label: string): Promise<Date> {
+  for (const id of customers) {
+    s.data.customers.push({
+      id,
+      email: `${label}-${id}+${s.shop.id.slice(-6)}@example.com`,
+      firstName: `Shopper ${id}`,
+      lastName: "Test",
+      marketingState: "SUBSCRIBED",
+    });
+    await s.save(id, TOTE);
+  }
+  const at = new Date();
+  const messages = customers.map((customerId) => ({
+    id: newId("alertMessage"),
+    shopId: s.shop.id,
+    customerId,
+    dueAt: at,
+    createdAt: at,
+  }));
+  await insertMessages(database(), messages);
+  await insertAlerts(
+    database(),
+    messages.map((message, n) => ({
+      id: newId("alert"),
+      shopId: s.shop.id,
+      customerId: message.customerId,
+      listId: "list_any",
+      itemId: `item_${label}_${n}`,
+      productId: TOTE.productId,
+      variantId: TOTE.variantId,
+      kind: "back_in_stock",
+      currency: "USD",
+      changeKey: `restock-${label}-${n}`,
+      messageId: message.id,
+      createdAt: at,
+    })),
+  );
+  return at;
+}
+
 describe("the monthly allowance of alert emails", () => {
   it("sends exactly the allowance with 100 messages due and five senders at once; the rest wait, none lost; an upgrade sends them, none twice", async () => {
     const s = await alertShop();
     // A hundred consenting customers, each with the tote saved and an alert email due now.
     const customers = Array.from({ length: SHOPPERS }, (_, n) => String(7_500 + n));
-    for (const id of customers) {
-      s.data.customers.push({
-        id,
-        email: `shopper-${id}+${s.shop.id.slice(-6)}@example.com`,
-        firstName: `Shopper ${id}`,
-        lastName: "Test",
-        marketingState: "SUBSCRIBED",
-      });
-      await s.save(id, TOTE);
-    }
-    const at = new Date();
-    const messages = customers.map((customerId) => ({
-      id: newId("alertMessage"),
-      shopId: s.shop.id,
-      customerId,
-      dueAt: at,
-      createdAt: at,
-    }));
-    await insertMessages(database(), messages);
-    await insertAlerts(
-      database(),
-      messages.map((message, n) => ({
-        id: newId("alert"),
-        shopId: s.shop.id,
-        customerId: message.customerId,
-        listId: "list_any",
-        itemId: `item_${n}`,
-        productId: TOTE.productId,
-        variantId: TOTE.variantId,
-        kind: "back_in_stock",
-        currency: "USD",
-        changeKey: `restock-${n}`,
-        messageId: message.id,
-        createdAt: at,
-      })),
-    );
+    const at = await dueAlertEmails(s, customers, "shopper");
     // The Free plan's allowance, all but ROOM used this month.
     const limit = PLANS.FREE.allowances.alert_emails;
     await setAllowanceUsed(
@@ -178,42 +189,7 @@ describe("the monthly allowance of alert emails", () => {
     // GIVEN a shop with 2 emails of the month's allowance left and 4 due, and its mail server down
     const s = await alertShop();
     const customers = Array.from({ length: 4 }, (_, n) => String(7_700 + n));
-    for (const id of customers) {
-      s.data.customers.push({
-        id,
-        email: `down-${id}+${s.shop.id.slice(-6)}@example.com`,
-        firstName: `Shopper ${id}`,
-        lastName: "Test",
-        marketingState: "SUBSCRIBED",
-      });
-      await s.save(id, TOTE);
-    }
-    const at = new Date();
-    const messages = customers.map((customerId) => ({
-      id: newId("alertMessage"),
-      shopId: s.shop.id,
-      customerId,
-      dueAt: at,
-      createdAt: at,
-    }));
-    await insertMessages(database(), messages);
-    await insertAlerts(
-      database(),
-      messages.map((message, n) => ({
-        id: newId("alert"),
-        shopId: s.shop.id,
-        customerId: message.customerId,
-        listId: "list_any",
-        itemId: `item_down_${n}`,
-        productId: TOTE.productId,
-        variantId: TOTE.variantId,
-        kind: "back_in_stock",
-        currency: "USD",
-        changeKey: `restock-down-${n}`,
-        messageId: message.id,
-        createdAt: at,
-      })),
-    );
+    const at = await dueAlertEmails(s, customers, "down");
     const limit = PLANS.FREE.allowances.alert_emails;
     await setAllowanceUsed(
       database(),

@@ -146,27 +146,6 @@ describe("a plan change whose replaced subscription's CANCELLED comes first", ()
     );
     expect(await planOf(shop.id)).toBe("PLUS");
   });
-
-  it("puts the shop on the new plan once the merchant is back on the Plan page", async () => {
-    const { shop } = await createShopWithKey();
-    const growth = newSubscription();
-    const plus = newSubscription();
-    const approvedAt = Date.now() - 60_000;
-    await deliver(
-      shop.domain,
-      subscriptionBody({ id: growth, name: "Growth", status: "ACTIVE", updatedAt: new Date(approvedAt - 600_000) }),
-    );
-    await deliver(
-      shop.domain,
-      subscriptionBody({ id: growth, name: "Growth", status: "CANCELLED", updatedAt: new Date(approvedAt + 1_000) }),
-    );
-    await deliver(
-      shop.domain,
-      subscriptionBody({ id: plus, name: "Plus", status: "ACTIVE", updatedAt: new Date(approvedAt) }),
-    );
-    await applyPlatformAnswer(shop.id, [{ id: plus, name: "Plus", status: "ACTIVE" }]);
-    expect(await planOf(shop.id)).toBe("PLUS");
-  });
 });
 
 describe("a signed body sent again", () => {
