@@ -57,6 +57,7 @@ describe(`migrations on ${engine}`, () => {
       "Item",
       "List",
       "MonthlyProductStat",
+      "PlanUsage",
       "PlatformWebhook",
       "ProductRefresh",
       "ReminderScan",
