@@ -37,7 +37,8 @@ const saveBarButton = (page: Page, name: "Save" | "Discard") =>
 
 async function saveAndSeeToast(page: Page) {
   await saveBarButton(page, "Save").click();
-  await page.locator(".admin-toast", { hasText: "Settings saved" }).waitFor({ timeout: 90_000 });
+  // The last one: an earlier save's toast may still be shown (5 s).
+  await page.locator(".admin-toast", { hasText: "Settings saved" }).last().waitFor({ timeout: 90_000 });
   await saveBar(page).waitFor({ state: "hidden", timeout: 90_000 });
 }
 
@@ -197,7 +198,7 @@ describe("the Settings page", () => {
     await app.getByLabel("Locale", { exact: true }).selectOption("fr");
     const addButton = app.getByLabel("Add button", { exact: true });
     // The built-in French text shows while there is no override
-    expect(await addButton.getAttribute("placeholder")).toBe("Ajouter à la liste d'envies");
+    await expect.poll(() => addButton.getAttribute("placeholder")).toBe("Ajouter à la liste d'envies");
 
     // Too long: refused beside the field, nothing saved
     await addButton.fill("x".repeat(501));
@@ -214,14 +215,14 @@ describe("the Settings page", () => {
 
     // Another locale's fields are its own; going back to French shows what was saved
     await app.getByLabel("Locale", { exact: true }).selectOption("de");
-    expect(await addButton.inputValue()).toBe("");
+    await expect.poll(() => addButton.inputValue()).toBe("");
     await app.getByLabel("Locale", { exact: true }).selectOption("fr");
-    expect(await addButton.inputValue()).toBe("Ajouter aux favoris");
+    await expect.poll(() => addButton.inputValue()).toBe("Ajouter aux favoris");
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
     // Removing the French overrides brings back the built-in text
     await app.getByRole("button", { name: "Remove French (fr) overrides" }).click();
-    expect(await addButton.inputValue()).toBe("");
+    await expect.poll(() => addButton.inputValue()).toBe("");
     await saveAndSeeToast(page);
     expect((await savedSettings()).strings).toEqual({});
     expectNoPageErrors(page);

@@ -23,7 +23,7 @@ const { updateAlertSettingsText } = await import("~/data/shop-rows.server");
 const { newId } = await import("~/lib/ids");
 const { alertSettingsSchema } = await import("~/services/alerts/alert-settings");
 const { requestAlertRefresh } = await import("~/services/alerts/refresh.server");
-const { createShopWithKey } = await import("../factories");
+const { createShopWithKey, setShopPlan } = await import("../factories");
 const { connectToPlatform } = await import("../services/transfers/helpers");
 const { manualWorkers } = await import("../support/worker");
 const { killChild } = await import("../support/processes");
@@ -37,6 +37,8 @@ describe("a worker killed while sending alert emails", () => {
   it("leaves no customer without the email and none with two", async () => {
     // GIVEN 5,000 customers who saved the sold-out tote, all consenting to email marketing
     const { shop } = await createShopWithKey();
+    // On Plus: its 50,000 alert emails a month cover the 5,000 (Free's 200 would hold the rest for next month).
+    await setShopPlan(shop.id, "PLUS");
     const token = `shpat_${shop.id.slice(-8)}`;
     await connectToPlatform(shop.domain, token);
     const data = demoShopData({ domain: shop.domain, accessToken: token });

@@ -163,7 +163,8 @@ export function trackPageErrors(page: Page) {
 
 export function expectNoPageErrors(page: Page, allowed: RegExp[] = []) {
   const errors = (pageErrors.get(page) ?? []).filter((error) => !allowed.some((pattern) => pattern.test(error)));
-  expect(errors).toEqual([]);
+  // The message lists them in full: the diff of a long array shows only its length.
+  expect(errors, `page errors:\n${errors.join("\n")}`).toEqual([]);
 }
 
 /** The app's frame as a Frame (for evaluate/waitForURL), once it shows an app page. */
