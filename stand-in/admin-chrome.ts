@@ -2,6 +2,7 @@
  * The stand-in admin's page shell: the document, its styles, and the dark header every admin page of the
  * stand-in shows (shop name, what part of the admin it is, and links to the stand-in's own tools).
  */
+import type { Context } from "hono";
 
 export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -113,3 +114,26 @@ const STYLES = `
   .charge-terms dd { margin: 0; }
   .mail-frame { width: 100%; min-height: 640px; border: 1px solid #ebebeb; border-radius: 12px; background: #fff; }
 `;
+
+/**
+ * A POST of a stand-in admin page (`/store/<store>/<page>`) that sends the app a webhook: JSON (`{ webhook }`, or
+ * 422 `{ error }`) for a caller that accepts it, else back to the page, with the error in its address.
+ */
+export async function answerAdminAction<Shop>(
+  c: Context,
+  { shop, page }: { shop: Shop | undefined; page: string },
+  run: (shop: Shop) => Promise<unknown>,
+) {
+  const store = c.req.param("store")!;
+  const json = (c.req.header("accept") ?? "").includes("application/json");
+  if (!shop) return json ? c.json({ error: "No such shop" }, 404) : c.text("No such shop", 404);
+  try {
+    const webhook = await run(shop);
+    return json ? c.json({ webhook }) : c.redirect(`/store/${store}/${page}`, 303);
+  } catch (error) {
+    const text = (error as Error).message;
+    return json
+      ? c.json({ error: text }, 422)
+      : c.redirect(`/store/${store}/${page}?error=${encodeURIComponent(text)}`, 303);
+  }
+}

@@ -13,7 +13,7 @@
  * `{ error }`; a form post goes back to the page.
  */
 import { Hono, type Context } from "hono";
-import { adminHeader, escapeHtml, html, type HeaderLink } from "./admin-chrome";
+import { adminHeader, answerAdminAction, escapeHtml, html, type HeaderLink } from "./admin-chrome";
 import type { StandInShop } from "./demo-data";
 import { formatMoney } from "./money";
 import {
@@ -111,21 +111,8 @@ export function createOrderAdmin(options: OrderAdminOptions) {
   });
 
   /** Where a POST goes once done: JSON for a caller that accepts it, else back to the page. */
-  async function act(c: Context, run: (shop: StandInShop) => Promise<SentWebhook>) {
-    const store = c.req.param("store")!;
-    const shop = byStore(store);
-    const json = (c.req.header("accept") ?? "").includes("application/json");
-    if (!shop) return json ? c.json({ error: "No such shop" }, 404) : c.text("No such shop", 404);
-    try {
-      const webhook = await run(shop);
-      return json ? c.json({ webhook }) : c.redirect(`/store/${store}/orders`, 303);
-    } catch (error) {
-      const text = (error as Error).message;
-      return json
-        ? c.json({ error: text }, 422)
-        : c.redirect(`/store/${store}/orders?error=${encodeURIComponent(text)}`, 303);
-    }
-  }
+  const act = (c: Context, run: (shop: StandInShop) => Promise<SentWebhook>) =>
+    answerAdminAction(c, { shop: byStore(c.req.param("store")!), page: "orders" }, run);
 
   app.post("/store/:store/orders/:id/cancel", (c) => act(c, (shop) => cancel(shop, c.req.param("id"))));
   app.post("/store/:store/orders/:id/line_items/:lineItemId/refund", async (c) => {

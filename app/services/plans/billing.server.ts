@@ -10,7 +10,7 @@
  */
 import type { Tx } from "~/data/database.server";
 import { database, transaction } from "~/data/database.server";
-import { findPlanColumns, updatePlanColumns, endPlanOfDomain } from "~/data/plan-rows.server";
+import { findPlanColumns, updatePlanColumns } from "~/data/plan-rows.server";
 import { findShopForAuth } from "~/data/shop-rows.server";
 import { releaseHeldMessages } from "~/data/alert-rows.server";
 import { isDomainError } from "~/lib/domain-error";
@@ -236,9 +236,4 @@ export async function applyPlatformAnswer(
     }
   });
   await afterChange(shopId, before);
-}
-
-/** app/uninstalled, in its transaction: the platform cancels the app's charges with the uninstall. */
-export async function endPlanAtUninstall(tx: Tx, domain: string, at: Date): Promise<void> {
-  await endPlanOfDomain(tx, domain, at);
 }

@@ -1,4 +1,4 @@
-import { endPlanAtUninstall } from "~/services/plans/billing.server";
+import { endPlanOfDomain } from "~/data/plan-rows.server";
 import { database, transaction } from "~/data/database.server";
 import { deleteSessionsOfShop } from "~/data/session-rows.server";
 import {
@@ -61,7 +61,8 @@ export async function markShopUninstalled(
     const changed = await markUninstalled(tx, domain, new Date(), signedAt);
     if (!changed && (await shopExists(tx, domain))) return "stale";
     await deleteSessionsOfShop(tx, domain);
-    await endPlanAtUninstall(tx, domain, new Date());
+    // The platform cancels the app's charges with the uninstall: the shop is on FREE from now.
+    await endPlanOfDomain(tx, domain, new Date());
     return "processed";
   });
   forgetAuthentication();
